@@ -1,0 +1,430 @@
+/*
+ * ek.h — the public C API of libek, a GPU tensor runtime with a stable C ABI.
+ *
+ * Conventions (apply to every function below unless its comment says otherwise):
+ *  - Every function returns ek_status; 0 (EK_SUCCESS) is success. Results come
+ *    back through out-parameters, which are left untouched on failure.
+ *  - On failure, ek_last_error() returns this OS thread's message naming the
+ *    function and the offending values. The message is never NULL.
+ *  - Handles are opaque, reference counted where stated, and owned by the
+ *    caller: each *_create / *_empty / view function returns a handle the caller
+ *    must destroy or release. destroy/release of NULL is a no-op.
+ *  - A NULL ek_stream means the default stream of the context involved.
+ *  - Ops take their output last: when *out is NULL a new tensor is allocated and
+ *    returned (caller releases it); otherwise the result is written into *out,
+ *    whose shape and dtype are checked.
+ *  - Shapes, strides (in elements) and indices are int64_t; sizes in bytes are
+ *    size_t. Every size product is checked for overflow (EK_ERROR_OVERFLOW).
+ *  - Dims may be negative and count from the end, as in Python.
+ */
+#ifndef EK_H
+#define EK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  if defined(EK_BUILDING)
+#    define EK_API __declspec(dllexport)
+#  else
+#    define EK_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define EK_API __attribute__((visibility("default")))
+#else
+#  define EK_API
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define EK_VERSION_MAJOR 0
+#define EK_VERSION_MINOR 1
+#define EK_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH, of the library actually loaded. */
+#define EK_VERSION_NUMBER \
+  (EK_VERSION_MAJOR * 10000 + EK_VERSION_MINOR * 100 + EK_VERSION_PATCH)
+EK_API unsigned ek_version(void);
+
+/* ---------------------------------------------------------------- status */
+
+/* X(name, value, description): one list feeds the enum and ek_status_string. */
+#define EK_STATUS_LIST(X)                                                    \
+  X(EK_SUCCESS, 0, "success")                                                \
+  X(EK_ERROR_INVALID_ARGUMENT, 1, "invalid argument")                        \
+  X(EK_ERROR_NULL_POINTER, 2, "null pointer")                                \
+  X(EK_ERROR_SHAPE, 3, "shape mismatch")                                     \
+  X(EK_ERROR_DTYPE, 4, "unsupported or mismatched dtype")                    \
+  X(EK_ERROR_INDEX, 5, "index out of range")                                 \
+  X(EK_ERROR_OVERFLOW, 6, "size overflow")                                   \
+  X(EK_ERROR_OUT_OF_MEMORY, 7, "out of memory")                              \
+  X(EK_ERROR_NO_DEVICE, 8, "no such device")                                 \
+  X(EK_ERROR_DEVICE, 9, "device error")                                      \
+  X(EK_ERROR_NOT_SUPPORTED, 10, "not supported")                             \
+  X(EK_ERROR_NOT_READY, 11, "not ready")                                     \
+  X(EK_ERROR_COMPILE, 12, "compilation failed")                              \
+  X(EK_ERROR_LIBRARY, 13, "library not found")                               \
+  X(EK_ERROR_IO, 14, "input/output error")                                   \
+  X(EK_ERROR_INTERNAL, 15, "internal error")
+
+typedef enum {
+#define EK_STATUS_ENUM_(name, value, text) name = value,
+  EK_STATUS_LIST(EK_STATUS_ENUM_)
+#undef EK_STATUS_ENUM_
+} ek_status;
+
+/** Static string naming the status ("EK_ERROR_SHAPE"); "EK_UNKNOWN_STATUS" for
+ *  values outside the list. Never NULL; not freed. */
+EK_API const char *ek_status_string(ek_status status);
+/** Static description of the status ("shape mismatch"). Never NULL. */
+EK_API const char *ek_status_description(ek_status status);
+/** This OS thread's message for its last failed call ("" when none). Borrowed:
+ *  valid until this thread's next failing ek_* call. Never NULL. */
+EK_API const char *ek_last_error(void);
+/** Forget this thread's last error message. */
+EK_API void ek_clear_error(void);
+
+/* ---------------------------------------------------------------- devices */
+
+typedef enum { EK_CPU = 0, EK_CUDA = 1 } ek_device_type;
+
+/** A device by value, like DLDevice. */
+typedef struct {
+  ek_device_type type;
+  int index;
+} ek_device;
+
+typedef struct {
+  char name[256];
+  ek_device_type type;
+  int index;
+  int compute_major;        /* CUDA compute capability; 0 on CPU */
+  int compute_minor;
+  int multiprocessors;      /* SMs on CUDA; logical cores on CPU */
+  uint64_t total_memory;    /* bytes */
+  uint64_t l2_cache_size;   /* bytes; 0 when unknown */
+} ek_device_info;
+
+/** Number of devices of a type. CPU: always 1. CUDA: 0 (and EK_SUCCESS) on a
+ *  machine without a driver or GPU; this is the only CUDA query that never
+ *  returns EK_ERROR_NO_DEVICE. */
+EK_API ek_status ek_device_count(ek_device_type type, int *count);
+/** Fills *info. EK_ERROR_NO_DEVICE when the device does not exist. */
+EK_API ek_status ek_device_get_info(ek_device device, ek_device_info *info);
+
+/* ---------------------------------------------------------------- handles */
+
+typedef struct ek_context_s *ek_context;
+typedef struct ek_stream_s *ek_stream;
+typedef struct ek_event_s *ek_event;
+typedef struct ek_tensor_s *ek_tensor;
+
+/* ---------------------------------------------------------------- contexts */
+
+typedef enum {
+  EK_LOG_OFF = 0,
+  EK_LOG_ERROR = 1,
+  EK_LOG_WARN = 2,
+  EK_LOG_INFO = 3,
+  EK_LOG_DEBUG = 4
+} ek_log_level;
+
+#define EK_CONTEXT_CONFIG_VERSION 1
+/** Context options. Zero/NULL fields mean "not set": the environment variable
+ *  (read once, at creation) applies, then the default. A set field wins over
+ *  the environment. Initialise with EK_CONTEXT_CONFIG_INIT or
+ *  ek_context_config_init() so fields added later get their defaults. */
+typedef struct {
+  unsigned version;            /* EK_CONTEXT_CONFIG_VERSION */
+  uint64_t memory_limit;       /* pool limit in bytes (EK_MEMORY_LIMIT) */
+  double memory_fraction;      /* of device memory, (0, 1] (EK_MEMORY_FRACTION) */
+  int allow_tf32;              /* 1: float32 matrix products may use TF32 */
+  const char *kernel_cache_dir;/* copied at creation (EK_KERNEL_CACHE_DIR) */
+  ek_log_level log_level;      /* EK_LOG_LEVEL: off, error, warn, info, debug */
+} ek_context_config;
+
+#define EK_CONTEXT_CONFIG_INIT {EK_CONTEXT_CONFIG_VERSION, 0, 0.0, 0, NULL, EK_LOG_OFF}
+EK_API ek_status ek_context_config_init(ek_context_config *config);
+
+/** Creates a context on a device: its memory pool, default stream and caches.
+ *  config may be NULL. A CPU context never touches the CUDA API. EK_ERROR_NO_DEVICE
+ *  for a CUDA device that is absent (or when there is no driver). Destroy with
+ *  ek_context_destroy. */
+EK_API ek_status ek_context_create(ek_device device, const ek_context_config *config,
+                                   ek_context *out);
+/** Waits for the context's work, then frees it. Tensors, streams and events of
+ *  the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT
+ *  and nothing is freed. NULL is a no-op. */
+EK_API ek_status ek_context_destroy(ek_context ctx);
+EK_API ek_status ek_context_get_device(ek_context ctx, ek_device *device);
+/** Effective configuration after environment and defaults were applied. The
+ *  kernel_cache_dir string is borrowed from the context. */
+EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config);
+/** Waits for all work on all streams of the context. */
+EK_API ek_status ek_context_synchronize(ek_context ctx);
+/** The context's default stream; borrowed (never destroy it). */
+EK_API ek_status ek_context_default_stream(ek_context ctx, ek_stream *out);
+
+/* ---------------------------------------------------------------- streams */
+
+/** A new stream of the context (a non-blocking cudaStream_t on CUDA; on CPU
+ *  work runs synchronously on the calling thread). Destroy with ek_stream_destroy. */
+EK_API ek_status ek_stream_create(ek_context ctx, ek_stream *out);
+/** Wraps an existing cudaStream_t (e.g. torch.cuda.current_stream().cuda_stream)
+ *  without taking ownership: ek_stream_destroy leaves the native stream alive.
+ *  native may be NULL for the legacy default stream. CUDA contexts only. */
+EK_API ek_status ek_stream_wrap(ek_context ctx, void *native, ek_stream *out);
+/** Frees a stream created or wrapped by the caller, after its pending work.
+ *  Destroying a context's default stream is an error. NULL is a no-op. */
+EK_API ek_status ek_stream_destroy(ek_stream stream);
+EK_API ek_status ek_stream_synchronize(ek_stream stream);
+/** *done = 1 when all work submitted to the stream has completed. */
+EK_API ek_status ek_stream_query(ek_stream stream, int *done);
+/** Later work on stream waits until event completes (no host wait). */
+EK_API ek_status ek_stream_wait_event(ek_stream stream, ek_event event);
+/** The native handle: cudaStream_t on CUDA, NULL on CPU. Borrowed. */
+EK_API ek_status ek_stream_native(ek_stream stream, void **native);
+EK_API ek_status ek_stream_get_context(ek_stream stream, ek_context *ctx);
+
+/* ---------------------------------------------------------------- events */
+
+/** An event with timing enabled. Destroy with ek_event_destroy. */
+EK_API ek_status ek_event_create(ek_context ctx, ek_event *out);
+EK_API ek_status ek_event_destroy(ek_event event);
+/** Captures the work submitted to stream so far (NULL: default stream). */
+EK_API ek_status ek_event_record(ek_event event, ek_stream stream);
+EK_API ek_status ek_event_synchronize(ek_event event);
+/** *done = 1 when the captured work has completed (1 for a never-recorded event). */
+EK_API ek_status ek_event_query(ek_event event, int *done);
+/** Milliseconds between two recorded, completed events of one context.
+ *  EK_ERROR_NOT_READY if either has not completed. */
+EK_API ek_status ek_event_elapsed_ms(ek_event start, ek_event end, float *ms);
+
+/* ---------------------------------------------------------------- memory */
+
+/** Stream-ordered allocation from the context's caching pool, 512-byte
+ *  aligned. The block may be used on `stream` at once; other streams need
+ *  ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with
+ *  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers) after the
+ *  pool has released its cache and retried. */
+EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
+/** Returns a block to the pool, ordered after the work already submitted to
+ *  `stream`: that stream may reuse it at once, other streams only after that
+ *  work completes. NULL ptr is a no-op; an unknown or already-freed pointer is
+ *  EK_ERROR_INVALID_ARGUMENT and changes nothing. */
+EK_API ek_status ek_free(ek_context ctx, void *ptr, ek_stream stream);
+/** Declares that the block at ptr is also used on `stream`: its reuse after
+ *  ek_free waits for that stream's work too. */
+EK_API ek_status ek_record_stream(ek_context ctx, void *ptr, ek_stream stream);
+/** Copies bytes between any mix of host and this context's device memory,
+ *  asynchronously on stream (ordered with the stream's other work; pageable host
+ *  memory may make it synchronous). On CPU contexts a plain memcpy. */
+EK_API ek_status ek_memcpy(ek_context ctx, void *dst, const void *src, size_t bytes,
+                           ek_stream stream);
+
+typedef struct {
+  uint64_t allocated_bytes;        /* live blocks, rounded sizes */
+  uint64_t reserved_bytes;         /* segments obtained from the device */
+  uint64_t requested_bytes;        /* live blocks, sizes as asked */
+  uint64_t peak_allocated_bytes;
+  uint64_t peak_reserved_bytes;
+  uint64_t peak_requested_bytes;
+  uint64_t total_allocated_bytes;  /* cumulative */
+  uint64_t total_freed_bytes;
+  uint64_t active_blocks;          /* live allocations */
+  uint64_t cached_blocks;          /* free blocks held by the pool */
+  uint64_t segments;
+  uint64_t alloc_count;
+  uint64_t free_count;
+  uint64_t cache_hits;             /* allocations served without a device malloc */
+  uint64_t device_mallocs;
+  uint64_t device_frees;
+  uint64_t retries;                /* allocations that released the cache and retried */
+  uint64_t oom_count;
+  uint64_t largest_free_block;
+  uint64_t cached_free_bytes;
+  uint64_t limit_bytes;            /* 0: no limit */
+  double fragmentation;            /* 1 - largest_free_block / cached_free_bytes */
+} ek_memory_stats;
+
+EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats);
+/** Peaks restart from the current values. */
+EK_API ek_status ek_memory_reset_peaks(ek_context ctx);
+/** Returns every cached, fully free segment to the device. */
+EK_API ek_status ek_memory_empty_cache(ek_context ctx);
+/** Limit on reserved bytes (0: none). */
+EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes);
+/** Limit as a fraction (0, 1] of the device's total memory. */
+EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction);
+
+typedef struct {
+  uint64_t segment_address;
+  uint64_t segment_size;
+  uint64_t address;
+  uint64_t size;          /* rounded */
+  uint64_t requested;     /* as asked; 0 for free blocks */
+  int allocated;          /* 1 live, 0 cached free */
+  uint64_t stream_id;     /* stream the block belongs to */
+} ek_memory_block;
+
+/** Two-phase snapshot: writes up to capacity blocks (segment by segment, in
+ *  address order) and the total number into *count. Call with blocks NULL to
+ *  size the array. */
+EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks,
+                                    size_t capacity, size_t *count);
+
+typedef enum {
+  EK_MEMORY_EVENT_OOM = 0,        /* bytes: the failing request; the pool retries once after */
+  EK_MEMORY_EVENT_THRESHOLD = 1   /* bytes: reserved bytes after crossing the threshold */
+} ek_memory_event;
+typedef void (*ek_memory_callback)(ek_context ctx, ek_memory_event event, uint64_t bytes,
+                                   void *user_data);
+/** Called (with the pool unlocked, on the allocating thread) when an allocation
+ *  cannot be served, before the final retry — it may free memory — and when
+ *  reserved memory rises past threshold_bytes (0: never). NULL callback clears. */
+EK_API ek_status ek_memory_set_callback(ek_context ctx, ek_memory_callback callback,
+                                        void *user_data, uint64_t threshold_bytes);
+
+/* ---------------------------------------------------------------- dtypes */
+
+typedef enum {
+  EK_BOOL = 0,
+  EK_UINT8 = 1,
+  EK_INT8 = 2,
+  EK_INT16 = 3,
+  EK_INT32 = 4,
+  EK_INT64 = 5,
+  EK_FLOAT16 = 6,
+  EK_BFLOAT16 = 7,
+  EK_FLOAT32 = 8,
+  EK_FLOAT64 = 9
+} ek_dtype;
+#define EK_NUM_DTYPES 10
+#define EK_MAX_DIMS 8
+
+/** Bytes per element; 0 for an unknown dtype. */
+EK_API size_t ek_dtype_size(ek_dtype dtype);
+/** "float32", "bfloat16", …; "unknown" otherwise. Static. */
+EK_API const char *ek_dtype_name(ek_dtype dtype);
+
+/* ---------------------------------------------------------------- tensors */
+
+/** New uninitialised C-contiguous tensor, its storage allocated on stream. */
+EK_API ek_status ek_tensor_empty(ek_context ctx, int ndim, const int64_t *shape,
+                                 ek_dtype dtype, ek_stream stream, ek_tensor *out);
+/** New C-contiguous tensor holding a copy of host data (numel * dtype size
+ *  bytes, C order). Returns once the host buffer may be reused. */
+EK_API ek_status ek_tensor_from_host(ek_context ctx, int ndim, const int64_t *shape,
+                                     ek_dtype dtype, const void *data, ek_stream stream,
+                                     ek_tensor *out);
+/** Copies the tensor (any strides) into host memory in C order; bytes must be
+ *  numel * dtype size. Synchronous: returns when dst holds the data. */
+EK_API ek_status ek_tensor_to_host(ek_tensor t, void *dst, size_t bytes, ek_stream stream);
+
+typedef void (*ek_deleter)(void *data, void *user_data);
+/** Wraps memory owned elsewhere: device memory for a CUDA context, host memory
+ *  for a CPU context. strides (elements) may be NULL for C-contiguous. With a
+ *  deleter, it is called with (data, user_data) when the last view is released;
+ *  without one, libek never frees the memory. */
+EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int64_t *shape,
+                                const int64_t *strides, ek_dtype dtype, ek_deleter deleter,
+                                void *user_data, ek_tensor *out);
+/** Adds a reference to the same handle (it returns t itself in *out). */
+EK_API ek_status ek_tensor_retain(ek_tensor t, ek_tensor *out);
+/** Drops a reference; the storage goes with its last view. NULL is a no-op. */
+EK_API ek_status ek_tensor_release(ek_tensor t);
+
+typedef struct {
+  ek_dtype dtype;
+  int ndim;
+  int64_t shape[EK_MAX_DIMS];
+  int64_t strides[EK_MAX_DIMS];   /* elements */
+  int64_t offset;                 /* elements from the start of the storage */
+  int64_t numel;
+  uint64_t nbytes;                /* numel * element size */
+  int is_contiguous;              /* C-contiguous */
+  void *data;                     /* element 0 (storage start + offset); borrowed */
+  ek_device device;
+  uint64_t storage_bytes;
+} ek_tensor_info;
+
+EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info);
+/** Pointer to element 0; borrowed, valid while t lives. */
+EK_API ek_status ek_tensor_data(ek_tensor t, void **data);
+/** The tensor's context; borrowed. */
+EK_API ek_status ek_tensor_get_context(ek_tensor t, ek_context *ctx);
+/** Marks the storage as used on stream, so its release waits for that stream. */
+EK_API ek_status ek_tensor_record_stream(ek_tensor t, ek_stream stream);
+
+/* ---------------------------------------------------------------- views
+ * Views share storage with their source, copy nothing and return a new handle
+ * the caller releases. */
+
+/** Bounds for ek_view_slice meaning "from the start"/"to the end" whatever the
+ *  step's sign (Python's None); out-of-range bounds are clamped as in Python. */
+#define EK_SLICE_MAX INT64_MAX
+#define EK_SLICE_MIN INT64_MIN
+
+/** t[..., start:stop:step, ...] along dim; step != 0, negative steps allowed. */
+EK_API ek_status ek_view_slice(ek_tensor t, int dim, int64_t start, int64_t stop,
+                               int64_t step, ek_tensor *out);
+/** t[..., index, ...]: removes dim; index may be negative. */
+EK_API ek_status ek_view_select(ek_tensor t, int dim, int64_t index, ek_tensor *out);
+/** Reorders dims: out dim i is t's dim perm[i]; ndim must equal t's. */
+EK_API ek_status ek_view_permute(ek_tensor t, int ndim, const int *perm, ek_tensor *out);
+EK_API ek_status ek_view_transpose(ek_tensor t, int dim0, int dim1, ek_tensor *out);
+/** A view with a new shape (one entry may be -1). EK_ERROR_SHAPE when the
+ *  strides do not allow a view; ek_reshape copies in that case. */
+EK_API ek_status ek_view_reshape(ek_tensor t, int ndim, const int64_t *shape, ek_tensor *out);
+/** Broadcasts size-1 dims (stride 0) and prepends dims; -1 keeps a size. */
+EK_API ek_status ek_view_expand(ek_tensor t, int ndim, const int64_t *shape, ek_tensor *out);
+/** Removes the listed size-1 dims; ndims == 0 removes every size-1 dim. */
+EK_API ek_status ek_view_squeeze(ek_tensor t, int ndims, const int *dims, ek_tensor *out);
+/** Inserts a size-1 dim at dim (in [-ndim-1, ndim]). */
+EK_API ek_status ek_view_unsqueeze(ek_tensor t, int dim, ek_tensor *out);
+/** Merges dims start..end (inclusive) into one; a view when strides allow,
+ *  otherwise EK_ERROR_SHAPE (ek_reshape copies). */
+EK_API ek_status ek_view_flatten(ek_tensor t, int start_dim, int end_dim, ek_tensor *out);
+/** Any shape/strides/offset (elements) over t's storage; every reachable
+ *  element must lie inside the storage (EK_ERROR_INDEX otherwise). */
+EK_API ek_status ek_view_as_strided(ek_tensor t, int ndim, const int64_t *shape,
+                                    const int64_t *strides, int64_t offset, ek_tensor *out);
+
+/* ---------------------------------------------------------------- data movement */
+
+/** dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;
+ *  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's
+ *  context default stream (src's when dst is on the CPU). dst must not be a
+ *  broadcast (stride-0) view, and may not partially overlap src. */
+EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src);
+/** Reshape that copies into a new contiguous tensor when no view exists. */
+EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64_t *shape,
+                            ek_tensor *out);
+/** A C-contiguous tensor with t's values. When *out is NULL and t is already
+ *  contiguous, *out is a new reference to t. */
+EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out);
+/** t's values converted to dtype (PyTorch rules: float -> int truncates,
+ *  -> bool is x != 0). */
+EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tensor *out);
+/** Sets every element of t to value (cast to t's dtype). */
+EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value);
+/** As ek_fill, exact for 64-bit integers. */
+EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value);
+/** 1-D tensor start, start+step, … < stop (> stop for a negative step), as
+ *  numpy.arange. stream NULL: ctx's default stream. */
+EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
+                           ek_dtype dtype, ek_stream stream, ek_tensor *out);
+
+/* ---------------------------------------------------------------- diagnostics */
+
+/** Number of live handles (contexts, streams, events, tensors) in the process;
+ *  for leak checks. */
+EK_API ek_status ek_live_handles(int64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EK_H */

@@ -1,0 +1,570 @@
+// CUDA data-movement kernels: copy (with casts), fill, arange.
+//
+// Host code first canonicalises layouts (drop size-1 dims; for copy/fill also
+// flip negative dst strides and sort dims by dst stride, which is legal because
+// element order does not matter there; then merge dims that are contiguous in
+// every tensor). The collapsed layout picks a path:
+//   * contiguous, same dtype -> vec_copy_kernel (16/8/4/2/1-byte vectors),
+//   * dst unit-stride on the last dim, src unit-stride on the one before, same
+//     dtype, 2-D or 3-D -> transpose_kernel (64x64 shared tile),
+//   * otherwise the strided kernels (same dtype: raw element moves; different
+//     dtypes: one kernel that switches on the dtypes at run time, so casts do
+//     not instantiate a kernel per dtype pair).
+// Index math is 32-bit (with multiply-shift division) whenever the element
+// count and every offset fit, 64-bit otherwise.
+#include "copy.cuh"
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstring>
+#include <type_traits>
+
+#include "half.hpp"
+
+namespace ek {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;     // block size of the 1-D kernels
+constexpr int kUnroll = 4;        // elements in flight per thread (strided kernels)
+constexpr int kVecUnroll = 4;     // 16-byte vectors in flight per thread (contiguous copy)
+constexpr int kTile = 64;         // transpose tile edge (elements)
+constexpr int kTileRows = 4;      // transpose block = kTile x kTileRows threads
+constexpr int64_t kMaxBlocks = int64_t(1) << 24;  // kernels grid-stride beyond this
+
+// ---------------------------------------------------------------- layouts --
+
+// Up to two tensors (0 = dst, 1 = src) over a common shape; strides in elements.
+struct Layout {
+  int ndim = 0, nt = 1;
+  int64_t shape[kMaxDims] = {};
+  int64_t st[2][kMaxDims] = {};
+  char *ptr[2] = {nullptr, nullptr};
+  int64_t es[2] = {0, 0};  // element sizes
+};
+
+Layout init_layout(const TensorDesc &d, const TensorDesc *s) {
+  Layout L;
+  L.nt = s ? 2 : 1;
+  L.ptr[0] = static_cast<char *>(d.data);
+  L.es[0] = static_cast<int64_t>(dtype_size(d.dtype));
+  if (s) {
+    L.ptr[1] = static_cast<char *>(s->data);
+    L.es[1] = static_cast<int64_t>(dtype_size(s->dtype));
+  }
+  for (int i = 0; i < d.ndim; ++i) {
+    if (d.shape[i] == 1) continue;  // size-1 dims carry no layout information
+    L.shape[L.ndim] = d.shape[i];
+    L.st[0][L.ndim] = d.strides[i];
+    L.st[1][L.ndim] = s ? s->strides[i] : 0;
+    ++L.ndim;
+  }
+  return L;
+}
+
+// Reverse every dim whose dst stride is negative (in all tensors at once), so
+// a reversed view becomes a forward one.
+void flip_negative(Layout &L) {
+  for (int i = 0; i < L.ndim; ++i) {
+    if (L.st[0][i] >= 0) continue;
+    for (int t = 0; t < L.nt; ++t) {
+      L.ptr[t] += (L.shape[i] - 1) * L.st[t][i] * L.es[t];
+      L.st[t][i] = -L.st[t][i];
+    }
+  }
+}
+
+// fill only: a dst dim with stride 0 writes the same elements again.
+void drop_broadcast(Layout &L) {
+  int out = 0;
+  for (int i = 0; i < L.ndim; ++i) {
+    if (L.st[0][i] == 0) continue;
+    L.shape[out] = L.shape[i];
+    L.st[0][out] = L.st[0][i];
+    L.st[1][out] = L.st[1][i];
+    ++out;
+  }
+  L.ndim = out;
+}
+
+void swap_dims(Layout &L, int a, int b) {
+  std::swap(L.shape[a], L.shape[b]);
+  for (int t = 0; t < 2; ++t) std::swap(L.st[t][a], L.st[t][b]);
+}
+
+// Outermost first: larger dst stride, ties broken by larger src stride.
+void sort_dims(Layout &L) {
+  for (int i = 1; i < L.ndim; ++i)
+    for (int j = i; j > 0; --j) {
+      bool outer = L.st[0][j] > L.st[0][j - 1] || (L.st[0][j] == L.st[0][j - 1] && L.st[1][j] > L.st[1][j - 1]);
+      if (!outer) break;
+      swap_dims(L, j, j - 1);
+    }
+}
+
+// Merge dim i into the previous kept dim when it is contiguous with it in
+// every tensor. An empty layout (one element) becomes 1-D, unit stride.
+void collapse(Layout &L) {
+  if (L.ndim == 0) {
+    L.ndim = 1;
+    L.shape[0] = 1;
+    L.st[0][0] = L.st[1][0] = 1;
+    return;
+  }
+  int out = 0;
+  for (int i = 1; i < L.ndim; ++i) {
+    bool merge = true;
+    for (int t = 0; t < L.nt; ++t) merge = merge && L.st[t][out] == L.st[t][i] * L.shape[i];
+    if (merge) {
+      L.shape[out] *= L.shape[i];
+      for (int t = 0; t < 2; ++t) L.st[t][out] = L.st[t][i];
+      continue;
+    }
+    ++out;
+    L.shape[out] = L.shape[i];
+    for (int t = 0; t < 2; ++t) L.st[t][out] = L.st[t][i];
+  }
+  L.ndim = out + 1;
+}
+
+int64_t layout_numel(const Layout &L) {
+  int64_t n = 1;
+  for (int i = 0; i < L.ndim; ++i) n *= L.shape[i];
+  return n;
+}
+
+bool is_contiguous(const Layout &L) {
+  if (L.ndim != 1) return false;
+  for (int t = 0; t < L.nt; ++t)
+    if (L.st[t][0] != 1) return false;
+  return true;
+}
+
+// 32-bit index math is safe when the count and every |offset| stay below 2^31.
+bool fits_32bit(const Layout &L, int64_t n) {
+  if (n >= INT32_MAX) return false;
+  for (int t = 0; t < L.nt; ++t) {
+    int64_t span = 0;
+    for (int i = 0; i < L.ndim; ++i) {
+      int64_t s = L.st[t][i] < 0 ? -L.st[t][i] : L.st[t][i];
+      if (s > INT32_MAX) return false;
+      span += (L.shape[i] - 1) * s;
+      if (span >= INT32_MAX) return false;
+    }
+  }
+  return true;
+}
+
+unsigned grid_for(int64_t n, int64_t per_block) {
+  int64_t b = (n + per_block - 1) / per_block;
+  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
+}
+
+// --------------------------------------------------------- index division --
+
+// n / d by multiply-high + shift (valid for n < 2^31), replacing a slow
+// integer division per dim.
+struct Div32 {
+  uint32_t d = 1, m = 1, s = 0;
+  void init(uint32_t div) {
+    d = div;
+    for (s = 0; s < 32 && (uint64_t(1) << s) < div; ++s) {
+    }
+    m = static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << s) - div)) / div + 1);
+  }
+  __device__ uint32_t div(uint32_t n) const { return (__umulhi(n, m) + n) >> s; }
+};
+
+struct Div64 {
+  uint64_t d = 1;
+  void init(uint64_t div) { d = div; }
+  __device__ uint64_t div(uint64_t n) const { return n / d; }
+};
+
+template <typename U>
+using DivFor = typename std::conditional<sizeof(U) == 4, Div32, Div64>::type;
+
+// Linear C-order index -> element offsets of dst and src. Dims are stored
+// innermost first so the unrolled loop indexes the arrays with constants
+// (a runtime index into kernel parameters would spill them to local memory).
+template <typename U>
+struct OffsetCalc {
+  using S = typename std::make_signed<U>::type;
+  int ndim;
+  DivFor<U> size[kMaxDims];
+  S st[2][kMaxDims];
+
+  __device__ void get(U lin, S &o0, S &o1) const {
+    o0 = 0;
+    o1 = 0;
+#pragma unroll
+    for (int k = 0; k < kMaxDims; ++k) {
+      if (k == ndim) break;
+      U q = size[k].div(lin);
+      S r = static_cast<S>(lin - q * size[k].d);
+      o0 += r * st[0][k];
+      o1 += r * st[1][k];
+      lin = q;
+    }
+  }
+};
+
+template <typename U>
+OffsetCalc<U> make_calc(const Layout &L) {
+  OffsetCalc<U> oc{};
+  oc.ndim = L.ndim;
+  for (int k = 0; k < L.ndim; ++k) {
+    int d = L.ndim - 1 - k;
+    oc.size[k].init(static_cast<U>(L.shape[d]));
+    oc.st[0][k] = static_cast<typename OffsetCalc<U>::S>(L.st[0][d]);
+    oc.st[1][k] = static_cast<typename OffsetCalc<U>::S>(L.nt > 1 ? L.st[1][d] : 0);
+  }
+  return oc;
+}
+
+// ---------------------------------------------------------------- kernels --
+
+// Bytes outside the vector body (< sizeof(V) at each end), done by block 0.
+__device__ void copy_edges(char *dst, const char *src, int64_t head, int64_t tail, int64_t nbytes) {
+  int t = threadIdx.x;
+  if (t < head) dst[t] = src[t];
+  if (tail + t < nbytes) dst[tail + t] = src[tail + t];
+}
+
+// Contiguous byte copy with V-sized vectors; head/nvec chosen so that
+// dst + head and src + head are V-aligned. kVecUnroll loads are issued before
+// any store to keep several requests in flight per thread.
+template <typename V>
+__global__ void __launch_bounds__(kThreads) vec_copy_kernel(char *__restrict__ dst, const char *__restrict__ src,
+                                                            int64_t head, int64_t nvec, int64_t nbytes) {
+  const V *s = reinterpret_cast<const V *>(src + head);
+  V *d = reinterpret_cast<V *>(dst + head);
+  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
+  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
+    V v[kVecUnroll];
+#pragma unroll
+    for (int k = 0; k < kVecUnroll; ++k)
+      if (base + k * kThreads < nvec) v[k] = s[base + k * kThreads];
+#pragma unroll
+    for (int k = 0; k < kVecUnroll; ++k)
+      if (base + k * kThreads < nvec) d[base + k * kThreads] = v[k];
+  }
+  if (blockIdx.x == 0) copy_edges(dst, src, head, head + nvec * int64_t(sizeof(V)), nbytes);
+}
+
+// Same-dtype strided copy; T is an unsigned type of the element's size.
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ dst, const T *__restrict__ src,
+                                                                OffsetCalc<U> oc, U n) {
+  using S = typename OffsetCalc<U>::S;
+  const U chunk = U(kThreads) * kUnroll;
+  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
+    T v[kUnroll];
+    S od[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      U i = base + U(k) * kThreads;
+      S os;
+      if (i < n) {
+        oc.get(i, od[k], os);
+        v[k] = src[os];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k)
+      if (base + U(k) * kThreads < n) dst[od[k]] = v[k];
+  }
+}
+
+// Any-dtype -> any-dtype strided copy. The dtypes are runtime values (uniform
+// per launch, so the switches do not diverge); the value travels as
+// detail::Scalar (double or int64).
+template <typename U>
+__global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ dst, int ddt, int des,
+                                                             const char *__restrict__ src, int sdt, int ses,
+                                                             OffsetCalc<U> oc, U n) {
+  using S = typename OffsetCalc<U>::S;
+  const U chunk = U(kThreads) * kUnroll;
+  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
+    detail::Scalar v[kUnroll];
+    S od[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      U i = base + U(k) * kThreads;
+      S os;
+      if (i < n) {
+        oc.get(i, od[k], os);
+        v[k] = detail::load_scalar(src + os * ses, sdt);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k)
+      if (base + U(k) * kThreads < n) detail::store_scalar(dst + od[k] * des, ddt, v[k]);
+  }
+}
+
+struct TransposeArgs {
+  int64_t R, C, B;           // rows (src unit-stride dim), cols (dst unit-stride dim), batch
+  int64_t d_row, d_batch;    // dst strides (col stride is 1)
+  int64_t s_col, s_batch;    // src strides (row stride is 1)
+};
+
+// dst[b][r][c] = src[b][r][c] where src is unit-stride along r and dst along c.
+// A 64x64 tile is read along r and written along c, both coalesced; the +1
+// pad makes the column-wise shared accesses hit distinct banks. Each thread
+// moves kTile / kTileRows = 16 elements.
+// Moves one tile between shared memory and a global-memory side. Pointers are
+// bumped instead of recomputing 64-bit offsets, which keeps register use low
+// (occupancy matters more than ILP here). kFull skips the bounds tests.
+template <bool kFull, typename T>
+__device__ __forceinline__ void load_tile(T (*tile)[kTile + 1], const T *s, int64_t s_col, int64_t rows, int64_t cols) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  s += tx + ty * s_col;
+#pragma unroll
+  for (int k = 0; k < kTile; k += kTileRows, s += kTileRows * s_col)
+    if (kFull || (tx < rows && ty + k < cols)) tile[ty + k][tx] = *s;
+}
+
+template <bool kFull, typename T>
+__device__ __forceinline__ void store_tile(T (*tile)[kTile + 1], T *d, int64_t d_row, int64_t rows, int64_t cols) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  d += tx + ty * d_row;
+#pragma unroll
+  for (int k = 0; k < kTile; k += kTileRows, d += kTileRows * d_row)
+    if (kFull || (tx < cols && ty + k < rows)) *d = tile[tx][ty + k];
+}
+
+// dst[b][r][c] = src[b][r][c] where src is unit-stride along r and dst along c.
+// A 64x64 tile is read along r and written along c, both coalesced; the +1
+// pad makes the column-wise shared accesses hit distinct banks (4-byte
+// elements; wider ones need two wavefronts anyway). Each thread moves
+// kTile / kTileRows = 16 elements; the register cap keeps >= 4 blocks per SM.
+template <typename T>
+__global__ void __launch_bounds__(kTile *kTileRows, 4) transpose_kernel(T *__restrict__ dst, const T *__restrict__ src,
+                                                                        TransposeArgs a) {
+  __shared__ T tile[kTile][kTile + 1];  // [c][r]
+  const int64_t c0 = int64_t(blockIdx.x) * kTile;
+  const int64_t cols = a.C - c0 < kTile ? a.C - c0 : kTile;
+  for (int64_t b = blockIdx.z; b < a.B; b += gridDim.z) {
+    for (int64_t r0 = int64_t(blockIdx.y) * kTile; r0 < a.R; r0 += int64_t(gridDim.y) * kTile) {
+      const int64_t rows = a.R - r0 < kTile ? a.R - r0 : kTile;
+      const T *s = src + b * a.s_batch + r0 + c0 * a.s_col;
+      T *d = dst + b * a.d_batch + r0 * a.d_row + c0;
+      if (rows == kTile && cols == kTile) {
+        load_tile<true>(tile, s, a.s_col, rows, cols);
+        __syncthreads();
+        store_tile<true>(tile, d, a.d_row, rows, cols);
+      } else {
+        load_tile<false>(tile, s, a.s_col, rows, cols);
+        __syncthreads();
+        store_tile<false>(tile, d, a.d_row, rows, cols);
+      }
+      __syncthreads();  // the tile is reused by the next (r0, b) iteration
+    }
+  }
+}
+
+// Contiguous fill: 16-byte stores of a pre-rotated pattern; edge bytes take
+// byte (offset % es) of the little-endian element.
+__global__ void __launch_bounds__(kThreads) fill_vec_kernel(char *__restrict__ dst, uint4 pat, uint64_t elem, int es,
+                                                            int64_t head, int64_t nvec, int64_t nbytes) {
+  uint4 *d = reinterpret_cast<uint4 *>(dst + head);
+  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
+  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
+#pragma unroll
+    for (int k = 0; k < kVecUnroll; ++k)
+      if (base + k * kThreads < nvec) d[base + k * kThreads] = pat;
+  }
+  if (blockIdx.x != 0) return;
+  const int64_t t = threadIdx.x, tail = head + nvec * 16 + t;
+  if (t < head) dst[t] = static_cast<char>(elem >> (8 * (t % es)));
+  if (tail < nbytes) dst[tail] = static_cast<char>(elem >> (8 * (tail % es)));
+}
+
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads) strided_fill_kernel(T *__restrict__ dst, T value, OffsetCalc<U> oc, U n) {
+  using S = typename OffsetCalc<U>::S;
+  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
+    S od, unused;
+    oc.get(i, od, unused);
+    dst[od] = value;
+  }
+}
+
+// Linear index i is the C-order position in dst, so layouts are not reordered.
+template <typename U>
+__global__ void __launch_bounds__(kThreads) arange_kernel(char *__restrict__ dst, int dtype, int es, OffsetCalc<U> oc,
+                                                          U n, double start, double step, int64_t istart,
+                                                          int64_t istep) {
+  using S = typename OffsetCalc<U>::S;
+  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
+    S od, unused;
+    oc.get(i, od, unused);
+    detail::store_scalar(dst + od * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
+  }
+}
+
+// --------------------------------------------------------------- launches --
+
+template <typename V>
+int launch_vec_copy(char *dst, const char *src, int64_t nbytes, cudaStream_t st) {
+  const int64_t vs = sizeof(V);
+  int64_t head = static_cast<int64_t>((vs - reinterpret_cast<uintptr_t>(dst) % vs) % vs);
+  if (head > nbytes) head = nbytes;
+  const int64_t nvec = (nbytes - head) / vs;
+  vec_copy_kernel<V><<<grid_for(nvec, int64_t(kThreads) * kVecUnroll), kThreads, 0, st>>>(dst, src, head, nvec, nbytes);
+  return cudaGetLastError();
+}
+
+// Widest vector for which dst and src can be aligned at the same time.
+int copy_contiguous(char *dst, const char *src, int64_t nbytes, cudaStream_t st) {
+  uintptr_t mis = reinterpret_cast<uintptr_t>(dst) ^ reinterpret_cast<uintptr_t>(src);
+  if (mis % 16 == 0) return launch_vec_copy<uint4>(dst, src, nbytes, st);
+  if (mis % 8 == 0) return launch_vec_copy<uint2>(dst, src, nbytes, st);
+  if (mis % 4 == 0) return launch_vec_copy<uint32_t>(dst, src, nbytes, st);
+  if (mis % 2 == 0) return launch_vec_copy<uint16_t>(dst, src, nbytes, st);
+  return launch_vec_copy<uint8_t>(dst, src, nbytes, st);
+}
+
+bool is_transpose(const Layout &L) {
+  const int r = L.ndim - 2, c = L.ndim - 1;
+  return (L.ndim == 2 || L.ndim == 3) && L.st[0][c] == 1 && L.st[1][r] == 1 && L.shape[r] >= 16 &&
+         L.shape[c] >= 16 && (L.shape[c] + kTile - 1) / kTile <= INT_MAX;
+}
+
+template <typename T>
+int launch_transpose(const Layout &L, cudaStream_t st) {
+  const int r = L.ndim - 2, c = L.ndim - 1;
+  const bool batched = L.ndim == 3;
+  TransposeArgs a{L.shape[r], L.shape[c], batched ? L.shape[0] : 1, L.st[0][r], batched ? L.st[0][0] : 0,
+                  L.st[1][c], batched ? L.st[1][0] : 0};
+  const int64_t gy = (a.R + kTile - 1) / kTile;
+  dim3 grid(static_cast<unsigned>((a.C + kTile - 1) / kTile), static_cast<unsigned>(gy < 65535 ? gy : 65535),
+            static_cast<unsigned>(a.B < 65535 ? a.B : 65535));
+  transpose_kernel<T><<<grid, dim3(kTile, kTileRows), 0, st>>>(reinterpret_cast<T *>(L.ptr[0]),
+                                                                reinterpret_cast<const T *>(L.ptr[1]), a);
+  return cudaGetLastError();
+}
+
+template <typename T, typename U>
+int launch_strided_copy(const Layout &L, int64_t n, cudaStream_t st) {
+  strided_copy_kernel<T, U><<<grid_for(n, int64_t(kThreads) * kUnroll), kThreads, 0, st>>>(
+      reinterpret_cast<T *>(L.ptr[0]), reinterpret_cast<const T *>(L.ptr[1]), make_calc<U>(L), U(n));
+  return cudaGetLastError();
+}
+
+template <typename T>
+int same_dtype_copy(const Layout &L, int64_t n, cudaStream_t st) {
+  if (is_transpose(L)) return launch_transpose<T>(L, st);
+  return fits_32bit(L, n) ? launch_strided_copy<T, uint32_t>(L, n, st) : launch_strided_copy<T, uint64_t>(L, n, st);
+}
+
+template <typename U>
+int launch_cast(const Layout &L, int64_t n, int ddt, int sdt, cudaStream_t st) {
+  cast_copy_kernel<U><<<grid_for(n, int64_t(kThreads) * kUnroll), kThreads, 0, st>>>(
+      L.ptr[0], ddt, int(L.es[0]), L.ptr[1], sdt, int(L.es[1]), make_calc<U>(L), U(n));
+  return cudaGetLastError();
+}
+
+template <typename T, typename U>
+int launch_strided_fill(const Layout &L, int64_t n, uint64_t elem, cudaStream_t st) {
+  T value;
+  std::memcpy(&value, &elem, sizeof(T));  // little-endian: low bytes are the element
+  strided_fill_kernel<T, U><<<grid_for(n, kThreads), kThreads, 0, st>>>(reinterpret_cast<T *>(L.ptr[0]), value,
+                                                                        make_calc<U>(L), U(n));
+  return cudaGetLastError();
+}
+
+template <typename T>
+int strided_fill(const Layout &L, int64_t n, uint64_t elem, cudaStream_t st) {
+  return fits_32bit(L, n) ? launch_strided_fill<T, uint32_t>(L, n, elem, st)
+                          : launch_strided_fill<T, uint64_t>(L, n, elem, st);
+}
+
+int contiguous_fill(char *dst, int64_t nbytes, uint64_t elem, int es, cudaStream_t st) {
+  int64_t head = static_cast<int64_t>((16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  if (head > nbytes) head = nbytes;
+  const int64_t nvec = (nbytes - head) / 16;
+  unsigned char p[16];
+  for (int j = 0; j < 16; ++j) p[j] = static_cast<unsigned char>(elem >> (8 * ((head + j) % es)));
+  uint4 pat;
+  std::memcpy(&pat, p, 16);
+  fill_vec_kernel<<<grid_for(nvec, int64_t(kThreads) * kVecUnroll), kThreads, 0, st>>>(dst, pat, elem, es, head, nvec,
+                                                                                      nbytes);
+  return cudaGetLastError();
+}
+
+bool same_shape(const TensorDesc &a, const TensorDesc &b) {
+  if (a.ndim != b.ndim) return false;
+  for (int d = 0; d < a.ndim; ++d)
+    if (a.shape[d] != b.shape[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
+  if (!desc_valid(dst) || !desc_valid(src) || !same_shape(dst, src)) return cudaErrorInvalidValue;
+  const int64_t n = desc_numel(dst);
+  if (n == 0) return cudaSuccess;
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  Layout L = init_layout(dst, &src);
+  flip_negative(L);
+  sort_dims(L);
+  collapse(L);
+  if (dst.dtype != src.dtype)
+    return fits_32bit(L, n) ? launch_cast<uint32_t>(L, n, dst.dtype, src.dtype, st)
+                            : launch_cast<uint64_t>(L, n, dst.dtype, src.dtype, st);
+  if (is_contiguous(L)) return copy_contiguous(L.ptr[0], L.ptr[1], n * L.es[0], st);
+  switch (L.es[0]) {
+    case 1: return same_dtype_copy<uint8_t>(L, n, st);
+    case 2: return same_dtype_copy<uint16_t>(L, n, st);
+    case 4: return same_dtype_copy<uint32_t>(L, n, st);
+    default: return same_dtype_copy<uint64_t>(L, n, st);
+  }
+}
+
+int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream) {
+  if (!desc_valid(dst)) return cudaErrorInvalidValue;
+  if (desc_numel(dst) == 0) return cudaSuccess;
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  // Convert once on the host with the shared rules; kernels only replicate bytes.
+  unsigned char bytes[8] = {};
+  detail::store_scalar(bytes, dst.dtype, detail::fill_scalar(dst.dtype, fvalue, ivalue));
+  uint64_t elem;
+  std::memcpy(&elem, bytes, 8);
+  Layout L = init_layout(dst, nullptr);
+  flip_negative(L);
+  drop_broadcast(L);
+  sort_dims(L);
+  collapse(L);
+  const int64_t n = layout_numel(L);
+  if (is_contiguous(L)) return contiguous_fill(L.ptr[0], n * L.es[0], elem, int(L.es[0]), st);
+  switch (L.es[0]) {
+    case 1: return strided_fill<uint8_t>(L, n, elem, st);
+    case 2: return strided_fill<uint16_t>(L, n, elem, st);
+    case 4: return strided_fill<uint32_t>(L, n, elem, st);
+    default: return strided_fill<uint64_t>(L, n, elem, st);
+  }
+}
+
+int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream) {
+  if (!desc_valid(dst)) return cudaErrorInvalidValue;
+  const int64_t n = desc_numel(dst);
+  if (n == 0) return cudaSuccess;
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  Layout L = init_layout(dst, nullptr);
+  collapse(L);  // keeps C order: no flip/sort, element i must land at C-order position i
+  const unsigned grid = grid_for(n, kThreads);
+  if (fits_32bit(L, n))
+    arange_kernel<uint32_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint32_t>(L),
+                                                       uint32_t(n), start, step, istart, istep);
+  else
+    arange_kernel<uint64_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint64_t>(L),
+                                                       uint64_t(n), start, step, istart, istep);
+  return cudaGetLastError();
+}
+
+}  // namespace cuda
+}  // namespace ek

@@ -1,0 +1,23 @@
+// CUDA backend of the data-movement ops. Plain-C++ includable: no CUDA headers;
+// `stream` is a cudaStream_t passed as void* (nullptr = legacy default stream).
+// Each returns a cudaError_t value (0 = cudaSuccess); launches are asynchronous.
+// Semantics match ek::cpu (src/cpu/copy.hpp) byte for byte.
+#pragma once
+#include <cstdint>
+
+#include "tensor_desc.hpp"
+
+namespace ek {
+namespace cuda {
+
+// dst[idx] = cast(src[idx]), same shape, any strides/dtypes. Paths: contiguous
+// same dtype -> 16-byte vectorised copy; permuted 2-D/3-D same dtype -> tiled
+// shared-memory transpose; otherwise a strided (and/or casting) kernel.
+int copy(const TensorDesc &dst, const TensorDesc &src, void *stream);
+
+int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream);
+
+int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream);
+
+}  // namespace cuda
+}  // namespace ek

@@ -1,0 +1,248 @@
+// Devices, contexts and the configuration they read from the environment.
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+#include <thread>
+#include <unistd.h>
+
+#include "gpu.hpp"
+#include "internal.hpp"
+
+namespace ek {
+namespace {
+
+// "4G", "512MiB", "1073741824" -> bytes.
+bool parse_bytes(const char *text, uint64_t *bytes) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text, &end);
+  if (end == text || errno != 0 || value < 0) return false;
+  uint64_t scale = 1;
+  switch (*end) {
+    case 'k': case 'K': scale = 1ull << 10; ++end; break;
+    case 'm': case 'M': scale = 1ull << 20; ++end; break;
+    case 'g': case 'G': scale = 1ull << 30; ++end; break;
+    case 't': case 'T': scale = 1ull << 40; ++end; break;
+    default: break;
+  }
+  if (scale > 1 && (*end == 'i' || *end == 'I')) ++end;
+  if (*end == 'b' || *end == 'B') ++end;
+  if (*end != '\0' || value * static_cast<double>(scale) > 1.8e19) return false;
+  *bytes = static_cast<uint64_t>(value * static_cast<double>(scale));
+  return true;
+}
+
+bool parse_log_level(const char *text, ek_log_level *level) {
+  static const char *names[] = {"off", "error", "warn", "info", "debug"};
+  for (int i = 0; i <= EK_LOG_DEBUG; ++i) {
+    if (strcasecmp(text, names[i]) == 0) {
+      *level = static_cast<ek_log_level>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string default_cache_dir() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/ek/kernels";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/ek/kernels";
+  return ".ek-kernel-cache";
+}
+
+// Environment first, then the explicit config on top of it.
+ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
+                         std::string *cache_dir) {
+  ek_context_config_init(cfg);
+  *cache_dir = default_cache_dir();
+  if (const char *v = std::getenv("EK_MEMORY_LIMIT"); v && *v)
+    EK_CHECK(parse_bytes(v, &cfg->memory_limit), EK_ERROR_INVALID_ARGUMENT,
+             "EK_MEMORY_LIMIT=\"%s\" is not a byte count (e.g. 4G, 512M, 1048576)", v);
+  if (const char *v = std::getenv("EK_MEMORY_FRACTION"); v && *v) {
+    char *end = nullptr;
+    cfg->memory_fraction = std::strtod(v, &end);
+    EK_CHECK(*end == '\0' && cfg->memory_fraction > 0 && cfg->memory_fraction <= 1,
+             EK_ERROR_INVALID_ARGUMENT, "EK_MEMORY_FRACTION=\"%s\" is not in (0, 1]", v);
+  }
+  if (const char *v = std::getenv("EK_KERNEL_CACHE_DIR"); v && *v) *cache_dir = v;
+  if (const char *v = std::getenv("EK_LOG_LEVEL"); v && *v)
+    EK_CHECK(parse_log_level(v, &cfg->log_level), EK_ERROR_INVALID_ARGUMENT,
+             "EK_LOG_LEVEL=\"%s\" is not one of off, error, warn, info, debug", v);
+  if (!given) return EK_SUCCESS;
+  EK_CHECK(given->version >= 1 && given->version <= EK_CONTEXT_CONFIG_VERSION,
+           EK_ERROR_INVALID_ARGUMENT, "config->version is %u; this library knows 1..%d",
+           given->version, EK_CONTEXT_CONFIG_VERSION);
+  EK_CHECK(given->memory_fraction >= 0 && given->memory_fraction <= 1,
+           EK_ERROR_INVALID_ARGUMENT, "config->memory_fraction %g is not in (0, 1]",
+           given->memory_fraction);
+  EK_CHECK(given->log_level >= EK_LOG_OFF && given->log_level <= EK_LOG_DEBUG,
+           EK_ERROR_INVALID_ARGUMENT, "config->log_level %d is not an ek_log_level",
+           static_cast<int>(given->log_level));
+  if (given->memory_limit) cfg->memory_limit = given->memory_limit;
+  if (given->memory_fraction > 0) cfg->memory_fraction = given->memory_fraction;
+  if (given->allow_tf32) cfg->allow_tf32 = 1;
+  if (given->kernel_cache_dir && *given->kernel_cache_dir) *cache_dir = given->kernel_cache_dir;
+  if (given->log_level != EK_LOG_OFF) cfg->log_level = given->log_level;
+  return EK_SUCCESS;
+}
+
+ek_status check_device(ek_device device) {
+  if (device.type == EK_CPU) {
+    EK_CHECK(device.index == 0, EK_ERROR_NO_DEVICE, "CPU device index %d does not exist (only 0)",
+             device.index);
+    return EK_SUCCESS;
+  }
+  EK_CHECK(device.type == EK_CUDA, EK_ERROR_INVALID_ARGUMENT, "unknown device type %d",
+           static_cast<int>(device.type));
+  int count = gpu::device_count();
+  EK_CHECK(device.index >= 0 && device.index < count, EK_ERROR_NO_DEVICE,
+           "CUDA device %d does not exist (%d CUDA devices%s)", device.index, count,
+           gpu::compiled_in() ? "" : "; libek was built without CUDA");
+  return EK_SUCCESS;
+}
+
+ek_status init_default_stream(ek_context ctx) {
+  ek_stream_s &s = ctx->default_stream;
+  s.ctx = ctx;
+  s.is_default = true;
+  if (!ctx->is_cuda()) {
+    s.id = ctx->next_cpu_stream_id++;
+    return EK_SUCCESS;
+  }
+  EK_FORWARD(gpu::stream_create(&s.native));
+  s.owned = true;
+  return gpu::stream_id(s.native, &s.id);
+}
+
+void destroy_context(ek_context ctx) {
+  shutdown_memory(ctx);
+  if (ctx->default_stream.owned) gpu::stream_destroy(ctx->default_stream.native);
+  ctx->magic = kDeadMagic;
+  delete ctx;
+  handle_destroyed();
+}
+
+}  // namespace
+
+ek_status check_context(ek_context ctx, const char *name) {
+  EK_CHECK(ctx != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
+  EK_CHECK(ctx->magic == kContextMagic, EK_ERROR_INVALID_ARGUMENT,
+           "%s is not a live ek_context (destroyed?)", name);
+  return EK_SUCCESS;
+}
+
+ek_status activate(ek_context ctx) {
+  if (!ctx->is_cuda()) return EK_SUCCESS;
+  return gpu::set_device(ctx->device.index);
+}
+
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_device_count(ek_device_type type, int *count) {
+  EK_API_ENTRY;
+  EK_CHECK_NULL(count);
+  EK_CHECK(type == EK_CPU || type == EK_CUDA, EK_ERROR_INVALID_ARGUMENT,
+           "unknown device type %d", static_cast<int>(type));
+  *count = type == EK_CPU ? 1 : gpu::device_count();
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_device_get_info(ek_device device, ek_device_info *info) {
+  EK_API_ENTRY;
+  EK_CHECK_NULL(info);
+  EK_FORWARD(check_device(device));
+  if (device.type == EK_CUDA) return gpu::device_info(device.index, info);
+  std::memset(info, 0, sizeof *info);
+  std::strncpy(info->name, "cpu", sizeof info->name - 1);
+  info->type = EK_CPU;
+  info->multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
+  uint64_t pages = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES));
+  info->total_memory = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_config_init(ek_context_config *config) {
+  EK_API_ENTRY;
+  EK_CHECK_NULL(config);
+  *config = ek_context_config EK_CONTEXT_CONFIG_INIT;
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_create(ek_device device, const ek_context_config *config,
+                                   ek_context *out) {
+  EK_API_ENTRY;
+  EK_CHECK_NULL(out);
+  EK_FORWARD(check_device(device));
+  auto ctx = std::make_unique<ek_context_s>();
+  ctx->device = device;
+  EK_FORWARD(resolve_config(config, &ctx->config, &ctx->cache_dir));
+  ctx->config.kernel_cache_dir = ctx->cache_dir.c_str();
+  if (device.type == EK_CUDA) EK_FORWARD(gpu::set_device(device.index));
+  if (ek_status s = init_default_stream(ctx.get()); s != EK_SUCCESS) {
+    if (ctx->default_stream.owned) gpu::stream_destroy(ctx->default_stream.native);
+    return s;
+  }
+  if (ek_status s = init_memory(ctx.get()); s != EK_SUCCESS) {
+    if (ctx->default_stream.owned) gpu::stream_destroy(ctx->default_stream.native);
+    return s;
+  }
+  handle_created();
+  log_message(EK_LOG_INFO, ctx->config.log_level, "context created on %s:%d",
+              device.type == EK_CUDA ? "cuda" : "cpu", device.index);
+  *out = ctx.release();
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_destroy(ek_context ctx) {
+  EK_API_ENTRY;
+  if (!ctx) return EK_SUCCESS;
+  EK_CHECK_CONTEXT(ctx);
+  int64_t live = ctx->live_objects.load();
+  EK_CHECK(live == 0, EK_ERROR_INVALID_ARGUMENT,
+           "%" PRId64 " tensors, streams or events of this context are still alive", live);
+  EK_FORWARD(activate(ctx));
+  if (ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(ctx->default_stream.native));
+  destroy_context(ctx);
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_get_device(ek_context ctx, ek_device *device) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(device);
+  *device = ctx->device;
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(config);
+  *config = ctx->config;
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_context_synchronize(ek_context ctx) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  if (!ctx->is_cuda()) return EK_SUCCESS;
+  EK_FORWARD(activate(ctx));
+  return gpu::device_synchronize();
+}
+
+EK_API ek_status ek_context_default_stream(ek_context ctx, ek_stream *out) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(out);
+  *out = &ctx->default_stream;
+  return EK_SUCCESS;
+}
+
+}  // extern "C"

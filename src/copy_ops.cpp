@@ -1,0 +1,377 @@
+// ek_copy and the ops built on it (contiguous, cast, reshape), fill, arange:
+// argument checks and broadcasting here, element loops in src/cpu and kernels/.
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cpu/copy.hpp"
+#include "gpu.hpp"
+#include "internal.hpp"
+#ifdef EK_HAVE_CUDA
+#include "copy.cuh"
+#endif
+
+namespace ek {
+namespace {
+
+ek_status backend_fill(ek_context ctx, ek_stream s, const TensorDesc &d, double f, int64_t i) {
+  if (!ctx->is_cuda()) {
+    EK_CHECK(cpu::fill(d, f, i) == 0, EK_ERROR_INTERNAL, "cpu fill rejected its descriptor");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  return gpu::check_launch(cuda::fill(d, f, i, s->native), "fill kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+ek_status backend_arange(ek_context ctx, ek_stream s, const TensorDesc &d, double start,
+                         double step) {
+  auto istart = static_cast<int64_t>(start), istep = static_cast<int64_t>(step);
+  if (!ctx->is_cuda()) {
+    EK_CHECK(cpu::arange(d, start, step, istart, istep) == 0, EK_ERROR_INTERNAL,
+             "cpu arange rejected its descriptor");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  return gpu::check_launch(cuda::arange(d, start, step, istart, istep, s->native),
+                           "arange kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+// src's layout broadcast to dst's shape (NumPy rules, aligned on the right).
+ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out) {
+  EK_CHECK(src->ndim <= dst->ndim, EK_ERROR_SHAPE, "cannot broadcast shape %s to %s",
+           format_shape(src->ndim, src->shape).c_str(),
+           format_shape(dst->ndim, dst->shape).c_str());
+  *out = tensor_desc(src);
+  out->ndim = dst->ndim;
+  int lead = dst->ndim - src->ndim;
+  for (int i = dst->ndim - 1; i >= 0; --i) {
+    int64_t size = i < lead ? 1 : src->shape[i - lead];
+    int64_t stride = i < lead ? 0 : src->strides[i - lead];
+    EK_CHECK(size == dst->shape[i] || size == 1, EK_ERROR_SHAPE,
+             "cannot broadcast shape %s to %s", format_shape(src->ndim, src->shape).c_str(),
+             format_shape(dst->ndim, dst->shape).c_str());
+    out->shape[i] = dst->shape[i];
+    out->strides[i] = size == dst->shape[i] ? stride : 0;
+  }
+  return EK_SUCCESS;
+}
+
+bool writes_overlap(const ek_tensor_s *dst) {
+  for (int i = 0; i < dst->ndim; ++i)
+    if (dst->strides[i] == 0 && dst->shape[i] > 1) return true;
+  return false;
+}
+
+// Byte range [lo, hi) a descriptor touches.
+void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
+  auto elem = static_cast<int64_t>(dtype_size(d.dtype));
+  int64_t min = 0, max = 0;
+  for (int i = 0; i < d.ndim; ++i) {
+    int64_t reach = (d.shape[i] - 1) * d.strides[i];
+    (reach < 0 ? min : max) += reach;
+  }
+  auto base = reinterpret_cast<uintptr_t>(d.data);
+  *lo = base + static_cast<uintptr_t>(min * elem);
+  *hi = base + static_cast<uintptr_t>((max + 1) * elem);
+}
+
+bool same_layout(const TensorDesc &a, const TensorDesc &b) {
+  if (a.data != b.data || a.dtype != b.dtype || a.ndim != b.ndim) return false;
+  for (int i = 0; i < a.ndim; ++i)
+    if (a.shape[i] != b.shape[i] || (a.shape[i] > 1 && a.strides[i] != b.strides[i]))
+      return false;
+  return true;
+}
+
+TensorDesc contiguous_desc(void *data, int dtype, int ndim, const int64_t *shape) {
+  TensorDesc d{};
+  d.data = data;
+  d.dtype = dtype;
+  d.ndim = ndim;
+  for (int i = 0; i < ndim; ++i) d.shape[i] = shape[i];
+  contiguous_strides(ndim, shape, d.strides);
+  return d;
+}
+
+// A scratch block from ctx's pool, returned on the same stream when done.
+class Scratch {
+ public:
+  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
+  ~Scratch() {
+    if (ptr_) pool_free(ctx_, ptr_, s_->id);
+  }
+  ek_status allocate(size_t bytes) { return pool_allocate(ctx_, bytes, s_, &ptr_); }
+  void *get() const { return ptr_; }
+
+ private:
+  ek_context ctx_;
+  ek_stream s_;
+  void *ptr_ = nullptr;
+};
+
+size_t desc_bytes(const TensorDesc &d) {
+  return static_cast<size_t>(desc_numel(d)) * dtype_size(d.dtype);
+}
+
+// dst and src on one device, possibly overlapping: goes through scratch then.
+ek_status same_device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst,
+                           const TensorDesc &src) {
+  if (same_layout(dst, src)) return EK_SUCCESS;
+  uintptr_t dlo, dhi, slo, shi;
+  byte_range(dst, &dlo, &dhi);
+  byte_range(src, &slo, &shi);
+  if (dhi <= slo || shi <= dlo) return device_copy(ctx, s, dst, src);
+  Scratch tmp(ctx, s);
+  EK_FORWARD(tmp.allocate(desc_bytes(src)));
+  TensorDesc mid = contiguous_desc(tmp.get(), src.dtype, src.ndim, src.shape);
+  EK_FORWARD(device_copy(ctx, s, mid, src));
+  return device_copy(ctx, s, dst, mid);
+}
+
+// Host <-> device: src becomes contiguous in dst's dtype on its own device,
+// crosses with one memcpy, then lands in dst's strides.
+ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
+                            const TensorDesc &sd, ek_stream stream) {
+  ek_context dctx = dst->storage->ctx, sctx = src->storage->ctx;
+  ek_context cuda_ctx = dctx->is_cuda() ? dctx : sctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(cuda_ctx, stream, &s));
+  size_t bytes = desc_bytes(dd);
+  if (bytes == 0) return EK_SUCCESS;
+  ek_stream src_s = sctx == cuda_ctx ? s : &sctx->default_stream;
+  ek_stream dst_s = dctx == cuda_ctx ? s : &dctx->default_stream;
+  Scratch src_tmp(sctx, src_s), dst_tmp(dctx, dst_s);
+  TensorDesc packed = contiguous_desc(sd.data, dd.dtype, dd.ndim, dd.shape);
+  if (!same_layout(packed, sd)) {
+    EK_FORWARD(src_tmp.allocate(bytes));
+    packed.data = src_tmp.get();
+    EK_FORWARD(device_copy(sctx, src_s, packed, sd));
+  }
+  TensorDesc landing = contiguous_desc(dd.data, dd.dtype, dd.ndim, dd.shape);
+  if (!same_layout(landing, dd)) {
+    EK_FORWARD(dst_tmp.allocate(bytes));
+    landing.data = dst_tmp.get();
+  }
+  EK_FORWARD(memcpy_any(cuda_ctx, landing.data, packed.data, bytes, s));
+  if (landing.data != dd.data) EK_FORWARD(device_copy(dctx, dst_s, dd, landing));
+  // Host scratch or a host destination must not be touched before the copy lands.
+  if (cuda_ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(s->native));
+  return EK_SUCCESS;
+}
+
+// Writes into *out when given (checking shape, dtype, context), else creates it.
+ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                      ek_dtype dtype, ek_tensor *out, bool *created) {
+  *created = *out == nullptr;
+  if (*created) return new_tensor(ctx, ndim, shape, dtype, s, out);
+  ek_tensor o = *out;
+  EK_CHECK_TENSOR(o);
+  EK_CHECK(o->storage->ctx == ctx, EK_ERROR_INVALID_ARGUMENT,
+           "out belongs to another context than the input");
+  EK_CHECK(o->dtype == dtype, EK_ERROR_DTYPE, "out has dtype %s; expected %s",
+           ek_dtype_name(o->dtype), ek_dtype_name(dtype));
+  bool same = o->ndim == ndim;
+  for (int i = 0; same && i < ndim; ++i) same = o->shape[i] == shape[i];
+  EK_CHECK(same, EK_ERROR_SHAPE, "out has shape %s; expected %s",
+           format_shape(o->ndim, o->shape).c_str(), format_shape(ndim, shape).c_str());
+  EK_CHECK(!writes_overlap(o), EK_ERROR_INVALID_ARGUMENT,
+           "out is a broadcast view (a stride-0 dim): its elements alias");
+  return EK_SUCCESS;
+}
+
+// Runs body(out) and releases a freshly created out if body fails.
+template <typename Body>
+ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, ek_dtype dtype,
+                   ek_tensor *out, Body body) {
+  ek_tensor o = *out;
+  bool created = false;
+  EK_FORWARD(prepare_out(ctx, s, ndim, shape, dtype, &o, &created));
+  ek_status st = body(o);
+  if (st != EK_SUCCESS) {
+    if (created) ek_tensor_release(o);
+    return st;
+  }
+  *out = o;
+  return EK_SUCCESS;
+}
+
+ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
+  EK_CHECK(!writes_overlap(dst), EK_ERROR_INVALID_ARGUMENT,
+           "dst is a broadcast view (a stride-0 dim): its elements alias");
+  TensorDesc sd{};
+  EK_FORWARD(broadcast_to(src, dst, &sd));
+  TensorDesc dd = tensor_desc(dst);
+  ek_context dctx = dst->storage->ctx, sctx = src->storage->ctx;
+  if (dctx == sctx || (!dctx->is_cuda() && !sctx->is_cuda())) {
+    ek_stream s = nullptr;
+    EK_FORWARD(resolve_stream(dctx, stream, &s));
+    return same_device_copy(dctx, s, dd, sd);
+  }
+  EK_CHECK(!(dctx->is_cuda() && sctx->is_cuda()), EK_ERROR_NOT_SUPPORTED,
+           "copies between two CUDA contexts go through the host: copy to a CPU tensor first");
+  return cross_device_copy(dst, dd, src, sd, stream);
+}
+
+}  // namespace
+
+ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {
+  if (desc_numel(dst) == 0) return EK_SUCCESS;
+  if (!ctx->is_cuda()) {
+    EK_CHECK(cpu::copy(dst, src) == 0, EK_ERROR_INTERNAL, "cpu copy rejected its descriptors");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  return gpu::check_launch(cuda::copy(dst, src, s->native), "copy kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s) {
+  ek_context ctx = t->storage->ctx;
+  TensorDesc src = tensor_desc(t);
+  TensorDesc host = contiguous_desc(dst, t->dtype, t->ndim, t->shape);
+  if (!ctx->is_cuda()) return device_copy(ctx, s, host, src);
+  Scratch tmp(ctx, s);
+  TensorDesc packed = contiguous_desc(src.data, t->dtype, t->ndim, t->shape);
+  if (!same_layout(packed, src)) {
+    EK_FORWARD(tmp.allocate(desc_bytes(src)));
+    packed.data = tmp.get();
+    EK_FORWARD(device_copy(ctx, s, packed, src));
+  }
+  EK_FORWARD(memcpy_any(ctx, dst, packed.data, desc_bytes(src), s));
+  return gpu::stream_synchronize(s->native);
+}
+
+ek_status try_reshape_view(const ek_tensor_s *t, int ndim, const int64_t *shape, bool *viewable,
+                           ek_tensor *out);
+ek_status infer_shape(const ek_tensor_s *t, int ndim, const int64_t *shape, int64_t *out);
+
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(dst);
+  EK_CHECK_TENSOR(src);
+  return copy_tensor(stream, dst, src);
+}
+
+EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(t);
+  EK_CHECK_NULL(out);
+  if (!*out && tensor_contiguous(t)) return ek_tensor_retain(t, out);
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, t->ndim, t->shape, t->dtype, out,
+                  [&](ek_tensor o) { return copy_tensor(s, o, t); });
+}
+
+EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(t);
+  EK_CHECK_NULL(out);
+  EK_CHECK(dtype_valid(dtype), EK_ERROR_DTYPE, "unknown dtype %d", static_cast<int>(dtype));
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, t->ndim, t->shape, dtype, out,
+                  [&](ek_tensor o) { return copy_tensor(s, o, t); });
+}
+
+EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64_t *shape,
+                            ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(t);
+  EK_CHECK_NULL(out);
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  int64_t full[EK_MAX_DIMS];
+  EK_FORWARD(infer_shape(t, ndim, shape, full));
+  if (!*out) {
+    bool viewable = false;
+    EK_FORWARD(try_reshape_view(t, ndim, full, &viewable, out));
+    if (viewable) return EK_SUCCESS;
+  }
+  return fill_out(ctx, s, ndim, full, t->dtype, out, [&](ek_tensor o) {
+    // Values travel in C order: view o with t's shape when o is contiguous.
+    EK_CHECK(tensor_contiguous(o), EK_ERROR_INVALID_ARGUMENT,
+             "out must be contiguous for a copying reshape");
+    TensorDesc dd = contiguous_desc(tensor_data(o), o->dtype, t->ndim, t->shape);
+    return same_device_copy(ctx, s, dd, tensor_desc(t));
+  });
+}
+
+EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(t);
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  int64_t ivalue = 0;
+  if (!dtype_is_float(t->dtype)) {
+    EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18, EK_ERROR_INVALID_ARGUMENT,
+             "%g does not fit the integer dtype %s", value, ek_dtype_name(t->dtype));
+    ivalue = t->dtype == EK_BOOL ? value != 0 : static_cast<int64_t>(value);
+  }
+  if (tensor_numel(t) == 0) return EK_SUCCESS;
+  return backend_fill(ctx, s, tensor_desc(t), value, ivalue);
+}
+
+EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(t);
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  int64_t ivalue = t->dtype == EK_BOOL ? value != 0 : value;
+  if (tensor_numel(t) == 0) return EK_SUCCESS;
+  return backend_fill(ctx, s, tensor_desc(t), static_cast<double>(value), ivalue);
+}
+
+EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
+                           ek_dtype dtype, ek_stream stream, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(out);
+  EK_CHECK(dtype_valid(dtype) && dtype != EK_BOOL, EK_ERROR_DTYPE,
+           "arange needs a numeric dtype, not %s", ek_dtype_name(dtype));
+  EK_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step) && step != 0,
+           EK_ERROR_INVALID_ARGUMENT, "arange(%g, %g, %g): bounds must be finite, step nonzero",
+           start, stop, step);
+  if (!dtype_is_float(dtype))
+    EK_CHECK(start == std::trunc(start) && step == std::trunc(step), EK_ERROR_INVALID_ARGUMENT,
+             "arange(%g, %g, %g) for %s needs integral start and step", start, stop, step,
+             ek_dtype_name(dtype));
+  double count = std::ceil((stop - start) / step);
+  EK_CHECK(count < 9.0e18, EK_ERROR_OVERFLOW, "arange(%g, %g, %g) has too many elements", start,
+           stop, step);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  const int64_t shape[1] = {count > 0 ? static_cast<int64_t>(count) : 0};
+  return fill_out(ctx, s, 1, shape, dtype, out, [&](ek_tensor o) {
+    if (shape[0] == 0) return EK_SUCCESS;
+    return backend_arange(ctx, s, tensor_desc(o), start, step);
+  });
+}
+
+}  // extern "C"

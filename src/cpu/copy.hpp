@@ -1,0 +1,24 @@
+// CPU backend of the data-movement ops: the reference the CUDA kernels are
+// checked against. All return 0 on success, nonzero on invalid arguments
+// (unknown dtype, ndim out of range, negative size, shape mismatch).
+#pragma once
+#include <cstdint>
+
+#include "tensor_desc.hpp"
+
+namespace ek {
+namespace cpu {
+
+// dst[idx] = cast(src[idx]); shapes must match (broadcasts already expanded to
+// stride 0). dst must not partially overlap src. stream is ignored.
+int copy(const TensorDesc &dst, const TensorDesc &src, void *stream = nullptr);
+
+// Every element of dst = value (integer dtypes and bool take ivalue, floats fvalue).
+int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream = nullptr);
+
+// Element i (C order of dst's shape) = start + i*step (integers: istart + i*istep).
+int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep,
+           void *stream = nullptr);
+
+}  // namespace cpu
+}  // namespace ek

@@ -1,0 +1,42 @@
+// The CUDA runtime behind a narrow interface: gpu_cuda.cpp implements it with
+// cudart, gpu_none.cpp (builds without CUDA) reports EK_ERROR_NO_DEVICE. No
+// other file includes cuda_runtime.h, so the CPU path never touches CUDA.
+#pragma once
+
+#include "ek.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ek::gpu {
+
+bool compiled_in();
+int device_count();  // 0 without driver or GPU
+ek_status device_info(int index, ek_device_info *info);
+ek_status set_device(int index);  // switches only when another device is current
+ek_status mem_info(size_t *free_bytes, size_t *total_bytes);
+ek_status malloc_device(size_t bytes, void **ptr);  // EK_ERROR_OUT_OF_MEMORY when full
+void free_device(void *ptr);
+
+ek_status stream_create(void **stream);
+void stream_destroy(void *stream);
+ek_status stream_id(void *stream, uint64_t *id);
+ek_status stream_synchronize(void *stream);
+ek_status stream_query(void *stream, bool *done);
+ek_status stream_wait_event(void *stream, void *event);
+
+ek_status event_create(bool timing, void **event);
+void event_destroy(void *event);
+ek_status event_record(void *event, void *stream);
+ek_status event_query(void *event, bool *done);
+ek_status event_synchronize(void *event);
+ek_status event_elapsed(void *start, void *end, float *ms);
+
+ek_status memcpy_async(void *dst, const void *src, size_t bytes, void *stream);
+ek_status device_synchronize();
+// Whether ptr is device (or managed) memory, as seen by the CUDA runtime.
+bool is_device_pointer(const void *ptr);
+// Maps a cudaError_t from a kernel launcher to a status with a message.
+ek_status check_launch(int cuda_error, const char *what);
+
+}  // namespace ek::gpu

@@ -1,0 +1,187 @@
+// Internal declarations shared by the core's translation units.
+#pragma once
+
+#include "ek.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "pool.hpp"
+#include "tensor_desc.hpp"
+
+namespace ek {
+
+// ---- errors: every public entry names itself so messages can name it.
+class ApiScope {
+ public:
+  explicit ApiScope(const char *function);
+  ~ApiScope();
+  ApiScope(const ApiScope &) = delete;
+  ApiScope &operator=(const ApiScope &) = delete;
+
+ private:
+  const char *previous_;
+};
+#define EK_API_ENTRY ::ek::ApiScope ek_api_scope_(__func__)
+
+// Records "function: message" as this thread's last error and returns status.
+ek_status fail(ek_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#define EK_CHECK(cond, status, ...)                  \
+  do {                                               \
+    if (!(cond)) return ::ek::fail(status, __VA_ARGS__); \
+  } while (0)
+#define EK_CHECK_NULL(ptr) \
+  EK_CHECK((ptr) != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", #ptr)
+#define EK_FORWARD(expr)                       \
+  do {                                         \
+    ek_status ek_forward_ = (expr);            \
+    if (ek_forward_ != EK_SUCCESS) return ek_forward_; \
+  } while (0)
+
+std::string format_shape(int ndim, const int64_t *shape);
+
+// ---- logging (EK_LOG_LEVEL or the context's config)
+void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// ---- live handle accounting (ek_live_handles)
+void handle_created();
+void handle_destroyed();
+
+// ---- handles
+constexpr uint32_t kContextMagic = 0x454b4358;  // "EKCX"
+constexpr uint32_t kStreamMagic = 0x454b5354;
+constexpr uint32_t kEventMagic = 0x454b4556;
+constexpr uint32_t kTensorMagic = 0x454b5453;
+constexpr uint32_t kDeadMagic = 0xdeaddead;
+
+class PoolSync;
+class PoolMemory;
+
+}  // namespace ek
+
+struct ek_stream_s {
+  uint32_t magic = ek::kStreamMagic;
+  ek_context ctx = nullptr;
+  void *native = nullptr;  // cudaStream_t; nullptr on CPU
+  uint64_t id = 0;         // identity in the pool (cudaStreamGetId on CUDA)
+  bool owned = false;      // we created the native stream
+  bool is_default = false;
+};
+
+struct ek_event_s {
+  uint32_t magic = ek::kEventMagic;
+  ek_context ctx = nullptr;
+  void *native = nullptr;     // cudaEvent_t; nullptr on CPU
+  double host_ms = 0;         // CPU: time of the last record
+  bool recorded = false;
+};
+
+struct ek_context_s {
+  uint32_t magic = ek::kContextMagic;
+  ek_device device{};
+  ek_context_config config{};
+  std::string cache_dir;
+  std::unique_ptr<ek::PoolMemory> memory;
+  std::unique_ptr<ek::PoolSync> sync;
+  std::unique_ptr<ek::Pool> pool;
+  ek_stream_s default_stream;
+  std::atomic<int64_t> live_objects{0};  // streams, events, tensors of this context
+  std::atomic<uint64_t> next_cpu_stream_id{1};
+  std::mutex callback_mutex;
+  ek_memory_callback callback = nullptr;
+  void *callback_user = nullptr;
+  bool is_cuda() const { return device.type == EK_CUDA; }
+  ek_context_s();
+  ~ek_context_s();  // in memory.cpp, where the pool's parts are complete types
+};
+
+namespace ek {
+
+struct Storage {
+  std::atomic<int64_t> refs{1};
+  ek_context ctx = nullptr;
+  void *data = nullptr;
+  uint64_t bytes = 0;
+  bool pooled = false;       // from ctx's pool: freed on alloc_stream
+  uint64_t alloc_stream = 0; // pool stream id
+  ek_deleter deleter = nullptr;
+  void *deleter_user = nullptr;
+  void *deleter_data = nullptr;  // pointer handed to ek_tensor_wrap
+};
+
+}  // namespace ek
+
+struct ek_tensor_s {
+  uint32_t magic = ek::kTensorMagic;
+  std::atomic<int64_t> refs{1};
+  ek::Storage *storage = nullptr;
+  ek_dtype dtype = EK_FLOAT32;
+  int ndim = 0;
+  int64_t shape[EK_MAX_DIMS] = {};
+  int64_t strides[EK_MAX_DIMS] = {};
+  int64_t offset = 0;
+};
+
+namespace ek {
+
+// ---- handle validation (a released handle is caught while its memory is ours)
+ek_status check_context(ek_context ctx, const char *name);
+ek_status check_stream(ek_stream s, const char *name);
+ek_status check_event(ek_event e, const char *name);
+ek_status check_tensor(ek_tensor t, const char *name);
+#define EK_CHECK_CONTEXT(x) EK_FORWARD(::ek::check_context((x), #x))
+#define EK_CHECK_STREAM(x) EK_FORWARD(::ek::check_stream((x), #x))
+#define EK_CHECK_EVENT(x) EK_FORWARD(::ek::check_event((x), #x))
+#define EK_CHECK_TENSOR(x) EK_FORWARD(::ek::check_tensor((x), #x))
+
+// NULL stream -> ctx's default; a stream of another context is an error.
+ek_status resolve_stream(ek_context ctx, ek_stream s, ek_stream *out);
+// Makes ctx's device current on this thread (CUDA only; no-op on CPU).
+ek_status activate(ek_context ctx);
+
+// ---- shapes
+bool checked_numel(int ndim, const int64_t *shape, int64_t *numel);
+ek_status check_shape(int ndim, const int64_t *shape, ek_dtype dtype, int64_t *numel,
+                      uint64_t *bytes);
+bool dtype_valid(int dtype);
+int64_t tensor_numel(const ek_tensor_s *t);
+bool tensor_contiguous(const ek_tensor_s *t);
+void contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+ek_status wrap_dim(int dim, int ndim, const char *what, int *out);
+TensorDesc tensor_desc(const ek_tensor_s *t);
+void *tensor_data(const ek_tensor_s *t);
+
+// ---- tensors
+ek_status new_tensor(ek_context ctx, int ndim, const int64_t *shape, ek_dtype dtype,
+                     ek_stream stream, ek_tensor *out);
+ek_tensor new_view(const ek_tensor_s *base);  // shares storage, copies the layout
+// EK_ERROR_INDEX unless every element of the layout lies inside base's storage.
+ek_status check_layout_in_storage(const ek_tensor_s *base, int ndim, const int64_t *shape,
+                                  const int64_t *strides, int64_t offset);
+void tensor_set_layout(ek_tensor t, int ndim, const int64_t *shape, const int64_t *strides,
+                       int64_t offset);
+
+// ---- data movement (copy_ops.cpp)
+// dst = src on one device (same shapes; src may have stride-0 dims), with cast.
+ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
+// t's values, C order, into host memory; returns when dst holds them.
+ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s);
+
+// ---- memory
+ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
+ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id);
+ek_status init_memory(ek_context ctx);
+void shutdown_memory(ek_context ctx);
+void register_pool_stream(ek_context ctx, uint64_t id, void *native);
+void unregister_pool_stream(ek_context ctx, uint64_t id);
+ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s);
+
+}  // namespace ek

@@ -1,0 +1,364 @@
+// The context's memory: one Pool (src/pool.cpp) over device or host memory,
+// and the public ek_malloc / ek_free / statistics / snapshot entry points.
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unistd.h>
+#include <vector>
+
+#include "gpu.hpp"
+#include "internal.hpp"
+
+namespace ek {
+
+// Raw memory for the pool: cudaMalloc on CUDA, aligned host memory on CPU.
+class PoolMemory final : public RawMemory {
+ public:
+  explicit PoolMemory(bool cuda) : cuda_(cuda) {}
+  bool allocate(size_t bytes, void **ptr) override {
+    if (cuda_) return gpu::malloc_device(bytes, ptr) == EK_SUCCESS;
+    *ptr = std::aligned_alloc(512, bytes);  // pool sizes are multiples of 512
+    return *ptr != nullptr;
+  }
+  void release(void *ptr, size_t) override {
+    if (cuda_) gpu::free_device(ptr);
+    else std::free(ptr);
+  }
+  void mem_info(size_t *free_bytes, size_t *total_bytes) override {
+    *free_bytes = *total_bytes = 0;
+    if (cuda_) {
+      gpu::mem_info(free_bytes, total_bytes);
+      return;
+    }
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    *free_bytes = static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) * page;
+    *total_bytes = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page;
+  }
+
+ private:
+  bool cuda_;
+};
+
+// Stream ordering for the pool. CPU work is synchronous: nothing to wait for.
+// On CUDA, tokens are cudaEvent_t values, recycled through a free list.
+class PoolSync final : public StreamSync {
+ public:
+  explicit PoolSync(bool cuda) : cuda_(cuda) {}
+  ~PoolSync() override {
+    for (void *e : free_events_) gpu::event_destroy(e);
+  }
+  void add_stream(uint64_t id, void *native) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_[id] = native;
+  }
+  void remove_stream(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.erase(id);
+  }
+  uint64_t record(uint64_t stream_id) override {
+    if (!cuda_) return 0;
+    void *native = nullptr, *event = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = streams_.find(stream_id);
+      if (it == streams_.end()) return 0;  // a destroyed stream has finished its work
+      native = it->second;
+      if (!free_events_.empty()) {
+        event = free_events_.back();
+        free_events_.pop_back();
+      }
+    }
+    if (!event && gpu::event_create(false, &event) != EK_SUCCESS) {
+      gpu::stream_synchronize(native);  // no event: make the work finished instead
+      return 0;
+    }
+    gpu::event_record(event, native);
+    return reinterpret_cast<uint64_t>(event);
+  }
+  bool query(uint64_t event) override {
+    bool done = true;
+    if (event) gpu::event_query(reinterpret_cast<void *>(event), &done);
+    return done;
+  }
+  void wait(uint64_t stream_id, uint64_t event) override {
+    if (!event) return;
+    void *native = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = streams_.find(stream_id);
+      if (it == streams_.end()) return;
+      native = it->second;
+    }
+    gpu::stream_wait_event(native, reinterpret_cast<void *>(event));
+  }
+  void synchronize(uint64_t event) override {
+    if (event) gpu::event_synchronize(reinterpret_cast<void *>(event));
+  }
+  void destroy(uint64_t event) override {
+    if (!event) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_events_.push_back(reinterpret_cast<void *>(event));
+  }
+
+ private:
+  bool cuda_;
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, void *> streams_;
+  std::vector<void *> free_events_;
+};
+
+namespace {
+
+uint64_t total_memory(ek_context ctx) {
+  size_t free_bytes = 0, total_bytes = 0;
+  ctx->memory->mem_info(&free_bytes, &total_bytes);
+  return total_bytes;
+}
+
+uint64_t configured_limit(ek_context ctx) {
+  uint64_t limit = ctx->config.memory_limit;
+  if (ctx->config.memory_fraction > 0) {
+    auto by_fraction =
+        static_cast<uint64_t>(ctx->config.memory_fraction * static_cast<double>(total_memory(ctx)));
+    if (limit == 0 || by_fraction < limit) limit = by_fraction;
+  }
+  return limit;
+}
+
+void notify(ek_context ctx, ek_memory_event event, uint64_t bytes) {
+  ek_memory_callback cb;
+  void *user;
+  {
+    std::lock_guard<std::mutex> lock(ctx->callback_mutex);
+    cb = ctx->callback;
+    user = ctx->callback_user;
+  }
+  if (cb) cb(ctx, event, bytes, user);
+}
+
+ek_status map_pool_result(PoolResult r, const std::string &message) {
+  switch (r) {
+    case PoolResult::ok: return EK_SUCCESS;
+    case PoolResult::out_of_memory: return fail(EK_ERROR_OUT_OF_MEMORY, "%s", message.c_str());
+    case PoolResult::invalid: break;
+  }
+  return fail(EK_ERROR_INVALID_ARGUMENT, "%s", message.c_str());
+}
+
+}  // namespace
+
+ek_status init_memory(ek_context ctx) {
+  ctx->memory = std::make_unique<PoolMemory>(ctx->is_cuda());
+  ctx->sync = std::make_unique<PoolSync>(ctx->is_cuda());
+  ctx->sync->add_stream(ctx->default_stream.id, ctx->default_stream.native);
+  PoolConfig cfg;
+  cfg.limit_bytes = configured_limit(ctx);
+  ctx->pool = std::make_unique<Pool>(*ctx->memory, *ctx->sync, cfg);
+  ctx->pool->set_oom_callback(
+      [ctx](size_t requested) { notify(ctx, EK_MEMORY_EVENT_OOM, requested); });
+  return EK_SUCCESS;
+}
+
+void shutdown_memory(ek_context ctx) {
+  ctx->pool.reset();
+  ctx->sync.reset();
+  ctx->memory.reset();
+}
+
+void register_pool_stream(ek_context ctx, uint64_t id, void *native) {
+  ctx->sync->add_stream(id, native);
+}
+
+void unregister_pool_stream(ek_context ctx, uint64_t id) {
+  ctx->pool->stream_destroyed(id);
+  ctx->sync->remove_stream(id);
+}
+
+ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **ptr) {
+  EK_CHECK(bytes <= (uint64_t{1} << 56), EK_ERROR_OVERFLOW,
+           "request of %zu bytes exceeds the largest allocation (2^56 bytes)", bytes);
+  EK_FORWARD(activate(ctx));
+  std::string message;
+  PoolResult r = ctx->pool->allocate(bytes, stream->id, ptr, &message);
+  return map_pool_result(r, message);
+}
+
+ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id) {
+  EK_FORWARD(activate(ctx));
+  std::string message;
+  return map_pool_result(ctx->pool->free(ptr, stream_id, &message), message);
+}
+
+ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s) {
+  if (bytes == 0) return EK_SUCCESS;
+  if (!ctx->is_cuda()) {
+    std::memmove(dst, src, bytes);
+    return EK_SUCCESS;
+  }
+  EK_FORWARD(activate(ctx));
+  return gpu::memcpy_async(dst, src, bytes, s->native);
+}
+
+}  // namespace ek
+
+ek_context_s::ek_context_s() = default;
+ek_context_s::~ek_context_s() = default;
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void **ptr) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(ptr);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (bytes == 0) {
+    *ptr = nullptr;
+    return EK_SUCCESS;
+  }
+  return pool_allocate(ctx, bytes, s, ptr);
+}
+
+EK_API ek_status ek_free(ek_context ctx, void *ptr, ek_stream stream) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (!ptr) return EK_SUCCESS;
+  return pool_free(ctx, ptr, s->id);
+}
+
+EK_API ek_status ek_record_stream(ek_context ctx, void *ptr, ek_stream stream) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(ptr);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  std::string message;
+  return map_pool_result(ctx->pool->record_stream(ptr, s->id, &message), message);
+}
+
+EK_API ek_status ek_memcpy(ek_context ctx, void *dst, const void *src, size_t bytes,
+                           ek_stream stream) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (bytes == 0) return EK_SUCCESS;
+  EK_CHECK_NULL(dst);
+  EK_CHECK_NULL(src);
+  return memcpy_any(ctx, dst, src, bytes, s);
+}
+
+EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(stats);
+  PoolStats p = ctx->pool->stats();
+  ek_memory_stats s{};
+  s.allocated_bytes = p.allocated_bytes;
+  s.reserved_bytes = p.reserved_bytes;
+  s.requested_bytes = p.requested_bytes;
+  s.peak_allocated_bytes = p.peak_allocated_bytes;
+  s.peak_reserved_bytes = p.peak_reserved_bytes;
+  s.peak_requested_bytes = p.peak_requested_bytes;
+  s.total_allocated_bytes = p.total_allocated_bytes;
+  s.total_freed_bytes = p.total_freed_bytes;
+  s.active_blocks = p.active_blocks;
+  s.cached_blocks = p.cached_blocks;
+  s.segments = p.segments;
+  s.alloc_count = p.alloc_count;
+  s.free_count = p.free_count;
+  s.cache_hits = p.cache_hits;
+  s.device_mallocs = p.device_mallocs;
+  s.device_frees = p.device_frees;
+  s.retries = p.retries;
+  s.oom_count = p.oom_count;
+  s.largest_free_block = p.largest_free_block;
+  s.cached_free_bytes = p.cached_free_bytes;
+  s.limit_bytes = ctx->pool->limit();
+  s.fragmentation = p.fragmentation;
+  *stats = s;
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_reset_peaks(ek_context ctx) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  ctx->pool->reset_peaks();
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_empty_cache(ek_context ctx) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_FORWARD(activate(ctx));
+  ctx->pool->empty_cache();
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  ctx->pool->set_limit(bytes);
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK(fraction > 0 && fraction <= 1, EK_ERROR_INVALID_ARGUMENT,
+           "fraction %g is not in (0, 1]", fraction);
+  ctx->pool->set_limit(static_cast<uint64_t>(fraction * static_cast<double>(total_memory(ctx))));
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks, size_t capacity,
+                                    size_t *count) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(count);
+  EK_CHECK(blocks || capacity == 0, EK_ERROR_NULL_POINTER,
+           "blocks is NULL but capacity is %zu", capacity);
+  size_t n = 0;
+  for (const SegmentInfo &seg : ctx->pool->snapshot()) {
+    for (const BlockInfo &b : seg.blocks) {
+      if (n < capacity) {
+        ek_memory_block &out = blocks[n];
+        out.segment_address = seg.address;
+        out.segment_size = seg.size;
+        out.address = b.address;
+        out.size = b.size;
+        out.requested = b.allocated ? b.requested : 0;
+        out.allocated = b.allocated ? 1 : 0;
+        out.stream_id = b.stream_id;
+      }
+      ++n;
+    }
+  }
+  *count = n;
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_memory_set_callback(ek_context ctx, ek_memory_callback callback,
+                                        void *user_data, uint64_t threshold_bytes) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  {
+    std::lock_guard<std::mutex> lock(ctx->callback_mutex);
+    ctx->callback = callback;
+    ctx->callback_user = user_data;
+  }
+  if (callback && threshold_bytes)
+    ctx->pool->set_threshold_callback(threshold_bytes, [ctx](size_t reserved) {
+      notify(ctx, EK_MEMORY_EVENT_THRESHOLD, reserved);
+    });
+  else
+    ctx->pool->set_threshold_callback(0, nullptr);
+  return EK_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,246 @@
+// Caching memory pool: the block manager behind libek's device allocator.
+// Plain C++17 on purpose (no CUDA, no ek.h) so that splitting, coalescing,
+// stream reuse rules, statistics and the out-of-memory path run in CI against
+// a simulated device. Design: shared/ALLOCATOR.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ek {
+
+// Where raw memory comes from (cudaMalloc, host malloc, a simulated device).
+struct RawMemory {
+  virtual ~RawMemory() = default;
+  virtual bool allocate(size_t bytes, void **ptr) = 0;  // false when out of memory
+  virtual void release(void *ptr, size_t bytes) = 0;
+  virtual void mem_info(size_t *free_bytes, size_t *total_bytes) = 0;  // for messages
+};
+
+// "Has this stream's work finished": a CUDA event on GPU, always done on CPU.
+struct StreamSync {
+  virtual ~StreamSync() = default;
+  virtual uint64_t record(uint64_t stream_id) = 0;  // event token, 0 = nothing to wait for
+  virtual bool query(uint64_t event) = 0;           // true when completed
+  virtual void wait(uint64_t stream_id, uint64_t event) = 0;  // GPU-side wait, no host sync
+  virtual void synchronize(uint64_t event) = 0;                // host waits
+  virtual void destroy(uint64_t event) = 0;
+};
+
+struct PoolConfig {
+  size_t limit_bytes = 0;             // 0 = no limit; checked against reserved bytes
+  size_t max_split_size = SIZE_MAX;   // cached blocks above this are never split
+  size_t threshold_bytes = 0;         // 0 = off; see set_threshold_callback
+  // When a stream's own bins are empty, take another stream's block by making
+  // the allocating stream wait on its event (true), or only take blocks whose
+  // events already completed and grow otherwise (false: never serializes streams).
+  bool cross_stream_wait = true;
+};
+
+struct PoolStats {
+  uint64_t allocated_bytes = 0, reserved_bytes = 0, requested_bytes = 0, active_blocks = 0,
+           cached_blocks = 0, segments = 0, peak_allocated_bytes = 0, peak_reserved_bytes = 0,
+           peak_requested_bytes = 0, total_allocated_bytes = 0, total_freed_bytes = 0,
+           alloc_count = 0, free_count = 0, cache_hits = 0, device_mallocs = 0, device_frees = 0,
+           retries = 0, oom_count = 0, largest_free_block = 0, cached_free_bytes = 0;
+  double fragmentation = 0;  // 1 - largest_free_block / cached_free_bytes, 0 when nothing cached
+};
+
+struct BlockInfo {
+  uintptr_t address;
+  size_t size, requested;  // requested is 0 for free blocks
+  bool allocated;
+  uint64_t stream_id;
+};
+struct SegmentInfo {
+  uintptr_t address;
+  size_t size;
+  uint64_t stream_id;  // stream that created the segment
+  std::vector<BlockInfo> blocks;  // in address order, covering the segment exactly
+};
+
+enum class PoolResult { ok, out_of_memory, invalid };
+
+// Stream id reserved for the shared list that destroyed streams' blocks join.
+constexpr uint64_t kSharedStream = UINT64_MAX;
+
+constexpr size_t kRound = 512;                   // every block is a multiple of this
+constexpr size_t kSmallRequest = 1 << 20;        // <= this: from 2 MiB segments
+constexpr size_t kSmallSegment = 2 << 20;
+constexpr size_t kMediumRequest = 10 << 20;      // <= this: from 20 MiB segments
+constexpr size_t kMediumSegment = 20 << 20;
+constexpr size_t kLargeRound = 2 << 20;          // larger requests: own segment
+constexpr size_t kOversizeSlack = 20 << 20;      // an unsplittable block may waste this much
+
+std::string format_bytes(uint64_t bytes);  // "512 B", "1.50 MiB", "80.00 GiB"
+
+namespace detail {
+// Recycles fixed-size nodes so that std::set / std::unordered_map inserts on
+// the hot path do not reach operator new once warmed up. Not thread-safe:
+// only used under the pool mutex.
+class NodeArena {
+ public:
+  static constexpr size_t kSlot = 64;
+  NodeArena() = default;
+  NodeArena(const NodeArena &) = delete;
+  NodeArena &operator=(const NodeArena &) = delete;
+  ~NodeArena();
+  void *get(size_t bytes);
+  void put(void *p, size_t bytes);
+
+ private:
+  struct Slot { Slot *next; };
+  Slot *free_ = nullptr;
+  std::vector<void *> chunks_;
+};
+
+template <class T>
+struct ArenaAlloc {
+  using value_type = T;
+  NodeArena *arena;
+  explicit ArenaAlloc(NodeArena *a) : arena(a) {}
+  template <class U>
+  ArenaAlloc(const ArenaAlloc<U> &o) : arena(o.arena) {}
+  T *allocate(size_t n) { return static_cast<T *>(arena->get(n * sizeof(T))); }
+  void deallocate(T *p, size_t n) { arena->put(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const ArenaAlloc<U> &o) const { return arena == o.arena; }
+  template <class U>
+  bool operator!=(const ArenaAlloc<U> &o) const { return arena != o.arena; }
+};
+}  // namespace detail
+
+class Pool {
+ public:
+  Pool(RawMemory &mem, StreamSync &sync, PoolConfig cfg = {});
+  ~Pool();  // releases every segment back to RawMemory
+  Pool(const Pool &) = delete;
+  Pool &operator=(const Pool &) = delete;
+
+  // bytes == 0 gives *ptr = nullptr and ok; free(nullptr) is ok too.
+  PoolResult allocate(size_t bytes, uint64_t stream_id, void **ptr, std::string *error);
+  // The block becomes reusable at once on stream_id, on other streams after an
+  // event on stream_id (and on record_stream streams) completed.
+  PoolResult free(void *ptr, uint64_t stream_id, std::string *error);
+  PoolResult record_stream(void *ptr, uint64_t stream_id, std::string *error);
+  // Live allocation lookup by base pointer; size is the usable (rounded) size.
+  bool owns(const void *ptr, size_t *size = nullptr, uint64_t *stream = nullptr) const;
+  void empty_cache();  // release every fully free segment (waits for pending events)
+  // Call before the stream is really destroyed: an event is recorded on it.
+  void stream_destroyed(uint64_t stream_id);
+  PoolStats stats() const;
+  void reset_peaks();
+  std::vector<SegmentInfo> snapshot() const;
+  void set_limit(size_t bytes);  // releases cached segments if reserved is above it
+  size_t limit() const;
+  void set_oom_callback(std::function<void(size_t requested)> cb);
+  void set_threshold_callback(size_t bytes, std::function<void(size_t reserved)> cb);
+
+ private:
+  struct Segment;
+  struct Block;
+  struct Segment {
+    uintptr_t addr;
+    size_t size;
+    uint64_t stream;
+    bool small;
+    Block *head;
+  };
+  // Per stream "fence": one lazily recorded event covers every block freed on
+  // the stream before it, so frees touch no event API.
+  struct StreamState {
+    uint64_t fence = 0, fence_seq = 0, safe_seq = 0;
+    std::vector<uint64_t> guards;  // shared list only: destroyed streams' events
+  };
+  struct FreeKey {
+    bool small;
+    uint64_t stream;
+    size_t size;
+    uintptr_t addr;
+  };
+  struct FreeOrder {
+    using is_transparent = void;
+    static FreeKey key(const Block *b) { return {b->small, b->stream, b->size, b->addr}; }
+    static const FreeKey &key(const FreeKey &k) { return k; }
+    template <class A, class B>
+    bool operator()(const A &a, const B &b) const { return less(key(a), key(b)); }
+    static bool less(const FreeKey &a, const FreeKey &b);
+  };
+  using FreeSet = std::set<Block *, FreeOrder, detail::ArenaAlloc<Block *>>;
+  using LiveMap = std::unordered_map<uintptr_t, Block *, std::hash<uintptr_t>,
+                                     std::equal_to<uintptr_t>,
+                                     detail::ArenaAlloc<std::pair<const uintptr_t, Block *>>>;
+  struct Block {
+    uintptr_t addr = 0;
+    size_t size = 0, requested = 0;
+    Segment *seg = nullptr;
+    Block *prev = nullptr, *next = nullptr;  // address neighbours in the segment
+    uint64_t stream = 0;     // allocation stream while live, owner stream while free
+    uint64_t free_seq = 0;   // global free counter value when it became free
+    bool allocated = false, pending = false;  // pending: waiting on record_stream events
+    bool small = false;      // from a 2 MiB segment (small pool)
+    std::vector<uint64_t> used_streams;  // record_stream streams (rarely used)
+    std::vector<uint64_t> events;        // pending events after free
+    FreeSet::iterator where;  // position in free_ while binned: O(1) erase
+  };
+  struct Candidate { Block *block = nullptr; bool safe = false; };
+
+  // allocation steps
+  Block *try_allocate(size_t size, uint64_t stream);
+  Block *search(size_t size, uint64_t stream);
+  FreeSet::iterator best_fit(bool small, uint64_t stream, size_t size);
+  Block *take_from_other_streams(size_t size, uint64_t stream);
+  Candidate candidate_on(bool small, uint64_t owner, size_t size);
+  Block *grow(size_t size, uint64_t stream);
+  Block *use_block(Block *b, size_t size);
+  bool usable(const Block *b, size_t size) const;
+  // free-list maintenance
+  void insert_free(Block *b);
+  void merge_into(Block *left, Block *right);
+  Block *new_block();
+  void recycle(Block *b);
+  // events
+  bool poll_pending();
+  void flush_pending();
+  void ensure_fence(StreamState &st, uint64_t owner, uint64_t needed);
+  bool is_safe(Block *b);
+  void wait_for(Block *b, uint64_t stream);
+  void sync_block(Block *b);
+  // releasing
+  void release_cached();
+  void release_segment(Segment &seg);
+  void note_reserved_change(int64_t delta);
+  void fire_threshold(std::unique_lock<std::mutex> &lk);
+  // messages and queries
+  size_t largest_free() const;
+  std::string oom_message(size_t bytes) const;
+  std::string invalid_free_message(uintptr_t addr) const;
+
+  RawMemory &mem_;
+  StreamSync &sync_;
+  PoolConfig cfg_;
+  mutable std::mutex mu_;
+  detail::NodeArena arena_;  // declared before the containers that use it
+  FreeSet free_;
+  LiveMap live_;
+  std::map<uintptr_t, Segment> segments_;
+  std::unordered_map<uint64_t, StreamState> streams_;
+  std::vector<Block *> pending_;
+  std::deque<Block> block_storage_;
+  std::vector<Block *> spare_blocks_;
+  uint64_t seq_ = 0;
+  PoolStats st_;
+  std::function<void(size_t)> oom_cb_;
+  std::function<void(size_t)> threshold_cb_;
+  size_t threshold_fire_ = 0;  // reserved value to report, 0 = nothing to fire
+};
+
+}  // namespace ek

@@ -1,0 +1,92 @@
+// Version, status names, per-thread error messages, logging, handle counts.
+#include <cinttypes>
+#include <cstdio>
+
+#include "internal.hpp"
+
+namespace {
+
+thread_local std::string t_last_error;
+thread_local const char *t_function = nullptr;
+std::atomic<int64_t> g_live_handles{0};
+
+}  // namespace
+
+namespace ek {
+
+ApiScope::ApiScope(const char *function) : previous_(t_function) { t_function = function; }
+ApiScope::~ApiScope() { t_function = previous_; }
+
+ek_status fail(ek_status status, const char *format, ...) {
+  char buffer[2048];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  t_last_error = std::string(t_function ? t_function : "ek") + ": " + buffer;
+  return status;
+}
+
+std::string format_shape(int ndim, const int64_t *shape) {
+  std::string text = "[";
+  for (int i = 0; i < ndim; ++i) {
+    if (i) text += ",";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...) {
+  if (level == EK_LOG_OFF || level > threshold) return;
+  static const char *names[] = {"", "error", "warn", "info", "debug"};
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  std::fprintf(stderr, "[ek %s] %s\n", names[level], buffer);
+}
+
+void handle_created() { g_live_handles.fetch_add(1, std::memory_order_relaxed); }
+void handle_destroyed() { g_live_handles.fetch_sub(1, std::memory_order_relaxed); }
+
+}  // namespace ek
+
+extern "C" {
+
+EK_API unsigned ek_version(void) { return EK_VERSION_NUMBER; }
+
+EK_API const char *ek_status_string(ek_status status) {
+  switch (status) {
+#define EK_STATUS_NAME_(name, value, text) \
+  case name:                               \
+    return #name;
+    EK_STATUS_LIST(EK_STATUS_NAME_)
+#undef EK_STATUS_NAME_
+  }
+  return "EK_UNKNOWN_STATUS";
+}
+
+EK_API const char *ek_status_description(ek_status status) {
+  switch (status) {
+#define EK_STATUS_TEXT_(name, value, text) \
+  case name:                               \
+    return text;
+    EK_STATUS_LIST(EK_STATUS_TEXT_)
+#undef EK_STATUS_TEXT_
+  }
+  return "unknown status";
+}
+
+EK_API const char *ek_last_error(void) { return t_last_error.c_str(); }
+
+EK_API void ek_clear_error(void) { t_last_error.clear(); }
+
+EK_API ek_status ek_live_handles(int64_t *count) {
+  EK_API_ENTRY;
+  EK_CHECK_NULL(count);
+  *count = g_live_handles.load(std::memory_order_relaxed);
+  return EK_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,384 @@
+// Tests of the CPU data-movement reference (src/cpu/copy.cpp) against naive,
+// independently written references: typed static_casts per dtype pair, and a
+// nearest-value search over all f16/bf16 encodings for the rounding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "cpu/copy.hpp"
+
+namespace {
+using namespace ek;
+
+TensorDesc desc(void *p, int dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
+  TensorDesc t{};
+  t.data = p;
+  t.dtype = dt;
+  t.ndim = static_cast<int>(shape.size());
+  int64_t s = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    t.shape[i] = shape[i];
+    t.strides[i] = strides.empty() ? s : strides[i];
+    s *= shape[i];
+  }
+  return t;
+}
+
+// ---- independent half references: decode by formula, encode by nearest search ----
+double ref_f16_value(uint16_t h) {  // finite or inf
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 31 ? INFINITY : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+double ref_bf16_value(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// Nearest encoding among positive codes [0, max_finite]; the code above max
+// (Inf) counts as value 2*max - previous (one more ulp step) for rounding.
+template <typename Decode>
+uint16_t ref_encode(float x, uint16_t max_finite, uint16_t nan_code, Decode dec) {
+  if (std::isnan(x)) return (std::signbit(x) ? 0x8000 : 0) | nan_code;
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  double a = std::fabs(double(x));
+  auto val = [&](uint32_t c) {
+    return c <= max_finite ? dec(uint16_t(c)) : 2 * dec(max_finite) - dec(uint16_t(max_finite - 1));
+  };
+  uint32_t lo = 0, hi = uint32_t(max_finite) + 1;  // invariant: val(lo) <= a
+  if (a >= val(hi)) return sign | uint16_t(hi);
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    (val(mid) <= a ? lo : hi) = mid;
+  }
+  double dl = a - val(lo), dh = val(hi) - a;
+  uint32_t c = dl < dh ? lo : dh < dl ? hi : ((lo & 1) ? hi : lo);
+  return sign | uint16_t(c);
+}
+uint16_t ref_to_f16(float x) { return ref_encode(x, 0x7bff, 0x7e00, ref_f16_value); }
+uint16_t ref_to_bf16(float x) { return ref_encode(x, 0x7f7f, 0x7fc0, ref_bf16_value); }
+
+// ---- typed naive cast reference ----
+struct H16 { uint16_t b; };
+struct B16 { uint16_t b; };
+double as_double(H16 h) { return ref_f16_value(h.b) * ((h.b & 0x7c00) == 0x7c00 && (h.b & 0x3ff) ? NAN : 1.0); }
+double as_double(B16 h) { return ref_bf16_value(h.b); }
+template <typename S> double as_double(S s) { return static_cast<double>(s); }
+template <typename S> constexpr bool is_fp() { return std::is_floating_point<S>::value || std::is_same<S, H16>::value || std::is_same<S, B16>::value; }
+
+template <typename D, typename S>
+D ref_cast(S s) {
+  if constexpr (std::is_same<D, bool>::value) {
+    return as_double(s) != 0;
+  } else if constexpr (std::is_integral<D>::value) {
+    if constexpr (is_fp<S>()) return static_cast<D>(static_cast<int64_t>(std::trunc(as_double(s))));  // values in range
+    else return static_cast<D>(s);
+  } else if constexpr (std::is_same<D, H16>::value || std::is_same<D, B16>::value) {
+    float f;
+    if constexpr (std::is_integral<S>::value) f = static_cast<float>(s);
+    else f = static_cast<float>(as_double(s));
+    return D{std::is_same<D, H16>::value ? ref_to_f16(f) : ref_to_bf16(f)};
+  } else {
+    if constexpr (std::is_integral<S>::value) return static_cast<D>(s);
+    else return static_cast<D>(as_double(s));
+  }
+}
+
+template <typename T> int code();
+template <> int code<bool>() { return kBool; }
+template <> int code<uint8_t>() { return kU8; }
+template <> int code<int8_t>() { return kI8; }
+template <> int code<int16_t>() { return kI16; }
+template <> int code<int32_t>() { return kI32; }
+template <> int code<int64_t>() { return kI64; }
+template <> int code<H16>() { return kF16; }
+template <> int code<B16>() { return kBF16; }
+template <> int code<float>() { return kF32; }
+template <> int code<double>() { return kF64; }
+
+// Source values valid for S (floats stay inside every integer target's range
+// after truncation only where the int conversion is defined; wrap cases use
+// integers).
+template <typename S> std::vector<S> sample_values() {
+  std::vector<double> v = {0, 1, 2, 3, 7, 100, 127};
+  if constexpr (std::is_same<S, bool>::value) return {false, true};
+  std::vector<S> out;
+  for (double d : v) {
+    if constexpr (std::is_same<S, H16>::value) out.push_back(H16{ref_to_f16(float(d))});
+    else if constexpr (std::is_same<S, B16>::value) out.push_back(B16{ref_to_bf16(float(d))});
+    else out.push_back(static_cast<S>(d));
+  }
+  if constexpr (std::is_signed<S>::value || is_fp<S>()) {
+    for (double d : {-1.0, -3.0, -100.0, -128.0}) {
+      if constexpr (std::is_same<S, H16>::value) out.push_back(H16{ref_to_f16(float(d))});
+      else if constexpr (std::is_same<S, B16>::value) out.push_back(B16{ref_to_bf16(float(d))});
+      else out.push_back(static_cast<S>(d));
+    }
+  }
+  if constexpr (std::is_floating_point<S>::value)
+    for (double d : {0.5, 2.5, -2.5, 3.7, -3.7, 0.1, 1e-3, 126.99})
+      out.push_back(static_cast<S>(d));
+  if constexpr (std::is_same<S, H16>::value)
+    for (uint16_t b : {0x3555, 0xb8cd, 0x0001, 0x03ff, 0x3c01}) out.push_back(H16{b});
+  if constexpr (std::is_same<S, B16>::value)
+    for (uint16_t b : {0x3f81, 0xbfc3, 0x0001, 0x4001}) out.push_back(B16{b});
+  if constexpr (std::is_integral<S>::value && sizeof(S) >= 2)  // wrap-around and rounding-to-float cases
+    for (int64_t d : {int64_t(300), int64_t(-300), int64_t(2049), int64_t(32767), int64_t(-32768)})
+      out.push_back(static_cast<S>(d));
+  if constexpr (std::is_integral<S>::value && sizeof(S) >= 4)
+    for (int64_t d : {int64_t(16777217), int64_t(-16777219), int64_t(65519), int64_t(70000), int64_t(INT32_MAX)})
+      out.push_back(static_cast<S>(d));
+  if constexpr (std::is_same<S, int64_t>::value)
+    for (int64_t d : {INT64_MAX, INT64_MIN, int64_t(1) << 53 | 1, (int64_t(1) << 60) + 12345})
+      out.push_back(d);
+  return out;
+}
+
+template <typename D, typename S>
+void check_pair() {
+  std::vector<S> vals = sample_values<S>();
+  const size_t n = vals.size();
+  std::unique_ptr<S[]> src(new S[n]);  // not std::vector: vector<bool> has no data()
+  std::unique_ptr<D[]> dst(new D[n]);
+  std::copy(vals.begin(), vals.end(), src.get());
+  auto s = desc(src.get(), code<S>(), {int64_t(n)});
+  auto d = desc(dst.get(), code<D>(), {int64_t(n)});
+  ASSERT_EQ(cpu::copy(d, s), 0);
+  for (size_t i = 0; i < n; ++i) {
+    D want = ref_cast<D>(src[i]);
+    if constexpr (std::is_integral<D>::value && is_fp<S>()) {
+      double x = as_double(src[i]);  // float->int only defined for in-range values
+      if (x <= double(std::numeric_limits<D>::min()) - 1 || x >= double(std::numeric_limits<D>::max()) + 1) {
+        if (!std::is_same<D, uint8_t>::value || x <= -129) continue;  // u8 wraps via int64 (PyTorch rule)
+        want = static_cast<D>(static_cast<int64_t>(std::trunc(x)));
+      }
+    }
+    EXPECT_EQ(0, std::memcmp(&want, &dst[i], sizeof(D)))
+        << "dtype " << code<S>() << " -> " << code<D>() << " index " << i << " src " << as_double(src[i]);
+  }
+}
+
+template <typename D>
+void check_all_sources() {
+  check_pair<D, bool>(); check_pair<D, uint8_t>(); check_pair<D, int8_t>(); check_pair<D, int16_t>();
+  check_pair<D, int32_t>(); check_pair<D, int64_t>(); check_pair<D, H16>(); check_pair<D, B16>();
+  check_pair<D, float>(); check_pair<D, double>();
+}
+
+TEST(CpuCopy, EveryDtypePair) {
+  check_all_sources<bool>(); check_all_sources<uint8_t>(); check_all_sources<int8_t>();
+  check_all_sources<int16_t>(); check_all_sources<int32_t>(); check_all_sources<int64_t>();
+  check_all_sources<H16>(); check_all_sources<B16>(); check_all_sources<float>(); check_all_sources<double>();
+}
+
+// Convert a float vector with the library (f32 -> dt) and return the codes.
+std::vector<uint16_t> lib_to16(const std::vector<float> &xs, int dt) {
+  std::vector<uint16_t> out(xs.size());
+  std::vector<float> in = xs;
+  cpu::copy(desc(out.data(), dt, {int64_t(out.size())}), desc(in.data(), kF32, {int64_t(in.size())}));
+  return out;
+}
+
+std::vector<float> rounding_inputs(bool bf) {
+  std::vector<float> xs = {0.f, -0.f, INFINITY, -INFINITY, NAN, -NAN, 65504.f, 65519.f, 65520.f, 65536.f, 1e30f,
+                           5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 2.9802319e-8f, 6.1035156e-5f, 6.0975552e-5f,
+                           1e-45f, std::numeric_limits<float>::max(), 3.3895314e38f, 3.3961776e38f};
+  // Every tie and near-tie between adjacent codes of the target format.
+  for (uint32_t c = 0; c < 0x7c00u; c += 7) {
+    double a = bf ? ref_bf16_value(uint16_t(c)) : ref_f16_value(uint16_t(c));
+    double b = bf ? ref_bf16_value(uint16_t(c + 1)) : ref_f16_value(uint16_t(c + 1));
+    float mid = float((a + b) / 2);
+    xs.insert(xs.end(), {mid, -mid, std::nextafter(mid, 0.f), std::nextafter(mid, INFINITY), float(a)});
+  }
+  std::mt19937 rng(1);
+  for (int i = 0; i < 20000; ++i) {
+    uint32_t u = rng();
+    float f;
+    std::memcpy(&f, &u, 4);
+    xs.push_back(f);
+  }
+  return xs;
+}
+
+TEST(CpuCopy, F16RoundingMatchesNearestSearch) {
+  auto xs = rounding_inputs(false);
+  auto got = lib_to16(xs, kF16);
+  for (size_t i = 0; i < xs.size(); ++i) ASSERT_EQ(got[i], ref_to_f16(xs[i])) << "x=" << xs[i] << " i=" << i;
+}
+
+TEST(CpuCopy, BF16RoundingMatchesNearestSearch) {
+  auto xs = rounding_inputs(true);
+  auto got = lib_to16(xs, kBF16);
+  for (size_t i = 0; i < xs.size(); ++i) ASSERT_EQ(got[i], ref_to_bf16(xs[i])) << "x=" << xs[i] << " i=" << i;
+}
+
+TEST(CpuCopy, AllHalfCodesWidenExactly) {
+  for (int dt : {kF16, kBF16}) {
+    std::vector<uint16_t> codes(65536);
+    for (int i = 0; i < 65536; ++i) codes[i] = uint16_t(i);
+    std::vector<double> wide(65536);
+    ASSERT_EQ(cpu::copy(desc(wide.data(), kF64, {65536}), desc(codes.data(), dt, {65536})), 0);
+    std::vector<uint16_t> back(65536);
+    ASSERT_EQ(cpu::copy(desc(back.data(), dt, {65536}), desc(wide.data(), kF64, {65536})), 0);
+    for (int i = 0; i < 65536; ++i) {
+      double ref = dt == kF16 ? ref_f16_value(uint16_t(i)) : ref_bf16_value(uint16_t(i));
+      bool nan = std::isnan(ref) || (dt == kF16 && (i & 0x7c00) == 0x7c00 && (i & 0x3ff));
+      if (nan) {
+        EXPECT_TRUE(std::isnan(wide[i])) << i;
+        EXPECT_EQ(std::signbit(wide[i]), (i & 0x8000) != 0) << i;
+        EXPECT_EQ(back[i] & 0x8000, i & 0x8000);
+      } else {
+        EXPECT_EQ(wide[i], ref) << i;
+        EXPECT_EQ(std::signbit(wide[i]), std::signbit(ref)) << i;
+        EXPECT_EQ(back[i], i) << "round trip " << i;
+      }
+    }
+  }
+}
+
+TEST(CpuCopy, NanAndInfToIntsAndBool) {
+  std::vector<float> src = {NAN, INFINITY, -INFINITY, 1e30f, -0.f, 0.25f};
+  std::vector<int64_t> i64(src.size());
+  std::vector<uint8_t> b(src.size());
+  auto s = desc(src.data(), kF32, {6});
+  ASSERT_EQ(cpu::copy(desc(i64.data(), kI64, {6}), s), 0);
+  ASSERT_EQ(cpu::copy(desc(b.data(), kBool, {6}), s), 0);
+  EXPECT_EQ(i64, (std::vector<int64_t>{0, INT64_MAX, INT64_MIN, INT64_MAX, 0, 0}));
+  EXPECT_EQ(b, (std::vector<uint8_t>{1, 1, 1, 1, 0, 1}));
+}
+
+// ---- layouts: naive multi-index reference ----
+void ref_walk(const TensorDesc &t, int dim, int64_t off, std::vector<int64_t> &out) {
+  if (dim == t.ndim) { out.push_back(off); return; }
+  for (int64_t i = 0; i < t.shape[dim]; ++i) ref_walk(t, dim + 1, off + i * t.strides[dim], out);
+}
+std::vector<int64_t> offsets(const TensorDesc &t) {
+  std::vector<int64_t> o;
+  ref_walk(t, 0, 0, o);
+  return o;
+}
+
+TEST(CpuCopy, PermutedNegativeBroadcastLayouts) {
+  std::vector<float> buf(4 * 5 * 6);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = float(i) + 0.5f;
+  struct Case { std::vector<int64_t> shape, strides; int64_t base; };
+  std::vector<Case> cases = {
+      {{6, 5, 4}, {1, 6, 30}, 0},            // fully permuted 3-D
+      {{4, 30}, {30, 1}, 0},                 // contiguous
+      {{5, 6}, {6, 1}, 0},                   // slice
+      {{4, 5, 6}, {-30, 6, -1}, 95},         // negative strides
+      {{3, 7, 6}, {0, 0, 1}, 4},             // broadcast src
+      {{2, 3}, {-1, 0}, 7},                  // negative + broadcast
+  };
+  for (const auto &c : cases) {
+    auto s = desc(buf.data() + c.base, kF32, c.shape, c.strides);
+    int64_t n = 1;
+    for (auto x : c.shape) n *= x;
+    // dst: contiguous f32, transposed f64 (cast), and reversed i32.
+    std::vector<float> d1(n);
+    ASSERT_EQ(cpu::copy(desc(d1.data(), kF32, c.shape), s), 0);
+    auto so = offsets(s);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(d1[i], buf[c.base + so[i]]);
+    std::vector<double> d2(n, -1);
+    std::vector<int64_t> tstr(c.shape.size());
+    int64_t st = 1;
+    for (size_t k = 0; k < c.shape.size(); ++k) { tstr[k] = st; st *= c.shape[k]; }  // Fortran order
+    auto d2d = desc(d2.data(), kF64, c.shape, tstr);
+    ASSERT_EQ(cpu::copy(d2d, s), 0);
+    auto d2o = offsets(d2d);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(d2[d2o[i]], double(buf[c.base + so[i]]));
+    std::vector<int32_t> d3(n);
+    std::vector<int64_t> rstr(c.shape.size());
+    st = 1;
+    for (int k = int(c.shape.size()) - 1; k >= 0; --k) { rstr[k] = -st; st *= c.shape[k]; }
+    auto d3d = desc(d3.data() + n - 1, kI32, c.shape, rstr);
+    ASSERT_EQ(cpu::copy(d3d, s), 0);
+    auto d3o = offsets(d3d);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(d3[n - 1 + d3o[i]], int32_t(buf[c.base + so[i]]));
+  }
+}
+
+TEST(CpuCopy, ZeroDimAndZeroSize) {
+  double a = 2.75;
+  int16_t b = -1;
+  ASSERT_EQ(cpu::copy(desc(&b, kI16, {}), desc(&a, kF64, {})), 0);
+  EXPECT_EQ(b, 2);
+  std::vector<int8_t> dst(4, 9);
+  ASSERT_EQ(cpu::copy(desc(dst.data(), kI8, {3, 0}), desc(nullptr, kF32, {3, 0})), 0);
+  ASSERT_EQ(cpu::copy(desc(nullptr, kI8, {0}), desc(nullptr, kI8, {0})), 0);
+  ASSERT_EQ(cpu::fill(desc(nullptr, kF16, {0, 5}), 1.0, 1), 0);
+  ASSERT_EQ(cpu::arange(desc(nullptr, kI64, {0}), 0, 1, 0, 1), 0);
+  EXPECT_EQ(dst, std::vector<int8_t>(4, 9));
+  float f = 0;
+  ASSERT_EQ(cpu::fill(desc(&f, kF32, {}), 1.5, 0), 0);
+  EXPECT_EQ(f, 1.5f);
+}
+
+TEST(CpuCopy, RejectsBadArguments) {
+  float x[4] = {};
+  EXPECT_NE(cpu::copy(desc(x, 11, {4}), desc(x, kF32, {4})), 0);
+  EXPECT_NE(cpu::copy(desc(x, kF32, {4}), desc(x, kF32, {2, 2})), 0);
+  EXPECT_NE(cpu::fill(desc(x, -1, {4}), 0, 0), 0);
+  auto bad = desc(x, kF32, {4});
+  bad.ndim = 9;
+  EXPECT_NE(cpu::arange(bad, 0, 1, 0, 1), 0);
+}
+
+TEST(CpuFill, EveryDtypeAndStrided) {
+  int64_t big = (int64_t(1) << 62) + 1;
+  std::vector<int64_t> i64(6, 0);
+  ASSERT_EQ(cpu::fill(desc(i64.data(), kI64, {3}, {2}), 0.0, big), 0);
+  EXPECT_EQ(i64, (std::vector<int64_t>{big, 0, big, 0, big, 0}));
+  uint8_t b[2];
+  ASSERT_EQ(cpu::fill(desc(b, kBool, {2}), 0.0, 2), 0);
+  EXPECT_EQ(b[0], 1);
+  ASSERT_EQ(cpu::fill(desc(b, kU8, {2}), 7.0, 300), 0);
+  EXPECT_EQ(b[1], 300 % 256);
+  uint16_t h[3];
+  ASSERT_EQ(cpu::fill(desc(h, kF16, {3}), 0.1, 5), 0);
+  EXPECT_EQ(h[2], ref_to_f16(0.1f));
+  ASSERT_EQ(cpu::fill(desc(h, kBF16, {3}), -0.1, 5), 0);
+  EXPECT_EQ(h[1], ref_to_bf16(-0.1f));
+  double d[4] = {};
+  ASSERT_EQ(cpu::fill(desc(d + 3, kF64, {2, 2}, {-2, 0}), 0.3, 5), 0);  // negative + broadcast dst
+  EXPECT_EQ(d[3], 0.3);
+  EXPECT_EQ(d[1], 0.3);
+  EXPECT_EQ(d[0], 0.0);
+  int32_t i32[2];
+  ASSERT_EQ(cpu::fill(desc(i32, kI32, {2}), 9.9, -4), 0);
+  EXPECT_EQ(i32[1], -4);
+}
+
+TEST(CpuArange, FloatIntAndStrided) {
+  std::vector<double> d(7);
+  ASSERT_EQ(cpu::arange(desc(d.data(), kF64, {7}), 0.5, 0.1, 0, 0), 0);
+  for (int i = 0; i < 7; ++i) {
+    volatile double p = i * 0.1;
+    EXPECT_EQ(d[i], 0.5 + p);
+  }
+  std::vector<int64_t> q(4);
+  int64_t base = (int64_t(1) << 60) + 3;
+  ASSERT_EQ(cpu::arange(desc(q.data(), kI64, {4}), 0, 0, base, -5), 0);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(q[i], base - 5 * i);
+  // Transposed dst: element i (C order of dst's shape (2,3)) lands at strides (1,2).
+  std::vector<int16_t> t(6);
+  ASSERT_EQ(cpu::arange(desc(t.data(), kI16, {2, 3}, {1, 2}), 0, 0, 10, 1), 0);
+  EXPECT_EQ(t, (std::vector<int16_t>{10, 13, 11, 14, 12, 15}));
+  std::vector<uint16_t> h(3);
+  ASSERT_EQ(cpu::arange(desc(h.data(), kF16, {3}), 1.0, 1.0 / 3, 0, 0), 0);
+  EXPECT_EQ(h[1], ref_to_f16(float(1.0 + 1.0 / 3)));
+  uint8_t bl[3];
+  ASSERT_EQ(cpu::arange(desc(bl, kBool, {3}), 0, 0, -1, 1), 0);
+  EXPECT_EQ(bl[0], 1);
+  EXPECT_EQ(bl[1], 0);
+  EXPECT_EQ(bl[2], 1);
+}
+
+}  // namespace
