@@ -295,12 +295,12 @@ __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ 
       S os;
       if (i < n) {
         oc.get(i, od[k], os);
-        v[k] = detail::load_scalar(src + os * ses, sdt);
+        v[k] = detail::load_scalar(src + int64_t(os) * ses, sdt);
       }
     }
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k)
-      if (base + U(k) * kThreads < n) detail::store_scalar(dst + od[k] * des, ddt, v[k]);
+      if (base + U(k) * kThreads < n) detail::store_scalar(dst + int64_t(od[k]) * des, ddt, v[k]);
   }
 }
 
@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(kThreads) arange_kernel(char *__restrict__ dst
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
     S od, unused;
     oc.get(i, od, unused);
-    detail::store_scalar(dst + od * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
+    detail::store_scalar(dst + int64_t(od) * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
   }
 }
 

@@ -114,10 +114,27 @@ EK_HD int64_t float_to_i64(double d) {
   return static_cast<int64_t>(d);
 }
 
+// Element access. On the device elements are assumed aligned to their size
+// (as allocations and element offsets guarantee); a plain dereference keeps
+// nvcc from splitting an unknown-alignment memcpy into byte accesses.
 template <typename T>
-EK_HD T ld(const void *p) { T v; memcpy(&v, p, sizeof(T)); return v; }
+EK_HD T ld(const void *p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const T *>(p);
+#else
+  T v;
+  memcpy(&v, p, sizeof(T));
+  return v;
+#endif
+}
 template <typename T>
-EK_HD void st(void *p, T v) { memcpy(p, &v, sizeof(T)); }
+EK_HD void st(void *p, T v) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<T *>(p) = v;
+#else
+  memcpy(p, &v, sizeof(T));
+#endif
+}
 
 EK_HD Scalar load_scalar(const void *p, int dtype) {
   switch (dtype) {
