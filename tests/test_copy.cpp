@@ -1,0 +1,219 @@
+// ek_copy (strides, broadcast, cast, across devices), contiguous, cast, reshape,
+// fill and arange. On CUDA each result is also compared with the CPU backend.
+#include <cmath>
+#include <numeric>
+
+#include "ek_test.hpp"
+
+using ektest::Tensor;
+using ektest::to_host;
+
+namespace {
+
+class Copy : public ektest::DeviceTest {
+ protected:
+  // A tensor of shape holding 1, 2, 3, ... (never zeros: unwritten output shows).
+  ek_tensor iota(std::vector<int64_t> shape, ek_dtype dtype = EK_FLOAT32, ek_context c = nullptr) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    ek_tensor flat = nullptr, out = nullptr;
+    EXPECT_EQ(ek_arange(c ? c : ctx, 1, static_cast<double>(n + 1), 1, dtype, nullptr, &flat),
+              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out),
+              EK_SUCCESS) << ek_last_error();
+    ek_tensor_release(flat);
+    return out;
+  }
+  ek_tensor empty(std::vector<int64_t> shape, ek_dtype dtype = EK_FLOAT32) {
+    ek_tensor t = nullptr;
+    EXPECT_EQ(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), dtype, nullptr, &t),
+              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_fill(nullptr, t, -7), EK_SUCCESS);  // poison
+    return t;
+  }
+};
+EK_INSTANTIATE_DEVICES(Copy);
+
+TEST_P(Copy, TransposedViewBecomesContiguousInCOrder) {
+  Tensor a(iota({3, 5})), at, packed;
+  EK_OK(ek_view_transpose(a, 0, 1, at.out()));
+  EK_OK(ek_contiguous(nullptr, at, packed.out()));
+  ek_tensor_info info{};
+  EK_OK(ek_tensor_get_info(packed, &info));
+  EXPECT_TRUE(info.is_contiguous);
+  auto v = to_host<float>(packed);
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(v[r * 3 + c], 1 + c * 5 + r);
+}
+
+TEST_P(Copy, ContiguousOfContiguousIsANewReference) {
+  Tensor a(iota({4})), b;
+  EK_OK(ek_contiguous(nullptr, a, b.out()));
+  EXPECT_EQ(a.t, b.t);
+}
+
+TEST_P(Copy, BroadcastsRowAcrossRows) {
+  Tensor row(iota({4})), dst(empty({3, 4}));
+  EK_OK(ek_copy(nullptr, dst, row));
+  auto v = to_host<float>(dst);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(v[i], 1 + i % 4);
+}
+
+TEST_P(Copy, BroadcastsColumnAndScalar) {
+  Tensor col(iota({3, 1})), dst(empty({3, 4})), scalar, dst2(empty({2, 2}));
+  EK_OK(ek_copy(nullptr, dst, col));
+  auto v = to_host<float>(dst);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(v[i], 1 + i / 4);
+  float five = 5;
+  EK_OK(ek_tensor_from_host(ctx, 0, nullptr, EK_FLOAT32, &five, nullptr, scalar.out()));
+  EK_OK(ek_copy(nullptr, dst2, scalar));
+  for (float x : to_host<float>(dst2)) EXPECT_EQ(x, 5);
+}
+
+TEST_P(Copy, IntoStridedSliceLeavesTheRestAlone) {
+  Tensor dst(empty({4, 6})), every_other, src(iota({4, 3}));
+  EK_OK(ek_view_slice(dst, 1, 1, EK_SLICE_MAX, 2, every_other.out()));
+  EK_OK(ek_copy(nullptr, every_other, src));
+  auto v = to_host<float>(dst);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c)
+      EXPECT_EQ(v[r * 6 + c], c % 2 ? 1 + r * 3 + c / 2 : -7) << r << "," << c;
+}
+
+TEST_P(Copy, ReversedViewCopies) {
+  Tensor a(iota({6})), rev, out;
+  EK_OK(ek_view_slice(a, 0, EK_SLICE_MAX, EK_SLICE_MIN, -1, rev.out()));
+  EK_OK(ek_contiguous(nullptr, rev, out.out()));
+  auto v = to_host<float>(out);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(v[i], 6 - i);
+}
+
+TEST_P(Copy, CastsLikePyTorch) {
+  float src[6] = {-2.7f, -0.5f, 0.0f, 0.5f, 2.7f, 300.0f};
+  int64_t n = 6;
+  Tensor a, as_int, as_bool, as_half, back;
+  EK_OK(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT32, src, nullptr, a.out()));
+  EK_OK(ek_cast(nullptr, a, EK_INT32, as_int.out()));
+  EXPECT_EQ(to_host<int32_t>(as_int), (std::vector<int32_t>{-2, 0, 0, 0, 2, 300}));
+  EK_OK(ek_cast(nullptr, a, EK_BOOL, as_bool.out()));
+  EXPECT_EQ(to_host<uint8_t>(as_bool), (std::vector<uint8_t>{1, 1, 0, 1, 1, 1}));
+  EK_OK(ek_cast(nullptr, a, EK_FLOAT16, as_half.out()));
+  EK_OK(ek_cast(nullptr, as_half, EK_FLOAT64, back.out()));
+  auto v = to_host<double>(back);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(v[i], src[i], std::fabs(src[i]) * 1e-3);
+}
+
+TEST_P(Copy, CastIntoGivenOutChecksShapeAndDtype) {
+  Tensor a(iota({2, 3})), good(empty({2, 3}, EK_FLOAT64)), bad_shape(empty({3, 2}, EK_FLOAT64));
+  ek_tensor out = good;
+  EK_OK(ek_cast(nullptr, a, EK_FLOAT64, &out));
+  EXPECT_EQ(out, good.t);
+  EXPECT_EQ(to_host<double>(good), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  out = bad_shape;
+  EK_FAILS(ek_cast(nullptr, a, EK_FLOAT64, &out), EK_ERROR_SHAPE,
+           "ek_cast: out has shape [3,2]; expected [2,3]");
+  out = good;
+  EK_FAILS(ek_cast(nullptr, a, EK_INT8, &out), EK_ERROR_DTYPE, "out has dtype float64");
+  EK_FAILS(ek_cast(nullptr, a, static_cast<ek_dtype>(42), &out), EK_ERROR_DTYPE,
+           "unknown dtype 42");
+}
+
+TEST_P(Copy, ReshapeCopiesWhenNoViewExists) {
+  Tensor a(iota({2, 3})), at, flat;
+  EK_OK(ek_view_transpose(a, 0, 1, at.out()));
+  int64_t shape[1] = {-1};
+  ek_tensor view = nullptr;
+  EK_FAILS(ek_view_reshape(at, 1, shape, &view), EK_ERROR_SHAPE, "use ek_reshape");
+  EK_OK(ek_reshape(nullptr, at, 1, shape, flat.out()));
+  EXPECT_EQ(to_host<float>(flat), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST_P(Copy, OverlappingCopyBehavesAsIfThroughATemporary) {
+  Tensor a(iota({8})), head, tail;
+  EK_OK(ek_view_slice(a, 0, 0, 7, 1, head.out()));
+  EK_OK(ek_view_slice(a, 0, 1, 8, 1, tail.out()));
+  EK_OK(ek_copy(nullptr, tail, head));  // a[1:] = a[:-1]
+  EXPECT_EQ(to_host<float>(a), (std::vector<float>{1, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST_P(Copy, FillEveryDtypeIncludingExactInt64) {
+  for (int d = 0; d < EK_NUM_DTYPES; ++d) {
+    Tensor t(empty({5}, static_cast<ek_dtype>(d))), as64;
+    EK_OK(ek_fill(nullptr, t, 3));
+    EK_OK(ek_cast(nullptr, t, EK_FLOAT64, as64.out()));
+    for (double x : to_host<double>(as64)) EXPECT_EQ(x, d == EK_BOOL ? 1 : 3) << ek_dtype_name(static_cast<ek_dtype>(d));
+  }
+  Tensor big(empty({2}, EK_INT64));
+  const int64_t huge = (int64_t{1} << 62) + 1;  // not representable as a double
+  EK_OK(ek_fill_int(nullptr, big, huge));
+  EXPECT_EQ(to_host<int64_t>(big), (std::vector<int64_t>{huge, huge}));
+  EK_FAILS(ek_fill(nullptr, big, NAN), EK_ERROR_INVALID_ARGUMENT, "does not fit the integer dtype");
+}
+
+TEST_P(Copy, ArangeFollowsNumPy) {
+  Tensor a, b, c, e;
+  EK_OK(ek_arange(ctx, 0, 1, 0.25, EK_FLOAT64, nullptr, a.out()));
+  EXPECT_EQ(to_host<double>(a), (std::vector<double>{0, 0.25, 0.5, 0.75}));
+  EK_OK(ek_arange(ctx, 10, 0, -3, EK_INT64, nullptr, b.out()));
+  EXPECT_EQ(to_host<int64_t>(b), (std::vector<int64_t>{10, 7, 4, 1}));
+  EK_OK(ek_arange(ctx, 5, 5, 1, EK_INT32, nullptr, e.out()));
+  EXPECT_TRUE(to_host<int32_t>(e).empty());
+  ek_tensor bad = nullptr;
+  EK_FAILS(ek_arange(ctx, 0, 1, 0, EK_FLOAT32, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT, "step nonzero");
+  EK_FAILS(ek_arange(ctx, 0.5, 3, 1, EK_INT32, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT,
+           "needs integral start and step");
+  EK_FAILS(ek_arange(ctx, 0, 3, 1, EK_BOOL, nullptr, &bad), EK_ERROR_DTYPE, "numeric dtype");
+  EK_FAILS(ek_arange(ctx, 0, 1e300, 1e-300, EK_FLOAT64, nullptr, &bad), EK_ERROR_OVERFLOW,
+           "too many elements");
+  EXPECT_EQ(bad, nullptr);
+}
+
+TEST_P(Copy, CrossesBetweenHostAndDeviceContexts) {
+  ek_context cpu = cpu_context();
+  {
+    Tensor host(iota({4, 6}, EK_FLOAT32, cpu)), host_t, dev(empty({6, 4}, EK_FLOAT64)), back;
+    EK_OK(ek_view_transpose(host, 0, 1, host_t.out()));
+    EK_OK(ek_copy(nullptr, dev, host_t));  // strided, cast, across contexts
+    int64_t shape[2] = {6, 4};
+    EK_OK(ek_tensor_empty(cpu, 2, shape, EK_INT32, nullptr, back.out()));
+    EK_OK(ek_copy(nullptr, back, dev));
+    auto v = to_host<int32_t>(back);
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 4; ++c) EXPECT_EQ(v[r * 4 + c], 1 + c * 6 + r);
+  }
+  EK_OK(ek_context_destroy(cpu));
+}
+
+TEST_P(Copy, MatchesTheCpuBackendOnAPermuted3dCastCopy) {
+  ek_context cpu = cpu_context();
+  {
+    Tensor dev(iota({7, 33, 65})), host(iota({7, 33, 65}, EK_FLOAT32, cpu)), pd, ph, od, oh;
+    const int perm[3] = {2, 0, 1};
+    EK_OK(ek_view_permute(dev, 3, perm, pd.out()));
+    EK_OK(ek_view_permute(host, 3, perm, ph.out()));
+    EK_OK(ek_cast(nullptr, pd, EK_BFLOAT16, od.out()));
+    EK_OK(ek_cast(nullptr, ph, EK_BFLOAT16, oh.out()));
+    EXPECT_EQ(to_host<uint16_t>(od), to_host<uint16_t>(oh));
+  }
+  EK_OK(ek_context_destroy(cpu));
+}
+
+TEST_P(Copy, RejectsBadArguments) {
+  Tensor a(iota({2, 3})), b(empty({3, 2})), row(iota({3})), expanded;
+  EK_FAILS(ek_copy(nullptr, nullptr, a), EK_ERROR_NULL_POINTER, "ek_copy: dst is NULL");
+  EK_FAILS(ek_copy(nullptr, b, nullptr), EK_ERROR_NULL_POINTER, "ek_copy: src is NULL");
+  EK_FAILS(ek_copy(nullptr, b, a), EK_ERROR_SHAPE, "cannot broadcast shape [2,3] to [3,2]");
+  int64_t shape[2] = {4, 3};
+  EK_OK(ek_view_expand(row, 2, shape, expanded.out()));
+  EK_FAILS(ek_copy(nullptr, expanded, a), EK_ERROR_INVALID_ARGUMENT, "broadcast view");
+  EK_FAILS(ek_contiguous(nullptr, a, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
+  EK_FAILS(ek_fill(nullptr, nullptr, 1), EK_ERROR_NULL_POINTER, "ek_fill: t is NULL");
+  ek_context other = cpu_context();
+  ek_stream foreign = nullptr;
+  EK_OK(ek_stream_create(other, &foreign));
+  EK_FAILS(ek_fill(foreign, a, 1), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_OK(ek_stream_destroy(foreign));
+  EK_OK(ek_context_destroy(other));
+}
+
+}  // namespace
