@@ -15,20 +15,28 @@ namespace ek {
 // Raw memory for the pool: cudaMalloc on CUDA, aligned host memory on CPU.
 class PoolMemory final : public RawMemory {
  public:
-  explicit PoolMemory(bool cuda) : cuda_(cuda) {}
+  // device < 0: host memory. The device is made current here, not on every
+  // ek_malloc: the pool's cached path touches no CUDA API.
+  explicit PoolMemory(int device) : device_(device) {}
   bool allocate(size_t bytes, void **ptr) override {
-    if (cuda_) return gpu::malloc_device(bytes, ptr) == EK_SUCCESS;
+    if (device_ >= 0)
+      return gpu::set_device(device_) == EK_SUCCESS &&
+             gpu::malloc_device(bytes, ptr) == EK_SUCCESS;
     *ptr = std::aligned_alloc(512, bytes);  // pool sizes are multiples of 512
     return *ptr != nullptr;
   }
   void release(void *ptr, size_t) override {
-    if (cuda_) gpu::free_device(ptr);
-    else std::free(ptr);
+    if (device_ < 0) {
+      std::free(ptr);
+      return;
+    }
+    gpu::set_device(device_);
+    gpu::free_device(ptr);
   }
   void mem_info(size_t *free_bytes, size_t *total_bytes) override {
     *free_bytes = *total_bytes = 0;
-    if (cuda_) {
-      gpu::mem_info(free_bytes, total_bytes);
+    if (device_ >= 0) {
+      if (gpu::set_device(device_) == EK_SUCCESS) gpu::mem_info(free_bytes, total_bytes);
       return;
     }
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -37,14 +45,14 @@ class PoolMemory final : public RawMemory {
   }
 
  private:
-  bool cuda_;
+  int device_;
 };
 
 // Stream ordering for the pool. CPU work is synchronous: nothing to wait for.
 // On CUDA, tokens are cudaEvent_t values, recycled through a free list.
 class PoolSync final : public StreamSync {
  public:
-  explicit PoolSync(bool cuda) : cuda_(cuda) {}
+  explicit PoolSync(int device) : device_(device) {}
   ~PoolSync() override {
     for (void *e : free_events_) gpu::event_destroy(e);
   }
@@ -57,7 +65,7 @@ class PoolSync final : public StreamSync {
     streams_.erase(id);
   }
   uint64_t record(uint64_t stream_id) override {
-    if (!cuda_) return 0;
+    if (device_ < 0) return 0;
     void *native = nullptr, *event = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -69,7 +77,8 @@ class PoolSync final : public StreamSync {
         free_events_.pop_back();
       }
     }
-    if (!event && gpu::event_create(false, &event) != EK_SUCCESS) {
+    if (!event && (gpu::set_device(device_) != EK_SUCCESS ||
+                   gpu::event_create(false, &event) != EK_SUCCESS)) {
       gpu::stream_synchronize(native);  // no event: make the work finished instead
       return 0;
     }
@@ -102,7 +111,7 @@ class PoolSync final : public StreamSync {
   }
 
  private:
-  bool cuda_;
+  int device_;
   std::mutex mutex_;
   std::unordered_map<uint64_t, void *> streams_;
   std::vector<void *> free_events_;
@@ -149,8 +158,9 @@ ek_status map_pool_result(PoolResult r, const std::string &message) {
 }  // namespace
 
 ek_status init_memory(ek_context ctx) {
-  ctx->memory = std::make_unique<PoolMemory>(ctx->is_cuda());
-  ctx->sync = std::make_unique<PoolSync>(ctx->is_cuda());
+  int device = ctx->is_cuda() ? ctx->device.index : -1;
+  ctx->memory = std::make_unique<PoolMemory>(device);
+  ctx->sync = std::make_unique<PoolSync>(device);
   ctx->sync->add_stream(ctx->default_stream.id, ctx->default_stream.native);
   PoolConfig cfg;
   cfg.limit_bytes = configured_limit(ctx);
@@ -178,14 +188,12 @@ void unregister_pool_stream(ek_context ctx, uint64_t id) {
 ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **ptr) {
   EK_CHECK(bytes <= (uint64_t{1} << 56), EK_ERROR_OVERFLOW,
            "request of %zu bytes exceeds the largest allocation (2^56 bytes)", bytes);
-  EK_FORWARD(activate(ctx));
   std::string message;
   PoolResult r = ctx->pool->allocate(bytes, stream->id, ptr, &message);
   return map_pool_result(r, message);
 }
 
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id) {
-  EK_FORWARD(activate(ctx));
   std::string message;
   return map_pool_result(ctx->pool->free(ptr, stream_id, &message), message);
 }
