@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what building and testing libek needs and is missing: Debian
+# packages with apt-get, Python packages with pip. Safe to run again.
+set -euo pipefail
+
+need_apt=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have meson || need_apt+=(meson)
+have ninja || need_apt+=(ninja-build)
+have pkg-config || need_apt+=(pkg-config)
+have c++ || need_apt+=(g++)
+have nm || need_apt+=(binutils)
+[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+if [ "${EK_SETUP_BINDINGS:-1}" = 1 ]; then
+  have go || need_apt+=(golang-go)
+  have bindgen || need_apt+=(bindgen)
+  have cargo || need_apt+=(cargo)
+  [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so* 2>/dev/null | head -1)" ] || need_apt+=(libclang-dev)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+py=${PYTHON:-python3}
+for mod in numpy pytest; do
+  "$py" -c "import $mod" 2>/dev/null || "$py" -m pip install -q "$mod"
+done
+
+# nvcc lives outside PATH on a stock CUDA install.
+if ! have nvcc && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: add /usr/local/cuda/bin to PATH to build the CUDA backend"
+fi

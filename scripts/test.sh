@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up and runs every test suite: the C/C++ suites (meson test), the same
+# under AddressSanitizer + UndefinedBehaviorSanitizer on the CPU backend, the
+# Python, Rust and Go bindings, and the checks that generated files match
+# include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PATH="$PATH:/usr/local/cuda/bin"
+scripts/setup.sh
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "build (CUDA when nvcc is present) and C/C++ suites"
+[ -d build ] || meson setup build
+ninja -C build
+meson test -C build --print-errorlogs
+
+step "C/C++ suites under ASan + UBSan (CPU backend)"
+[ -d build-asan ] || meson setup build-asan -Dcuda=disabled -Dbench=false \
+  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C build-asan --print-errorlogs --no-suite install --num-processes 2
+
+export EK_LIBRARY="$root/build/libek.so.0"
+export LD_LIBRARY_PATH="$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PKG_CONFIG_PATH="$root/build/meson-uninstalled"
+
+step "Python binding"
+python3 bindings/python/gen_ffi.py --check
+PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
+
+step "Rust binding"
+bindings/rust/generate.sh --check
+(cd bindings/rust && cargo test --offline)
+
+step "Go binding"
+(cd bindings/go && go vet ./... && go test -count=1 ./...)
