@@ -1,6 +1,7 @@
 // Devices, contexts and the configuration they read from the environment.
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
@@ -13,12 +14,23 @@
 namespace ek {
 namespace {
 
+// An enum field as the int a C caller stored in it: C may pass any int, and
+// loading an out-of-range value through the C++ enum type is undefined.
+template <class E>
+int raw_enum(const E &e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 // "4G", "512MiB", "1073741824" -> bytes.
 bool parse_bytes(const char *text, uint64_t *bytes) {
   errno = 0;
   char *end = nullptr;
   double value = std::strtod(text, &end);
-  if (end == text || errno != 0 || value < 0) return false;
+  // !(value >= 0) also rejects "nan", which would pass every comparison below.
+  if (end == text || errno != 0 || !(value >= 0) || !std::isfinite(value)) return false;
   uint64_t scale = 1;
   switch (*end) {
     case 'k': case 'K': scale = 1ull << 10; ++end; break;
@@ -78,11 +90,14 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
   EK_CHECK(given->memory_fraction >= 0 && given->memory_fraction <= 1,
            EK_ERROR_INVALID_ARGUMENT, "config->memory_fraction %g is not in (0, 1]",
            given->memory_fraction);
-  EK_CHECK(given->log_level >= EK_LOG_OFF && given->log_level <= EK_LOG_DEBUG,
-           EK_ERROR_INVALID_ARGUMENT, "config->log_level %d is not an ek_log_level",
-           static_cast<int>(given->log_level));
-  if (given->memory_limit) cfg->memory_limit = given->memory_limit;
-  if (given->memory_fraction > 0) cfg->memory_fraction = given->memory_fraction;
+  const int level = raw_enum(given->log_level);
+  EK_CHECK(level >= EK_LOG_OFF && level <= EK_LOG_DEBUG, EK_ERROR_INVALID_ARGUMENT,
+           "config->log_level %d is not an ek_log_level", level);
+  // An explicit limit of either kind replaces both limits from the environment.
+  if (given->memory_limit || given->memory_fraction > 0) {
+    cfg->memory_limit = given->memory_limit;
+    cfg->memory_fraction = given->memory_fraction;
+  }
   if (given->allow_tf32) cfg->allow_tf32 = 1;
   if (given->kernel_cache_dir && *given->kernel_cache_dir) *cache_dir = given->kernel_cache_dir;
   if (given->log_level != EK_LOG_OFF) cfg->log_level = given->log_level;
@@ -90,13 +105,13 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
 }
 
 ek_status check_device(ek_device device) {
-  if (device.type == EK_CPU) {
+  const int type = raw_enum(device.type);
+  if (type == EK_CPU) {
     EK_CHECK(device.index == 0, EK_ERROR_NO_DEVICE, "CPU device index %d does not exist (only 0)",
              device.index);
     return EK_SUCCESS;
   }
-  EK_CHECK(device.type == EK_CUDA, EK_ERROR_INVALID_ARGUMENT, "unknown device type %d",
-           static_cast<int>(device.type));
+  EK_CHECK(type == EK_CUDA, EK_ERROR_INVALID_ARGUMENT, "unknown device type %d", type);
   int count = gpu::device_count();
   EK_CHECK(device.index >= 0 && device.index < count, EK_ERROR_NO_DEVICE,
            "CUDA device %d does not exist (%d CUDA devices%s)", device.index, count,
@@ -148,9 +163,9 @@ extern "C" {
 EK_API ek_status ek_device_count(ek_device_type type, int *count) {
   EK_API_ENTRY;
   EK_CHECK_NULL(count);
-  EK_CHECK(type == EK_CPU || type == EK_CUDA, EK_ERROR_INVALID_ARGUMENT,
-           "unknown device type %d", static_cast<int>(type));
-  *count = type == EK_CPU ? 1 : gpu::device_count();
+  const int t = raw_enum(type);
+  EK_CHECK(t == EK_CPU || t == EK_CUDA, EK_ERROR_INVALID_ARGUMENT, "unknown device type %d", t);
+  *count = t == EK_CPU ? 1 : gpu::device_count();
   return EK_SUCCESS;
 }
 

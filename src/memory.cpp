@@ -56,9 +56,21 @@ class PoolSync final : public StreamSync {
   ~PoolSync() override {
     for (void *e : free_events_) gpu::event_destroy(e);
   }
+  // Several handles may share one native stream (ek_stream_wrap of a created
+  // stream, or of the default stream's handle): the id stays known until the
+  // last of them goes.
   void add_stream(uint64_t id, void *native) {
     std::lock_guard<std::mutex> lock(mutex_);
-    streams_[id] = native;
+    streams_.emplace(id, native);  // keeps the first registration's handle
+    ++refs_[id];
+  }
+  // True when this was the last handle of the id (the id stays until remove_stream).
+  bool release_stream(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = refs_.find(id);
+    if (it == refs_.end() || --it->second > 0) return it == refs_.end();
+    refs_.erase(it);
+    return true;
   }
   void remove_stream(uint64_t id) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -114,6 +126,7 @@ class PoolSync final : public StreamSync {
   int device_;
   std::mutex mutex_;
   std::unordered_map<uint64_t, void *> streams_;
+  std::unordered_map<uint64_t, int> refs_;  // handles per stream id
   std::vector<void *> free_events_;
 };
 
@@ -181,6 +194,8 @@ void register_pool_stream(ek_context ctx, uint64_t id, void *native) {
 }
 
 void unregister_pool_stream(ek_context ctx, uint64_t id) {
+  // Another handle still uses this stream: its frees must stay ordered on it.
+  if (!ctx->sync->release_stream(id)) return;
   ctx->pool->stream_destroyed(id);
   ctx->sync->remove_stream(id);
 }
@@ -189,7 +204,9 @@ ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **p
   EK_CHECK(bytes <= (uint64_t{1} << 56), EK_ERROR_OVERFLOW,
            "request of %zu bytes exceeds the largest allocation (2^56 bytes)", bytes);
   std::string message;
-  PoolResult r = ctx->pool->allocate(bytes, stream->id, ptr, &message);
+  void *p = nullptr;  // the pool clears its output first; ours stays untouched on failure
+  PoolResult r = ctx->pool->allocate(bytes, stream->id, &p, &message);
+  if (r == PoolResult::ok) *ptr = p;
   return map_pool_result(r, message);
 }
 
@@ -312,6 +329,8 @@ EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   ctx->pool->set_limit(bytes);
+  ctx->config.memory_limit = bytes;
+  ctx->config.memory_fraction = 0;
   return EK_SUCCESS;
 }
 
@@ -321,6 +340,8 @@ EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction) {
   EK_CHECK(fraction > 0 && fraction <= 1, EK_ERROR_INVALID_ARGUMENT,
            "fraction %g is not in (0, 1]", fraction);
   ctx->pool->set_limit(static_cast<uint64_t>(fraction * static_cast<double>(total_memory(ctx))));
+  ctx->config.memory_limit = 0;
+  ctx->config.memory_fraction = fraction;
   return EK_SUCCESS;
 }
 

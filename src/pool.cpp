@@ -4,7 +4,9 @@
 // (pool, stream, size, address), so best fit within a stream is one
 // lower_bound and the streams holding free blocks can be enumerated by
 // jumping over keys. Set and hash-map nodes and Block objects are recycled,
-// so a cached alloc/free pair does no heap allocation.
+// so a cached alloc/free pair does no heap allocation. In front of the set, a
+// small fast cache parks freed blocks by (stream, exact size) so a repeated
+// same-size alloc/free pair skips the split and the merge (see pool.hpp).
 #include "pool.hpp"
 
 #include <algorithm>
@@ -76,8 +78,7 @@ Pool::Pool(RawMemory &mem, StreamSync &sync, PoolConfig cfg)
       sync_(sync),
       cfg_(cfg),
       free_(FreeOrder(), detail::ArenaAlloc<Block *>(&arena_)),
-      live_(4096, std::hash<uintptr_t>(), std::equal_to<uintptr_t>(),
-            detail::ArenaAlloc<std::pair<const uintptr_t, Block *>>(&arena_)) {
+      live_(4096) {
   spare_blocks_.reserve(1024);
 }
 
@@ -121,7 +122,7 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   }
   b->requested = bytes;
   b->stream = stream_id;
-  live_.emplace(b->addr, b);
+  live_.insert(b->addr, b);
   st_.allocated_bytes += b->size;
   st_.requested_bytes += bytes;
   st_.total_allocated_bytes += b->size;
@@ -130,7 +131,7 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   st_.peak_allocated_bytes = std::max(st_.peak_allocated_bytes, st_.allocated_bytes);
   st_.peak_requested_bytes = std::max(st_.peak_requested_bytes, st_.requested_bytes);
   *ptr = reinterpret_cast<void *>(b->addr);
-  fire_threshold(lk);
+  if (threshold_fire_) fire_threshold(lk);  // rare: keep the call off the hot path
   return PoolResult::ok;
 }
 
@@ -145,6 +146,11 @@ Pool::Block *Pool::try_allocate(size_t size, uint64_t stream) {
 }
 
 Pool::Block *Pool::search(size_t size, uint64_t stream) {
+  if (Block *b = unpark(size, stream)) {
+    ++st_.cache_hits;
+    return b;
+  }
+  flush_parked(stream);  // own bins exactly as without the fast cache
   bool small = size <= kSmallRequest;
   auto it = best_fit(small, stream, size);
   if (it == free_.end() && poll_pending()) it = best_fit(small, stream, size);
@@ -153,6 +159,7 @@ Pool::Block *Pool::search(size_t size, uint64_t stream) {
     b = *it;
     free_.erase(it);
   } else {
+    flush_all_parked();  // other streams and growth see coalesced bins too
     b = take_from_other_streams(size, stream);
   }
   if (!b) return nullptr;
@@ -257,13 +264,11 @@ PoolResult Pool::free(void *ptr, uint64_t stream_id, std::string *error) {
   if (!ptr) return PoolResult::ok;
   uintptr_t addr = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lk(mu_);
-  auto it = live_.find(addr);
-  if (it == live_.end()) {
+  Block *b = nullptr;
+  if (!live_.erase(addr, &b)) {  // one probe: find and erase together
     if (error) *error = invalid_free_message(addr);
     return PoolResult::invalid;
   }
-  Block *b = it->second;
-  live_.erase(it);
   st_.allocated_bytes -= b->size;
   st_.requested_bytes -= b->requested;
   st_.total_freed_bytes += b->size;
@@ -286,7 +291,7 @@ PoolResult Pool::free(void *ptr, uint64_t stream_id, std::string *error) {
     pending_.push_back(b);
     return PoolResult::ok;
   }
-  insert_free(b);
+  if (!park(b)) insert_free(b);
   return PoolResult::ok;
 }
 
@@ -306,13 +311,13 @@ std::string Pool::invalid_free_message(uintptr_t addr) const {
 
 PoolResult Pool::record_stream(void *ptr, uint64_t stream_id, std::string *error) {
   std::lock_guard<std::mutex> lk(mu_);
-  auto it = live_.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == live_.end()) {
+  Block **slot = live_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (!slot) {
     if (error) *error = "record_stream of " + hex(reinterpret_cast<uintptr_t>(ptr)) +
                         ": not a live allocation of this pool";
     return PoolResult::invalid;
   }
-  Block *b = it->second;
+  Block *b = *slot;
   auto &u = b->used_streams;
   if (stream_id != b->stream && std::find(u.begin(), u.end(), stream_id) == u.end())
     u.push_back(stream_id);
@@ -322,7 +327,7 @@ PoolResult Pool::record_stream(void *ptr, uint64_t stream_id, std::string *error
 // Coalesce with free neighbours of the same stream, then bin.
 void Pool::insert_free(Block *b) {
   auto mergeable = [b](const Block *x) {
-    return x && !x->allocated && !x->pending && x->stream == b->stream;
+    return x && !x->allocated && !x->pending && !x->parked && x->stream == b->stream;
   };
   if (mergeable(b->prev)) {
     Block *p = b->prev;
@@ -360,9 +365,106 @@ void Pool::recycle(Block *b) {
   b->used_streams.clear();
   b->events.clear();
   b->prev = b->next = nullptr;
-  b->allocated = b->pending = false;
+  b->allocated = b->pending = b->parked = false;
+  b->park_next = nullptr;
   b->requested = 0;
   spare_blocks_.push_back(b);
+}
+
+// ---------------------------------------------------------------- fast cache
+
+size_t Pool::park_index(uint64_t stream, size_t size) {
+  uint64_t h = (size / kRound) * 0x9E3779B97F4A7C15ull ^ stream * 0xC2B2AE3D27D4EB4Full;
+  return size_t(h >> 58);  // top 6 bits: kParkSlots == 64
+}
+
+// Would address neighbours a and b be one block once the cache is flushed?
+// Binned neighbours never are (insert_free merged them already).
+inline bool Pool::coalesces(const Block *a, const Block *b) {
+  auto idle = [](const Block *x) { return !x->allocated && !x->pending; };
+  return a && b && (a->parked || b->parked) && idle(a) && idle(b) && a->stream == b->stream;
+}
+
+// b is free with no pending events. A slot holds one (stream, size); a new
+// key evicts the old one (flushes it), since recent sizes are the ones reused.
+bool Pool::park(Block *b) {
+  if (parked_bytes_ + b->size > kParkBytes) return false;
+  ParkSlot &s = park_[park_index(b->stream, b->size)];
+  bool same = s.stream == b->stream && s.size == b->size;
+  if (same && s.count == kParkDepth) return false;
+  b->parked = true;  // first: an evicted neighbour must not merge into b
+  if (!same && s.count) flush_slot(s);
+  s.stream = b->stream;
+  s.size = b->size;
+  b->park_next = s.top;
+  s.top = b;
+  ++s.count;
+  ++parked_blocks_;
+  parked_bytes_ += b->size;
+  return true;
+}
+
+// Same stream only: a parked block was freed on `stream`, so reusing it there
+// needs no event, exactly like a binned block of that stream.
+Pool::Block *Pool::unpark(size_t size, uint64_t stream) {
+  ParkSlot &s = park_[park_index(stream, size)];
+  if (!s.count || s.size != size || s.stream != stream) return nullptr;
+  Block *b = s.top;
+  if (coalesces(b->prev, b) || (coalesces(b, b->next) && b->next->parked)) return nullptr;
+  s.top = b->park_next;
+  --s.count;
+  --parked_blocks_;
+  parked_bytes_ -= size;
+  b->parked = false;
+  b->park_next = nullptr;
+  b->allocated = true;  // exact size: nothing to split
+  return b;
+}
+
+void Pool::flush_slot(ParkSlot &s) {
+  while (Block *b = s.top) {
+    s.top = b->park_next;
+    b->parked = false;
+    b->park_next = nullptr;
+    insert_free(b);
+  }
+  parked_blocks_ -= s.count;
+  parked_bytes_ -= s.count * s.size;
+  s.count = 0;
+}
+
+void Pool::flush_parked(uint64_t stream) {
+  if (!parked_blocks_) return;
+  for (ParkSlot &s : park_)
+    if (s.count && s.stream == stream) flush_slot(s);
+}
+
+void Pool::flush_all_parked() {
+  if (!parked_blocks_) return;
+  for (ParkSlot &s : park_)
+    if (s.count) flush_slot(s);
+}
+
+// Size of the block that a flush would make out of b and its neighbours.
+size_t Pool::run_size(const Block *b) {
+  while (coalesces(b->prev, b)) b = b->prev;
+  size_t size = b->size;
+  for (; coalesces(b, b->next); b = b->next) size += b->next->size;
+  return size;
+}
+
+// Each merge a flush would do is one neighbour pair with a parked block in
+// it; counted from its left block when that is parked, else from the right.
+Pool::ParkedView Pool::parked_view() const {
+  ParkedView v;
+  for (const ParkSlot &s : park_) {
+    for (const Block *b = s.top; b; b = b->park_next) {
+      v.merges += coalesces(b, b->next);
+      v.merges += coalesces(b->prev, b) && !b->prev->parked;
+      v.largest_run = std::max(v.largest_run, run_size(b));
+    }
+  }
+  return v;
 }
 
 // ---------------------------------------------------------------- events
@@ -479,6 +581,7 @@ void Pool::sync_block(Block *b) {
 void Pool::stream_destroyed(uint64_t stream_id) {
   if (stream_id == kSharedStream) return;
   std::lock_guard<std::mutex> lk(mu_);
+  flush_parked(stream_id);  // its parked blocks move with the rest
   std::vector<Block *> moving;
   uint64_t max_seq = 0;
   for (bool small : {false, true}) {
@@ -506,6 +609,7 @@ void Pool::stream_destroyed(uint64_t stream_id) {
 // ---------------------------------------------------------------- release
 
 void Pool::release_cached() {
+  flush_all_parked();
   flush_pending();
   for (auto it = segments_.begin(); it != segments_.end();) {
     bool all_free = true;
@@ -559,7 +663,7 @@ void Pool::fire_threshold(std::unique_lock<std::mutex> &lk) {
 // ---------------------------------------------------------------- queries
 
 size_t Pool::largest_free() const {
-  size_t largest = 0;
+  size_t largest = parked_view().largest_run;
   for (const Block *b : free_) largest = std::max(largest, b->size);
   for (const Block *b : pending_) largest = std::max(largest, b->size);
   return largest;
@@ -577,17 +681,19 @@ std::string Pool::oom_message(size_t bytes) const {
 
 bool Pool::owns(const void *ptr, size_t *size, uint64_t *stream) const {
   std::lock_guard<std::mutex> lk(mu_);
-  auto it = live_.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == live_.end()) return false;
-  if (size) *size = it->second->size;
-  if (stream) *stream = it->second->stream;
+  Block *const *slot = live_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (!slot) return false;
+  if (size) *size = (*slot)->size;
+  if (stream) *stream = (*slot)->stream;
   return true;
 }
 
 PoolStats Pool::stats() const {
   std::lock_guard<std::mutex> lk(mu_);
   PoolStats s = st_;
-  s.cached_blocks = free_.size() + pending_.size();
+  // Report what a flush of the fast cache would leave, so numbers do not
+  // depend on which blocks happen to be parked.
+  s.cached_blocks = free_.size() + pending_.size() + parked_blocks_ - parked_view().merges;
   s.cached_free_bytes = s.reserved_bytes - s.allocated_bytes;
   s.largest_free_block = largest_free();
   s.fragmentation = s.cached_free_bytes
@@ -610,8 +716,13 @@ std::vector<SegmentInfo> Pool::snapshot() const {
   for (const auto &kv : segments_) {
     const Segment &s = kv.second;
     SegmentInfo info{s.addr, s.size, s.stream, {}};
-    for (const Block *b = s.head; b; b = b->next)
+    for (const Block *b = s.head; b; b = b->next) {
+      if (coalesces(b->prev, b)) {  // shown merged, as after a flush (see stats)
+        info.blocks.back().size += b->size;
+        continue;
+      }
       info.blocks.push_back({b->addr, b->size, b->requested, b->allocated, b->stream});
+    }
     out.push_back(std::move(info));
   }
   return out;

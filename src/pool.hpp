@@ -116,6 +116,85 @@ struct ArenaAlloc {
   template <class U>
   bool operator!=(const ArenaAlloc<U> &o) const { return arena != o.arena; }
 };
+
+// Live allocations by address: open addressing, linear probing, power-of-two
+// capacity and a multiplicative hash, so lookups cost no integer division
+// and inserts no allocation (until the table doubles).
+template <class V>
+class AddressTable {
+ public:
+  explicit AddressTable(size_t capacity = 4096) { rehash(capacity); }
+  V *find(uintptr_t key);
+  const V *find(uintptr_t key) const;
+  void insert(uintptr_t key, V value);  // key must be absent and nonzero
+  bool erase(uintptr_t key, V *value = nullptr);  // value: what was stored
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot { uintptr_t key; V value; };  // key 0 = empty
+  size_t home(uintptr_t key) const { return size_t((key >> 9) * 0x9E3779B97F4A7C15ull >> shift_); }
+  void rehash(size_t capacity);
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  unsigned shift_ = 0;
+};
+
+template <class V>
+void AddressTable<V>::rehash(size_t capacity) {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(capacity, Slot{0, V()});
+  mask_ = capacity - 1;
+  shift_ = 64;
+  for (size_t c = capacity; c > 1; c >>= 1) --shift_;
+  size_ = 0;
+  for (const Slot &s : old)
+    if (s.key) insert(s.key, s.value);
+}
+
+template <class V>
+const V *AddressTable<V>::find(uintptr_t key) const {
+  for (size_t i = home(key);; i = (i + 1) & mask_) {
+    if (slots_[i].key == key) return &slots_[i].value;
+    if (!slots_[i].key) return nullptr;
+  }
+}
+
+template <class V>
+V *AddressTable<V>::find(uintptr_t key) {
+  return const_cast<V *>(static_cast<const AddressTable *>(this)->find(key));
+}
+
+template <class V>
+void AddressTable<V>::insert(uintptr_t key, V value) {
+  if (2 * (size_ + 1) > slots_.size()) rehash(2 * slots_.size());  // load <= 1/2
+  size_t i = home(key);
+  while (slots_[i].key) i = (i + 1) & mask_;
+  slots_[i] = Slot{key, value};
+  ++size_;
+}
+
+// Backward-shift deletion keeps probe chains intact without tombstones.
+template <class V>
+bool AddressTable<V>::erase(uintptr_t key, V *value) {
+  size_t i = home(key);
+  while (slots_[i].key != key) {
+    if (!slots_[i].key) return false;
+    i = (i + 1) & mask_;
+  }
+  if (value) *value = slots_[i].value;
+  for (size_t j = (i + 1) & mask_; slots_[j].key; j = (j + 1) & mask_) {
+    size_t h = home(slots_[j].key);
+    // Move j into the hole at i unless its home lies cyclically in (i, j].
+    bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+    if (stays) continue;
+    slots_[i] = slots_[j];
+    i = j;
+  }
+  slots_[i].key = 0;
+  --size_;
+  return true;
+}
 }  // namespace detail
 
 class Pool {
@@ -175,9 +254,7 @@ class Pool {
     static bool less(const FreeKey &a, const FreeKey &b);
   };
   using FreeSet = std::set<Block *, FreeOrder, detail::ArenaAlloc<Block *>>;
-  using LiveMap = std::unordered_map<uintptr_t, Block *, std::hash<uintptr_t>,
-                                     std::equal_to<uintptr_t>,
-                                     detail::ArenaAlloc<std::pair<const uintptr_t, Block *>>>;
+  using LiveMap = detail::AddressTable<Block *>;
   struct Block {
     uintptr_t addr = 0;
     size_t size = 0, requested = 0;
@@ -187,11 +264,31 @@ class Pool {
     uint64_t free_seq = 0;   // global free counter value when it became free
     bool allocated = false, pending = false;  // pending: waiting on record_stream events
     bool small = false;      // from a 2 MiB segment (small pool)
+    bool parked = false;     // free, in park_ (not in free_, not coalesced yet)
+    Block *park_next = nullptr;  // LIFO link inside its park slot
     std::vector<uint64_t> used_streams;  // record_stream streams (rarely used)
     std::vector<uint64_t> events;        // pending events after free
     FreeSet::iterator where;  // position in free_ while binned: O(1) erase
   };
   struct Candidate { Block *block = nullptr; bool safe = false; };
+  // Fast cache: blocks freed with nothing to wait for are parked, uncoalesced,
+  // by (stream, exact size), so a same-size reallocation on that stream skips
+  // the split on allocate and the merge on free (4 ordered-set operations).
+  // Any other allocation on the stream flushes its parked blocks into free_
+  // first, so best fit, growth and the other-stream rules see exactly the
+  // bins they would see without the cache.
+  struct ParkSlot {
+    uint64_t stream = 0;
+    size_t size = 0;
+    Block *top = nullptr;  // most recently freed first (still warm in caches)
+    size_t count = 0;
+  };
+  static constexpr size_t kParkSlots = 64;     // direct mapped: O(1), no allocation
+  static constexpr size_t kParkDepth = 8;      // blocks per (stream, size)
+  // Bounds the memory that sits uncoalesced and the work one flush does.
+  static constexpr size_t kParkBytes = size_t(512) << 20;
+  // What a flush would merge, for queries that must not change state.
+  struct ParkedView { size_t merges = 0, largest_run = 0; };
 
   // allocation steps
   Block *try_allocate(size_t size, uint64_t stream);
@@ -202,6 +299,16 @@ class Pool {
   Block *grow(size_t size, uint64_t stream);
   Block *use_block(Block *b, size_t size);
   bool usable(const Block *b, size_t size) const;
+  // fast cache
+  static size_t park_index(uint64_t stream, size_t size);
+  bool park(Block *b);
+  Block *unpark(size_t size, uint64_t stream);
+  void flush_slot(ParkSlot &s);
+  void flush_parked(uint64_t stream);
+  void flush_all_parked();
+  static bool coalesces(const Block *a, const Block *b);
+  static size_t run_size(const Block *b);
+  ParkedView parked_view() const;
   // free-list maintenance
   void insert_free(Block *b);
   void merge_into(Block *left, Block *right);
@@ -236,6 +343,8 @@ class Pool {
   std::vector<Block *> pending_;
   std::deque<Block> block_storage_;
   std::vector<Block *> spare_blocks_;
+  ParkSlot park_[kParkSlots];
+  size_t parked_blocks_ = 0, parked_bytes_ = 0;
   uint64_t seq_ = 0;
   PoolStats st_;
   std::function<void(size_t)> oom_cb_;

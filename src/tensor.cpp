@@ -180,12 +180,18 @@ ek_status check_layout_in_storage(const ek_tensor_s *base, int ndim, const int64
            format_shape(ndim, shape).c_str(), format_shape(ndim, strides).c_str());
   if (hi < lo) return EK_SUCCESS;  // empty: reaches nothing
   int64_t capacity = static_cast<int64_t>(base->storage->bytes / ek_dtype_size(base->dtype));
-  EK_CHECK(offset >= 0 && offset + lo >= 0 && offset <= capacity && hi < capacity - offset,
-           EK_ERROR_INDEX,
-           "shape %s strides %s offset %" PRId64 " reaches elements [%" PRId64 ", %" PRId64
-           "] outside the storage of %" PRId64 " elements",
-           format_shape(ndim, shape).c_str(), format_shape(ndim, strides).c_str(), offset,
-           offset + lo, offset + hi, capacity);
+  // Written so that no sum can overflow: lo <= 0 <= hi.
+  if (offset >= 0 && offset <= capacity && lo >= -offset && hi < capacity - offset)
+    return EK_SUCCESS;
+  int64_t first = 0, last = 0;
+  std::string reach = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "] past the offset";
+  if (!__builtin_add_overflow(offset, lo, &first) && !__builtin_add_overflow(offset, hi, &last))
+    reach = "[" + std::to_string(first) + ", " + std::to_string(last) + "]";
+  return fail(EK_ERROR_INDEX,
+              "shape %s strides %s offset %" PRId64 " reaches elements %s outside the storage of %" PRId64
+              " elements",
+              format_shape(ndim, shape).c_str(), format_shape(ndim, strides).c_str(), offset,
+              reach.c_str(), capacity);
   return EK_SUCCESS;
 }
 
@@ -282,16 +288,20 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
     contiguous_strides(ndim, shape, layout);
     strides = layout;
   }
-  int64_t lo = 0, hi = 0;
-  EK_CHECK(layout_extent(ndim, shape, strides, &lo, &hi), EK_ERROR_OVERFLOW,
-           "strides %s overflow for shape %s", format_shape(ndim, strides).c_str(),
-           format_shape(ndim, shape).c_str());
   // The storage spans what the strides reach; element 0 sits -lo elements in.
   auto elem = static_cast<int64_t>(ek_dtype_size(dtype));
+  int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;
+  EK_CHECK(layout_extent(ndim, shape, strides, &lo, &hi) &&
+               !__builtin_sub_overflow(hi, lo, &span) && span < INT64_MAX &&
+               !__builtin_mul_overflow(span + 1, elem, &span) &&
+               !__builtin_mul_overflow(lo, elem, &lo_bytes),
+           EK_ERROR_OVERFLOW, "strides %s overflow for shape %s of %s",
+           format_shape(ndim, strides).c_str(), format_shape(ndim, shape).c_str(),
+           ek_dtype_name(dtype));
   auto *st = new Storage;
   st->ctx = ctx;
-  st->data = static_cast<char *>(data) + lo * elem;
-  st->bytes = hi >= lo ? static_cast<uint64_t>(hi - lo + 1) * static_cast<uint64_t>(elem) : 0;
+  st->data = static_cast<char *>(data) + lo_bytes;
+  st->bytes = hi >= lo ? static_cast<uint64_t>(span) : 0;
   st->deleter = deleter;
   st->deleter_user = user_data;
   st->deleter_data = data;  // the deleter gets the pointer it was given

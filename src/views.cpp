@@ -16,18 +16,21 @@ ek_status emit_view(const ek_tensor_s *t, int ndim, const int64_t *shape, const 
 }
 
 // Python's slice.indices(): clamps start/stop and returns the length.
+// EK_SLICE_MIN and EK_SLICE_MAX are Python's None in either bound, whatever
+// the step's sign (ek.h): t[None:None:-1] reverses t.
 int64_t slice_length(int64_t size, int64_t *start, int64_t *stop, int64_t step) {
+  auto is_none = [](int64_t v) { return v == EK_SLICE_MIN || v == EK_SLICE_MAX; };
   auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
     if (v < 0) v = v < -size ? lo : v + size;  // no overflow: v >= -size before adding
     return v < lo ? lo : (v > hi ? hi : v);
   };
   if (step > 0) {
-    *start = clamp(*start, 0, size);
-    *stop = clamp(*stop, 0, size);
+    *start = is_none(*start) ? 0 : clamp(*start, 0, size);
+    *stop = is_none(*stop) ? size : clamp(*stop, 0, size);
     return *stop > *start ? (*stop - *start - 1) / step + 1 : 0;
   }
-  *start = clamp(*start, -1, size - 1);
-  *stop = clamp(*stop, -1, size - 1);
+  *start = is_none(*start) ? size - 1 : clamp(*start, -1, size - 1);
+  *stop = is_none(*stop) ? -1 : clamp(*stop, -1, size - 1);
   return *start > *stop ? (*start - *stop - 1) / (-step) + 1 : 0;
 }
 
@@ -133,7 +136,9 @@ EK_API ek_status ek_view_slice(ek_tensor t, int dim, int64_t start, int64_t stop
   int64_t len = slice_length(t->shape[d], &start, &stop, step);
   int64_t offset = t->offset + (len > 0 ? start * t->strides[d] : 0);
   shape[d] = len;
-  strides[d] = t->strides[d] * step;
+  // With at most one element the stride is never used; keeping the source's
+  // avoids overflowing stride * step for huge steps.
+  strides[d] = len > 1 ? t->strides[d] * step : t->strides[d];
   return emit_view(t, t->ndim, shape, strides, offset, out);
 }
 
@@ -245,9 +250,10 @@ EK_API ek_status ek_view_squeeze(ek_tensor t, int ndims, const int *dims, ek_ten
   EK_CHECK(ndims == 0 || dims, EK_ERROR_NULL_POINTER, "dims is NULL but ndims is %d", ndims);
   bool drop[EK_MAX_DIMS] = {};
   for (int i = 0; i < t->ndim; ++i) drop[i] = ndims == 0 && t->shape[i] == 1;
-  for (int i = 0; i < ndims && t->ndim > 0; ++i) {
+  for (int i = 0; i < ndims; ++i) {
     int d = 0;
-    EK_FORWARD(wrap_dim(dims[i], t->ndim, "dim", &d));
+    EK_FORWARD(wrap_dim(dims[i], t->ndim, "dim", &d));  // a 0-d tensor accepts -1 and 0
+    if (t->ndim == 0) continue;
     EK_CHECK(t->shape[d] == 1, EK_ERROR_SHAPE, "dim %d has size %" PRId64 ", not 1", d,
              t->shape[d]);
     drop[d] = true;
@@ -320,6 +326,10 @@ EK_API ek_status ek_view_as_strided(ek_tensor t, int ndim, const int64_t *shape,
            "shape or strides is NULL but ndim is %d", ndim);
   for (int i = 0; i < ndim; ++i)
     EK_CHECK(shape[i] >= 0, EK_ERROR_SHAPE, "negative size %" PRId64 " at dim %d", shape[i], i);
+  // Even an empty layout needs element 0 to point into (or just past) the storage.
+  int64_t capacity = static_cast<int64_t>(t->storage->bytes / ek_dtype_size(t->dtype));
+  EK_CHECK(offset >= 0 && offset <= capacity, EK_ERROR_INDEX,
+           "offset %" PRId64 " is outside the storage of %" PRId64 " elements", offset, capacity);
   EK_FORWARD(check_layout_in_storage(t, ndim, shape, strides, offset));
   return emit_view(t, ndim, shape, strides, offset, out);
 }

@@ -1,0 +1,685 @@
+// The context's caching allocator through the public API: ek_malloc/ek_free,
+// statistics, limits and out-of-memory, snapshot, callbacks, ek_memcpy, a
+// randomized trace and concurrent use. The pool's internals have their own
+// unit tests (test_pool.cpp).
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ek_test.hpp"
+
+namespace {
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+constexpr uint64_t kRound = 512;  // src/pool.hpp: every block is a multiple of 512 B
+
+uint64_t rounded(uint64_t bytes) { return (bytes + kRound - 1) / kRound * kRound; }
+
+ek_memory_stats stats_of(ek_context c) {
+  ek_memory_stats s{};
+  EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS) << ek_last_error();
+  return s;
+}
+
+// Every field except the floating-point one, for "nothing changed" checks.
+void expect_same_stats(const ek_memory_stats &a, const ek_memory_stats &b) {
+  EXPECT_EQ(a.allocated_bytes, b.allocated_bytes);
+  EXPECT_EQ(a.reserved_bytes, b.reserved_bytes);
+  EXPECT_EQ(a.requested_bytes, b.requested_bytes);
+  EXPECT_EQ(a.total_allocated_bytes, b.total_allocated_bytes);
+  EXPECT_EQ(a.total_freed_bytes, b.total_freed_bytes);
+  EXPECT_EQ(a.active_blocks, b.active_blocks);
+  EXPECT_EQ(a.cached_blocks, b.cached_blocks);
+  EXPECT_EQ(a.alloc_count, b.alloc_count);
+  EXPECT_EQ(a.free_count, b.free_count);
+  EXPECT_EQ(a.device_mallocs, b.device_mallocs);
+}
+
+std::vector<ek_memory_block> snapshot_of(ek_context c) {
+  size_t n = 0;
+  EXPECT_EQ(ek_memory_snapshot(c, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
+  std::vector<ek_memory_block> blocks(n);
+  size_t again = 0;
+  EXPECT_EQ(ek_memory_snapshot(c, blocks.data(), blocks.size(), &again), EK_SUCCESS);
+  EXPECT_EQ(again, n);
+  return blocks;
+}
+
+// Records what the memory callback saw.
+struct CallbackLog {
+  int oom_calls = 0, threshold_calls = 0;
+  uint64_t oom_bytes = 0, threshold_bytes = 0;
+  ek_context ctx = nullptr;
+  uint64_t raise_limit_to = 0;  // OOM: set this limit from inside the callback (0: don't)
+};
+
+void record_callback(ek_context ctx, ek_memory_event event, uint64_t bytes, void *user) {
+  auto *log = static_cast<CallbackLog *>(user);
+  log->ctx = ctx;
+  if (event == EK_MEMORY_EVENT_OOM) {
+    ++log->oom_calls;
+    log->oom_bytes = bytes;
+    if (log->raise_limit_to) ek_memory_set_limit(ctx, log->raise_limit_to);
+  } else {
+    ++log->threshold_calls;
+    log->threshold_bytes = bytes;
+  }
+}
+
+}  // namespace
+
+class MemoryTest : public ektest::DeviceTest {
+ protected:
+  bool cuda() const { return GetParam() == EK_CUDA; }
+  void *alloc(size_t bytes, ek_stream s = nullptr) {
+    void *p = nullptr;
+    EXPECT_EQ(ek_malloc(ctx, bytes, s, &p), EK_SUCCESS) << ek_last_error();
+    return p;
+  }
+  void release(void *p, ek_stream s = nullptr) {
+    EXPECT_EQ(ek_free(ctx, p, s), EK_SUCCESS) << ek_last_error();
+  }
+  ek_memory_stats stats() { return stats_of(ctx); }
+  uint64_t device_memory() {
+    ek_device_info info{};
+    EXPECT_EQ(ek_device_get_info(ek_device{GetParam(), 0}, &info), EK_SUCCESS);
+    return info.total_memory;
+  }
+};
+EK_INSTANTIATE_DEVICES(MemoryTest);
+
+// ---------------------------------------------------------------- basics
+
+TEST_P(MemoryTest, MallocIsAlignedTo512Bytes) {
+  std::vector<void *> ptrs;
+  for (size_t bytes : {1, 3, 511, 512, 513, 1000, 4097, 1 << 20, (1 << 20) + 1, 3 << 20})
+    ptrs.push_back(alloc(bytes));
+  for (void *p : ptrs) {
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u) << p;
+  }
+  for (void *p : ptrs) release(p);
+}
+
+TEST_P(MemoryTest, ZeroBytesGivesNullAndChangesNothing) {
+  ek_memory_stats before = stats();
+  void *p = reinterpret_cast<void *>(0x1);
+  EK_OK(ek_malloc(ctx, 0, nullptr, &p));
+  EXPECT_EQ(p, nullptr);
+  expect_same_stats(stats(), before);
+}
+
+TEST_P(MemoryTest, FreeOfNullIsANoOp) {
+  ek_memory_stats before = stats();
+  EK_OK(ek_free(ctx, nullptr, nullptr));
+  expect_same_stats(stats(), before);
+}
+
+TEST_P(MemoryTest, NullArgumentsAreRejected) {
+  void *p = nullptr;
+  ek_memory_stats s{};
+  EK_FAILS(ek_malloc(nullptr, 16, nullptr, &p), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_malloc(ctx, 16, nullptr, nullptr), EK_ERROR_NULL_POINTER, "ptr is NULL");
+  EK_FAILS(ek_free(nullptr, p, nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_stats_get(ctx, nullptr), EK_ERROR_NULL_POINTER, "stats is NULL");
+  EK_FAILS(ek_memory_stats_get(nullptr, &s), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_reset_peaks(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_empty_cache(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_set_limit(nullptr, 0), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_set_fraction(nullptr, 0.5), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_set_callback(nullptr, nullptr, nullptr, 0), EK_ERROR_NULL_POINTER,
+           "ctx is NULL");
+}
+
+TEST_P(MemoryTest, OverflowingRequestsAreRejectedWithoutTouchingTheOutput) {
+  void *sentinel = reinterpret_cast<void *>(0x200);
+  void *p = sentinel;
+  EK_FAILS(ek_malloc(ctx, SIZE_MAX, nullptr, &p), EK_ERROR_OVERFLOW, "exceeds");
+  EXPECT_EQ(p, sentinel);
+  EK_FAILS(ek_malloc(ctx, (size_t{1} << 56) + 1, nullptr, &p), EK_ERROR_OVERFLOW, "exceeds");
+  EXPECT_EQ(p, sentinel);
+}
+
+// ---------------------------------------------------------------- statistics
+
+TEST_P(MemoryTest, FreshContextStatsAreZero) {
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_EQ(s.segments, 0u);
+  EXPECT_EQ(s.alloc_count, 0u);
+  EXPECT_EQ(s.limit_bytes, 0u);
+  EXPECT_EQ(s.fragmentation, 0.0);
+}
+
+TEST_P(MemoryTest, StatsFollowASequence) {
+  void *a = alloc(1000);        // small: a 2 MiB segment
+  void *b = alloc(3 * MiB);     // medium: a 20 MiB segment
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.allocated_bytes, 1024 + 3 * MiB);
+  EXPECT_EQ(s.requested_bytes, 1000 + 3 * MiB);
+  EXPECT_EQ(s.reserved_bytes, 22 * MiB);
+  EXPECT_EQ(s.segments, 2u);
+  EXPECT_EQ(s.device_mallocs, 2u);
+  EXPECT_EQ(s.active_blocks, 2u);
+  EXPECT_EQ(s.alloc_count, 2u);
+  EXPECT_EQ(s.cache_hits, 0u);
+  EXPECT_EQ(s.cached_free_bytes, s.reserved_bytes - s.allocated_bytes);
+  release(a);
+  void *c = alloc(1000);  // the freed size again: served from the cache
+  s = stats();
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(s.cache_hits, 1u);
+  EXPECT_EQ(s.device_mallocs, 2u);
+  EXPECT_EQ(s.alloc_count, 3u);
+  EXPECT_EQ(s.free_count, 1u);
+  EXPECT_EQ(s.total_allocated_bytes, 2 * 1024 + 3 * MiB);
+  EXPECT_EQ(s.total_freed_bytes, 1024u);
+  release(b);
+  release(c);
+  s = stats();
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.requested_bytes, 0u);
+  EXPECT_EQ(s.active_blocks, 0u);
+  EXPECT_EQ(s.reserved_bytes, 22 * MiB);  // cached, not returned
+  EXPECT_EQ(s.peak_allocated_bytes, 1024 + 3 * MiB);
+  EXPECT_EQ(s.peak_requested_bytes, 1000 + 3 * MiB);
+  EXPECT_EQ(s.peak_reserved_bytes, 22 * MiB);
+  EXPECT_EQ(s.largest_free_block, 20 * MiB);
+  EXPECT_EQ(s.cached_free_bytes, 22 * MiB);
+  EXPECT_NEAR(s.fragmentation, 1.0 - 20.0 / 22.0, 1e-9);
+}
+
+TEST_P(MemoryTest, LargeRequestsGetTheirOwnSegmentRoundedTo2MiB) {
+  void *p = alloc(11 * MiB + 1);
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.reserved_bytes, 12 * MiB);
+  EXPECT_EQ(s.allocated_bytes, rounded(11 * MiB + 1));
+  release(p);
+}
+
+TEST_P(MemoryTest, ResetPeaksRestartsFromCurrentValues) {
+  void *a = alloc(3 * MiB);
+  void *b = alloc(1000);
+  release(a);
+  EXPECT_EQ(stats().peak_allocated_bytes, 3 * MiB + 1024);
+  EK_OK(ek_memory_reset_peaks(ctx));
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.peak_allocated_bytes, 1024u);
+  EXPECT_EQ(s.peak_requested_bytes, 1000u);
+  EXPECT_EQ(s.peak_reserved_bytes, s.reserved_bytes);
+  EXPECT_EQ(s.total_allocated_bytes, 3 * MiB + 1024);  // cumulative counters stay
+  release(b);
+}
+
+TEST_P(MemoryTest, EmptyCacheReturnsFreeSegments) {
+  void *keep = alloc(1000);
+  void *drop = alloc(3 * MiB);
+  release(drop);
+  EXPECT_EQ(stats().reserved_bytes, 22 * MiB);
+  EK_OK(ek_memory_empty_cache(ctx));
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.reserved_bytes, 2 * MiB);  // the segment holding `keep` stays
+  EXPECT_EQ(s.device_frees, 1u);
+  release(keep);
+  EK_OK(ek_memory_empty_cache(ctx));
+  s = stats();
+  EXPECT_EQ(s.reserved_bytes, s.allocated_bytes);
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_EQ(s.segments, 0u);
+  EXPECT_EQ(s.cached_blocks, 0u);
+}
+
+// ---------------------------------------------------------------- limits
+
+TEST_P(MemoryTest, AllocationPastTheLimitIsOutOfMemoryWithNumbers) {
+  EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
+  EXPECT_EQ(stats().limit_bytes, 4 * MiB);
+  std::vector<void *> ptrs;
+  for (int i = 0; i < 4; ++i) ptrs.push_back(alloc(1 * MiB));  // two 2 MiB segments
+  ek_memory_stats before = stats();
+  void *sentinel = reinterpret_cast<void *>(0x400);
+  void *p = sentinel;
+  EK_FAILS(ek_malloc(ctx, 1 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 1.00 MiB");
+  std::string msg = ek_last_error();
+  for (const char *word : {"ek_malloc", "reserved 4.00 MiB", "limit 4.00 MiB", "allocated"})
+    EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
+  EXPECT_EQ(p, sentinel) << "the output must be untouched on failure";
+  ek_memory_stats after = stats();
+  EXPECT_EQ(after.oom_count, before.oom_count + 1);
+  EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
+  EXPECT_EQ(after.active_blocks, before.active_blocks);
+  release(ptrs.back());
+  ptrs.back() = alloc(1 * MiB);  // room again
+  for (void *q : ptrs) release(q);
+  void *big = nullptr;
+  EK_FAILS(ek_malloc(ctx, 3 * MiB, nullptr, &big), EK_ERROR_OUT_OF_MEMORY, "limit");
+  EK_OK(ek_memory_set_limit(ctx, 0));  // no limit
+  big = alloc(3 * MiB);
+  release(big);
+}
+
+TEST_P(MemoryTest, OutOfMemoryReleasesTheCacheAndRetries) {
+  EK_OK(ek_memory_set_limit(ctx, 20 * MiB));
+  release(alloc(1000));  // caches a 2 MiB segment: 2 + 20 would pass the limit
+  ek_memory_stats before = stats();
+  void *p = alloc(3 * MiB);
+  ek_memory_stats after = stats();
+  EXPECT_GT(after.retries, before.retries);
+  EXPECT_EQ(after.reserved_bytes, 20 * MiB);
+  release(p);
+}
+
+TEST_P(MemoryTest, LoweringTheLimitReleasesCachedSegments) {
+  release(alloc(3 * MiB));
+  EXPECT_EQ(stats().reserved_bytes, 20 * MiB);
+  EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
+  EXPECT_EQ(stats().reserved_bytes, 0u);
+}
+
+TEST_P(MemoryTest, SetFractionSetsALimitAndRejectsBadValues) {
+  EK_OK(ek_memory_set_fraction(ctx, 0.5));
+  double expected = 0.5 * static_cast<double>(device_memory());
+  EXPECT_NEAR(static_cast<double>(stats().limit_bytes), expected, expected * 0.01);
+  EK_FAILS(ek_memory_set_fraction(ctx, 0.0), EK_ERROR_INVALID_ARGUMENT, "fraction 0 is not in");
+  EK_FAILS(ek_memory_set_fraction(ctx, 1.5), EK_ERROR_INVALID_ARGUMENT, "fraction 1.5");
+  EK_FAILS(ek_memory_set_fraction(ctx, -0.5), EK_ERROR_INVALID_ARGUMENT, "fraction -0.5");
+  EK_FAILS(ek_memory_set_fraction(ctx, std::nan("")), EK_ERROR_INVALID_ARGUMENT, "fraction");
+  EXPECT_NEAR(static_cast<double>(stats().limit_bytes), expected, expected * 0.01);
+  EK_OK(ek_memory_set_fraction(ctx, 1.0));
+}
+
+// ---------------------------------------------------------------- invalid frees
+
+TEST_P(MemoryTest, DoubleFreeIsRejectedAndChangesNothing) {
+  void *p = alloc(4096);
+  void *keep = alloc(4096);
+  release(p);
+  ek_memory_stats before = stats();
+  EK_FAILS(ek_free(ctx, p, nullptr), EK_ERROR_INVALID_ARGUMENT, "double free");
+  expect_same_stats(stats(), before);
+  release(keep);
+}
+
+TEST_P(MemoryTest, UnknownAndInteriorPointersAreRejected) {
+  void *p = alloc(4096);
+  ek_memory_stats before = stats();
+  int local = 0;
+  EK_FAILS(ek_free(ctx, &local, nullptr), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
+  EK_FAILS(ek_free(ctx, static_cast<char *>(p) + 512, nullptr), EK_ERROR_INVALID_ARGUMENT,
+           "not the start of a live allocation");
+  expect_same_stats(stats(), before);
+  release(p);
+}
+
+TEST_P(MemoryTest, PointerOfAnotherContextIsRejected) {
+  ek_context other = nullptr;
+  EK_OK(ek_context_create(ek_device{GetParam(), 0}, nullptr, &other));
+  void *p = nullptr;
+  EK_OK(ek_malloc(other, 4096, nullptr, &p));
+  EK_FAILS(ek_free(ctx, p, nullptr), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
+  EK_OK(ek_free(other, p, nullptr));
+  EK_OK(ek_context_destroy(other));
+}
+
+// ---------------------------------------------------------------- streams
+
+TEST_P(MemoryTest, RecordStreamAcceptsLiveBlocksOnly) {
+  ek_stream s = nullptr;
+  EK_OK(ek_stream_create(ctx, &s));
+  void *p = alloc(4096);
+  EK_OK(ek_record_stream(ctx, p, s));
+  EK_OK(ek_record_stream(ctx, p, s));  // twice is fine
+  EK_OK(ek_record_stream(ctx, p, nullptr));
+  release(p);
+  EK_OK(ek_stream_synchronize(s));
+  EK_FAILS(ek_record_stream(ctx, p, s), EK_ERROR_INVALID_ARGUMENT, "not a live allocation");
+  EK_FAILS(ek_record_stream(ctx, nullptr, s), EK_ERROR_NULL_POINTER, "ptr is NULL");
+  EK_FAILS(ek_record_stream(nullptr, p, s), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_OK(ek_stream_destroy(s));
+  EK_OK(ek_context_synchronize(ctx));
+  void *q = alloc(4096);  // the recorded block comes back once its streams finished
+  EXPECT_EQ(stats().device_mallocs, 1u);
+  release(q);
+}
+
+TEST_P(MemoryTest, FreeOnAStreamReusesTheSameAddressOnThatStream) {
+  ek_stream a = nullptr;
+  EK_OK(ek_stream_create(ctx, &a));
+  void *p = alloc(64 * KiB, a);
+  release(p, a);
+  ek_memory_stats before = stats();
+  void *q = alloc(64 * KiB, a);
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(stats().cache_hits, before.cache_hits + 1);
+  release(q, a);
+  EK_OK(ek_stream_destroy(a));
+}
+
+// On CUDA a block freed on A while A's kernel may still write it must not be
+// handed to B without ordering: B's values must survive A's late writes.
+TEST_P(MemoryTest, CrossStreamReuseWaitsForTheFreeingStreamsWork) {
+  if (!cuda()) GTEST_SKIP() << "CPU work is synchronous: nothing to order";
+  ek_stream a = nullptr, b = nullptr;
+  EK_OK(ek_stream_create(ctx, &a));
+  EK_OK(ek_stream_create(ctx, &b));
+  const int64_t n = 64 << 20;  // 256 MiB of floats
+  for (int round = 0; round < 3; ++round) {
+    ektest::Tensor big, reuse;
+    EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, a, big.out()));
+    EK_OK(ek_fill(a, big, 1.0));
+    ek_tensor_release(big.t);  // freed on a while the fill may run
+    big.t = nullptr;
+    EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, b, reuse.out()));
+    EK_OK(ek_fill(b, reuse, 2.0));
+    EK_OK(ek_context_synchronize(ctx));
+    std::vector<float> h = ektest::to_host<float>(reuse);
+    EXPECT_EQ(std::count(h.begin(), h.end(), 2.0f), n) << "round " << round;
+  }
+  EK_OK(ek_stream_destroy(a));
+  EK_OK(ek_stream_destroy(b));
+}
+
+// ---------------------------------------------------------------- snapshot
+
+TEST_P(MemoryTest, SnapshotMatchesStatsAndLiveBlocks) {
+  std::map<uint64_t, uint64_t> live;  // address -> requested
+  for (size_t bytes : {1000, 5000, 3 << 20, 100, 12 << 20}) {
+    void *p = alloc(bytes);
+    live[reinterpret_cast<uint64_t>(p)] = bytes;
+  }
+  release(reinterpret_cast<void *>(live.begin()->first));
+  live.erase(live.begin());
+  std::vector<ek_memory_block> blocks = snapshot_of(ctx);
+  ek_memory_stats s = stats();
+  uint64_t total = 0, allocated = 0;
+  std::map<uint64_t, uint64_t> seen;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const ek_memory_block &b = blocks[i];
+    total += b.size;
+    EXPECT_EQ(b.size % kRound, 0u);
+    EXPECT_GE(b.address, b.segment_address);
+    EXPECT_LE(b.address + b.size, b.segment_address + b.segment_size);
+    bool starts_segment = i == 0 || blocks[i - 1].segment_address != b.segment_address;
+    if (starts_segment) EXPECT_EQ(b.address, b.segment_address);
+    else EXPECT_EQ(b.address, blocks[i - 1].address + blocks[i - 1].size);  // no gaps
+    if (b.allocated) {
+      allocated += b.size;
+      seen[b.address] = b.requested;
+      EXPECT_EQ(b.size, rounded(b.requested));
+    } else {
+      EXPECT_EQ(b.requested, 0u);
+    }
+  }
+  EXPECT_EQ(total, s.reserved_bytes);
+  EXPECT_EQ(allocated, s.allocated_bytes);
+  EXPECT_EQ(seen, live);
+  for (const auto &kv : live) release(reinterpret_cast<void *>(kv.first));
+}
+
+TEST_P(MemoryTest, SnapshotWithSmallCapacityFillsOnlyCapacity) {
+  void *a = alloc(1000), *b = alloc(3 * MiB), *c = alloc(2000);
+  size_t n = 0;
+  EK_OK(ek_memory_snapshot(ctx, nullptr, 0, &n));
+  ASSERT_GE(n, 4u);
+  std::vector<ek_memory_block> blocks(n);
+  ek_memory_block marker{};
+  marker.address = 0xabcdef;
+  std::fill(blocks.begin(), blocks.end(), marker);
+  size_t count = 0;
+  EK_OK(ek_memory_snapshot(ctx, blocks.data(), 2, &count));
+  EXPECT_EQ(count, n);
+  EXPECT_NE(blocks[0].address, marker.address);
+  EXPECT_NE(blocks[1].address, marker.address);
+  for (size_t i = 2; i < n; ++i) EXPECT_EQ(blocks[i].address, marker.address) << i;
+  release(a);
+  release(b);
+  release(c);
+}
+
+TEST_P(MemoryTest, SnapshotRejectsNullArrays) {
+  ek_memory_block one{};
+  size_t n = 0;
+  EK_FAILS(ek_memory_snapshot(ctx, nullptr, 3, &n), EK_ERROR_NULL_POINTER,
+           "blocks is NULL but capacity is 3");
+  EK_FAILS(ek_memory_snapshot(ctx, &one, 1, nullptr), EK_ERROR_NULL_POINTER, "count is NULL");
+  EK_FAILS(ek_memory_snapshot(nullptr, &one, 1, &n), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_OK(ek_memory_snapshot(ctx, nullptr, 0, &n));
+  EXPECT_EQ(n, 0u);
+}
+
+// ---------------------------------------------------------------- callbacks
+
+TEST_P(MemoryTest, OomCallbackGetsTheRequestedSize) {
+  CallbackLog log;
+  EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 0));
+  EK_OK(ek_memory_set_limit(ctx, 2 * MiB));
+  void *p = nullptr;
+  EK_FAILS(ek_malloc(ctx, 3 * MiB + 7, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
+  EXPECT_EQ(log.oom_calls, 1);
+  EXPECT_EQ(log.oom_bytes, 3 * MiB + 7);
+  EXPECT_EQ(log.ctx, ctx);
+  EXPECT_EQ(log.threshold_calls, 0);
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+  EK_FAILS(ek_malloc(ctx, 3 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
+  EXPECT_EQ(log.oom_calls, 1);  // cleared
+}
+
+TEST_P(MemoryTest, OomCallbackThatRaisesTheLimitMakesTheRetrySucceed) {
+  CallbackLog log;
+  log.raise_limit_to = 64 * MiB;
+  EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 0));
+  EK_OK(ek_memory_set_limit(ctx, 2 * MiB));
+  void *p = alloc(3 * MiB);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(log.oom_calls, 1);
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.limit_bytes, 64 * MiB);
+  EXPECT_EQ(s.oom_count, 0u);
+  EXPECT_GE(s.retries, 1u);
+  release(p);
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+TEST_P(MemoryTest, OomCallbackMayFreeMemory) {
+  struct Freer {
+    ek_context ctx;
+    void *victim;
+    int calls = 0;
+  } f{ctx, nullptr};
+  auto cb = [](ek_context c, ek_memory_event ev, uint64_t, void *user) {
+    auto *fr = static_cast<Freer *>(user);
+    if (ev != EK_MEMORY_EVENT_OOM) return;
+    ++fr->calls;
+    ek_free(c, fr->victim, nullptr);
+    fr->victim = nullptr;
+  };
+  EK_OK(ek_memory_set_limit(ctx, 20 * MiB));
+  f.victim = alloc(3 * MiB);
+  EK_OK(ek_memory_set_callback(ctx, cb, &f, 0));
+  void *p = alloc(18 * MiB);  // a second 20 MiB segment would pass the limit
+  EXPECT_EQ(f.calls, 1);
+  release(p);
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+TEST_P(MemoryTest, ThresholdCallbackFiresOnceWhenReservedCrossesIt) {
+  CallbackLog log;
+  EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 3 * MiB));
+  std::vector<void *> ptrs;
+  ptrs.push_back(alloc(1 * MiB));  // reserved 2 MiB
+  ptrs.push_back(alloc(1 * MiB));  // same segment
+  EXPECT_EQ(log.threshold_calls, 0);
+  ptrs.push_back(alloc(1 * MiB));  // reserved 4 MiB: crosses 3 MiB
+  EXPECT_EQ(log.threshold_calls, 1);
+  EXPECT_EQ(log.threshold_bytes, 4 * MiB);
+  EXPECT_EQ(log.ctx, ctx);
+  for (int i = 0; i < 4; ++i) ptrs.push_back(alloc(1 * MiB));  // stays above
+  EXPECT_EQ(log.threshold_calls, 1);
+  EXPECT_EQ(log.oom_calls, 0);
+  for (void *p : ptrs) release(p);
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+// ---------------------------------------------------------------- memcpy
+
+TEST_P(MemoryTest, MemcpyRoundTripsThroughPoolMemory) {
+  const size_t n = 100000;
+  std::vector<uint8_t> src(n), back(n, 0);
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
+  void *p = alloc(n);
+  EK_OK(ek_memcpy(ctx, p, src.data(), n, nullptr));
+  EK_OK(ek_memcpy(ctx, back.data(), p, n, nullptr));
+  ek_stream def = nullptr;
+  EK_OK(ek_context_default_stream(ctx, &def));
+  EK_OK(ek_stream_synchronize(def));
+  EXPECT_EQ(back, src);
+  release(p);
+}
+
+TEST_P(MemoryTest, MemcpyOnAStreamAndBetweenPoolBlocks) {
+  ek_stream s = nullptr;
+  EK_OK(ek_stream_create(ctx, &s));
+  const size_t n = 4096;
+  std::vector<uint8_t> src(n), back(n, 0);
+  std::iota(src.begin(), src.end(), 0);
+  void *a = alloc(n, s), *b = alloc(n, s);
+  EK_OK(ek_memcpy(ctx, a, src.data(), n, s));
+  EK_OK(ek_memcpy(ctx, b, a, n, s));
+  EK_OK(ek_memcpy(ctx, back.data(), b, n, s));
+  EK_OK(ek_stream_synchronize(s));
+  EXPECT_EQ(back, src);
+  release(a, s);
+  release(b, s);
+  EK_OK(ek_stream_destroy(s));
+}
+
+TEST_P(MemoryTest, MemcpyArgumentChecks) {
+  char buf[8] = {};
+  EK_OK(ek_memcpy(ctx, nullptr, nullptr, 0, nullptr));  // nothing to copy
+  EK_FAILS(ek_memcpy(ctx, nullptr, buf, 8, nullptr), EK_ERROR_NULL_POINTER, "dst is NULL");
+  EK_FAILS(ek_memcpy(ctx, buf, nullptr, 8, nullptr), EK_ERROR_NULL_POINTER, "src is NULL");
+  EK_FAILS(ek_memcpy(nullptr, buf, buf, 8, nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
+}
+
+// ---------------------------------------------------------------- traces
+
+namespace {
+
+// Sizes from 1 B to 8 MiB, log-uniform so that every size class is exercised.
+size_t random_size(std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> exp2(0.0, 23.0);
+  return std::max<size_t>(1, static_cast<size_t>(std::exp2(exp2(rng))));
+}
+
+struct Live {
+  size_t bytes;
+  int stream;
+};
+
+}  // namespace
+
+TEST_P(MemoryTest, RandomizedTraceKeepsBlocksDisjointAndStatsExact) {
+  std::mt19937_64 rng(20240611);
+  ek_stream streams[3] = {};
+  for (ek_stream &s : streams) EK_OK(ek_stream_create(ctx, &s));
+  std::map<uintptr_t, Live> live;
+  uint64_t live_rounded = 0, live_requested = 0;
+  for (int op = 0; op < 5000; ++op) {
+    int si = static_cast<int>(rng() % 3);
+    if (live.empty() || rng() % 100 < 55) {
+      size_t bytes = random_size(rng);
+      void *p = nullptr;
+      ASSERT_EQ(ek_malloc(ctx, bytes, streams[si], &p), EK_SUCCESS) << op << ": " << ek_last_error();
+      auto addr = reinterpret_cast<uintptr_t>(p);
+      ASSERT_EQ(addr % 512, 0u);
+      auto next = live.lower_bound(addr);
+      if (next != live.end()) {
+        ASSERT_LE(addr + bytes, next->first) << "overlap at op " << op;
+      }
+      if (next != live.begin()) {
+        auto prev = std::prev(next);
+        ASSERT_LE(prev->first + prev->second.bytes, addr) << "overlap at op " << op;
+      }
+      live[addr] = {bytes, si};
+      live_rounded += rounded(bytes);
+      live_requested += bytes;
+    } else {
+      auto it = live.begin();
+      std::advance(it, static_cast<long>(rng() % live.size()));
+      // Mostly freed on the allocating stream, sometimes on another one.
+      int fs = rng() % 4 == 0 ? si : it->second.stream;
+      ASSERT_EQ(ek_free(ctx, reinterpret_cast<void *>(it->first), streams[fs]), EK_SUCCESS)
+          << op << ": " << ek_last_error();
+      live_rounded -= rounded(it->second.bytes);
+      live_requested -= it->second.bytes;
+      live.erase(it);
+    }
+    ek_memory_stats s = stats();
+    ASSERT_EQ(s.allocated_bytes, live_rounded) << "op " << op;
+    ASSERT_EQ(s.requested_bytes, live_requested) << "op " << op;
+    ASSERT_EQ(s.active_blocks, live.size()) << "op " << op;
+    ASSERT_GE(s.reserved_bytes, s.allocated_bytes);
+  }
+  for (const auto &kv : live) release(reinterpret_cast<void *>(kv.first), streams[kv.second.stream]);
+  for (ek_stream s : streams) EK_OK(ek_stream_destroy(s));
+  EK_OK(ek_memory_empty_cache(ctx));
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.requested_bytes, 0u);
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_EQ(s.segments, 0u);
+  EXPECT_EQ(s.alloc_count, s.free_count);
+  EXPECT_EQ(s.total_allocated_bytes, s.total_freed_bytes);
+  EXPECT_EQ(s.device_mallocs, s.device_frees);
+}
+
+TEST_P(MemoryTest, ConcurrentThreadsOnTheirOwnStreams) {
+  constexpr int kThreads = 4, kPairs = 2000;
+  ek_stream streams[kThreads] = {};
+  for (ek_stream &s : streams) EK_OK(ek_stream_create(ctx, &s));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(1000 + t);
+      std::vector<void *> held;
+      for (int i = 0; i < kPairs; ++i) {
+        size_t bytes = 1 + rng() % (rng() % 8 == 0 ? 4 * MiB : 64 * KiB);
+        void *p = nullptr;
+        if (ek_malloc(ctx, bytes, streams[t], &p) != EK_SUCCESS || !p ||
+            reinterpret_cast<uintptr_t>(p) % 512) {
+          ++failures;
+          continue;
+        }
+        held.push_back(p);
+        // Keep a few blocks alive at a time so that frees interleave.
+        if (held.size() > 4 || i == kPairs - 1) {
+          for (void *q : held)
+            if (ek_free(ctx, q, streams[t]) != EK_SUCCESS) ++failures;
+          held.clear();
+        }
+      }
+      for (void *q : held)
+        if (ek_free(ctx, q, streams[t]) != EK_SUCCESS) ++failures;
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  ek_memory_stats s = stats();
+  EXPECT_EQ(s.alloc_count, static_cast<uint64_t>(kThreads * kPairs));
+  EXPECT_EQ(s.free_count, static_cast<uint64_t>(kThreads * kPairs));
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.requested_bytes, 0u);
+  EXPECT_EQ(s.active_blocks, 0u);
+  EXPECT_EQ(s.total_allocated_bytes, s.total_freed_bytes);
+  EXPECT_EQ(s.cached_free_bytes, s.reserved_bytes);
+  for (ek_stream st : streams) EK_OK(ek_stream_destroy(st));
+}
