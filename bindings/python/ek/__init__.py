@@ -1,0 +1,95 @@
+"""ek — Python binding of libek, a GPU tensor runtime with a stable C API.
+
+A thin ctypes layer: the FFI declarations (``ek._ffi``) are generated from
+``include/ek.h`` by ``bindings/python/gen_ffi.py``; everything numeric happens
+in the C library.
+
+    >>> import ek
+    >>> x = ek.arange(6, dtype=ek.float32).reshape(2, 3)
+    >>> x.T.numpy()
+    >>> y = x.to("cuda")          # needs a GPU
+
+The library is found through ``EK_LIBRARY``, then ``libek.so.0`` next to this
+package, then the system's library path.
+"""
+
+from __future__ import annotations
+
+import ctypes as _ctypes
+
+from . import _ffi, cuda
+from ._context import Context, context
+from ._creation import (arange, empty, empty_like, from_numpy, full, full_like, ones, ones_like,
+                        tensor, zeros, zeros_like)
+from ._device import device_count, device_info
+from ._dtype import DType, DTYPES as _DTYPES, dtype
+from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOError,
+                      EkOverflowError, Error, IndexError_, InternalError, InvalidArgumentError,
+                      IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
+                      NullPointerError, OutOfMemoryError, OverflowError_, ShapeError, check)
+from ._lib import LIBRARY_PATH, lib as _cdll
+from ._ops import install as _install_ops
+from ._stream import Event, Stream, current_stream, synchronize
+from ._tensor import Tensor
+
+bool_ = _DTYPES["bool"]
+uint8 = _DTYPES["uint8"]
+int8 = _DTYPES["int8"]
+int16 = _DTYPES["int16"]
+int32 = _DTYPES["int32"]
+int64 = _DTYPES["int64"]
+float16 = _DTYPES["float16"]
+bfloat16 = _DTYPES["bfloat16"]
+float32 = _DTYPES["float32"]
+float64 = _DTYPES["float64"]
+half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
+long, int = int64, int32  # noqa: A001
+
+
+def version() -> str:
+    """Version of the loaded libek ("MAJOR.MINOR.PATCH")."""
+    v = _cdll.ek_version()
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def version_info() -> tuple:
+    """(major, minor, patch) of the loaded libek."""
+    v = _cdll.ek_version()
+    return (v // 10000, v // 100 % 100, v % 100)
+
+
+def live_handles() -> int:
+    """Number of live libek handles (contexts, streams, events, tensors); for leak checks."""
+    n = _ctypes.c_int64()
+    check(_cdll.ek_live_handles(_ctypes.byref(n)))
+    return n.value
+
+
+def memory_stats(device="cpu") -> dict:
+    """Pool counters of a device's default context."""
+    return context(device).memory_stats()
+
+
+def memory_snapshot(device="cpu") -> list:
+    """Pool blocks of a device's default context."""
+    return context(device).memory_snapshot()
+
+
+__version__ = version()
+
+_install_ops(Tensor)
+
+__all__ = [
+    "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
+    "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
+    "live_handles", "memory_stats", "memory_snapshot", "LIBRARY_PATH",
+    "empty", "zeros", "ones", "full", "arange", "tensor", "from_numpy",
+    "empty_like", "zeros_like", "ones_like", "full_like",
+    "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64",
+    "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
+    "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
+    "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
+    "LibraryError", "EkIOError", "IOError_", "InternalError",
+]
+del annotations

@@ -1,0 +1,182 @@
+"""Contexts: one device's memory pool, default stream and caches."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import weakref
+
+from . import _ffi
+from ._device import device_str, parse_device, to_struct
+from ._errors import check
+from ._lib import lib
+
+__all__ = ["Context", "context"]
+
+_LOG_LEVELS = {"off": _ffi.EK_LOG_OFF, "error": _ffi.EK_LOG_ERROR, "warn": _ffi.EK_LOG_WARN,
+               "info": _ffi.EK_LOG_INFO, "debug": _ffi.EK_LOG_DEBUG}
+
+
+def _destroy_context(handle) -> None:
+    # Finalizer: never raises. ek_context_destroy refuses (and frees nothing)
+    # while tensors/streams/events of the context live; then the context is
+    # simply left to the process exit.
+    try:
+        if lib.ek_context_destroy(handle) != _ffi.EK_SUCCESS:
+            lib.ek_clear_error()
+    except Exception:  # noqa: BLE001 - interpreter shutdown
+        pass
+
+
+class Context:
+    """A libek context on one device: its memory pool, default stream, caches.
+
+    ``Context("cuda:0", memory_limit=2 << 30)`` creates a new, independent
+    context; ``ek.context("cuda:0")`` returns the shared per-device default.
+    Options left as None fall back to the environment (EK_MEMORY_LIMIT, ...)
+    and then to the library's defaults.
+
+    Tensors, streams and events keep their context alive; the context is
+    destroyed when the last of them and the Context object are gone (or at
+    interpreter exit). ``close()`` destroys it explicitly.
+    """
+
+    def __init__(self, device="cpu", *, memory_limit: int | None = None,
+                 memory_fraction: float | None = None, allow_tf32: bool | None = None,
+                 kernel_cache_dir: str | os.PathLike | None = None,
+                 log_level: str | int | None = None):
+        dev = parse_device(device)
+        cfg = _ffi.ek_context_config()
+        check(lib.ek_context_config_init(ctypes.byref(cfg)))
+        if memory_limit is not None:
+            cfg.memory_limit = int(memory_limit)
+        if memory_fraction is not None:
+            cfg.memory_fraction = float(memory_fraction)
+        if allow_tf32 is not None:
+            cfg.allow_tf32 = 1 if allow_tf32 else 0
+        cache_dir = None
+        if kernel_cache_dir is not None:
+            cache_dir = os.fsencode(kernel_cache_dir)
+            cfg.kernel_cache_dir = cache_dir  # copied by ek_context_create
+        if log_level is not None:
+            cfg.log_level = _LOG_LEVELS[log_level] if isinstance(log_level, str) else int(log_level)
+        h = _ffi.ek_context()
+        check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
+        self._h = h
+        self._dev = dev
+        self._finalizer = weakref.finalize(self, _destroy_context, h)
+
+    # -- identity
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda:N"."""
+        return device_str(self._dev)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._dev[0] == _ffi.EK_CUDA
+
+    def __repr__(self) -> str:
+        state = "" if self._h else ", closed"
+        return f"ek.Context({self.device!r}{state})"
+
+    def _handle(self):
+        if not self._h:
+            from ._errors import InvalidArgumentError
+            raise InvalidArgumentError(f"ek: {self!r} was closed", _ffi.EK_ERROR_INVALID_ARGUMENT)
+        return self._h
+
+    def close(self) -> None:
+        """Destroy the context now. Raises InvalidArgumentError (and keeps the
+        context) while tensors, streams or events of it are alive."""
+        if self._h:
+            check(lib.ek_context_destroy(self._h))
+            self._finalizer.detach()
+            self._h = None
+
+    @property
+    def config(self) -> dict:
+        """The effective configuration (environment and defaults applied)."""
+        cfg = _ffi.ek_context_config()
+        check(lib.ek_context_get_config(self._handle(), ctypes.byref(cfg)))
+        return {
+            "memory_limit": cfg.memory_limit,
+            "memory_fraction": cfg.memory_fraction,
+            "allow_tf32": bool(cfg.allow_tf32),
+            "kernel_cache_dir": os.fsdecode(cfg.kernel_cache_dir) if cfg.kernel_cache_dir else None,
+            "log_level": cfg.log_level,
+        }
+
+    # -- work
+    def synchronize(self) -> None:
+        """Wait for all work on all streams of the context."""
+        check(lib.ek_context_synchronize(self._handle()))
+
+    @property
+    def default_stream(self):
+        """The context's default stream (borrowed; never destroyed)."""
+        from ._stream import Stream
+        h = _ffi.ek_stream()
+        check(lib.ek_context_default_stream(self._handle(), ctypes.byref(h)))
+        return Stream._borrowed(h, self)
+
+    # -- memory
+    def memory_stats(self) -> dict:
+        """The pool's counters (ek_memory_stats) as a dict."""
+        st = _ffi.ek_memory_stats()
+        check(lib.ek_memory_stats_get(self._handle(), ctypes.byref(st)))
+        return {name: getattr(st, name) for name, _ in st._fields_}
+
+    def memory_snapshot(self) -> list:
+        """Every block of the pool (segment by segment, in address order) as dicts."""
+        count = ctypes.c_size_t()
+        while True:
+            check(lib.ek_memory_snapshot(self._handle(), None, 0, ctypes.byref(count)))
+            cap = count.value
+            blocks = (_ffi.ek_memory_block * max(cap, 1))()
+            check(lib.ek_memory_snapshot(self._handle(), blocks, cap, ctypes.byref(count)))
+            if count.value <= cap:
+                break
+        fields = [name for name, _ in _ffi.ek_memory_block._fields_]
+        out = []
+        for b in blocks[:count.value]:
+            d = {name: getattr(b, name) for name in fields}
+            d["allocated"] = bool(d["allocated"])
+            out.append(d)
+        return out
+
+    def empty_cache(self) -> None:
+        """Return every cached, fully free segment to the device."""
+        check(lib.ek_memory_empty_cache(self._handle()))
+
+    def set_memory_limit(self, nbytes: int) -> None:
+        """Limit on reserved bytes (0: none)."""
+        check(lib.ek_memory_set_limit(self._handle(), int(nbytes)))
+
+    def set_memory_fraction(self, fraction: float) -> None:
+        """Limit as a fraction (0, 1] of the device's total memory."""
+        check(lib.ek_memory_set_fraction(self._handle(), float(fraction)))
+
+    def reset_peak_memory_stats(self) -> None:
+        """Peaks restart from the current values."""
+        check(lib.ek_memory_reset_peaks(self._handle()))
+
+
+_defaults: dict = {}
+_defaults_lock = threading.Lock()
+
+
+def context(device="cpu") -> Context:
+    """The shared default Context of a device ("cpu", "cuda", "cuda:N"),
+    created on first use. A Context passed in is returned as is."""
+    if isinstance(device, Context):
+        return device
+    dev = parse_device(device)
+    ctx = _defaults.get(dev)
+    if ctx is None:
+        with _defaults_lock:
+            ctx = _defaults.get(dev)
+            if ctx is None:
+                ctx = _defaults[dev] = Context(dev)
+    return ctx

@@ -1,0 +1,124 @@
+"""Exceptions, one class per ek_status code, and ``check``."""
+
+from __future__ import annotations
+
+from . import _ffi
+from ._lib import lib
+
+__all__ = [
+    "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
+    "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
+    "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
+    "LibraryError", "EkIOError", "IOError_", "InternalError", "check", "error_for",
+]
+
+
+class Error(Exception):
+    """Base class of libek errors.
+
+    ``status`` is the ek_status code, ``status_name`` its name
+    ("EK_ERROR_SHAPE") and ``message`` the C library's message (from
+    ``ek_last_error()``), which names the failing function and values.
+    """
+
+    status = -1
+
+    def __init__(self, message: str = "", status: int | None = None):
+        if status is not None:
+            self.status = status
+        self.message = message
+        self.status_name = _ffi.STATUS_NAMES.get(self.status, "EK_UNKNOWN_STATUS")
+        Exception.__init__(self, message)
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.status_name}]" if self.message else self.status_name
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.status))
+
+
+class InvalidArgumentError(Error, ValueError):
+    status = _ffi.EK_ERROR_INVALID_ARGUMENT
+
+
+class NullPointerError(InvalidArgumentError):
+    status = _ffi.EK_ERROR_NULL_POINTER
+
+
+class ShapeError(Error, ValueError):
+    status = _ffi.EK_ERROR_SHAPE
+
+
+class DtypeError(Error, TypeError):
+    status = _ffi.EK_ERROR_DTYPE
+
+
+class EkIndexError(Error, IndexError):
+    status = _ffi.EK_ERROR_INDEX
+
+
+class EkOverflowError(Error, OverflowError):
+    status = _ffi.EK_ERROR_OVERFLOW
+
+
+class OutOfMemoryError(Error, MemoryError):
+    status = _ffi.EK_ERROR_OUT_OF_MEMORY
+
+
+class NoDeviceError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_NO_DEVICE
+
+
+class DeviceError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_DEVICE
+
+
+class NotSupportedError(Error, NotImplementedError):
+    status = _ffi.EK_ERROR_NOT_SUPPORTED
+
+
+class NotReadyError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_NOT_READY
+
+
+class CompileError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_COMPILE
+
+
+class LibraryError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_LIBRARY
+
+
+class EkIOError(Error, OSError):
+    status = _ffi.EK_ERROR_IO
+
+    def __init__(self, message: str = "", status: int | None = None):
+        Error.__init__(self, message, status)
+
+
+class InternalError(Error, RuntimeError):
+    status = _ffi.EK_ERROR_INTERNAL
+
+
+IndexError_ = EkIndexError
+OverflowError_ = EkOverflowError
+IOError_ = EkIOError
+
+_BY_STATUS = {cls.status: cls for cls in (
+    InvalidArgumentError, NullPointerError, ShapeError, DtypeError, EkIndexError,
+    EkOverflowError, OutOfMemoryError, NoDeviceError, DeviceError, NotSupportedError,
+    NotReadyError, CompileError, LibraryError, EkIOError, InternalError)}
+
+
+def error_for(status: int, message: str = "") -> Error:
+    """The exception object for a status code (unknown codes give ``Error``)."""
+    cls = _BY_STATUS.get(status, Error)
+    return cls(message, status)
+
+
+def check(status: int) -> None:
+    """Raise the exception for ``status`` (with this thread's ek_last_error())
+    unless it is EK_SUCCESS."""
+    if status != _ffi.EK_SUCCESS:
+        raw = lib.ek_last_error()
+        raise error_for(status, raw.decode("utf-8", "replace") if raw else "")

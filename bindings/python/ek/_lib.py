@@ -1,0 +1,72 @@
+"""Finding and loading libek.
+
+Search order (the first that loads wins):
+
+1. the ``EK_LIBRARY`` environment variable (a path to ``libek.so.0``);
+2. ``libek.so.0`` (then ``libek.so``) next to this package;
+3. ``ctypes.util.find_library("ek")`` (the system's library path).
+
+Every function of ``ek.h`` gets its ``argtypes``/``restype`` from the generated
+``_ffi.bind``; a library that lacks some of them is refused (it is older than
+the header the binding was generated from).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+
+from . import _ffi
+
+__all__ = ["lib", "load", "LIBRARY_PATH"]
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates(environ=None, pkg_dir=None):
+    environ = os.environ if environ is None else environ
+    pkg_dir = _PKG_DIR if pkg_dir is None else pkg_dir
+    out = []
+    env = environ.get("EK_LIBRARY")
+    if env:
+        out.append(("EK_LIBRARY", env))
+    for name in ("libek.so.0", "libek.so"):
+        out.append(("package", os.path.join(pkg_dir, name)))
+    found = ctypes.util.find_library("ek")
+    out.append(("find_library('ek')", found))
+    return out
+
+
+def load(environ=None, pkg_dir=None):
+    """Load and bind libek; returns ``(CDLL, path)``.
+
+    Raises ImportError naming every path tried and why each failed.
+    """
+    tried = []
+    for how, path in _candidates(environ, pkg_dir):
+        if not path:
+            tried.append(f"  {how}: not found")
+            continue
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(f"  {how}: {path}: no such file")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"  {how}: {path}: {e}")
+            continue
+        missing = _ffi.bind(lib)
+        if missing:
+            tried.append(f"  {how}: {path}: lacks {len(missing)} function(s) of ek.h "
+                         f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "
+                         "the library is older than the binding")
+            continue
+        return lib, path
+    raise ImportError(
+        "ek: cannot load libek. Tried:\n" + "\n".join(tried) +
+        "\nSet EK_LIBRARY=/path/to/libek.so.0 or copy libek.so.0 next to "
+        f"{_PKG_DIR}/__init__.py.")
+
+
+lib, LIBRARY_PATH = load()

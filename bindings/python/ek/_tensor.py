@@ -1,0 +1,481 @@
+"""The Tensor class: a reference to one libek tensor handle (a view of storage).
+
+Everything numeric is done by the C library: views (ek_view_*), copies with
+broadcasting and casting (ek_copy, ek_cast), fills, reshapes.  This module only
+translates Python arguments (shapes, indices, dtypes, devices) and owns the
+handle's lifetime.
+
+Operators (+, -, *, @, reductions) are added by ``_ops.install(Tensor)`` from
+the enum values of ek_unary/ek_binary/ek_reduce once ek.h declares them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import weakref
+
+import numpy as np
+
+from . import _ffi
+from ._context import Context, context
+from ._dtype import DType, dtype as _as_dtype, from_code
+from ._errors import DtypeError, check
+from ._lib import lib
+from ._stream import _current_handle
+
+__all__ = ["Tensor"]
+
+_byref = ctypes.byref
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _release(handle, _ctx) -> None:
+    # _ctx keeps the Context alive (and so destroyed after) this tensor.
+    try:
+        lib.ek_tensor_release(handle)
+    except Exception:  # noqa: BLE001 - interpreter shutdown
+        pass
+
+
+def _i64(seq) -> ctypes.Array:
+    vals = [operator.index(v) for v in seq]
+    return (ctypes.c_int64 * len(vals))(*vals)
+
+
+def _ints(seq) -> ctypes.Array:
+    vals = [operator.index(v) for v in seq]
+    return (ctypes.c_int * len(vals))(*vals)
+
+
+def _shape_args(args) -> tuple:
+    """f(2, 3) and f((2, 3)) and f([2, 3]) -> (2, 3)."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        return tuple(operator.index(v) for v in args[0])
+    return tuple(operator.index(v) for v in args)
+
+
+def _stream_for(*ctxs):
+    """The current stream for an op touching these contexts: that of the first
+    CUDA context (or of the first context), None for its default stream."""
+    for c in ctxs:
+        if c.is_cuda:
+            return _current_handle(c)
+    return _current_handle(ctxs[0])
+
+
+def _is_device_like(x) -> bool:
+    if isinstance(x, Context):
+        return True
+    s = x if isinstance(x, str) else (str(x) if type(x).__name__ == "device" else None)
+    return s is not None and s.split(":")[0].strip().lower() in ("cpu", "cuda")
+
+
+class Tensor:
+    """An n-dimensional array on a device, a view of reference-counted storage.
+
+    Create with ``ek.tensor``, ``ek.zeros``, ``ek.from_numpy``, …; convert back
+    with ``numpy()``/``tolist()``/``item()``. Views (indexing, ``reshape``,
+    ``transpose``, …) share storage with their source.
+    """
+
+    __slots__ = ("_h", "_ctx", "_info", "__weakref__")
+
+    # ------------------------------------------------------------ lifetime
+    @classmethod
+    def _wrap(cls, handle, ctx: Context) -> "Tensor":
+        self = object.__new__(cls)
+        self._h = handle
+        self._ctx = ctx
+        self._info = None
+        weakref.finalize(self, _release, handle, ctx)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("ek.Tensor is not constructed directly: use ek.tensor(), ek.empty(), "
+                        "ek.zeros(), ek.from_numpy(), ...")
+
+    def _new(self, fn, *args) -> "Tensor":
+        """Call ``fn(*args, &out)`` (a view or op returning a new handle) and wrap it."""
+        out = _ffi.ek_tensor()
+        check(fn(*args, _byref(out)))
+        return Tensor._wrap(out, self._ctx)
+
+    def _stream(self):
+        return _current_handle(self._ctx)
+
+    @property
+    def _meta(self) -> _ffi.ek_tensor_info:
+        info = self._info
+        if info is None:
+            info = _ffi.ek_tensor_info()
+            check(lib.ek_tensor_get_info(self._h, _byref(info)))
+            self._info = info
+        return info
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple:
+        """Sizes of the dims (a tuple)."""
+        m = self._meta
+        return tuple(m.shape[:m.ndim])
+
+    def size(self, dim: int | None = None):
+        """The shape, or one dim's size."""
+        return self.shape if dim is None else self.shape[dim]
+
+    @property
+    def strides(self) -> tuple:
+        """Strides in elements (not bytes)."""
+        m = self._meta
+        return tuple(m.strides[:m.ndim])
+
+    def stride(self, dim: int | None = None):
+        return self.strides if dim is None else self.strides[dim]
+
+    @property
+    def ndim(self) -> int:
+        return self._meta.ndim
+
+    def dim(self) -> int:
+        return self._meta.ndim
+
+    @property
+    def dtype(self) -> DType:
+        return from_code(self._meta.dtype)
+
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda:N"."""
+        return self._ctx.device
+
+    @property
+    def context(self) -> Context:
+        return self._ctx
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._ctx.is_cuda
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._meta.nbytes)
+
+    def numel(self) -> int:
+        """Number of elements."""
+        return int(self._meta.numel)
+
+    def is_contiguous(self) -> bool:
+        """True when C-contiguous."""
+        return bool(self._meta.is_contiguous)
+
+    def storage_offset(self) -> int:
+        """Offset of element 0 from the start of the storage, in elements."""
+        return int(self._meta.offset)
+
+    def data_ptr(self) -> int:
+        """Address of element 0 (device memory for CUDA tensors)."""
+        return self._meta.data or 0
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        try:
+            body = np.array2string(self._host_values(), separator=", ", prefix="ek.tensor(")
+        except Exception as e:  # noqa: BLE001 - repr must not fail
+            body = f"<unreadable: {e}>"
+        return f"ek.tensor({body}, dtype={self.dtype!r}, device={self.device!r})"
+
+    # ------------------------------------------------------------ host conversion
+    def numpy(self) -> np.ndarray:
+        """A C-contiguous NumPy copy of the values (waits for the data).
+        bfloat16 has no NumPy dtype: use ``t.astype(ek.float32).numpy()``."""
+        dt = self.dtype
+        if dt.numpy is None:
+            raise DtypeError(f"Tensor.numpy: {dt.name} has no NumPy dtype; convert first, e.g. "
+                             f"t.astype(ek.float32).numpy()", _ffi.EK_ERROR_DTYPE)
+        arr = np.empty(self.shape, dt.numpy)
+        check(lib.ek_tensor_to_host(self._h, arr.ctypes.data, arr.nbytes, self._stream()))
+        return arr
+
+    def _host_values(self) -> np.ndarray:
+        t = self if self.dtype.numpy is not None else self.astype("float32")
+        return t.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._host_values()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def tolist(self):
+        """The values as (nested) Python lists; a scalar for a 0-d tensor."""
+        return self._host_values().tolist()
+
+    def item(self):
+        """The value of a one-element tensor as a Python scalar."""
+        if self.numel() != 1:
+            raise ValueError(f"Tensor.item: the tensor has {self.numel()} elements, not 1")
+        return self._host_values().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise ValueError(f"the truth value of a tensor of {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    # ------------------------------------------------------------ views
+    def view(self, *shape) -> "Tensor":
+        """A view with a new shape (one entry may be -1); ShapeError when the
+        strides do not allow one (use reshape)."""
+        s = _shape_args(shape)
+        return self._new(lib.ek_view_reshape, self._h, len(s), _i64(s))
+
+    def reshape(self, *shape) -> "Tensor":
+        """A view with a new shape when the strides allow, else a contiguous copy."""
+        s = _shape_args(shape)
+        return self._new(lib.ek_reshape, self._stream(), self._h, len(s), _i64(s))
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        """A view with two dims swapped."""
+        return self._new(lib.ek_view_transpose, self._h, dim0, dim1)
+
+    swapaxes = transpose
+
+    def permute(self, *dims) -> "Tensor":
+        """A view whose dim i is this tensor's dim ``dims[i]``."""
+        d = _shape_args(dims)
+        return self._new(lib.ek_view_permute, self._h, len(d), _ints(d))
+
+    @property
+    def T(self) -> "Tensor":
+        """A view with the dims reversed."""
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    def expand(self, *sizes) -> "Tensor":
+        """Broadcast size-1 dims (stride 0) and prepend dims; -1 keeps a size."""
+        s = _shape_args(sizes)
+        return self._new(lib.ek_view_expand, self._h, len(s), _i64(s))
+
+    def broadcast_to(self, shape) -> "Tensor":
+        return self.expand(shape)
+
+    def squeeze(self, dim=None) -> "Tensor":
+        """Remove size-1 dims: all of them, or the listed one(s)."""
+        dims = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
+        if dim is not None and not dims:
+            return self._new(lib.ek_view_reshape, self._h, self.ndim, _i64(self.shape))
+        return self._new(lib.ek_view_squeeze, self._h, len(dims), _ints(dims))
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        """Insert a size-1 dim at ``dim`` (in [-ndim-1, ndim])."""
+        return self._new(lib.ek_view_unsqueeze, self._h, dim)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        """Merge dims start..end (inclusive): a view when the strides allow,
+        otherwise a view of a contiguous copy."""
+        try:
+            return self._new(lib.ek_view_flatten, self._h, start_dim, end_dim)
+        except Exception as e:  # ShapeError: no view exists
+            from ._errors import ShapeError
+            if not isinstance(e, ShapeError) or self.is_contiguous():
+                raise
+        c = self.contiguous()
+        return c._new(lib.ek_view_flatten, c._h, start_dim, end_dim)
+
+    def ravel(self) -> "Tensor":
+        return self.flatten()
+
+    def as_strided(self, size, stride, storage_offset: int | None = None) -> "Tensor":
+        """Any shape/strides (elements) over this tensor's storage; ``storage_offset``
+        counts elements from the storage start (default: this view's offset)."""
+        size, stride = _shape_args((size,)), _shape_args((stride,))
+        off = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
+        if len(size) != len(stride):
+            raise ValueError(f"as_strided: {len(size)} sizes but {len(stride)} strides")
+        return self._new(lib.ek_view_as_strided, self._h, len(size), _i64(size), _i64(stride), off)
+
+    # ------------------------------------------------------------ copies, casts, devices
+    def contiguous(self) -> "Tensor":
+        """This tensor when C-contiguous, else a contiguous copy."""
+        if self.is_contiguous():
+            return self
+        return self._new(lib.ek_contiguous, self._stream(), self._h)
+
+    def clone(self) -> "Tensor":
+        """A contiguous copy."""
+        out = _empty(self.shape, self.dtype, self._ctx)
+        return out.copy_(self)
+
+    def astype(self, dtype) -> "Tensor":
+        """A new tensor of the values converted to dtype (PyTorch rules:
+        float -> int truncates, -> bool is x != 0)."""
+        dt = _as_dtype(dtype)
+        return self._new(lib.ek_cast, self._stream(), self._h, dt.code)
+
+    def to(self, *args, dtype=None, device=None, copy: bool = False) -> "Tensor":
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``.
+        Returns self when nothing changes (unless ``copy``)."""
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a._ctx, a.dtype
+            elif _is_device_like(a):
+                device = a
+            else:
+                dtype = a
+        ctx = self._ctx if device is None else context(device)
+        dt = self.dtype if dtype is None else _as_dtype(dtype)
+        if ctx is self._ctx:
+            if dt.code != self.dtype.code:
+                return self.astype(dt)
+            return self.clone() if copy else self
+        out = _empty(self.shape, dt, ctx)
+        return out.copy_(self)
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the CPU (self when already there)."""
+        return self.to("cpu")
+
+    def cuda(self, device=0) -> "Tensor":
+        """This tensor on a CUDA device (an index or "cuda:N")."""
+        dev = f"cuda:{device}" if isinstance(device, (int, np.integer)) else device
+        return self.to(dev)
+
+    def copy_(self, src) -> "Tensor":
+        """self[...] = src, broadcast to self's shape and cast to self's dtype;
+        src may be a Tensor on any device, an array, a list or a scalar."""
+        if not isinstance(src, Tensor):
+            src = _host_tensor(src, self._ctx)
+        check(lib.ek_copy(_stream_for(self._ctx, src._ctx), self._h, src._h))
+        return self
+
+    def fill_(self, value) -> "Tensor":
+        """Set every element to value (cast to the dtype; exact for 64-bit ints)."""
+        if isinstance(value, Tensor):
+            return self.copy_(value)
+        if isinstance(value, (bool, np.bool_)):
+            check(lib.ek_fill_int(self._stream(), self._h, int(value)))
+        elif isinstance(value, (int, np.integer)):
+            v = int(value)
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise OverflowError(f"fill_: {v} does not fit in int64")
+            check(lib.ek_fill_int(self._stream(), self._h, v))
+        else:
+            check(lib.ek_fill(self._stream(), self._h, float(value)))
+        return self
+
+    def zero_(self) -> "Tensor":
+        return self.fill_(0)
+
+    def record_stream(self, stream) -> None:
+        """Mark the storage as used on ``stream``: its release waits for that stream."""
+        check(lib.ek_tensor_record_stream(self._h, stream._h))
+
+    # ------------------------------------------------------------ indexing
+    def _index(self, key) -> "Tensor":
+        if not isinstance(key, tuple):
+            key = (key,)
+        for k in key:
+            if isinstance(k, (bool, np.bool_)) or isinstance(k, (list, np.ndarray, Tensor)):
+                raise TypeError(f"ek: index {k!r}: only integers, slices, None and ... are "
+                                "supported (no advanced or boolean indexing yet)")
+        n_ell = sum(1 for k in key if k is Ellipsis)
+        if n_ell > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+        t, d = self, 0
+        for k in key:
+            if k is Ellipsis:
+                d += max(self.ndim - consumed, 0)
+            elif k is None:
+                t = t._new(lib.ek_view_unsqueeze, t._h, d)
+                d += 1
+            elif isinstance(k, slice):
+                start = _ffi.EK_SLICE_MIN if k.start is None else operator.index(k.start)
+                stop = _ffi.EK_SLICE_MAX if k.stop is None else operator.index(k.stop)
+                step = 1 if k.step is None else operator.index(k.step)
+                if step == 0:
+                    raise ValueError("slice step cannot be zero")
+                if k.start is None and k.stop is None and step == 1:
+                    d += 1
+                    continue
+                start = min(max(start, _INT64_MIN), _INT64_MAX)
+                stop = min(max(stop, _INT64_MIN), _INT64_MAX)
+                t = t._new(lib.ek_view_slice, t._h, d, start, stop, step)
+                d += 1
+            else:
+                try:
+                    i = operator.index(k)
+                except TypeError:
+                    raise TypeError(f"ek: invalid index {k!r} of type {type(k).__name__}") from None
+                if not _INT64_MIN <= i <= _INT64_MAX:
+                    raise IndexError(f"index {i} is out of range")
+                t = t._new(lib.ek_view_select, t._h, d, i)
+        if t is self:
+            t = self._new(lib.ek_view_reshape, self._h, self.ndim, _i64(self.shape))
+        return t
+
+    def __getitem__(self, key) -> "Tensor":
+        """Basic indexing (ints, slices with any step, None, ...): always a view."""
+        return self._index(key)
+
+    def __setitem__(self, key, value) -> None:
+        """t[key] = scalar | tensor | array: fills or copies into the view."""
+        v = self._index(key)
+        if isinstance(value, (bool, int, float, np.generic)) and not isinstance(value, np.ndarray):
+            v.fill_(value)
+        else:
+            v.copy_(value)
+
+
+def _empty(shape, dt: DType, ctx: Context) -> Tensor:
+    s = tuple(shape)
+    out = _ffi.ek_tensor()
+    check(lib.ek_tensor_empty(ctx._handle(), len(s), _i64(s), dt.code, _current_handle(ctx),
+                              _byref(out)))
+    return Tensor._wrap(out, ctx)
+
+
+def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
+    arr = np.asarray(arr)
+    if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "<" and np.little_endian is False):
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    try:
+        dt = _as_dtype(arr.dtype)
+    except DtypeError:
+        raise DtypeError(f"ek.from_numpy: NumPy dtype {arr.dtype} is not supported "
+                         f"(bool, uint8, int8..int64, float16, float32, float64)",
+                         _ffi.EK_ERROR_DTYPE) from None
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
+    s = arr.shape
+    out = _ffi.ek_tensor()
+    check(lib.ek_tensor_from_host(ctx._handle(), len(s), _i64(s), dt.code,
+                                  arr.ctypes.data if arr.size else None,
+                                  _current_handle(ctx), _byref(out)))
+    return Tensor._wrap(out, ctx)
+
+
+def _host_tensor(data, like_ctx: Context) -> Tensor:
+    """Python/NumPy data as a tensor for ek_copy: on like_ctx's CPU side."""
+    arr = np.asarray(data)
+    return _from_numpy(arr, context("cpu") if like_ctx.is_cuda else like_ctx)

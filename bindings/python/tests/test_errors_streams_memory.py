@@ -1,0 +1,204 @@
+import gc
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ek
+from ek import _errors, _ffi
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PKG_ROOT = os.path.dirname(HERE)
+
+
+def test_exception_classes():
+    pairs = {
+        "EK_ERROR_INVALID_ARGUMENT": (ek.InvalidArgumentError, ValueError),
+        "EK_ERROR_SHAPE": (ek.ShapeError, ValueError),
+        "EK_ERROR_DTYPE": (ek.DtypeError, TypeError),
+        "EK_ERROR_INDEX": (ek.EkIndexError, IndexError),
+        "EK_ERROR_OVERFLOW": (ek.EkOverflowError, OverflowError),
+        "EK_ERROR_OUT_OF_MEMORY": (ek.OutOfMemoryError, MemoryError),
+        "EK_ERROR_NO_DEVICE": (ek.NoDeviceError, ek.Error),
+        "EK_ERROR_DEVICE": (ek.DeviceError, ek.Error),
+        "EK_ERROR_NOT_SUPPORTED": (ek.NotSupportedError, ek.Error),
+        "EK_ERROR_NOT_READY": (ek.NotReadyError, ek.Error),
+        "EK_ERROR_COMPILE": (ek.CompileError, ek.Error),
+        "EK_ERROR_LIBRARY": (ek.LibraryError, ek.Error),
+        "EK_ERROR_IO": (ek.IOError_, OSError),
+        "EK_ERROR_INTERNAL": (ek.InternalError, ek.Error),
+    }
+    for name, (cls, base) in pairs.items():
+        e = _errors.error_for(getattr(_ffi, name), "msg")
+        assert type(e) is cls and isinstance(e, base) and isinstance(e, ek.Error)
+        assert e.status_name == name and e.message == "msg"
+    assert ek.IndexError_ is ek.EkIndexError and ek.OverflowError_ is ek.EkOverflowError
+    # every status of ek.h has a class
+    for value in _ffi.STATUS_NAMES:
+        if value:
+            assert type(_errors.error_for(value)) is not ek.Error
+    _errors.check(0)
+
+
+def test_error_message_from_c():
+    with pytest.raises(ek.ShapeError) as ei:
+        ek.zeros(2, 3).T.view(6)
+    e = ei.value
+    assert e.status == _ffi.EK_ERROR_SHAPE
+    assert "ek_view_reshape" in e.message and "ek_view_reshape" in str(e)
+
+
+def test_overflow():
+    with pytest.raises(ek.EkOverflowError):
+        ek.empty(2**40, 2**40, dtype=ek.float64)
+
+
+def test_memory_stats_and_snapshot():
+    ctx = ek.Context("cpu")
+    s0 = ctx.memory_stats()
+    assert {"allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
+            "fragmentation", "limit_bytes"} <= set(s0)
+    t = ek.empty(1000, dtype=ek.float64, device=ctx)
+    s1 = ctx.memory_stats()
+    assert s1["allocated_bytes"] >= 8000 and s1["active_blocks"] >= 1
+    snap = ctx.memory_snapshot()
+    live = [b for b in snap if b["allocated"]]
+    assert any(b["requested"] == 8000 for b in live)
+    assert all({"segment_address", "size", "stream_id"} <= set(b) for b in snap)
+    del t
+    gc.collect()
+    assert ctx.memory_stats()["allocated_bytes"] == 0
+    ctx.reset_peak_memory_stats()
+    assert ctx.memory_stats()["peak_allocated_bytes"] == 0
+    ctx.empty_cache()
+    assert ctx.memory_stats()["reserved_bytes"] == 0
+    ctx.set_memory_limit(1 << 20)
+    assert ctx.memory_stats()["limit_bytes"] == 1 << 20
+    with pytest.raises(ek.InvalidArgumentError):
+        ctx.set_memory_fraction(1.5)
+    assert isinstance(ek.memory_stats("cpu"), dict)
+    assert isinstance(ek.memory_snapshot("cpu"), list)
+
+
+def test_cuda_memory_api(cuda_device):
+    t = ek.empty(1 << 20, device="cuda")
+    st = ek.cuda.memory_stats()
+    assert st["allocated_bytes"] >= 4 << 20
+    assert ek.cuda.memory_snapshot()
+    del t
+    gc.collect()
+    ek.cuda.synchronize()
+    ek.cuda.empty_cache()
+    ek.cuda.reset_peak_memory_stats()
+    assert ek.cuda.memory_allocated() == 0
+
+
+def test_streams_and_events(device):
+    s = ek.Stream(device)
+    assert s.device.startswith(device)
+    start, end = ek.Event(), ek.Event()
+    with s:
+        assert ek.current_stream(device) is s
+        start.record()
+        t = ek.arange(100000, device=device, dtype=ek.float32)
+        u = t[::-1].contiguous()
+        end.record()
+    assert ek.current_stream(device) != s
+    s.synchronize()
+    end.synchronize()
+    assert s.query() and end.query()
+    assert start.elapsed_time(end) >= 0.0
+    assert u[0].item() == 99999.0
+    s2 = ek.Stream(device)
+    s2.wait_stream(s)
+    s2.synchronize()
+    e = s.record_event()
+    assert e.device == s.device
+    ek.synchronize(device)
+    assert ek.current_stream(device) == ek.context(device).default_stream
+
+
+def test_event_errors():
+    a, b = ek.Event("cpu"), ek.Event("cpu")
+    with pytest.raises(ek.InvalidArgumentError, match="recorded"):
+        a.elapsed_time(b)
+    with pytest.raises(ek.InvalidArgumentError):
+        ek.Event().synchronize()
+
+
+def test_stream_from_native_cpu_not_supported():
+    with pytest.raises(ek.NotSupportedError):
+        ek.Stream.from_native(0, "cpu")
+
+
+def test_stream_from_native_torch(cuda_device):
+    torch = pytest.importorskip("torch")
+    ts = torch.cuda.current_stream()
+    s = ek.Stream.from_native(ts.cuda_stream, "cuda")
+    assert s.native == ts.cuda_stream
+    with s:
+        t = ek.arange(10, device="cuda")
+    s.synchronize()
+    assert t.tolist() == list(range(10))
+
+
+def test_compare_with_torch(cuda_device):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    t = ek.from_numpy(a, device="cuda")
+    tt = torch.from_numpy(a).cuda()
+    for idx in [(1, slice(None, None, 2)), (slice(None), 0, slice(1, 4))]:
+        np.testing.assert_array_equal(t[idx].numpy(), tt[idx].cpu().numpy())
+    np.testing.assert_array_equal(t.permute(2, 0, 1).contiguous().numpy(),
+                                  tt.permute(2, 0, 1).contiguous().cpu().numpy())
+
+
+def _run_py(code, env_extra):
+    env = {k: v for k, v in os.environ.items() if k != "EK_LIBRARY"}
+    env.update(env_extra)
+    env["PYTHONPATH"] = PKG_ROOT
+    env["LD_LIBRARY_PATH"] = ""
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
+def test_library_not_found_message(tmp_path):
+    from ek import _lib
+    with pytest.raises(ImportError) as ei:
+        _lib.load(environ={"EK_LIBRARY": str(tmp_path / "nope.so.0")}, pkg_dir=str(tmp_path))
+    msg = str(ei.value)
+    assert str(tmp_path / "nope.so.0") in msg
+    assert str(tmp_path / "libek.so.0") in msg
+    assert "find_library('ek')" in msg and "EK_LIBRARY" in msg
+
+
+def test_library_not_found_subprocess(tmp_path):
+    r = _run_py("import ek", {"EK_LIBRARY": str(tmp_path / "missing.so")})
+    if r.returncode == 0:
+        pytest.skip("libek is installed system-wide or beside the package")
+    assert "ImportError" in r.stderr and "missing.so" in r.stderr
+
+
+def test_gen_ffi_check():
+    r = subprocess.run([sys.executable, os.path.join(PKG_ROOT, "gen_ffi.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_gen_ffi_detects_stale(tmp_path):
+    stale = tmp_path / "_ffi.py"
+    stale.write_text("# old\n")
+    r = subprocess.run([sys.executable, os.path.join(PKG_ROOT, "gen_ffi.py"), "--check",
+                        "--output", str(stale)], capture_output=True, text=True)
+    assert r.returncode == 1 and "+++" in r.stdout
+
+
+def test_ffi_binds_every_function():
+    from ek._lib import lib
+    for name, (restype, argtypes, params, _doc) in _ffi.FUNCTIONS.items():
+        fn = getattr(lib, name)
+        assert fn.restype is restype and fn.argtypes == argtypes
+        assert len(params) == len(argtypes)
+    assert _ffi.EK_MAX_DIMS == 8 and _ffi.EK_SLICE_MIN == -(2**63)
+    assert [f for f, _ in _ffi.ek_tensor_info._fields_][:3] == ["dtype", "ndim", "shape"]
