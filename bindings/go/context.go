@@ -1,0 +1,162 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"unsafe"
+)
+
+// LogLevel of a context (ek_log_level).
+type LogLevel int
+
+const (
+	LogOff   LogLevel = C.EK_LOG_OFF
+	LogError LogLevel = C.EK_LOG_ERROR
+	LogWarn  LogLevel = C.EK_LOG_WARN
+	LogInfo  LogLevel = C.EK_LOG_INFO
+	LogDebug LogLevel = C.EK_LOG_DEBUG
+)
+
+// ContextConfig holds context options (ek_context_config). Zero fields mean
+// "not set": the environment (EK_MEMORY_LIMIT, EK_MEMORY_FRACTION,
+// EK_KERNEL_CACHE_DIR, EK_LOG_LEVEL) applies, then the default.
+type ContextConfig struct {
+	MemoryLimit    uint64  // pool limit in bytes
+	MemoryFraction float64 // of device memory, (0, 1]
+	AllowTF32      bool    // float32 matrix products may use TF32
+	KernelCacheDir string
+	LogLevel       LogLevel
+}
+
+// Context is a libek context on one device: its memory pool, default stream
+// and caches. Close it after closing its tensors, streams and events.
+type Context struct {
+	raw C.ek_context
+}
+
+// NewContext creates a context with the default configuration.
+func NewContext(d Device) (*Context, error) { return NewContextWithConfig(d, nil) }
+
+// NewContextWithConfig creates a context; cfg may be nil. Set fields win over
+// the environment.
+func NewContextWithConfig(d Device, cfg *ContextConfig) (*Context, error) {
+	var msg *C.char
+	var c C.ek_context_config
+	var pc *C.ek_context_config
+	if cfg != nil {
+		if err := check(C.ekgo_ek_context_config_init(&c, &msg), msg); err != nil {
+			return nil, err
+		}
+		c.memory_limit = C.uint64_t(cfg.MemoryLimit)
+		c.memory_fraction = C.double(cfg.MemoryFraction)
+		if cfg.AllowTF32 {
+			c.allow_tf32 = 1
+		}
+		if cfg.KernelCacheDir != "" {
+			s := C.CString(cfg.KernelCacheDir) // copied by the library
+			defer C.free(unsafe.Pointer(s))
+			c.kernel_cache_dir = s
+		}
+		c.log_level = C.ek_log_level(cfg.LogLevel)
+		pc = &c
+	}
+	var raw C.ek_context
+	if err := check(C.ekgo_ek_context_create(d.c(), pc, &raw, &msg), msg); err != nil {
+		return nil, err
+	}
+	ctx := &Context{raw: raw}
+	runtime.SetFinalizer(ctx, (*Context).Close)
+	return ctx, nil
+}
+
+// Close waits for the context's work and frees it. Its tensors, streams and
+// events must be closed first, otherwise StatusInvalidArgument and nothing is
+// freed (Close may then be called again). Closing twice is a no-op.
+func (c *Context) Close() error {
+	if c == nil || c.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_context_destroy(c.raw, &msg), msg)
+	runtime.KeepAlive(c)
+	if err != nil {
+		return err
+	}
+	c.raw = nil
+	runtime.SetFinalizer(c, nil)
+	return nil
+}
+
+var errClosed = errors.New("ek: use of a closed handle")
+
+func (c *Context) handle() (C.ek_context, error) {
+	if c == nil || c.raw == nil {
+		return nil, &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	return c.raw, nil
+}
+
+// call runs f with the context's raw handle and keeps the context alive across it.
+func (c *Context) call(f func(C.ek_context, **C.char) C.ek_status) error {
+	h, err := c.handle()
+	if err != nil {
+		return err
+	}
+	var msg *C.char
+	err = check(f(h, &msg), msg)
+	runtime.KeepAlive(c)
+	return err
+}
+
+// Device returns the context's device.
+func (c *Context) Device() (Device, error) {
+	var d C.ek_device
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_context_get_device(h, &d, m) })
+	return deviceFromC(d), err
+}
+
+// Config returns the effective configuration (environment and defaults applied).
+func (c *Context) Config() (ContextConfig, error) {
+	var r C.ek_context_config
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		if s := C.ekgo_ek_context_config_init(&r, m); s != C.EK_SUCCESS {
+			return s
+		}
+		return C.ekgo_ek_context_get_config(h, &r, m)
+	})
+	if err != nil {
+		return ContextConfig{}, err
+	}
+	cfg := ContextConfig{
+		MemoryLimit:    uint64(r.memory_limit),
+		MemoryFraction: float64(r.memory_fraction),
+		AllowTF32:      r.allow_tf32 != 0,
+		LogLevel:       LogLevel(r.log_level),
+	}
+	if r.kernel_cache_dir != nil {
+		cfg.KernelCacheDir = C.GoString(r.kernel_cache_dir) // borrowed from c: copy now
+	}
+	runtime.KeepAlive(c)
+	return cfg, nil
+}
+
+// Synchronize waits for all work on all streams of the context.
+func (c *Context) Synchronize() error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_context_synchronize(h, m) })
+}
+
+// DefaultStream returns the context's default stream, borrowed: its Close
+// does nothing.
+func (c *Context) DefaultStream() (*Stream, error) {
+	var s C.ek_stream
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_context_default_stream(h, &s, m) })
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{raw: s, ctx: c, owned: false}, nil
+}

@@ -1,0 +1,66 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+// DType is a tensor's element type (ek_dtype).
+type DType int
+
+const (
+	Bool     DType = C.EK_BOOL
+	Uint8    DType = C.EK_UINT8
+	Int8     DType = C.EK_INT8
+	Int16    DType = C.EK_INT16
+	Int32    DType = C.EK_INT32
+	Int64    DType = C.EK_INT64
+	Float16  DType = C.EK_FLOAT16
+	BFloat16 DType = C.EK_BFLOAT16
+	Float32  DType = C.EK_FLOAT32
+	Float64  DType = C.EK_FLOAT64
+)
+
+// Size is the bytes per element; 0 for an unknown dtype.
+func (d DType) Size() int { return int(C.ek_dtype_size(C.ek_dtype(d))) }
+
+// String is the library's name, e.g. "float32"; "unknown" otherwise.
+func (d DType) String() string { return C.GoString(C.ek_dtype_name(C.ek_dtype(d))) }
+
+// Float16Bits holds the bits of an IEEE float16 value.
+type Float16Bits uint16
+
+// BFloat16Bits holds the bits of a bfloat16 value (the high half of a float32).
+type BFloat16Bits uint16
+
+// Element lists the Go types whose memory layout is a dtype's.
+type Element interface {
+	bool | uint8 | int8 | int16 | int32 | int64 | float32 | float64 | Float16Bits | BFloat16Bits
+}
+
+// DTypeOf is the dtype whose elements are Ts.
+func DTypeOf[T Element]() DType {
+	var z T
+	switch any(z).(type) {
+	case bool:
+		return Bool
+	case uint8:
+		return Uint8
+	case int8:
+		return Int8
+	case int16:
+		return Int16
+	case int32:
+		return Int32
+	case int64:
+		return Int64
+	case float32:
+		return Float32
+	case float64:
+		return Float64
+	case Float16Bits:
+		return Float16
+	default: // BFloat16Bits
+		return BFloat16
+	}
+}

@@ -1,0 +1,109 @@
+// Package ek is the Go binding of libek, a GPU tensor runtime with a stable C
+// ABI (include/ek.h). It translates types, errors and lifetimes only; the
+// semantics (shapes, broadcasting, casting, clamping) are the C library's and
+// documented in ek.h.
+//
+// Every failing call returns an *Error carrying the Status and the library's
+// message, which names the C function; the message is read in the same C call
+// as the failure (ekgo.h), since goroutines change OS threads between cgo calls.
+// Handles are freed with Close; a finalizer is only a safety net. Calls that
+// take no stream use the default stream of the context involved; *On variants
+// take a *Stream (nil: the default stream).
+package ek
+
+/*
+#cgo pkg-config: ek
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Status is a libek status code (ek_status). It implements error so that
+// errors.Is(err, ek.StatusShape) matches an *Error of that status.
+type Status int
+
+// Status codes of ek.h.
+const (
+	StatusSuccess         Status = C.EK_SUCCESS
+	StatusInvalidArgument Status = C.EK_ERROR_INVALID_ARGUMENT
+	StatusNullPointer     Status = C.EK_ERROR_NULL_POINTER
+	StatusShape           Status = C.EK_ERROR_SHAPE
+	StatusDType           Status = C.EK_ERROR_DTYPE
+	StatusIndex           Status = C.EK_ERROR_INDEX
+	StatusOverflow        Status = C.EK_ERROR_OVERFLOW
+	StatusOutOfMemory     Status = C.EK_ERROR_OUT_OF_MEMORY
+	StatusNoDevice        Status = C.EK_ERROR_NO_DEVICE
+	StatusDevice          Status = C.EK_ERROR_DEVICE
+	StatusNotSupported    Status = C.EK_ERROR_NOT_SUPPORTED
+	StatusNotReady        Status = C.EK_ERROR_NOT_READY
+	StatusCompile         Status = C.EK_ERROR_COMPILE
+	StatusLibrary         Status = C.EK_ERROR_LIBRARY
+	StatusIO              Status = C.EK_ERROR_IO
+	StatusInternal        Status = C.EK_ERROR_INTERNAL
+)
+
+// String names the code, e.g. "EK_ERROR_SHAPE" (ek_status_string).
+func (s Status) String() string { return C.GoString(C.ek_status_string(C.ek_status(s))) }
+
+// Description is a short text, e.g. "shape mismatch" (ek_status_description).
+func (s Status) Description() string {
+	return C.GoString(C.ek_status_description(C.ek_status(s)))
+}
+
+// Error implements error.
+func (s Status) Error() string { return s.String() + ": " + s.Description() }
+
+// Error is a failed libek call: its status and the library's message.
+type Error struct {
+	Status  Status
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return e.Status.Error()
+	}
+	return e.Status.String() + ": " + e.Message
+}
+
+// Is reports whether target is this error's Status.
+func (e *Error) Is(target error) bool {
+	s, ok := target.(Status)
+	return ok && s == e.Status
+}
+
+// check turns a wrapper's status and message (malloc'd by ekgo_fail) into an error.
+func check(s C.ek_status, msg *C.char) error {
+	if s == C.EK_SUCCESS {
+		return nil
+	}
+	e := &Error{Status: Status(s)}
+	if msg != nil {
+		e.Message = C.GoString(msg)
+		C.free(unsafe.Pointer(msg))
+	}
+	return e
+}
+
+// bindingError is an error raised by the binding itself, before any C call.
+func bindingError(s Status, format string, args ...any) error {
+	return &Error{Status: s, Message: fmt.Sprintf(format, args...)}
+}
+
+// Version is the loaded library's MAJOR*10000 + MINOR*100 + PATCH (ek_version).
+func Version() int { return int(C.ek_version()) }
+
+// LiveHandles is the number of live contexts, streams, events and tensors in
+// the process (ek_live_handles), for leak checks.
+func LiveHandles() (int64, error) {
+	var n C.int64_t
+	var msg *C.char
+	if err := check(C.ekgo_ek_live_handles(&n, &msg), msg); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}

@@ -1,0 +1,3 @@
+module libek/ek
+
+go 1.19

@@ -1,0 +1,121 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// MemoryStats are the pool's statistics (ek_memory_stats; fields documented in ek.h).
+type MemoryStats struct {
+	AllocatedBytes, ReservedBytes, RequestedBytes               uint64
+	PeakAllocatedBytes, PeakReservedBytes, PeakRequestedBytes   uint64
+	TotalAllocatedBytes, TotalFreedBytes                        uint64
+	ActiveBlocks, CachedBlocks, Segments, AllocCount, FreeCount uint64
+	CacheHits, DeviceMallocs, DeviceFrees, Retries, OOMCount    uint64
+	LargestFreeBlock, CachedFreeBytes, LimitBytes               uint64
+	Fragmentation                                               float64
+}
+
+// MemoryBlock is one block of a pool snapshot (ek_memory_block).
+type MemoryBlock struct {
+	SegmentAddress, SegmentSize uint64
+	Address, Size, Requested    uint64
+	Allocated                   bool // live; false: cached free
+	StreamID                    uint64
+}
+
+// MemoryStats returns the pool's current statistics.
+func (c *Context) MemoryStats() (MemoryStats, error) {
+	var s C.ek_memory_stats
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_stats_get(h, &s, m) })
+	return MemoryStats{
+		uint64(s.allocated_bytes), uint64(s.reserved_bytes), uint64(s.requested_bytes),
+		uint64(s.peak_allocated_bytes), uint64(s.peak_reserved_bytes), uint64(s.peak_requested_bytes),
+		uint64(s.total_allocated_bytes), uint64(s.total_freed_bytes),
+		uint64(s.active_blocks), uint64(s.cached_blocks), uint64(s.segments), uint64(s.alloc_count), uint64(s.free_count),
+		uint64(s.cache_hits), uint64(s.device_mallocs), uint64(s.device_frees), uint64(s.retries), uint64(s.oom_count),
+		uint64(s.largest_free_block), uint64(s.cached_free_bytes), uint64(s.limit_bytes),
+		float64(s.fragmentation),
+	}, err
+}
+
+// ResetPeaks restarts the peaks from the current values.
+func (c *Context) ResetPeaks() error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_reset_peaks(h, m) })
+}
+
+// EmptyCache returns every cached, fully free segment to the device.
+func (c *Context) EmptyCache() error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_empty_cache(h, m) })
+}
+
+// SetLimit limits reserved bytes (0: none).
+func (c *Context) SetLimit(bytes uint64) error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_memory_set_limit(h, C.uint64_t(bytes), m)
+	})
+}
+
+// SetFraction limits reserved bytes to a fraction (0, 1] of device memory.
+func (c *Context) SetFraction(f float64) error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_memory_set_fraction(h, C.double(f), m)
+	})
+}
+
+// Snapshot lists every block of the pool, segment by segment in address order.
+func (c *Context) Snapshot() ([]MemoryBlock, error) {
+	for {
+		var n C.size_t
+		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+			return C.ekgo_ek_memory_snapshot(h, nil, 0, &n, m)
+		}); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return []MemoryBlock{}, nil
+		}
+		buf := make([]C.ek_memory_block, int(n))
+		var total C.size_t
+		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+			return C.ekgo_ek_memory_snapshot(h, &buf[0], n, &total, m)
+		}); err != nil {
+			return nil, err
+		}
+		if total > n {
+			continue // the pool grew between the two calls
+		}
+		out := make([]MemoryBlock, int(total))
+		for i := range out {
+			b := &buf[i]
+			out[i] = MemoryBlock{uint64(b.segment_address), uint64(b.segment_size), uint64(b.address),
+				uint64(b.size), uint64(b.requested), b.allocated != 0, uint64(b.stream_id)}
+		}
+		return out, nil
+	}
+}
+
+// Malloc is a raw stream-ordered allocation from the pool (ek_malloc), 512-byte
+// aligned: device memory on CUDA, host memory on the CPU; nil for 0 bytes.
+// s nil: the default stream. Release with Free.
+func (c *Context) Malloc(bytes uintptr, s *Stream) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_malloc(h, C.size_t(bytes), s.rawOrNil(), &p, m)
+	})
+	runtime.KeepAlive(s)
+	return p, err
+}
+
+// Free returns a block from Malloc to the pool, ordered after the work already
+// on s; an unknown or already-freed pointer is StatusInvalidArgument.
+func (c *Context) Free(p unsafe.Pointer, s *Stream) error {
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(h, p, s.rawOrNil(), m) })
+	runtime.KeepAlive(s)
+	return err
+}

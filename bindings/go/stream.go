@@ -1,0 +1,179 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// Stream is an ordered queue of work of a context (ek_stream): a non-blocking
+// cudaStream_t on CUDA; on the CPU work runs synchronously. A nil *Stream
+// passed to a call means the default stream.
+type Stream struct {
+	raw   C.ek_stream
+	ctx   *Context // keeps the Go context reachable while the stream lives
+	owned bool
+}
+
+func (s *Stream) rawOrNil() C.ek_stream {
+	if s == nil {
+		return nil
+	}
+	return s.raw
+}
+
+// NewStream creates a stream of the context.
+func (c *Context) NewStream() (*Stream, error) {
+	var raw C.ek_stream
+	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_stream_create(h, &raw, m) }); err != nil {
+		return nil, err
+	}
+	s := &Stream{raw: raw, ctx: c, owned: true}
+	runtime.SetFinalizer(s, (*Stream).Close)
+	return s, nil
+}
+
+// WrapStream wraps an existing cudaStream_t (nil: the legacy default stream)
+// without taking ownership; CUDA contexts only. The native stream must
+// outlive the Stream and its work.
+func (c *Context) WrapStream(native unsafe.Pointer) (*Stream, error) {
+	var raw C.ek_stream
+	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_stream_wrap(h, native, &raw, m) }); err != nil {
+		return nil, err
+	}
+	s := &Stream{raw: raw, ctx: c, owned: true}
+	runtime.SetFinalizer(s, (*Stream).Close)
+	return s, nil
+}
+
+// Close destroys a stream created or wrapped by NewStream/WrapStream after its
+// pending work; a no-op for the default stream and for a closed stream.
+func (s *Stream) Close() error {
+	if s == nil || s.raw == nil {
+		return nil
+	}
+	if !s.owned {
+		s.raw = nil
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_stream_destroy(s.raw, &msg), msg)
+	runtime.KeepAlive(s)
+	s.raw = nil
+	runtime.SetFinalizer(s, nil)
+	return err
+}
+
+func (s *Stream) call(f func(C.ek_stream, **C.char) C.ek_status) error {
+	if s == nil || s.raw == nil {
+		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	var msg *C.char
+	err := check(f(s.raw, &msg), msg)
+	runtime.KeepAlive(s)
+	return err
+}
+
+// Synchronize waits for the work submitted to the stream.
+func (s *Stream) Synchronize() error {
+	return s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_synchronize(h, m) })
+}
+
+// Query reports whether all work submitted to the stream has completed.
+func (s *Stream) Query() (bool, error) {
+	var d C.int
+	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_query(h, &d, m) })
+	return d != 0, err
+}
+
+// WaitEvent makes later work on the stream wait for e (no host wait).
+func (s *Stream) WaitEvent(e *Event) error {
+	if e == nil || e.raw == nil {
+		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_wait_event(h, e.raw, m) })
+	runtime.KeepAlive(e)
+	return err
+}
+
+// Native returns the cudaStream_t on CUDA, nil on the CPU; borrowed.
+func (s *Stream) Native() (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_native(h, &p, m) })
+	return p, err
+}
+
+// Event marks a point in a stream, with timing (ek_event).
+type Event struct {
+	raw C.ek_event
+	ctx *Context
+}
+
+// NewEvent creates an event of the context.
+func (c *Context) NewEvent() (*Event, error) {
+	var raw C.ek_event
+	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_event_create(h, &raw, m) }); err != nil {
+		return nil, err
+	}
+	e := &Event{raw: raw, ctx: c}
+	runtime.SetFinalizer(e, (*Event).Close)
+	return e, nil
+}
+
+// Close destroys the event; closing twice is a no-op.
+func (e *Event) Close() error {
+	if e == nil || e.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_event_destroy(e.raw, &msg), msg)
+	runtime.KeepAlive(e)
+	e.raw = nil
+	runtime.SetFinalizer(e, nil)
+	return err
+}
+
+func (e *Event) call(f func(C.ek_event, **C.char) C.ek_status) error {
+	if e == nil || e.raw == nil {
+		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	var msg *C.char
+	err := check(f(e.raw, &msg), msg)
+	runtime.KeepAlive(e)
+	return err
+}
+
+// Record captures the work submitted to s so far (nil: default stream).
+func (e *Event) Record(s *Stream) error {
+	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_record(h, s.rawOrNil(), m) })
+	runtime.KeepAlive(s)
+	return err
+}
+
+// Synchronize waits until the captured work has completed.
+func (e *Event) Synchronize() error {
+	return e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_synchronize(h, m) })
+}
+
+// Query reports whether the captured work has completed (true if never recorded).
+func (e *Event) Query() (bool, error) {
+	var d C.int
+	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_query(h, &d, m) })
+	return d != 0, err
+}
+
+// ElapsedMs is the time from e to end in milliseconds; StatusNotReady if
+// either has not completed.
+func (e *Event) ElapsedMs(end *Event) (float32, error) {
+	if end == nil || end.raw == nil {
+		return 0, &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	var ms C.float
+	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_elapsed_ms(h, end.raw, &ms, m) })
+	runtime.KeepAlive(end)
+	return float32(ms), err
+}

@@ -1,0 +1,361 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Tensor is a handle to a reference-counted view (ek_tensor): storage, dtype,
+// shape, strides and offset. Views share storage, which lives until its last
+// view is closed. Close releases the handle; a finalizer releases a forgotten
+// one, but only Close frees device memory deterministically. A Tensor may be
+// used from several goroutines, but not while it is being closed.
+type Tensor struct {
+	raw C.ek_tensor
+	ctx *Context // keeps the Go context reachable (finalizers run tensors first)
+}
+
+func newTensor(raw C.ek_tensor, ctx *Context) *Tensor {
+	t := &Tensor{raw: raw, ctx: ctx}
+	runtime.SetFinalizer(t, (*Tensor).Close)
+	return t
+}
+
+// Close releases this handle (ek_tensor_release); closing twice is a no-op.
+func (t *Tensor) Close() error {
+	if t == nil || t.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_tensor_release(t.raw, &msg), msg)
+	runtime.KeepAlive(t)
+	t.raw = nil
+	runtime.SetFinalizer(t, nil)
+	return err
+}
+
+func (t *Tensor) call(f func(C.ek_tensor, **C.char) C.ek_status) error {
+	if t == nil || t.raw == nil {
+		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	var msg *C.char
+	err := check(f(t.raw, &msg), msg)
+	runtime.KeepAlive(t)
+	return err
+}
+
+// derive runs a call returning a new tensor through out (NULL on entry). Ops
+// added to the C API later (ek_unary, ek_binary, ...) are one derive each.
+func (t *Tensor) derive(f func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status) (*Tensor, error) {
+	var out C.ek_tensor
+	if err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return f(h, &out, m) }); err != nil {
+		return nil, err
+	}
+	return newTensor(out, t.ctx), nil
+}
+
+func i64ptr(s []int64) *C.int64_t {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C.int64_t)(unsafe.Pointer(&s[0]))
+}
+
+func intptr(s []int) (*C.int, []C.int) {
+	if len(s) == 0 {
+		return nil, nil
+	}
+	c := make([]C.int, len(s))
+	for i, v := range s {
+		c[i] = C.int(v)
+	}
+	return &c[0], c
+}
+
+// Clone returns a new handle to the same tensor (ek_tensor_retain); each
+// handle is closed separately.
+func (t *Tensor) Clone() (*Tensor, error) {
+	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_retain(h, out, m)
+	})
+}
+
+// ---------------------------------------------------------------- constructors
+
+// Empty is a new uninitialised C-contiguous tensor.
+func Empty(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
+	return EmptyOn(ctx, shape, dt, nil)
+}
+
+// EmptyOn is Empty with its storage allocated on s (nil: default stream).
+func EmptyOn(ctx *Context, shape []int64, dt DType, s *Stream) (*Tensor, error) {
+	var out C.ek_tensor
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_empty(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(dt), s.rawOrNil(), &out, m)
+	})
+	runtime.KeepAlive(s)
+	if err != nil {
+		return nil, err
+	}
+	return newTensor(out, ctx), nil
+}
+
+// FromSlice is a new tensor holding a copy of data (C order); len(data) must
+// be the shape's element count.
+func FromSlice[T Element](ctx *Context, shape []int64, data []T) (*Tensor, error) {
+	return FromSliceOn(ctx, shape, data, nil)
+}
+
+// FromSliceOn is FromSlice ordered on s (nil: default stream).
+func FromSliceOn[T Element](ctx *Context, shape []int64, data []T, s *Stream) (*Tensor, error) {
+	// The C call reads numel*size bytes without knowing len(data): check here.
+	n, ok := int64(1), true
+	for _, d := range shape {
+		if d < 0 || (d != 0 && n > (1<<62)/d) {
+			ok = false
+			break
+		}
+		n *= d
+	}
+	if !ok || n != int64(len(data)) {
+		return nil, bindingError(StatusShape, "ek.FromSlice: shape %v does not hold the %d values given", shape, len(data))
+	}
+	var p unsafe.Pointer
+	if len(data) > 0 {
+		p = unsafe.Pointer(&data[0])
+	}
+	var out C.ek_tensor
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_from_host(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(DTypeOf[T]()), p, s.rawOrNil(), &out, m)
+	})
+	runtime.KeepAlive(data)
+	runtime.KeepAlive(s)
+	if err != nil {
+		return nil, err
+	}
+	return newTensor(out, ctx), nil
+}
+
+// Full is a tensor with every element value (cast to dt, see Fill).
+func Full(ctx *Context, shape []int64, value float64, dt DType) (*Tensor, error) {
+	t, err := Empty(ctx, shape, dt)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Fill(value); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Zeros is a tensor of zeros.
+func Zeros(ctx *Context, shape []int64, dt DType) (*Tensor, error) { return Full(ctx, shape, 0, dt) }
+
+// Arange is the 1-D tensor start, start+step, ... < stop (> stop for a
+// negative step), as numpy.arange.
+func Arange(ctx *Context, start, stop, step float64, dt DType) (*Tensor, error) {
+	var out C.ek_tensor
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_arange(h, C.double(start), C.double(stop), C.double(step), C.ek_dtype(dt), nil, &out, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newTensor(out, ctx), nil
+}
+
+// ---------------------------------------------------------------- properties
+
+// Info describes a tensor (ek_tensor_info).
+type Info struct {
+	DType        DType
+	Shape        []int64
+	Strides      []int64 // elements
+	Offset       int64   // elements from the start of the storage
+	Numel        int64
+	NBytes       uint64
+	IsContiguous bool
+	Data         unsafe.Pointer // element 0; borrowed
+	Device       Device
+	StorageBytes uint64
+}
+
+// Info returns the tensor's description.
+func (t *Tensor) Info() (Info, error) {
+	var i C.ek_tensor_info
+	if err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_get_info(h, &i, m) }); err != nil {
+		return Info{}, err
+	}
+	n := int(i.ndim)
+	out := Info{DType: DType(i.dtype), Shape: make([]int64, n), Strides: make([]int64, n), Offset: int64(i.offset),
+		Numel: int64(i.numel), NBytes: uint64(i.nbytes), IsContiguous: i.is_contiguous != 0, Data: i.data,
+		Device: deviceFromC(i.device), StorageBytes: uint64(i.storage_bytes)}
+	for d := 0; d < n; d++ {
+		out.Shape[d], out.Strides[d] = int64(i.shape[d]), int64(i.strides[d])
+	}
+	return out, nil
+}
+
+func (t *Tensor) info() Info {
+	i, _ := t.Info() // zero Info for a closed tensor
+	return i
+}
+
+// Shape returns the sizes (nil for a closed tensor).
+func (t *Tensor) Shape() []int64 { return t.info().Shape }
+
+// Strides returns the strides in elements.
+func (t *Tensor) Strides() []int64 { return t.info().Strides }
+
+// DType returns the element type.
+func (t *Tensor) DType() DType { return t.info().DType }
+
+// Numel returns the number of elements.
+func (t *Tensor) Numel() int64 { return t.info().Numel }
+
+// IsContiguous reports whether the tensor is C-contiguous.
+func (t *Tensor) IsContiguous() bool { return t.info().IsContiguous }
+
+// Device returns the tensor's device.
+func (t *Tensor) Device() Device { return t.info().Device }
+
+// Context returns the tensor's context.
+func (t *Tensor) Context() *Context { return t.ctx }
+
+func (t *Tensor) String() string {
+	i, err := t.Info()
+	if err != nil {
+		return "Tensor(closed)"
+	}
+	return fmt.Sprintf("Tensor(%v, shape=%v, strides=%v, %v)", i.DType, i.Shape, i.Strides, i.Device)
+}
+
+// ---------------------------------------------------------------- data movement
+
+// ToSlice copies the values to the host in C order; T must match the dtype
+// (StatusDType otherwise: Cast first).
+func ToSlice[T Element](t *Tensor) ([]T, error) { return ToSliceOn[T](t, nil) }
+
+// ToSliceOn is ToSlice ordered on s (nil: default stream).
+func ToSliceOn[T Element](t *Tensor, s *Stream) ([]T, error) {
+	i, err := t.Info()
+	if err != nil {
+		return nil, err
+	}
+	if want := DTypeOf[T](); i.DType != want {
+		return nil, bindingError(StatusDType, "ek.ToSlice: tensor is %v, asked for %v", i.DType, want)
+	}
+	n := int(i.Numel)
+	if want := Bool; i.DType == want {
+		// read bytes: a byte other than 0 or 1 must not become a Go bool
+		raw := make([]uint8, n)
+		if err := t.toHost(unsafe.Pointer(unsafePtr(raw)), uintptr(n), s); err != nil {
+			return nil, err
+		}
+		out := make([]T, n)
+		bs := any(out).([]bool)
+		for k, b := range raw {
+			bs[k] = b != 0
+		}
+		return out, nil
+	}
+	out := make([]T, n)
+	if err := t.toHost(unsafe.Pointer(unsafePtr(out)), uintptr(i.NBytes), s); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func unsafePtr[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+func (t *Tensor) toHost(dst unsafe.Pointer, bytes uintptr, s *Stream) error {
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_to_host(h, dst, C.size_t(bytes), s.rawOrNil(), m)
+	})
+	runtime.KeepAlive(s)
+	return err
+}
+
+// CopyFrom sets t[...] = src, broadcast and cast to t (ek_copy); the two may
+// live on different devices.
+func (t *Tensor) CopyFrom(src *Tensor) error { return t.CopyFromOn(src, nil) }
+
+// CopyFromOn is CopyFrom on s (nil: default stream).
+func (t *Tensor) CopyFromOn(src *Tensor, s *Stream) error {
+	if src == nil || src.raw == nil {
+		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	}
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_copy(s.rawOrNil(), h, src.raw, m) })
+	runtime.KeepAlive(src)
+	runtime.KeepAlive(s)
+	return err
+}
+
+// Fill sets every element to value, cast to the dtype (ek_fill).
+func (t *Tensor) Fill(value float64) error { return t.FillOn(value, nil) }
+
+// FillOn is Fill on s (nil: default stream).
+func (t *Tensor) FillOn(value float64, s *Stream) error {
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
+		return C.ekgo_ek_fill(s.rawOrNil(), h, C.double(value), m)
+	})
+	runtime.KeepAlive(s)
+	return err
+}
+
+// FillInt is Fill, exact for 64-bit integers (ek_fill_int).
+func (t *Tensor) FillInt(value int64) error {
+	return t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_fill_int(nil, h, C.int64_t(value), m) })
+}
+
+// Contiguous is a C-contiguous tensor with t's values; a new handle to t
+// itself when it already is contiguous.
+func (t *Tensor) Contiguous() (*Tensor, error) {
+	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
+		return C.ekgo_ek_contiguous(nil, h, out, m)
+	})
+}
+
+// Cast converts the values to dt (PyTorch rules: float to int truncates, to
+// bool is x != 0).
+func (t *Tensor) Cast(dt DType) (*Tensor, error) {
+	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
+		return C.ekgo_ek_cast(nil, h, C.ek_dtype(dt), out, m)
+	})
+}
+
+// ToContext copies t into ctx (possibly another device).
+func (t *Tensor) ToContext(ctx *Context) (*Tensor, error) {
+	i, err := t.Info()
+	if err != nil {
+		return nil, err
+	}
+	dst, err := Empty(ctx, i.Shape, i.DType)
+	if err != nil {
+		return nil, err
+	}
+	if err := dst.CopyFrom(t); err != nil {
+		dst.Close()
+		return nil, err
+	}
+	return dst, nil
+}
+
+// RecordStream marks the storage as used on s, so its release waits for s.
+func (t *Tensor) RecordStream(s *Stream) error {
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(h, s.rawOrNil(), m) })
+	runtime.KeepAlive(s)
+	return err
+}

@@ -1,0 +1,380 @@
+//! Tensors: reference-counted views over device or host storage.
+use std::fmt;
+use std::os::raw::c_void;
+use std::sync::Arc;
+
+use ek_sys as sys;
+
+use crate::context::{Context, ContextInner};
+use crate::device::Device;
+use crate::dtype::{DType, Element};
+use crate::error::{check, discard, Error, Result, Status};
+use crate::stream::{raw_stream, Stream};
+
+/// A tensor handle (`ek_tensor`): storage + dtype + shape + strides + offset.
+/// `Clone` adds a reference to the same handle (`ek_tensor_retain`) and `Drop`
+/// removes one (`ek_tensor_release`); views share storage with their source,
+/// which lives until its last view is dropped.
+///
+/// Operations that write (`fill`, `copy_from`) take `&self`, since clones and
+/// views alias the same storage anyway, as in PyTorch; the library orders work
+/// by stream, and writes to one storage from several threads at once leave
+/// unspecified values there (never unsoundness in Rust memory: data crosses
+/// only through copies).
+///
+/// ```
+/// let ctx = ek::Context::new(ek::Device::Cpu)?;
+/// let t = ek::Tensor::from_slice(&ctx, &[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// assert_eq!(t.shape(), [2, 3]);
+/// assert_eq!(t.strides(), [3, 1]);
+/// assert_eq!(t.dtype(), ek::DType::F32);
+/// assert_eq!(t.transpose(0, 1)?.to_vec::<f32>()?, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+/// # Ok::<(), ek::Error>(())
+/// ```
+pub struct Tensor {
+    raw: sys::ek_tensor,
+    ctx: Arc<ContextInner>,
+}
+
+// SAFETY: a tensor's metadata is immutable after creation and its reference
+// counts (handle and storage) are atomic in the library; every call makes the
+// context's device current, so handles may move between and be shared by threads.
+unsafe impl Send for Tensor {}
+unsafe impl Sync for Tensor {}
+
+impl Tensor {
+    /// Runs a C call that returns a new tensor through `*out` (NULL on entry)
+    /// and wraps it. Future ops (`ek_unary`, `ek_binary`, …) and their
+    /// `std::ops` impls on `&Tensor` are built on this.
+    pub(crate) fn make(ctx: &Arc<ContextInner>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        let mut out: sys::ek_tensor = std::ptr::null_mut();
+        check(f(&mut out))?;
+        Ok(Tensor { raw: out, ctx: ctx.clone() })
+    }
+
+    /// As [`Tensor::make`], for a result on this tensor's context.
+    pub(crate) fn derive(&self, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        Tensor::make(&self.ctx, f)
+    }
+
+    /// The raw handle, borrowed: valid while `self` lives.
+    pub fn as_raw(&self) -> sys::ek_tensor {
+        self.raw
+    }
+
+    // ------------------------------------------------------------ constructors
+
+    /// A new uninitialised C-contiguous tensor (`ek_tensor_empty`).
+    pub fn empty(ctx: &Context, shape: &[i64], dtype: DType) -> Result<Tensor> {
+        Self::empty_impl(ctx, shape, dtype, None)
+    }
+
+    /// As [`Tensor::empty`], its storage allocated on `stream`.
+    pub fn empty_on(ctx: &Context, shape: &[i64], dtype: DType, stream: &Stream) -> Result<Tensor> {
+        Self::empty_impl(ctx, shape, dtype, Some(stream))
+    }
+
+    fn empty_impl(ctx: &Context, shape: &[i64], dtype: DType, s: Option<&Stream>) -> Result<Tensor> {
+        let ndim = ndim(shape.len())?;
+        // SAFETY: live context; shape points at ndim values.
+        Tensor::make(&ctx.inner, |out| unsafe {
+            sys::ek_tensor_empty(ctx.inner.raw, ndim, shape.as_ptr(), dtype.to_raw(), raw_stream(s), out)
+        })
+    }
+
+    /// A new tensor holding a copy of `data` (C order); `data.len()` must be
+    /// the shape's element count.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::from_slice(&ctx, &[2, 2], &[true, false, false, true])?;
+    /// assert_eq!(t.dtype(), ek::DType::Bool);
+    /// assert!(ek::Tensor::from_slice(&ctx, &[3], &[1u8, 2]).is_err());
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn from_slice<T: Element>(ctx: &Context, shape: &[i64], data: &[T]) -> Result<Tensor> {
+        Self::from_slice_impl(ctx, shape, data, None)
+    }
+
+    /// As [`Tensor::from_slice`], ordered on `stream`.
+    pub fn from_slice_on<T: Element>(ctx: &Context, shape: &[i64], data: &[T], stream: &Stream) -> Result<Tensor> {
+        Self::from_slice_impl(ctx, shape, data, Some(stream))
+    }
+
+    fn from_slice_impl<T: Element>(ctx: &Context, shape: &[i64], data: &[T], s: Option<&Stream>) -> Result<Tensor> {
+        let ndim = ndim(shape.len())?;
+        // The C call reads numel * size bytes without knowing the buffer's
+        // length: the binding checks it, since a wrong length is unsound here.
+        let numel = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
+        if numel != Some(data.len() as i64) {
+            return Err(Error::new(
+                Status::SHAPE,
+                format!("ek::Tensor::from_slice: shape {shape:?} does not hold the {} values given", data.len()),
+            ));
+        }
+        // SAFETY: data holds exactly numel elements of T's layout; the library
+        // copies them before returning.
+        Tensor::make(&ctx.inner, |out| unsafe {
+            sys::ek_tensor_from_host(
+                ctx.inner.raw,
+                ndim,
+                shape.as_ptr(),
+                T::DTYPE.to_raw(),
+                data.as_ptr() as *const c_void,
+                raw_stream(s),
+                out,
+            )
+        })
+    }
+
+    /// A tensor filled with zeros.
+    pub fn zeros(ctx: &Context, shape: &[i64], dtype: DType) -> Result<Tensor> {
+        Self::full(ctx, shape, 0.0, dtype)
+    }
+
+    /// A tensor filled with `value` (cast to `dtype`; see [`Tensor::fill`]).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::full(&ctx, &[2, 2], 7.0, ek::DType::I64)?;
+    /// assert_eq!(t.to_vec::<i64>()?, [7; 4]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn full(ctx: &Context, shape: &[i64], value: f64, dtype: DType) -> Result<Tensor> {
+        let t = Self::empty(ctx, shape, dtype)?;
+        t.fill(value)?;
+        Ok(t)
+    }
+
+    /// 1-D `start, start+step, … < stop` (`> stop` for a negative step), as
+    /// `numpy.arange` (`ek_arange`).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::arange(&ctx, 5.0, 0.0, -2.0, ek::DType::I32)?;
+    /// assert_eq!(t.to_vec::<i32>()?, [5, 3, 1]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn arange(ctx: &Context, start: f64, stop: f64, step: f64, dtype: DType) -> Result<Tensor> {
+        // SAFETY: live context.
+        Tensor::make(&ctx.inner, |out| unsafe {
+            sys::ek_arange(ctx.inner.raw, start, stop, step, dtype.to_raw(), std::ptr::null_mut(), out)
+        })
+    }
+
+    // ------------------------------------------------------------ properties
+
+    fn info(&self) -> sys::ek_tensor_info {
+        // SAFETY: POD out-parameter, live handle.
+        let mut info: sys::ek_tensor_info = unsafe { std::mem::zeroed() };
+        let st = unsafe { sys::ek_tensor_get_info(self.raw, &mut info) };
+        // A live handle always has info; failing here is a broken invariant.
+        check(st).expect("ek_tensor_get_info failed on a live tensor");
+        info
+    }
+
+    /// Sizes of the dimensions.
+    pub fn shape(&self) -> Vec<i64> {
+        let i = self.info();
+        i.shape[..i.ndim as usize].to_vec()
+    }
+
+    /// Strides in elements.
+    pub fn strides(&self) -> Vec<i64> {
+        let i = self.info();
+        i.strides[..i.ndim as usize].to_vec()
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.info().ndim as usize
+    }
+
+    pub fn dtype(&self) -> DType {
+        DType::from_raw(self.info().dtype)
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> i64 {
+        self.info().numel
+    }
+
+    /// Bytes of the elements (numel * element size).
+    pub fn nbytes(&self) -> u64 {
+        self.info().nbytes
+    }
+
+    /// Offset of element 0 from the start of the storage, in elements.
+    pub fn offset(&self) -> i64 {
+        self.info().offset
+    }
+
+    /// `true` when C-contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        self.info().is_contiguous != 0
+    }
+
+    /// The tensor's device.
+    pub fn device(&self) -> Device {
+        Device::from_raw(self.info().device).unwrap_or(Device::Cpu)
+    }
+
+    /// Pointer to element 0 (device memory on CUDA); borrowed, valid while
+    /// `self` or a view of the same storage lives.
+    pub fn data_ptr(&self) -> *mut c_void {
+        self.info().data
+    }
+
+    /// The context the tensor belongs to.
+    pub fn context(&self) -> Context {
+        Context { inner: self.ctx.clone() }
+    }
+
+    // ------------------------------------------------------------ data movement
+
+    /// The values in C order, copied to the host. `T` must match the dtype
+    /// (`Status::DTYPE` otherwise; use [`Tensor::cast`] first).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::arange(&ctx, 0.0, 3.0, 1.0, ek::DType::F64)?;
+    /// assert_eq!(t.to_vec::<f64>()?, [0.0, 1.0, 2.0]);
+    /// assert_eq!(t.to_vec::<f32>().unwrap_err().status, ek::Status::DTYPE);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.to_vec_impl(None)
+    }
+
+    /// As [`Tensor::to_vec`], ordered on `stream`.
+    pub fn to_vec_on<T: Element>(&self, stream: &Stream) -> Result<Vec<T>> {
+        self.to_vec_impl(Some(stream))
+    }
+
+    fn to_vec_impl<T: Element>(&self, s: Option<&Stream>) -> Result<Vec<T>> {
+        let info = self.info();
+        let dtype = DType::from_raw(info.dtype);
+        if dtype != T::DTYPE {
+            return Err(Error::new(
+                Status::DTYPE,
+                format!("ek::Tensor::to_vec: tensor is {}, asked for {}", dtype.name(), T::DTYPE.name()),
+            ));
+        }
+        let bytes = info.nbytes as usize;
+        let mut buf: Vec<u8> = Vec::with_capacity(bytes);
+        // SAFETY: buf has room for `bytes`, the size the library checks and writes.
+        check(unsafe { sys::ek_tensor_to_host(self.raw, buf.as_mut_ptr() as *mut c_void, bytes, raw_stream(s)) })?;
+        // SAFETY: the synchronous copy wrote all `bytes` bytes.
+        unsafe { buf.set_len(bytes) };
+        Ok(T::from_host(buf))
+    }
+
+    /// `self[...] = src`, broadcast and cast to this tensor (`ek_copy`); the two
+    /// may live on different devices.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let dst = ek::Tensor::zeros(&ctx, &[2, 3], ek::DType::F32)?;
+    /// dst.copy_from(&ek::Tensor::from_slice(&ctx, &[3], &[1i32, 2, 3])?)?;
+    /// assert_eq!(dst.to_vec::<f32>()?, [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn copy_from(&self, src: &Tensor) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::ek_copy(std::ptr::null_mut(), self.raw, src.raw) })
+    }
+
+    /// As [`Tensor::copy_from`], on `stream`.
+    pub fn copy_from_on(&self, src: &Tensor, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::ek_copy(stream.as_raw(), self.raw, src.raw) })
+    }
+
+    /// Sets every element to `value`, cast to the dtype (`ek_fill`).
+    pub fn fill(&self, value: f64) -> Result<()> {
+        // SAFETY: live handle.
+        check(unsafe { sys::ek_fill(std::ptr::null_mut(), self.raw, value) })
+    }
+
+    /// As [`Tensor::fill`], exact for 64-bit integers (`ek_fill_int`).
+    pub fn fill_int(&self, value: i64) -> Result<()> {
+        // SAFETY: live handle.
+        check(unsafe { sys::ek_fill_int(std::ptr::null_mut(), self.raw, value) })
+    }
+
+    /// As [`Tensor::fill`], on `stream`.
+    pub fn fill_on(&self, value: f64, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::ek_fill(stream.as_raw(), self.raw, value) })
+    }
+
+    /// A C-contiguous tensor with these values; a new reference to `self`
+    /// when it already is contiguous (`ek_contiguous`).
+    pub fn contiguous(&self) -> Result<Tensor> {
+        // SAFETY: live handle.
+        self.derive(|out| unsafe { sys::ek_contiguous(std::ptr::null_mut(), self.raw, out) })
+    }
+
+    /// The values converted to `dtype` (PyTorch rules: float to int
+    /// truncates, to bool is `x != 0`) (`ek_cast`).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::from_slice(&ctx, &[3], &[-1.5f32, 0.0, 2.7])?;
+    /// assert_eq!(t.cast(ek::DType::I32)?.to_vec::<i32>()?, [-1, 0, 2]);
+    /// assert_eq!(t.cast(ek::DType::Bool)?.to_vec::<bool>()?, [true, false, true]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn cast(&self, dtype: DType) -> Result<Tensor> {
+        // SAFETY: live handle.
+        self.derive(|out| unsafe { sys::ek_cast(std::ptr::null_mut(), self.raw, dtype.to_raw(), out) })
+    }
+
+    /// A copy of this tensor in `ctx` (possibly another device).
+    pub fn to_device(&self, ctx: &Context) -> Result<Tensor> {
+        let dst = Tensor::empty(ctx, &self.shape(), self.dtype())?;
+        dst.copy_from(self)?;
+        Ok(dst)
+    }
+
+    /// Marks the storage as used on `stream`, so its release waits for it.
+    pub fn record_stream(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles.
+        check(unsafe { sys::ek_tensor_record_stream(self.raw, stream.as_raw()) })
+    }
+}
+
+pub(crate) fn ndim(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} dimensions")))
+}
+
+impl Clone for Tensor {
+    /// A new reference to the same handle (`ek_tensor_retain`).
+    fn clone(&self) -> Tensor {
+        let mut out: sys::ek_tensor = std::ptr::null_mut();
+        // SAFETY: live handle. Retain of a live handle cannot fail short of
+        // memory corruption, which is a broken invariant.
+        check(unsafe { sys::ek_tensor_retain(self.raw, &mut out) }).expect("ek_tensor_retain failed on a live tensor");
+        Tensor { raw: out, ctx: self.ctx.clone() }
+    }
+}
+
+impl Drop for Tensor {
+    /// Releases this reference (`ek_tensor_release`); never panics, and a
+    /// failure (impossible for a handle this crate owns) is discarded.
+    fn drop(&mut self) {
+        // SAFETY: one reference owned by this value, released once.
+        discard(unsafe { sys::ek_tensor_release(self.raw) });
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tensor")
+            .field("dtype", &self.dtype())
+            .field("shape", &self.shape())
+            .field("strides", &self.strides())
+            .field("device", &self.device())
+            .finish()
+    }
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Regenerates ek-sys/src/bindings.rs from include/ek.h with bindgen (0.60).
+#   ./generate.sh          rewrite the committed file
+#   ./generate.sh --check  regenerate to a temporary file and diff (CI); exit 1 on drift
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+header="$here/../../include/ek.h"
+out="$here/ek-sys/src/bindings.rs"
+BINDGEN=${BINDGEN:-bindgen}
+
+gen() {
+  # C enums become newtypes (never Rust enums: an unknown value would be UB).
+  "$BINDGEN" "$header" \
+    --size_t-is-usize \
+    --newtype-enum 'ek_.*' \
+    --allowlist-function 'ek_.*' \
+    --allowlist-type 'ek_.*' \
+    --allowlist-var 'EK_.*' \
+    --output "$1"
+}
+
+case "${1:-}" in
+  --check)
+    tmp=$(mktemp "${TMPDIR:-/tmp}/ek-bindings.XXXXXX.rs")
+    trap 'rm -f "$tmp"' EXIT
+    gen "$tmp"
+    if ! diff -u "$out" "$tmp"; then
+      echo "bindings/rust/ek-sys/src/bindings.rs is stale: run bindings/rust/generate.sh" >&2
+      exit 1
+    fi
+    echo "bindings.rs up to date"
+    ;;
+  "")
+    gen "$out"
+    echo "wrote $out"
+    ;;
+  *)
+    echo "usage: $0 [--check]" >&2
+    exit 2
+    ;;
+esac
