@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One batch on a GPU machine over binaries built elsewhere and carried in
+# .carry/ (see scripts/pack_gpu.sh): every device suite on CUDA, the kernel
+# check, compute-sanitizer, the benchmarks. Logs go to $OUT.
+set -uo pipefail
+OUT=${OUT:-/tmp/ek-out}; mkdir -p "$OUT"
+c=.carry
+export LD_LIBRARY_PATH="$PWD/$c/lib:${LD_LIBRARY_PATH:-}"
+export EK_TEST_DEVICE=${EK_TEST_DEVICE:-all} EK_REQUIRE_GPU=1 EK_LIBRARY="$PWD/$c/lib/libek.so.0"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+pass=0; failed=()
+run() {  # name, command...
+  local name=$1; shift
+  if "$@" > "$OUT/$name.log" 2>&1; then pass=$((pass+1)); echo "PASS $name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) |passed|failed' "$OUT/$name.log" | tail -3 | tr '\n' ' ')"
+  else failed+=("$name"); echo "FAIL $name"; tail -30 "$OUT/$name.log"; fi
+}
+for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
+run quickstart_c "$c/examples/quickstart"
+run cuda_copy_check "$c/tests/cuda_copy_check"
+for t in test_copy test_memory test_streams test_tensor; do
+  [ -x "$c/tests/$t" ] || continue
+  EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
+done
+EK_TEST_DEVICE=cuda run racecheck_test_copy compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/test_copy"
+[ -d bindings/python/tests ] && run pytest env PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
+for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
+[ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
+for b in "$c"/bench/bench_*; do [ -x "$b" ] && run "$(basename "$b")" "$b" --json "$OUT/$(basename "$b").json"; done
+[ -f bench/compare_copy.py ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py
+echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
+for b in bench_alloc bench_copy compare_copy cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
