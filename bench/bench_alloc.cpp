@@ -30,7 +30,7 @@ struct Allocator {
 };
 
 struct EkAlloc final : Allocator {
-  ek_context ctx;
+  ek_context ctx = nullptr;
   std::vector<ek_stream> streams;
   EkAlloc(ek_context c, int nstreams) : ctx(c), streams(nstreams) {
     for (auto &s : streams) EK_CHECK(ek_stream_create(ctx, &s));
@@ -269,7 +269,7 @@ int main(int argc, char **argv) {
   bench::describe_device(report.meta);
   CUDA_CHECK(cudaSetDevice(0));
   CUDA_CHECK(cudaFree(nullptr));  // create the primary context before any timing
-  ek_context ctx;
+  ek_context ctx = nullptr;
   EK_CHECK(ek_context_create(ek_device{EK_CUDA, 0}, nullptr, &ctx));
   std::vector<std::string> table;
   char line[256];
@@ -284,6 +284,7 @@ int main(int argc, char **argv) {
                               {"cudaMalloc", 2, 0}};
   std::printf("%-26s %10s %10s %10s\n", "allocator", "size", "median", "p99");
   for (const Variant &v : variants) {
+    std::string row = std::string("| latency us median/p99 | ") + v.name + " |";
     for (size_t bytes : sizes) {
       std::vector<double> t;
       if (v.kind == 0) {
@@ -303,10 +304,10 @@ int main(int argc, char **argv) {
       report.add().str("part", "latency").str("allocator", v.name)
           .integer("bytes", static_cast<long long>(bytes))
           .num("median_us", med).num("p99_us", p99).integer("batches", static_cast<long long>(t.size()));
-      std::snprintf(line, sizeof line, "| latency | %s | %s | median %.3f us | p99 %.3f us |",
-                    v.name, bench::human_bytes(bytes).c_str(), med, p99);
-      table.push_back(line);
+      std::snprintf(line, sizeof line, " %s: %.3f/%.3f |", bench::human_bytes(bytes).c_str(), med, p99);
+      row += line;
     }
+    table.push_back(row);
   }
   EK_CHECK(ek_memory_empty_cache(ctx));
 

@@ -40,11 +40,16 @@ namespace bench {
 inline double percentile(std::vector<double> v, double p) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) ;
+  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
   i = i == 0 ? 0 : i - 1;
   return v[std::min(i, v.size() - 1)];
 }
-inline double median(const std::vector<double> &v) { return percentile(v, 0.5); }
+inline double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 inline double minimum(const std::vector<double> &v) {
   return v.empty() ? NAN : *std::min_element(v.begin(), v.end());
 }

@@ -28,7 +28,7 @@ ek_tensor filled(const Env &e, std::vector<int64_t> shape) {
   for (int64_t d : shape) n *= d;
   double step = 1;
   while (n * step > 1024) step /= 2;
-  ek_tensor flat, out;
+  ek_tensor flat = nullptr, out = nullptr;
   EK_CHECK(ek_arange(e.ctx, 1.0, 1.0 + n * step, step, EK_FLOAT32, e.stream, &flat));
   EK_CHECK(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out));
   EK_CHECK(ek_tensor_release(flat));
@@ -36,7 +36,7 @@ ek_tensor filled(const Env &e, std::vector<int64_t> shape) {
 }
 
 ek_tensor empty(const Env &e, std::vector<int64_t> shape, ek_dtype dt) {
-  ek_tensor t;
+  ek_tensor t = nullptr;
   EK_CHECK(ek_tensor_empty(e.ctx, static_cast<int>(shape.size()), shape.data(), dt, e.stream, &t));
   EK_CHECK(ek_fill(e.stream, t, -7.0));  // poison: the check sees unwritten elements
   return t;
@@ -77,7 +77,7 @@ float half_to_float(uint16_t h) {
 void check(const Env &e, const char *name, ek_tensor src, ek_tensor dst) {
   ek_tensor_info si = info(src), di = info(dst);
   for (int part = 0; part < 2; ++part) {
-    ek_tensor s, d;
+    ek_tensor s = nullptr, d = nullptr;
     if (si.ndim == 1) {
       int64_t n = std::min<int64_t>(65536, si.numel), lo = part ? si.numel - n : 0;
       EK_CHECK(ek_view_slice(src, 0, lo, lo + n, 1, &s));
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
   out.report.meta.str("benchmark", "copy").integer("warmup", kWarmup).integer("reps", kReps)
       .str("bytes", "elements read + elements written, at their dtype sizes; TB = 1e12 B");
   bench::describe_device(out.report.meta);
-  Env e;
+  Env e{};
   EK_CHECK(ek_context_create(ek_device{EK_CUDA, 0}, nullptr, &e.ctx));
   EK_CHECK(ek_stream_create(e.ctx, &e.stream));
   EK_CHECK(ek_event_create(e.ctx, &e.start));
@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
 
   {  // Transpose 8192 x 8192 f32 into a contiguous tensor.
     const int64_t m = 8192;
-    ek_tensor src = filled(e, {m, m}), t, dst = empty(e, {m, m}, EK_FLOAT32);
+    ek_tensor src = filled(e, {m, m}), t = nullptr, dst = empty(e, {m, m}, EK_FLOAT32);
     EK_CHECK(ek_view_transpose(src, 0, 1, &t));
     double bytes = 2.0 * m * m * 4;
     out.add("transpose_f32_8192", "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, t)); }), 2.2);
@@ -192,7 +192,7 @@ int main(int argc, char **argv) {
 
   {  // Every other column of 16384 x 16384 f32 into a contiguous 16384 x 8192.
     const int64_t m = 16384;
-    ek_tensor src = filled(e, {m, m}), v, dst = empty(e, {m, m / 2}, EK_FLOAT32);
+    ek_tensor src = filled(e, {m, m}), v = nullptr, dst = empty(e, {m, m / 2}, EK_FLOAT32);
     EK_CHECK(ek_view_slice(src, 1, 0, EK_SLICE_MAX, 2, &v));
     out.add("slice_f32_cols_step2", "ek_copy", 2.0 * m * (m / 2) * 4,
             time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, v)); }), 0);

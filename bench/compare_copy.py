@@ -283,7 +283,11 @@ def main():
             print("%-22s %-6s median %8.3f ms  min %8.3f ms  %6.3f TB/s" %
                   (case, impl, r["median_ms"], r["min_ms"], r["tbps_median"]), flush=True)
         if impl == "libek":
-            ek.close()
+            try:
+                ek.close()
+            except RuntimeError as e:
+                print("libek: close:", e, file=sys.stderr)
+                failed = True
 
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:

@@ -163,8 +163,10 @@ def _run_py(code, env_extra):
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
 
 
-def test_library_not_found_message(tmp_path):
+def test_library_not_found_message(tmp_path, monkeypatch):
     from ek import _lib
+    # The system search may find a real libek (LD_LIBRARY_PATH); this test is about the message.
+    monkeypatch.setattr(_lib.ctypes.util, "find_library", lambda name: None)
     with pytest.raises(ImportError) as ei:
         _lib.load(environ={"EK_LIBRARY": str(tmp_path / "nope.so.0")}, pkg_dir=str(tmp_path))
     msg = str(ei.value)
