@@ -361,7 +361,7 @@ EK_API ek_status ek_tensor_record_stream(ek_tensor t, ek_stream stream);
 
 /* ---------------------------------------------------------------- views
  * Views share storage with their source, copy nothing and return a new handle
- * the caller releases. */
+ * the caller releases; whatever *out held before is ignored (not released). */
 
 /** Bounds for ek_view_slice meaning "from the start"/"to the end" whatever the
  *  step's sign (Python's None); out-of-range bounds are clamped as in Python. */
@@ -398,7 +398,8 @@ EK_API ek_status ek_view_as_strided(ek_tensor t, int ndim, const int64_t *shape,
 /** dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;
  *  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's
  *  context default stream (src's when dst is on the CPU). dst must not be a
- *  broadcast (stride-0) view, and may not partially overlap src. */
+ *  broadcast (stride-0) view; when dst and src overlap, the result is as if src
+ *  had been copied to a temporary first. */
 EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src);
 /** Reshape that copies into a new contiguous tensor when no view exists. */
 EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64_t *shape,

@@ -206,6 +206,16 @@ ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, 
   return EK_SUCCESS;
 }
 
+// Integer dtypes take ivalue (exact), floats fvalue, bool ivalue != 0.
+ek_status fill_tensor(ek_stream stream, ek_tensor t, double fvalue, int64_t ivalue) {
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (t->dtype == EK_BOOL) ivalue = ivalue != 0;
+  if (tensor_numel(t) == 0) return EK_SUCCESS;
+  return backend_fill(ctx, s, tensor_desc(t), fvalue, ivalue);
+}
+
 ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
   EK_CHECK(!writes_overlap(dst), EK_ERROR_INVALID_ARGUMENT,
            "dst is a broadcast view (a stride-0 dim): its elements alias");
@@ -324,28 +334,17 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
 EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
-  ek_context ctx = t->storage->ctx;
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
-  int64_t ivalue = 0;
-  if (!dtype_is_float(t->dtype)) {
-    EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18, EK_ERROR_INVALID_ARGUMENT,
-             "%g does not fit the integer dtype %s", value, ek_dtype_name(t->dtype));
-    ivalue = t->dtype == EK_BOOL ? value != 0 : static_cast<int64_t>(value);
-  }
-  if (tensor_numel(t) == 0) return EK_SUCCESS;
-  return backend_fill(ctx, s, tensor_desc(t), value, ivalue);
+  if (dtype_is_float(t->dtype)) return fill_tensor(stream, t, value, 0);
+  EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18, EK_ERROR_INVALID_ARGUMENT,
+           "%g does not fit the integer dtype %s", value, ek_dtype_name(t->dtype));
+  // bool of 0.5 is true: test the double, not its truncation.
+  return fill_tensor(stream, t, value, t->dtype == EK_BOOL ? value != 0 : static_cast<int64_t>(value));
 }
 
 EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
-  ek_context ctx = t->storage->ctx;
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
-  int64_t ivalue = t->dtype == EK_BOOL ? value != 0 : value;
-  if (tensor_numel(t) == 0) return EK_SUCCESS;
-  return backend_fill(ctx, s, tensor_desc(t), static_cast<double>(value), ivalue);
+  return fill_tensor(stream, t, static_cast<double>(value), value);
 }
 
 EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
