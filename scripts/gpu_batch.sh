@@ -26,6 +26,6 @@ EK_TEST_DEVICE=cuda run racecheck_test_copy compute-sanitizer --tool racecheck -
 for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 [ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
 for b in "$c"/bench/bench_*; do [ -x "$b" ] && run "$(basename "$b")" "$b" --json "$OUT/$(basename "$b").json"; done
-[ -f bench/compare_copy.py ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py
+[ -f bench/compare_copy.py ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
 for b in bench_alloc bench_copy compare_copy cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done

@@ -47,31 +47,15 @@ ek_status backend_arange(ek_context ctx, ek_stream s, const TensorDesc &d, doubl
 #endif
 }
 
-// src's layout broadcast to dst's shape (NumPy rules, aligned on the right).
-ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out) {
-  EK_CHECK(src->ndim <= dst->ndim, EK_ERROR_SHAPE, "cannot broadcast shape %s to %s",
-           format_shape(src->ndim, src->shape).c_str(),
-           format_shape(dst->ndim, dst->shape).c_str());
-  *out = tensor_desc(src);
-  out->ndim = dst->ndim;
-  int lead = dst->ndim - src->ndim;
-  for (int i = dst->ndim - 1; i >= 0; --i) {
-    int64_t size = i < lead ? 1 : src->shape[i - lead];
-    int64_t stride = i < lead ? 0 : src->strides[i - lead];
-    EK_CHECK(size == dst->shape[i] || size == 1, EK_ERROR_SHAPE,
-             "cannot broadcast shape %s to %s", format_shape(src->ndim, src->shape).c_str(),
-             format_shape(dst->ndim, dst->shape).c_str());
-    out->shape[i] = dst->shape[i];
-    out->strides[i] = size == dst->shape[i] ? stride : 0;
-  }
-  return EK_SUCCESS;
-}
+}  // namespace
 
 bool writes_overlap(const ek_tensor_s *dst) {
   for (int i = 0; i < dst->ndim; ++i)
     if (dst->strides[i] == 0 && dst->shape[i] > 1) return true;
   return false;
 }
+
+namespace {
 
 // Byte range [lo, hi) a descriptor touches.
 void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
@@ -170,42 +154,6 @@ ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
   return EK_SUCCESS;
 }
 
-// Writes into *out when given (checking shape, dtype, context), else creates it.
-ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
-                      ek_dtype dtype, ek_tensor *out, bool *created) {
-  *created = *out == nullptr;
-  if (*created) return new_tensor(ctx, ndim, shape, dtype, s, out);
-  ek_tensor o = *out;
-  EK_CHECK_TENSOR(o);
-  EK_CHECK(o->storage->ctx == ctx, EK_ERROR_INVALID_ARGUMENT,
-           "out belongs to another context than the input");
-  EK_CHECK(o->dtype == dtype, EK_ERROR_DTYPE, "out has dtype %s; expected %s",
-           ek_dtype_name(o->dtype), ek_dtype_name(dtype));
-  bool same = o->ndim == ndim;
-  for (int i = 0; same && i < ndim; ++i) same = o->shape[i] == shape[i];
-  EK_CHECK(same, EK_ERROR_SHAPE, "out has shape %s; expected %s",
-           format_shape(o->ndim, o->shape).c_str(), format_shape(ndim, shape).c_str());
-  EK_CHECK(!writes_overlap(o), EK_ERROR_INVALID_ARGUMENT,
-           "out is a broadcast view (a stride-0 dim): its elements alias");
-  return EK_SUCCESS;
-}
-
-// Runs body(out) and releases a freshly created out if body fails.
-template <typename Body>
-ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, ek_dtype dtype,
-                   ek_tensor *out, Body body) {
-  ek_tensor o = *out;
-  bool created = false;
-  EK_FORWARD(prepare_out(ctx, s, ndim, shape, dtype, &o, &created));
-  ek_status st = body(o);
-  if (st != EK_SUCCESS) {
-    if (created) ek_tensor_release(o);
-    return st;
-  }
-  *out = o;
-  return EK_SUCCESS;
-}
-
 // Integer dtypes take ivalue (exact), floats fvalue, bool ivalue != 0.
 ek_status fill_tensor(ek_stream stream, ek_tensor t, double fvalue, int64_t ivalue) {
   ek_context ctx = t->storage->ctx;
@@ -234,6 +182,46 @@ ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
 }
 
 }  // namespace
+
+// src's layout broadcast to dst's shape (NumPy rules, aligned on the right).
+ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out) {
+  EK_CHECK(src->ndim <= dst->ndim, EK_ERROR_SHAPE, "cannot broadcast shape %s to %s",
+           format_shape(src->ndim, src->shape).c_str(),
+           format_shape(dst->ndim, dst->shape).c_str());
+  *out = tensor_desc(src);
+  out->ndim = dst->ndim;
+  int lead = dst->ndim - src->ndim;
+  for (int i = dst->ndim - 1; i >= 0; --i) {
+    int64_t size = i < lead ? 1 : src->shape[i - lead];
+    int64_t stride = i < lead ? 0 : src->strides[i - lead];
+    EK_CHECK(size == dst->shape[i] || size == 1, EK_ERROR_SHAPE,
+             "cannot broadcast shape %s to %s", format_shape(src->ndim, src->shape).c_str(),
+             format_shape(dst->ndim, dst->shape).c_str());
+    out->shape[i] = dst->shape[i];
+    out->strides[i] = size == dst->shape[i] ? stride : 0;
+  }
+  return EK_SUCCESS;
+}
+
+// Writes into *out when given (checking shape, dtype, context), else creates it.
+ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                      ek_dtype dtype, ek_tensor *out, bool *created) {
+  *created = *out == nullptr;
+  if (*created) return new_tensor(ctx, ndim, shape, dtype, s, out);
+  ek_tensor o = *out;
+  EK_CHECK_TENSOR(o);
+  EK_CHECK(o->storage->ctx == ctx, EK_ERROR_INVALID_ARGUMENT,
+           "out belongs to another context than the input");
+  EK_CHECK(o->dtype == dtype, EK_ERROR_DTYPE, "out has dtype %s; expected %s",
+           ek_dtype_name(o->dtype), ek_dtype_name(dtype));
+  bool same = o->ndim == ndim;
+  for (int i = 0; same && i < ndim; ++i) same = o->shape[i] == shape[i];
+  EK_CHECK(same, EK_ERROR_SHAPE, "out has shape %s; expected %s",
+           format_shape(o->ndim, o->shape).c_str(), format_shape(ndim, shape).c_str());
+  EK_CHECK(!writes_overlap(o), EK_ERROR_INVALID_ARGUMENT,
+           "out is a broadcast view (a stride-0 dim): its elements alias");
+  return EK_SUCCESS;
+}
 
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {
   if (desc_numel(dst) == 0) return EK_SUCCESS;

@@ -170,6 +170,29 @@ void tensor_set_layout(ek_tensor t, int ndim, const int64_t *shape, const int64_
                        int64_t offset);
 
 // ---- data movement (copy_ops.cpp)
+// src's layout broadcast to dst's shape (NumPy rules), as a descriptor.
+ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out);
+bool writes_overlap(const ek_tensor_s *dst);  // a stride-0 dim of size > 1
+// The op-output convention: creates *out when NULL, else checks its context,
+// dtype and shape (*created says which).
+ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                      ek_dtype dtype, ek_tensor *out, bool *created);
+// Runs body(out) and releases a freshly created out if body fails.
+template <typename Body>  // Body: ek_status(ek_tensor out)
+ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, ek_dtype dtype,
+                   ek_tensor *out, Body body) {
+  ek_tensor o = *out;
+  bool created = false;
+  EK_FORWARD(prepare_out(ctx, s, ndim, shape, dtype, &o, &created));
+  ek_status st = body(o);
+  if (st != EK_SUCCESS) {
+    if (created) ek_tensor_release(o);
+    return st;
+  }
+  *out = o;
+  return EK_SUCCESS;
+}
+
 // dst = src on one device (same shapes; src may have stride-0 dims), with cast.
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
 // t's values, C order, into host memory; returns when dst holds them.

@@ -219,6 +219,7 @@ Pool::Block *Pool::grow(size_t size, uint64_t stream) {
   size_t seg = small ? kSmallSegment
                      : size <= kMediumRequest ? kMediumSegment : round_up(size, kLargeRound);
   if (cfg_.limit_bytes && st_.reserved_bytes + seg > cfg_.limit_bytes) return nullptr;
+  if (over_gc_bound(seg, size)) collect_garbage(seg, size);
   void *p = nullptr;
   if (!mem_.allocate(seg, &p)) return nullptr;
   uintptr_t addr = reinterpret_cast<uintptr_t>(p);
@@ -623,6 +624,43 @@ void Pool::release_cached() {
   }
 }
 
+bool Pool::over_gc_bound(size_t seg, size_t size) {
+  if (cfg_.gc_ratio <= 0 || st_.reserved_bytes + seg <= cfg_.gc_min_bytes) return false;
+  gc_high_ = std::max({gc_high_, st_.peak_allocated_bytes, uint64_t(st_.allocated_bytes + size)});
+  return double(st_.reserved_bytes + seg) > cfg_.gc_ratio * double(gc_high_);
+}
+
+// Segments that are one free block whose events completed, longest free
+// first: their sizes are the least likely to be asked for again. Unsafe ones
+// are left alone: releasing them would make this allocation wait on the host.
+std::vector<Pool::Segment *> Pool::idle_segments() {
+  std::vector<std::pair<uint64_t, Segment *>> found;
+  for (auto &kv : segments_) {
+    Block *b = kv.second.head;
+    if (b->next || b->allocated || b->pending || !is_safe(b)) continue;
+    found.push_back({b->free_seq, &kv.second});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::vector<Segment *> out;
+  for (auto &f : found) out.push_back(f.second);
+  return out;
+}
+
+// Called before a device malloc of `seg` bytes for a request of `size`: the
+// search already failed, so no cached block fits it and releasing idle
+// segments loses nothing this request could use.
+void Pool::collect_garbage(size_t seg, size_t size) {
+  flush_all_parked();  // parked pieces of a segment must coalesce to see it idle
+  poll_pending();
+  for (Segment *s : idle_segments()) {
+    if (!over_gc_bound(seg, size)) break;
+    uintptr_t addr = s->addr;
+    release_segment(*s);
+    segments_.erase(addr);
+  }
+}
+
 void Pool::release_segment(Segment &s) {
   for (Block *b = s.head; b;) {
     Block *next = b->next;
@@ -704,6 +742,7 @@ PoolStats Pool::stats() const {
 
 void Pool::reset_peaks() {
   std::lock_guard<std::mutex> lk(mu_);
+  gc_high_ = std::max(gc_high_, st_.peak_allocated_bytes);  // gc keeps its reference
   st_.peak_allocated_bytes = st_.allocated_bytes;
   st_.peak_reserved_bytes = st_.reserved_bytes;
   st_.peak_requested_bytes = st_.requested_bytes;

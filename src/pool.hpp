@@ -43,6 +43,19 @@ struct PoolConfig {
   // the allocating stream wait on its event (true), or only take blocks whose
   // events already completed and grow otherwise (false: never serializes streams).
   bool cross_stream_wait = true;
+  // Garbage collection before growth: when reserved + the new segment would
+  // exceed gc_ratio x the high-water mark of allocated bytes (this request
+  // included), fully free cached segments are released (oldest free first)
+  // until it would not. Varying request sizes otherwise leave exact-size
+  // segments cached that no later request fits. The high-water mark, not the
+  // current allocated bytes, so that the cache a training step rebuilds every
+  // iteration is not released at the start of each one. Only segments whose
+  // events completed are released (no host wait on the allocation path).
+  // 0 = off.
+  double gc_ratio = 1.25;
+  // No collection while reserved + the new segment stays at or below this:
+  // a small cache costs little and keeps its segments for reuse.
+  size_t gc_min_bytes = size_t(1) << 30;
 };
 
 struct PoolStats {
@@ -323,6 +336,9 @@ class Pool {
   void sync_block(Block *b);
   // releasing
   void release_cached();
+  void collect_garbage(size_t seg, size_t size);
+  std::vector<Segment *> idle_segments();
+  bool over_gc_bound(size_t seg, size_t size);
   void release_segment(Segment &seg);
   void note_reserved_change(int64_t delta);
   void fire_threshold(std::unique_lock<std::mutex> &lk);
@@ -350,6 +366,7 @@ class Pool {
   std::function<void(size_t)> oom_cb_;
   std::function<void(size_t)> threshold_cb_;
   size_t threshold_fire_ = 0;  // reserved value to report, 0 = nothing to fire
+  uint64_t gc_high_ = 0;  // allocated high-water mark for gc_ratio; survives reset_peaks
 };
 
 }  // namespace ek
