@@ -3,7 +3,10 @@
 //   (a) alloc+free pair latency of a cached size, 512 B .. 512 MiB
 //   (b) 1..16 threads, each on its own stream: aggregate pairs/s
 //   (c) replay of a deterministic training-like trace over 4 streams
-// Usage: bench_alloc [--json PATH]
+// Usage: bench_alloc [--json PATH] [--device cuda|cpu] [--scale N]
+//   --device cpu: only (c), for ek on a CPU context (no GPU needed; the pool's
+//   placement is the same, CPU streams just never wait). --scale N divides
+//   every trace size by N for hosts with less memory than the trace reserves.
 #include "bench_common.hpp"
 
 #include <atomic>
@@ -162,7 +165,7 @@ struct Trace {
 // a sequence length drawn per step from [128, 4096]. Streams: 0 compute,
 // 1 gradient buckets, 2 input data, 3 optimizer temporaries.
 // Peak live memory is about 14 GiB at seq 4096.
-Trace make_trace(int steps, uint64_t seed) {
+Trace make_trace(int steps, uint64_t seed, size_t scale) {
   const size_t L = 16, H = 1024, B = 4, V = 50304, heads = 16;
   Rng r{seed};
   Trace t;
@@ -170,7 +173,7 @@ Trace make_trace(int steps, uint64_t seed) {
   auto A = [&](size_t bytes, int s) {
     uint32_t id = t.ids++;
     stream_of.push_back(static_cast<uint8_t>(s));
-    t.ops.push_back({id, static_cast<uint8_t>(s), true, bytes});
+    t.ops.push_back({id, static_cast<uint8_t>(s), true, std::max<size_t>(1, bytes / scale)});
     ++t.allocs;
     return id;
   };
@@ -260,10 +263,99 @@ ek_memory_stats ek_stats(ek_context ctx) {
   return s;
 }
 
+// (c) for ek: an untimed pass with statistics after every allocation
+// (fragmentation at peak), then cold (empty cache) and warm timed replays.
+void trace_ek(ek_context ctx, const Trace &trace, int steps, std::vector<std::string> &table,
+              bench::Report &report) {
+  std::vector<void *> ptrs(trace.ids);
+  char line[256];
+  EkAlloc a(ctx, 4);
+  EK_CHECK(ek_memory_reset_peaks(ctx));
+  ek_memory_stats at_peak{}, s;
+  for (const Op &op : trace.ops) {
+    if (!op.alloc) { a.free(ptrs[op.id], op.stream); continue; }
+    ptrs[op.id] = a.alloc(op.bytes, op.stream);
+    s = ek_stats(ctx);
+    if (s.allocated_bytes > at_peak.allocated_bytes) at_peak = s;
+  }
+  a.sync();
+  EK_CHECK(ek_memory_empty_cache(ctx));
+  EK_CHECK(ek_memory_reset_peaks(ctx));
+  // Timed: cold (empty cache), then warm (cache kept).
+  ek_memory_stats before = ek_stats(ctx);
+  double cold = replay(a, trace, ptrs);
+  ek_memory_stats after = ek_stats(ctx);
+  double warm = replay(a, trace, ptrs);
+  ek_memory_stats after2 = ek_stats(ctx);
+  double ratio = double(after.peak_reserved_bytes) / double(after.peak_allocated_bytes);
+  double n = static_cast<double>(trace.ops.size());
+  std::printf("ek_malloc:       cold %.3f s (%.2f Mops/s), warm %.3f s (%.2f Mops/s)\n", cold,
+              n / cold / 1e6, warm, n / warm / 1e6);
+  std::printf("  peak reserved %.2f GiB / peak allocated %.2f GiB = %.3f (peak requested %.2f GiB)\n",
+              after.peak_reserved_bytes / 1073741824.0, after.peak_allocated_bytes / 1073741824.0,
+              ratio, after.peak_requested_bytes / 1073741824.0);
+  std::printf("  at peak allocated: reserved %.2f GiB, cached free %.2f GiB, largest free %.2f GiB, "
+              "fragmentation %.3f\n", at_peak.reserved_bytes / 1073741824.0,
+              at_peak.cached_free_bytes / 1073741824.0, at_peak.largest_free_block / 1073741824.0,
+              at_peak.fragmentation);
+  long long dm = static_cast<long long>(after.device_mallocs - before.device_mallocs);
+  long long rt = static_cast<long long>(after.retries - before.retries);
+  long long df = static_cast<long long>(after.device_frees - before.device_frees);
+  long long dm2 = static_cast<long long>(after2.device_mallocs - after.device_mallocs);
+  std::printf("  cold: device_mallocs %lld, device_frees %lld, retries %lld, ooms %llu; warm: "
+              "device_mallocs %lld\n", dm, df, rt,
+              static_cast<unsigned long long>(after.oom_count - before.oom_count), dm2);
+  report.add().str("part", "trace").str("allocator", "ek_malloc")
+      .integer("steps", steps).integer("ops", static_cast<long long>(trace.ops.size()))
+      .num("cold_s", cold).num("warm_s", warm).num("cold_ops_per_s", n / cold).num("warm_ops_per_s", n / warm)
+      .integer("peak_reserved", static_cast<long long>(after.peak_reserved_bytes))
+      .integer("peak_allocated", static_cast<long long>(after.peak_allocated_bytes))
+      .integer("peak_requested", static_cast<long long>(after.peak_requested_bytes))
+      .num("peak_reserved_over_allocated", ratio)
+      .num("fragmentation_at_peak", at_peak.fragmentation)
+      .integer("reserved_at_peak", static_cast<long long>(at_peak.reserved_bytes))
+      .integer("cached_free_at_peak", static_cast<long long>(at_peak.cached_free_bytes))
+      .integer("largest_free_at_peak", static_cast<long long>(at_peak.largest_free_block))
+      .integer("device_mallocs_cold", dm).integer("device_frees_cold", df)
+      .integer("device_mallocs_warm", dm2).integer("retries_cold", rt)
+      .integer("oom_count", static_cast<long long>(after2.oom_count - before.oom_count));
+  std::snprintf(line, sizeof line,
+                "| trace | ek_malloc | cold %.3f s, warm %.3f s (%.2f Mops/s) | reserved/allocated %.3f, "
+                "frag@peak %.3f, device_mallocs %lld, retries %lld |",
+                cold, warm, n / warm / 1e6, ratio, at_peak.fragmentation, dm, rt);
+  table.push_back(line);
+}
+
+Trace announce_trace(int steps, size_t scale) {
+  Trace trace = make_trace(steps, 20240611, scale);
+  std::printf("\n(c) training-like trace: %d steps, %zu ops (%zu allocs), 4 streams, sizes / %zu\n",
+              steps, trace.ops.size(), trace.allocs, scale);
+  return trace;
+}
+
+// --device cpu: (c) for ek only; the CUDA baselines need a GPU.
+int run_cpu(const bench::Args &args) {
+  bench::Report report;
+  report.meta.str("benchmark", "alloc").str("device", "cpu")
+      .integer("scale", static_cast<long long>(args.scale));
+  ek_context ctx = nullptr;
+  EK_CHECK(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &ctx));
+  std::vector<std::string> table;
+  const int steps = 2000;
+  trace_ek(ctx, announce_trace(steps, args.scale), steps, table, report);
+  EK_CHECK(ek_context_destroy(ctx));
+  std::printf("\nsummary (target: trace reserved/allocated <= 1.3)\n");
+  for (auto &l : table) std::printf("%s\n", l.c_str());
+  report.write(args.json);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  const char *json = bench::json_arg(argc, argv);
+  const bench::Args args = bench::parse_args(argc, argv, true);
+  if (args.cpu) return run_cpu(args);
+  const char *json = args.json;
   bench::Report report;
   report.meta.str("benchmark", "alloc");
   bench::describe_device(report.meta);
@@ -336,65 +428,9 @@ int main(int argc, char **argv) {
 
   // ---------------------------------------------------------------- (c)
   const int steps = 2000;
-  const Trace trace = make_trace(steps, 20240611);
+  const Trace trace = announce_trace(steps, args.scale);
   std::vector<void *> ptrs(trace.ids);
-  std::printf("\n(c) training-like trace: %d steps, %zu ops (%zu allocs), 4 streams\n", steps,
-              trace.ops.size(), trace.allocs);
-  {
-    EkAlloc a(ctx, 4);
-    // Untimed pass with statistics after every allocation: fragmentation at peak.
-    EK_CHECK(ek_memory_reset_peaks(ctx));
-    ek_memory_stats at_peak{}, s;
-    for (const Op &op : trace.ops) {
-      if (!op.alloc) { a.free(ptrs[op.id], op.stream); continue; }
-      ptrs[op.id] = a.alloc(op.bytes, op.stream);
-      s = ek_stats(ctx);
-      if (s.allocated_bytes > at_peak.allocated_bytes) at_peak = s;
-    }
-    a.sync();
-    EK_CHECK(ek_memory_empty_cache(ctx));
-    EK_CHECK(ek_memory_reset_peaks(ctx));
-    // Timed: cold (empty cache), then warm (cache kept).
-    ek_memory_stats before = ek_stats(ctx);
-    double cold = replay(a, trace, ptrs);
-    ek_memory_stats after = ek_stats(ctx);
-    double warm = replay(a, trace, ptrs);
-    ek_memory_stats after2 = ek_stats(ctx);
-    double ratio = double(after.peak_reserved_bytes) / double(after.peak_allocated_bytes);
-    double n = static_cast<double>(trace.ops.size());
-    std::printf("ek_malloc:       cold %.3f s (%.2f Mops/s), warm %.3f s (%.2f Mops/s)\n", cold,
-                n / cold / 1e6, warm, n / warm / 1e6);
-    std::printf("  peak reserved %.2f GiB / peak allocated %.2f GiB = %.3f (peak requested %.2f GiB)\n",
-                after.peak_reserved_bytes / 1073741824.0, after.peak_allocated_bytes / 1073741824.0,
-                ratio, after.peak_requested_bytes / 1073741824.0);
-    std::printf("  at peak allocated: reserved %.2f GiB, cached free %.2f GiB, largest free %.2f GiB, "
-                "fragmentation %.3f\n", at_peak.reserved_bytes / 1073741824.0,
-                at_peak.cached_free_bytes / 1073741824.0, at_peak.largest_free_block / 1073741824.0,
-                at_peak.fragmentation);
-    long long dm = static_cast<long long>(after.device_mallocs - before.device_mallocs);
-    long long rt = static_cast<long long>(after.retries - before.retries);
-    long long dm2 = static_cast<long long>(after2.device_mallocs - after.device_mallocs);
-    std::printf("  cold: device_mallocs %lld, retries %lld, ooms %llu; warm: device_mallocs %lld\n", dm,
-                rt, static_cast<unsigned long long>(after.oom_count - before.oom_count), dm2);
-    report.add().str("part", "trace").str("allocator", "ek_malloc")
-        .integer("steps", steps).integer("ops", static_cast<long long>(trace.ops.size()))
-        .num("cold_s", cold).num("warm_s", warm).num("cold_ops_per_s", n / cold).num("warm_ops_per_s", n / warm)
-        .integer("peak_reserved", static_cast<long long>(after.peak_reserved_bytes))
-        .integer("peak_allocated", static_cast<long long>(after.peak_allocated_bytes))
-        .integer("peak_requested", static_cast<long long>(after.peak_requested_bytes))
-        .num("peak_reserved_over_allocated", ratio)
-        .num("fragmentation_at_peak", at_peak.fragmentation)
-        .integer("reserved_at_peak", static_cast<long long>(at_peak.reserved_bytes))
-        .integer("cached_free_at_peak", static_cast<long long>(at_peak.cached_free_bytes))
-        .integer("largest_free_at_peak", static_cast<long long>(at_peak.largest_free_block))
-        .integer("device_mallocs_cold", dm).integer("device_mallocs_warm", dm2).integer("retries_cold", rt)
-        .integer("oom_count", static_cast<long long>(after2.oom_count - before.oom_count));
-    std::snprintf(line, sizeof line,
-                  "| trace | ek_malloc | cold %.3f s, warm %.3f s (%.2f Mops/s) | reserved/allocated %.3f, "
-                  "frag@peak %.3f, device_mallocs %lld, retries %lld |",
-                  cold, warm, n / warm / 1e6, ratio, at_peak.fragmentation, dm, rt);
-    table.push_back(line);
-  }
+  trace_ek(ctx, trace, steps, table, report);
   EK_CHECK(ek_memory_empty_cache(ctx));
   {
     set_release_threshold(UINT64_MAX);

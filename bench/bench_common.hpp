@@ -99,18 +99,36 @@ struct Report {
   }
 };
 
-// Returns the PATH of "--json PATH" (NULL when absent); exits on other arguments.
-inline const char *json_arg(int argc, char **argv) {
-  const char *path = nullptr;
+// Command line: [--json PATH] [--device cuda|cpu] [--scale N]. Exits on
+// anything else. scale divides every trace size (keeps the shape) so that a
+// small host can replay the trace; the default 1 replays it as on the GPU.
+struct Args {
+  const char *json = nullptr;
+  bool cpu = false;
+  size_t scale = 1;
+};
+inline Args parse_args(int argc, char **argv, bool device_options) {
+  Args a;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json") && i + 1 < argc) path = argv[++i];
+    bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--json") && has_value) a.json = argv[++i];
+    else if (device_options && !std::strcmp(argv[i], "--device") && has_value &&
+             (!std::strcmp(argv[i + 1], "cpu") || !std::strcmp(argv[i + 1], "cuda")))
+      a.cpu = !std::strcmp(argv[++i], "cpu");
+    else if (device_options && !std::strcmp(argv[i], "--scale") && has_value &&
+             std::atoll(argv[i + 1]) > 0)
+      a.scale = static_cast<size_t>(std::atoll(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [--json PATH]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--json PATH]%s\n", argv[0],
+                   device_options ? " [--device cuda|cpu] [--scale N]" : "");
       std::exit(2);
     }
   }
-  return path;
+  return a;
 }
+
+// Returns the PATH of "--json PATH" (NULL when absent); exits on other arguments.
+inline const char *json_arg(int argc, char **argv) { return parse_args(argc, argv, false).json; }
 
 // Name of CUDA device 0 through the ek API, and its record in the report.
 inline void describe_device(Record &meta) {

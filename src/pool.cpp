@@ -541,13 +541,20 @@ bool Pool::is_safe(Block *b) {
     return g.empty();
   }
   if (b->free_seq <= st.safe_seq) return true;
+  // A completed older fence may already cover b: learn that before
+  // ensure_fence replaces it with one that has not completed yet.
+  poll_fence(st);
+  if (b->free_seq <= st.safe_seq) return true;
   ensure_fence(st, b->stream, b->free_seq);  // record lazily: frees never touch events
-  if (st.fence && sync_.query(st.fence)) {
-    st.safe_seq = st.fence_seq;
-    sync_.destroy(st.fence);
-    st.fence = 0;
-  }
+  poll_fence(st);
   return b->free_seq <= st.safe_seq;
+}
+
+void Pool::poll_fence(StreamState &st) {
+  if (!st.fence || !sync_.query(st.fence)) return;
+  st.safe_seq = st.fence_seq;
+  sync_.destroy(st.fence);
+  st.fence = 0;
 }
 
 // Called after is_safe(b) returned false, so a covering fence exists.
@@ -571,6 +578,7 @@ void Pool::sync_block(Block *b) {
     st.guards.clear();
     return;
   }
+  if (b->free_seq <= st.safe_seq) return;  // already known complete: do not wait on a newer fence
   ensure_fence(st, b->stream, b->free_seq);
   if (!st.fence) return;
   sync_.synchronize(st.fence);

@@ -332,6 +332,7 @@ class Pool {
   void flush_pending();
   void ensure_fence(StreamState &st, uint64_t owner, uint64_t needed);
   bool is_safe(Block *b);
+  void poll_fence(StreamState &st);
   void wait_for(Block *b, uint64_t stream);
   void sync_block(Block *b);
   // releasing

@@ -925,6 +925,72 @@ TEST_F(PoolTest, TrainingTraceReplayUnderLimit) {
   EXPECT_EQ(r.mallocs, 117u);
 }
 
+// Activations sized by a sequence length drawn per step: every step asks for
+// sizes no cached segment fits exactly. Returns the pool's final statistics.
+ek::PoolStats replay_varying(FakeMemory &mem, FakeSync &sync, double gc_ratio) {
+  PoolConfig cfg;
+  cfg.gc_ratio = gc_ratio;
+  Pool p(mem, sync, cfg);
+  auto get = [&](size_t n) {
+    void *ptr = nullptr;
+    EXPECT_EQ(p.allocate(n, 1, &ptr, nullptr), PoolResult::ok);
+    return ptr;
+  };
+  std::vector<void *> weights;
+  for (int i = 0; i < 4; ++i) weights.push_back(get(128 * MiB));
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 60; ++step) {
+    size_t a = (128 + rng() % 3969) * 8 * KiB;  // seq in [128, 4096]: 1 .. 32 MiB
+    std::vector<void *> acts;
+    for (int l = 0; l < 8; ++l)
+      for (size_t n : {a, 4 * a}) acts.push_back(get(n));
+    for (auto it = acts.rbegin(); it != acts.rend(); ++it) p.free(*it, 1, nullptr);
+    // The GPU catches up: fences recorded by a collection this step (blocks
+    // it had to skip) complete, so the next collection may release them.
+    for (uint64_t e : sync.open_events()) sync.complete(e);
+  }
+  for (void *w : weights) p.free(w, 1, nullptr);
+  return p.stats();
+}
+
+TEST_F(PoolTest, GcBoundsReservedOnVaryingSizes) {
+  FakeMemory big(48 * GiB);
+  ek::PoolStats on = replay_varying(big, sync, 1.25);
+  double ratio = double(on.peak_reserved_bytes) / double(on.peak_allocated_bytes);
+  std::printf("gc 1.25: reserved/allocated %.3f, device mallocs %llu, frees %llu\n", ratio,
+              (unsigned long long)on.device_mallocs, (unsigned long long)on.device_frees);
+  // Segments that early steps split and kept in use cannot be released, so
+  // the bound is not reached here: 2.02 against 2.27 without gc (GcOffKeepsEverySegment).
+  EXPECT_LT(ratio, 2.1);
+  EXPECT_GT(on.device_frees, 0u);
+  EXPECT_EQ(on.retries, 0u);
+  EXPECT_TRUE(sync.syncs.empty());  // collection never waits on the host
+  EXPECT_EQ(big.errors, 0);
+}
+
+TEST_F(PoolTest, GcOffKeepsEverySegment) {
+  FakeMemory big(48 * GiB);
+  ek::PoolStats off = replay_varying(big, sync, 0);
+  double ratio = double(off.peak_reserved_bytes) / double(off.peak_allocated_bytes);
+  std::printf("gc off: reserved/allocated %.3f, device mallocs %llu\n", ratio,
+              (unsigned long long)off.device_mallocs);
+  EXPECT_GT(ratio, 1.5);  // the old behaviour: stale exact-size segments pile up
+  EXPECT_EQ(off.device_frees, 0u);
+  EXPECT_EQ(off.retries, 0u);
+}
+
+// Below gc_min_bytes nothing is collected, however large the ratio.
+TEST_F(PoolTest, GcLeavesSmallCachesAlone) {
+  Pool p(mem, sync);
+  void *x = alloc(p, 100 * MiB);
+  release(p, x);
+  void *y = alloc(p, 200 * MiB);  // reserved 300 MiB for 200 MiB live, below 1 GiB
+  auto s = p.stats();
+  EXPECT_EQ(s.device_frees, 0u);
+  EXPECT_EQ(s.reserved_bytes, 300 * MiB);
+  release(p, y);
+}
+
 TEST_F(PoolTest, BenchCachedAllocFree1MiB) {
   Pool p(mem, sync);
   void *ptr = nullptr;
