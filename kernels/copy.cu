@@ -7,6 +7,9 @@
 //   * contiguous, same dtype -> vec_copy_kernel (16/8/4/2/1-byte vectors),
 //   * dst unit-stride on the last dim, src unit-stride on the one before, same
 //     dtype, 2-D or 3-D -> transpose_kernel (64x64 shared tile),
+//   * contiguous, dtypes differ, both in {f16, bf16, f32, f64} or one of
+//     f32 <-> i32/i64 -> contig_cast_kernel<S, D> (16 instantiations: the hot
+//     casts get typed vector loads; the rest stay on the generic kernel),
 //   * otherwise the strided kernels (same dtype: raw element moves; different
 //     dtypes: one kernel that switches on the dtypes at run time, so casts do
 //     not instantiate a kernel per dtype pair).
@@ -29,6 +32,8 @@ namespace {
 constexpr int kThreads = 256;     // block size of the 1-D kernels
 constexpr int kUnroll = 4;        // elements in flight per thread (strided kernels)
 constexpr int kVecUnroll = 4;     // 16-byte vectors in flight per thread (contiguous copy)
+constexpr int kCastUnroll = 4;    // vectors in flight per thread (contiguous cast)
+constexpr int kNoFastPath = -1;   // not a cudaError_t: "use the generic kernel"
 constexpr int kTile = 64;         // transpose tile edge (elements)
 constexpr int kTileRows = 4;      // transpose block = kTile x kTileRows threads
 constexpr int64_t kMaxBlocks = int64_t(1) << 24;  // kernels grid-stride beyond this
@@ -304,6 +309,121 @@ __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ 
   }
 }
 
+// ----------------------------------------------------------- typed casts --
+// Element-typed twins of detail::load_scalar + store_scalar for the fast
+// pairs. They must give the CPU's bytes: floats that do not involve f64 go
+// through f32 only (the f64 detour of the generic path is exact for them).
+
+template <int DT> struct RawOf;
+template <> struct RawOf<kI32> { using T = int32_t; };
+template <> struct RawOf<kI64> { using T = int64_t; };
+template <> struct RawOf<kF16> { using T = uint16_t; };
+template <> struct RawOf<kBF16> { using T = uint16_t; };
+template <> struct RawOf<kF32> { using T = float; };
+template <> struct RawOf<kF64> { using T = double; };
+template <int DT>
+using Raw = typename RawOf<DT>::T;
+
+constexpr bool is_fp(int dt) { return dt >= kF16 && dt <= kF64; }
+constexpr bool is_fast_pair(int s, int d) {
+  return s != d && ((is_fp(s) && is_fp(d)) || (s == kF32 && (d == kI32 || d == kI64)) ||
+                    (d == kF32 && (s == kI32 || s == kI64)));
+}
+
+// f32 NaN in the shared canonical form (quiet, payload dropped, sign kept).
+__device__ __forceinline__ float canon_f32(float f) {
+  uint32_t u = half::f32_bits(f);
+  return (u & 0x7fffffffu) > 0x7f800000u ? half::bits_f32((u & 0x80000000u) | 0x7fc00000u) : f;
+}
+
+// cvt.rn.f16.f32 is IEEE round-to-nearest-even with subnormal results and
+// overflow to Inf, i.e. half::f32_to_f16 for every non-NaN input, at a
+// fraction of the integer work; NaN is patched to the canonical form. Inline
+// PTX (not cuda_fp16.h) so that -ftz/fast-math flags cannot alter it.
+__device__ __forceinline__ uint16_t f32_to_f16_fast(float f) {
+  uint16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  uint32_t u = half::f32_bits(f);
+  return (u & 0x7fffffffu) > 0x7f800000u ? static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7e00u) : h;
+}
+
+// f16 -> f32 is exact in hardware. A NaN becomes the canonical f32 NaN: every
+// consumer below keeps only the sign of a NaN, as half::f16_to_f32's users do.
+__device__ __forceinline__ float f16_to_f32_fast(uint16_t h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return (h & 0x7fffu) > 0x7c00u ? half::bits_f32(((uint32_t(h) & 0x8000u) << 16) | 0x7fc00000u) : f;
+}
+
+template <int DT>
+__device__ __forceinline__ float to_f32(Raw<DT> x) {
+  if constexpr (DT == kF16) return f16_to_f32_fast(x);
+  else if constexpr (DT == kBF16) return half::bf16_to_f32(x);
+  else return static_cast<float>(x);  // f32 as is; i32/i64: one RNE rounding, as scalar_to_f32
+}
+
+template <int DT>
+__device__ __forceinline__ Raw<DT> from_f32(float f) {
+  if constexpr (DT == kF16) return f32_to_f16_fast(f);
+  else if constexpr (DT == kBF16) return half::f32_to_bf16(f);
+  else if constexpr (DT == kF32) return canon_f32(f);
+  else  // truncate into int64 (NaN -> 0, saturating), then wrap: store_scalar's rule
+    return static_cast<Raw<DT>>(static_cast<std::make_unsigned_t<Raw<DT>>>(detail::float_to_i64(f)));
+}
+
+template <int S, int D>
+__device__ __forceinline__ Raw<D> convert(Raw<S> x) {
+  if constexpr (D == kF64) return detail::widen_f32(to_f32<S>(x));  // already NaN-canonical
+  else if constexpr (S == kF64) return from_f32<D>(detail::narrow_f64(x));
+  else return from_f32<D>(to_f32<S>(x));
+}
+
+// Elements per vector: the wider side moves 16 bytes, the narrower side the
+// same element count (8 or 4 bytes), so every access is warp-contiguous.
+template <int S, int D>
+constexpr int kCastVec = 16 / int(sizeof(Raw<S>) > sizeof(Raw<D>) ? sizeof(Raw<S>) : sizeof(Raw<D>));
+
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+
+// Scalar part: elements [0, head) and [tail, n). Grid-stride because it is the
+// whole range when dst and src cannot be aligned together.
+template <int S, int D>
+__device__ void cast_edges(Raw<D> *dst, const Raw<S> *src, int64_t head, int64_t tail, int64_t n) {
+  const int64_t nedge = head + (n - tail);
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nedge; i += int64_t(gridDim.x) * kThreads) {
+    const int64_t e = i < head ? i : tail + (i - head);
+    dst[e] = convert<S, D>(src[e]);
+  }
+}
+
+// Contiguous cast: nvec vectors of N elements from element head on (both
+// sides aligned there), kCastUnroll loads issued before any store.
+template <int S, int D>
+__global__ void __launch_bounds__(kThreads) contig_cast_kernel(Raw<D> *__restrict__ dst, const Raw<S> *__restrict__ src,
+                                                               int64_t head, int64_t nvec, int64_t n) {
+  constexpr int N = kCastVec<S, D>;
+  const Vec<Raw<S>, N> *s = reinterpret_cast<const Vec<Raw<S>, N> *>(src + head);
+  Vec<Raw<D>, N> *d = reinterpret_cast<Vec<Raw<D>, N> *>(dst + head);
+  const int64_t chunk = int64_t(kThreads) * kCastUnroll;
+  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
+    Vec<Raw<S>, N> v[kCastUnroll];
+#pragma unroll
+    for (int k = 0; k < kCastUnroll; ++k)
+      if (base + k * kThreads < nvec) v[k] = s[base + k * kThreads];
+#pragma unroll
+    for (int k = 0; k < kCastUnroll; ++k) {
+      Vec<Raw<D>, N> o;
+#pragma unroll
+      for (int j = 0; j < N; ++j) o.v[j] = convert<S, D>(v[k].v[j]);
+      if (base + k * kThreads < nvec) d[base + k * kThreads] = o;
+    }
+  }
+  cast_edges<S, D>(dst, src, head, head + nvec * N, n);
+}
+
 struct TransposeArgs {
   int64_t R, C, B;           // rows (src unit-stride dim), cols (dst unit-stride dim), batch
   int64_t d_row, d_batch;    // dst strides (col stride is 1)
@@ -467,6 +587,57 @@ int launch_cast(const Layout &L, int64_t n, int ddt, int sdt, cudaStream_t st) {
   return cudaGetLastError();
 }
 
+// Vectors need dst and src aligned at the same element: both element offsets
+// (in units of the vector) must agree mod N; otherwise everything is scalar.
+template <int S, int D>
+int launch_contig_cast(char *dst, const char *src, int64_t n, cudaStream_t st) {
+  constexpr int N = kCastVec<S, D>;
+  const uintptr_t sa = reinterpret_cast<uintptr_t>(src), da = reinterpret_cast<uintptr_t>(dst);
+  const uintptr_t sk = sa / sizeof(Raw<S>) % N, dk = da / sizeof(Raw<D>) % N;
+  const bool aligned = sa % sizeof(Raw<S>) == 0 && da % sizeof(Raw<D>) == 0 && sk == dk;
+  int64_t head = aligned ? int64_t((N - sk) % N) : 0;
+  if (head > n) head = n;
+  const int64_t nvec = aligned ? (n - head) / N : 0;
+  const int64_t nedge = n - nvec * N;
+  const unsigned gv = grid_for(nvec, int64_t(kThreads) * kCastUnroll), ge = grid_for(nedge, kThreads);
+  contig_cast_kernel<S, D><<<gv > ge ? gv : ge, kThreads, 0, st>>>(
+      reinterpret_cast<Raw<D> *>(dst), reinterpret_cast<const Raw<S> *>(src), head, nvec, n);
+  return cudaGetLastError();
+}
+
+// if constexpr keeps the switches below from instantiating non-fast pairs.
+template <int S, int D>
+int contig_cast_if(char *dst, const char *src, int64_t n, cudaStream_t st) {
+  if constexpr (is_fast_pair(S, D)) return launch_contig_cast<S, D>(dst, src, n, st);
+  else return kNoFastPath;
+}
+
+template <int S>
+int contig_cast_from(char *dst, const char *src, int64_t n, int ddt, cudaStream_t st) {
+  switch (ddt) {
+    case kI32: return contig_cast_if<S, kI32>(dst, src, n, st);
+    case kI64: return contig_cast_if<S, kI64>(dst, src, n, st);
+    case kF16: return contig_cast_if<S, kF16>(dst, src, n, st);
+    case kBF16: return contig_cast_if<S, kBF16>(dst, src, n, st);
+    case kF32: return contig_cast_if<S, kF32>(dst, src, n, st);
+    case kF64: return contig_cast_if<S, kF64>(dst, src, n, st);
+    default: return kNoFastPath;
+  }
+}
+
+// Typed kernel for a contiguous cast, or kNoFastPath for a pair without one.
+int contiguous_cast(const Layout &L, int64_t n, int ddt, int sdt, cudaStream_t st) {
+  switch (sdt) {
+    case kI32: return contig_cast_from<kI32>(L.ptr[0], L.ptr[1], n, ddt, st);
+    case kI64: return contig_cast_from<kI64>(L.ptr[0], L.ptr[1], n, ddt, st);
+    case kF16: return contig_cast_from<kF16>(L.ptr[0], L.ptr[1], n, ddt, st);
+    case kBF16: return contig_cast_from<kBF16>(L.ptr[0], L.ptr[1], n, ddt, st);
+    case kF32: return contig_cast_from<kF32>(L.ptr[0], L.ptr[1], n, ddt, st);
+    case kF64: return contig_cast_from<kF64>(L.ptr[0], L.ptr[1], n, ddt, st);
+    default: return kNoFastPath;
+  }
+}
+
 template <typename T, typename U>
 int launch_strided_fill(const Layout &L, int64_t n, uint64_t elem, cudaStream_t st) {
   T value;
@@ -513,9 +684,12 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
   flip_negative(L);
   sort_dims(L);
   collapse(L);
-  if (dst.dtype != src.dtype)
+  if (dst.dtype != src.dtype) {
+    const int rc = is_contiguous(L) ? contiguous_cast(L, n, dst.dtype, src.dtype, st) : kNoFastPath;
+    if (rc != kNoFastPath) return rc;
     return fits_32bit(L, n) ? launch_cast<uint32_t>(L, n, dst.dtype, src.dtype, st)
                             : launch_cast<uint64_t>(L, n, dst.dtype, src.dtype, st);
+  }
   if (is_contiguous(L)) return copy_contiguous(L.ptr[0], L.ptr[1], n * L.es[0], st);
   switch (L.es[0]) {
     case 1: return same_dtype_copy<uint8_t>(L, n, st);
