@@ -6,11 +6,8 @@
 
 namespace {
 
-// initial-exec: every API call touches t_function, and the default model for a
-// shared library goes through __tls_get_addr on each access.
-#define EK_FAST_TLS __attribute__((tls_model("initial-exec")))
-thread_local std::string t_last_error EK_FAST_TLS;
-thread_local const char *t_function EK_FAST_TLS = nullptr;
+thread_local std::string t_last_error;
+thread_local const char *t_function = nullptr;
 std::atomic<int64_t> g_live_handles{0};
 
 }  // namespace
