@@ -30,10 +30,12 @@ export PKG_CONFIG_PATH="$root/build/meson-uninstalled"
 step "Python binding"
 python3 bindings/python/gen_ffi.py --check
 PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
+PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 
 step "Rust binding"
 bindings/rust/generate.sh --check
-(cd bindings/rust && cargo test --offline)
+(cd bindings/rust && cargo test --offline && cargo run -q --offline --example quickstart)
 
 step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)
+(cd examples/go/quickstart && go run .)
