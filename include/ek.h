@@ -419,6 +419,142 @@ EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value);
 EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
                            ek_dtype dtype, ek_stream stream, ek_tensor *out);
 
+/* ---------------------------------------------------------------- elementwise
+ * Semantics follow PyTorch. Operands broadcast (NumPy rules) and promote:
+ * bool < integers < floats; within integers the wider type (uint8 with int8:
+ * int16), within floats the wider (float16 with bfloat16: float32), integer
+ * with float: the float. float16/bfloat16 compute in float32. Any strides and
+ * offsets. *out may be an operand exactly (in place: out == a); any other
+ * overlap with an operand is EK_ERROR_INVALID_ARGUMENT. A given *out must have
+ * the result's shape (EK_ERROR_SHAPE) and dtype (EK_ERROR_DTYPE). stream NULL:
+ * the operands' context's default stream. Unknown ops: EK_ERROR_INVALID_ARGUMENT.
+ * NaN propagates (maximum/minimum included). */
+
+/* Values are fixed: new ops are appended. */
+typedef enum {
+  EK_UNARY_NEG = 0,
+  EK_UNARY_ABS = 1,
+  EK_UNARY_SIGN = 2,         /* sign(NaN) = 0, as PyTorch */
+  EK_UNARY_EXP = 3,
+  EK_UNARY_EXP2 = 4,
+  EK_UNARY_EXPM1 = 5,
+  EK_UNARY_LOG = 6,
+  EK_UNARY_LOG2 = 7,
+  EK_UNARY_LOG1P = 8,
+  EK_UNARY_SQRT = 9,
+  EK_UNARY_RSQRT = 10,
+  EK_UNARY_SQUARE = 11,
+  EK_UNARY_RECIPROCAL = 12,
+  EK_UNARY_SIN = 13,
+  EK_UNARY_COS = 14,
+  EK_UNARY_TAN = 15,
+  EK_UNARY_TANH = 16,
+  EK_UNARY_SIGMOID = 17,
+  EK_UNARY_RELU = 18,
+  EK_UNARY_GELU = 19,        /* exact (erf) form */
+  EK_UNARY_GELU_TANH = 20,   /* tanh approximation */
+  EK_UNARY_SILU = 21,
+  EK_UNARY_ERF = 22,
+  EK_UNARY_FLOOR = 23,
+  EK_UNARY_CEIL = 24,
+  EK_UNARY_ROUND = 25,       /* half to even */
+  EK_UNARY_TRUNC = 26,
+  EK_UNARY_LOGICAL_NOT = 27,
+  EK_UNARY_ISNAN = 28,
+  EK_UNARY_ISINF = 29,
+  EK_UNARY_ISFINITE = 30
+} ek_unary_op;
+
+/* Values are fixed: new ops are appended. */
+typedef enum {
+  EK_BINARY_ADD = 0,
+  EK_BINARY_SUB = 1,
+  EK_BINARY_MUL = 2,
+  EK_BINARY_DIV = 3,         /* true division: integers give float32 */
+  EK_BINARY_FLOOR_DIV = 4,   /* Python's //: rounds toward -inf */
+  EK_BINARY_REMAINDER = 5,   /* Python's %: the divisor's sign */
+  EK_BINARY_POW = 6,         /* integers: exact, wrapping; negative exponent -> 0 unless |a| = 1 */
+  EK_BINARY_ATAN2 = 7,       /* integers give float32 */
+  EK_BINARY_MAXIMUM = 8,
+  EK_BINARY_MINIMUM = 9,
+  EK_BINARY_EQ = 10,
+  EK_BINARY_NE = 11,
+  EK_BINARY_LT = 12,
+  EK_BINARY_LE = 13,
+  EK_BINARY_GT = 14,
+  EK_BINARY_GE = 15,
+  EK_BINARY_LOGICAL_AND = 16,
+  EK_BINARY_LOGICAL_OR = 17,
+  EK_BINARY_LOGICAL_XOR = 18,
+  EK_BINARY_BITWISE_AND = 19,  /* bitwise ops and shifts: integer or bool only */
+  EK_BINARY_BITWISE_OR = 20,
+  EK_BINARY_BITWISE_XOR = 21,
+  EK_BINARY_SHIFT_LEFT = 22,
+  EK_BINARY_SHIFT_RIGHT = 23
+} ek_binary_op;
+
+/** out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT,
+ *  ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2,
+ *  expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh,
+ *  sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops
+ *  on integers are the identity. NEG of bool: EK_ERROR_DTYPE. */
+EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tensor *out);
+/** out = a op b, broadcast; the shape is the broadcast of a's and b's
+ *  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the
+ *  promoted one; bool for comparisons and logical ops; float32 for DIV and
+ *  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer
+ *  division or remainder by zero gives an unspecified value (no trap). a and b
+ *  must share a context. */
+EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
+                           ek_tensor *out);
+/** out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape.
+ *  The scalar is a Python number: an integral value counts as an integer,
+ *  otherwise as a float, and it only raises a's category (int tensor + 2.5:
+ *  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). Otherwise
+ *  as ek_binary. */
+EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a, double scalar,
+                                  int scalar_first, ek_tensor *out);
+
+/* ---------------------------------------------------------------- reductions
+ * PyTorch semantics. Result dtypes: sum/prod of bool or integers -> int64, of
+ * floats -> the same dtype (f16/bf16 accumulate in f32); mean, norms, var and
+ * std need a float input (EK_ERROR_DTYPE otherwise, as PyTorch); max/min keep
+ * the dtype (NaN propagates); argmax/argmin -> int64, first occurrence, NaN
+ * counts as the maximum (and the minimum); any/all -> bool. Over zero
+ * elements: sum 0, prod 1, mean/var NaN, any false, all true; max, min,
+ * argmax, argmin and norm_inf fail with EK_ERROR_SHAPE. Results are the same
+ * bits from run to run (fixed summation order, no atomics). */
+
+typedef enum {
+  EK_REDUCE_SUM = 0,
+  EK_REDUCE_MEAN = 1,
+  EK_REDUCE_PROD = 2,
+  EK_REDUCE_MAX = 3,
+  EK_REDUCE_MIN = 4,
+  EK_REDUCE_ARGMAX = 5,
+  EK_REDUCE_ARGMIN = 6,
+  EK_REDUCE_ANY = 7,
+  EK_REDUCE_ALL = 8,
+  EK_REDUCE_NORM_L1 = 9,
+  EK_REDUCE_NORM_L2 = 10,
+  EK_REDUCE_NORM_INF = 11
+} ek_reduce_op;
+
+/** Reduces x over the ndims dims listed in dims (negative dims count from the
+ *  end; ndims == 0: every dim, dims may then be NULL). keepdim keeps reduced
+ *  dims with size 1. ARGMAX/ARGMIN over several dims index x's flattened
+ *  reduced dims (over all dims: the C-order flat index, as torch.argmax). */
+EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
+                           const int *dims, int keepdim, ek_tensor *out);
+/** Variance over dims (ndims == 0: every dim) with divisor max(0, N -
+ *  correction); the standard deviation when take_sqrt. Float inputs only. */
+EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dims,
+                        double correction, int keepdim, int take_sqrt, ek_tensor *out);
+/** Max (min when take_min) along one dim: values in x's dtype and int64
+ *  indices of their first occurrence (NaN wins), as torch.max(x, dim). */
+EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim, int take_min,
+                            ek_tensor *values, ek_tensor *indices);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /** Number of live handles (contexts, streams, events, tensors) in the process;

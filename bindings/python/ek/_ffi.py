@@ -284,6 +284,158 @@ class ek_tensor_info(ctypes.Structure):
     ]
 
 
+# enum ek_unary_op
+ek_unary_op = ctypes.c_int
+EK_UNARY_NEG = 0
+EK_UNARY_ABS = 1
+EK_UNARY_SIGN = 2
+EK_UNARY_EXP = 3
+EK_UNARY_EXP2 = 4
+EK_UNARY_EXPM1 = 5
+EK_UNARY_LOG = 6
+EK_UNARY_LOG2 = 7
+EK_UNARY_LOG1P = 8
+EK_UNARY_SQRT = 9
+EK_UNARY_RSQRT = 10
+EK_UNARY_SQUARE = 11
+EK_UNARY_RECIPROCAL = 12
+EK_UNARY_SIN = 13
+EK_UNARY_COS = 14
+EK_UNARY_TAN = 15
+EK_UNARY_TANH = 16
+EK_UNARY_SIGMOID = 17
+EK_UNARY_RELU = 18
+EK_UNARY_GELU = 19
+EK_UNARY_GELU_TANH = 20
+EK_UNARY_SILU = 21
+EK_UNARY_ERF = 22
+EK_UNARY_FLOOR = 23
+EK_UNARY_CEIL = 24
+EK_UNARY_ROUND = 25
+EK_UNARY_TRUNC = 26
+EK_UNARY_LOGICAL_NOT = 27
+EK_UNARY_ISNAN = 28
+EK_UNARY_ISINF = 29
+EK_UNARY_ISFINITE = 30
+ek_unary_op_values = {
+    'EK_UNARY_NEG': 0,
+    'EK_UNARY_ABS': 1,
+    'EK_UNARY_SIGN': 2,
+    'EK_UNARY_EXP': 3,
+    'EK_UNARY_EXP2': 4,
+    'EK_UNARY_EXPM1': 5,
+    'EK_UNARY_LOG': 6,
+    'EK_UNARY_LOG2': 7,
+    'EK_UNARY_LOG1P': 8,
+    'EK_UNARY_SQRT': 9,
+    'EK_UNARY_RSQRT': 10,
+    'EK_UNARY_SQUARE': 11,
+    'EK_UNARY_RECIPROCAL': 12,
+    'EK_UNARY_SIN': 13,
+    'EK_UNARY_COS': 14,
+    'EK_UNARY_TAN': 15,
+    'EK_UNARY_TANH': 16,
+    'EK_UNARY_SIGMOID': 17,
+    'EK_UNARY_RELU': 18,
+    'EK_UNARY_GELU': 19,
+    'EK_UNARY_GELU_TANH': 20,
+    'EK_UNARY_SILU': 21,
+    'EK_UNARY_ERF': 22,
+    'EK_UNARY_FLOOR': 23,
+    'EK_UNARY_CEIL': 24,
+    'EK_UNARY_ROUND': 25,
+    'EK_UNARY_TRUNC': 26,
+    'EK_UNARY_LOGICAL_NOT': 27,
+    'EK_UNARY_ISNAN': 28,
+    'EK_UNARY_ISINF': 29,
+    'EK_UNARY_ISFINITE': 30,
+}
+
+
+# enum ek_binary_op
+ek_binary_op = ctypes.c_int
+EK_BINARY_ADD = 0
+EK_BINARY_SUB = 1
+EK_BINARY_MUL = 2
+EK_BINARY_DIV = 3
+EK_BINARY_FLOOR_DIV = 4
+EK_BINARY_REMAINDER = 5
+EK_BINARY_POW = 6
+EK_BINARY_ATAN2 = 7
+EK_BINARY_MAXIMUM = 8
+EK_BINARY_MINIMUM = 9
+EK_BINARY_EQ = 10
+EK_BINARY_NE = 11
+EK_BINARY_LT = 12
+EK_BINARY_LE = 13
+EK_BINARY_GT = 14
+EK_BINARY_GE = 15
+EK_BINARY_LOGICAL_AND = 16
+EK_BINARY_LOGICAL_OR = 17
+EK_BINARY_LOGICAL_XOR = 18
+EK_BINARY_BITWISE_AND = 19
+EK_BINARY_BITWISE_OR = 20
+EK_BINARY_BITWISE_XOR = 21
+EK_BINARY_SHIFT_LEFT = 22
+EK_BINARY_SHIFT_RIGHT = 23
+ek_binary_op_values = {
+    'EK_BINARY_ADD': 0,
+    'EK_BINARY_SUB': 1,
+    'EK_BINARY_MUL': 2,
+    'EK_BINARY_DIV': 3,
+    'EK_BINARY_FLOOR_DIV': 4,
+    'EK_BINARY_REMAINDER': 5,
+    'EK_BINARY_POW': 6,
+    'EK_BINARY_ATAN2': 7,
+    'EK_BINARY_MAXIMUM': 8,
+    'EK_BINARY_MINIMUM': 9,
+    'EK_BINARY_EQ': 10,
+    'EK_BINARY_NE': 11,
+    'EK_BINARY_LT': 12,
+    'EK_BINARY_LE': 13,
+    'EK_BINARY_GT': 14,
+    'EK_BINARY_GE': 15,
+    'EK_BINARY_LOGICAL_AND': 16,
+    'EK_BINARY_LOGICAL_OR': 17,
+    'EK_BINARY_LOGICAL_XOR': 18,
+    'EK_BINARY_BITWISE_AND': 19,
+    'EK_BINARY_BITWISE_OR': 20,
+    'EK_BINARY_BITWISE_XOR': 21,
+    'EK_BINARY_SHIFT_LEFT': 22,
+    'EK_BINARY_SHIFT_RIGHT': 23,
+}
+
+
+# enum ek_reduce_op
+ek_reduce_op = ctypes.c_int
+EK_REDUCE_SUM = 0
+EK_REDUCE_MEAN = 1
+EK_REDUCE_PROD = 2
+EK_REDUCE_MAX = 3
+EK_REDUCE_MIN = 4
+EK_REDUCE_ARGMAX = 5
+EK_REDUCE_ARGMIN = 6
+EK_REDUCE_ANY = 7
+EK_REDUCE_ALL = 8
+EK_REDUCE_NORM_L1 = 9
+EK_REDUCE_NORM_L2 = 10
+EK_REDUCE_NORM_INF = 11
+ek_reduce_op_values = {
+    'EK_REDUCE_SUM': 0,
+    'EK_REDUCE_MEAN': 1,
+    'EK_REDUCE_PROD': 2,
+    'EK_REDUCE_MAX': 3,
+    'EK_REDUCE_MIN': 4,
+    'EK_REDUCE_ARGMAX': 5,
+    'EK_REDUCE_ARGMIN': 6,
+    'EK_REDUCE_ANY': 7,
+    'EK_REDUCE_ALL': 8,
+    'EK_REDUCE_NORM_L1': 9,
+    'EK_REDUCE_NORM_L2': 10,
+    'EK_REDUCE_NORM_INF': 11,
+}
+
+
 # ------------------------------------------------------------------ functions
 
 FUNCTIONS = {
@@ -657,7 +809,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_tensor],
         ('stream', 'dst', 'src'),
-        "dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides; src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's context default stream (src's when dst is on the CPU). dst must not be a broadcast (stride-0) view, and may not partially overlap src.",
+        "dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides; src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's context default stream (src's when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.",
     ),
     'ek_reshape': (
         ek_status,
@@ -694,6 +846,42 @@ FUNCTIONS = {
         [ek_context, ctypes.c_double, ctypes.c_double, ctypes.c_double, ek_dtype, ek_stream, ctypes.POINTER(ek_tensor)],
         ('ctx', 'start', 'stop', 'step', 'dtype', 'stream', 'out'),
         "1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. stream NULL: ctx's default stream.",
+    ),
+    'ek_unary': (
+        ek_status,
+        [ek_stream, ek_unary_op, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'x', 'out'),
+        "out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT, ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2, expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh, sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops on integers are the identity. NEG of bool: EK_ERROR_DTYPE.",
+    ),
+    'ek_binary': (
+        ek_status,
+        [ek_stream, ek_binary_op, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'a', 'b', 'out'),
+        "out = a op b, broadcast; the shape is the broadcast of a's and b's (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the promoted one; bool for comparisons and logical ops; float32 for DIV and ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer division or remainder by zero gives an unspecified value (no trap). a and b must share a context.",
+    ),
+    'ek_binary_scalar': (
+        ek_status,
+        [ek_stream, ek_binary_op, ek_tensor, ctypes.c_double, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'a', 'scalar', 'scalar_first', 'out'),
+        "out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape. The scalar is a Python number: an integral value counts as an integer, otherwise as a float, and it only raises a's category (int tensor + 2.5: float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). Otherwise as ek_binary.",
+    ),
+    'ek_reduce': (
+        ek_status,
+        [ek_stream, ek_reduce_op, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'x', 'ndims', 'dims', 'keepdim', 'out'),
+        "Reduces x over the ndims dims listed in dims (negative dims count from the end; ndims == 0: every dim, dims may then be NULL). keepdim keeps reduced dims with size 1. ARGMAX/ARGMIN over several dims index x's flattened reduced dims (over all dims: the C-order flat index, as torch.argmax).",
+    ),
+    'ek_var': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'ndims', 'dims', 'correction', 'keepdim', 'take_sqrt', 'out'),
+        'Variance over dims (ndims == 0: every dim) with divisor max(0, N - correction); the standard deviation when take_sqrt. Float inputs only.',
+    ),
+    'ek_max_dim': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'keepdim', 'take_min', 'values', 'indices'),
+        "Max (min when take_min) along one dim: values in x's dtype and int64 indices of their first occurrence (NaN wins), as torch.max(x, dim).",
     ),
     'ek_live_handles': (
         ek_status,

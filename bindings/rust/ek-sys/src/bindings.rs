@@ -1677,7 +1677,8 @@ extern "C" {
     #[doc = " dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;"]
     #[doc = "  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's"]
     #[doc = "  context default stream (src's when dst is on the CPU). dst must not be a"]
-    #[doc = "  broadcast (stride-0) view, and may not partially overlap src."]
+    #[doc = "  broadcast (stride-0) view; when dst and src overlap, the result is as if src"]
+    #[doc = "  had been copied to a temporary first."]
     pub fn ek_copy(stream: ek_stream, dst: ek_tensor, src: ek_tensor) -> ek_status;
 }
 extern "C" {
@@ -1724,6 +1725,301 @@ extern "C" {
         dtype: ek_dtype,
         stream: ek_stream,
         out: *mut ek_tensor,
+    ) -> ek_status;
+}
+impl ek_unary_op {
+    pub const EK_UNARY_NEG: ek_unary_op = ek_unary_op(0);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ABS: ek_unary_op = ek_unary_op(1);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SIGN: ek_unary_op = ek_unary_op(2);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_EXP: ek_unary_op = ek_unary_op(3);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_EXP2: ek_unary_op = ek_unary_op(4);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_EXPM1: ek_unary_op = ek_unary_op(5);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_LOG: ek_unary_op = ek_unary_op(6);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_LOG2: ek_unary_op = ek_unary_op(7);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_LOG1P: ek_unary_op = ek_unary_op(8);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SQRT: ek_unary_op = ek_unary_op(9);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_RSQRT: ek_unary_op = ek_unary_op(10);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SQUARE: ek_unary_op = ek_unary_op(11);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_RECIPROCAL: ek_unary_op = ek_unary_op(12);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SIN: ek_unary_op = ek_unary_op(13);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_COS: ek_unary_op = ek_unary_op(14);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_TAN: ek_unary_op = ek_unary_op(15);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_TANH: ek_unary_op = ek_unary_op(16);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SIGMOID: ek_unary_op = ek_unary_op(17);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_RELU: ek_unary_op = ek_unary_op(18);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_GELU: ek_unary_op = ek_unary_op(19);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_GELU_TANH: ek_unary_op = ek_unary_op(20);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SILU: ek_unary_op = ek_unary_op(21);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ERF: ek_unary_op = ek_unary_op(22);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_FLOOR: ek_unary_op = ek_unary_op(23);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_CEIL: ek_unary_op = ek_unary_op(24);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ROUND: ek_unary_op = ek_unary_op(25);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_TRUNC: ek_unary_op = ek_unary_op(26);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_LOGICAL_NOT: ek_unary_op = ek_unary_op(27);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ISNAN: ek_unary_op = ek_unary_op(28);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ISINF: ek_unary_op = ek_unary_op(29);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ISFINITE: ek_unary_op = ek_unary_op(30);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_unary_op(pub ::std::os::raw::c_uint);
+impl ek_binary_op {
+    pub const EK_BINARY_ADD: ek_binary_op = ek_binary_op(0);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_SUB: ek_binary_op = ek_binary_op(1);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_MUL: ek_binary_op = ek_binary_op(2);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_DIV: ek_binary_op = ek_binary_op(3);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_FLOOR_DIV: ek_binary_op = ek_binary_op(4);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_REMAINDER: ek_binary_op = ek_binary_op(5);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_POW: ek_binary_op = ek_binary_op(6);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_ATAN2: ek_binary_op = ek_binary_op(7);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_MAXIMUM: ek_binary_op = ek_binary_op(8);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_MINIMUM: ek_binary_op = ek_binary_op(9);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_EQ: ek_binary_op = ek_binary_op(10);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_NE: ek_binary_op = ek_binary_op(11);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_LT: ek_binary_op = ek_binary_op(12);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_LE: ek_binary_op = ek_binary_op(13);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_GT: ek_binary_op = ek_binary_op(14);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_GE: ek_binary_op = ek_binary_op(15);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_LOGICAL_AND: ek_binary_op = ek_binary_op(16);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_LOGICAL_OR: ek_binary_op = ek_binary_op(17);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_LOGICAL_XOR: ek_binary_op = ek_binary_op(18);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_BITWISE_AND: ek_binary_op = ek_binary_op(19);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_BITWISE_OR: ek_binary_op = ek_binary_op(20);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_BITWISE_XOR: ek_binary_op = ek_binary_op(21);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_SHIFT_LEFT: ek_binary_op = ek_binary_op(22);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_SHIFT_RIGHT: ek_binary_op = ek_binary_op(23);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_binary_op(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT,"]
+    #[doc = "  ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2,"]
+    #[doc = "  expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh,"]
+    #[doc = "  sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops"]
+    #[doc = "  on integers are the identity. NEG of bool: EK_ERROR_DTYPE."]
+    pub fn ek_unary(
+        stream: ek_stream,
+        op: ek_unary_op,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = a op b, broadcast; the shape is the broadcast of a's and b's"]
+    #[doc = "  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the"]
+    #[doc = "  promoted one; bool for comparisons and logical ops; float32 for DIV and"]
+    #[doc = "  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer"]
+    #[doc = "  division or remainder by zero gives an unspecified value (no trap). a and b"]
+    #[doc = "  must share a context."]
+    pub fn ek_binary(
+        stream: ek_stream,
+        op: ek_binary_op,
+        a: ek_tensor,
+        b: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape."]
+    #[doc = "  The scalar is a Python number: an integral value counts as an integer,"]
+    #[doc = "  otherwise as a float, and it only raises a's category (int tensor + 2.5:"]
+    #[doc = "  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). Otherwise"]
+    #[doc = "  as ek_binary."]
+    pub fn ek_binary_scalar(
+        stream: ek_stream,
+        op: ek_binary_op,
+        a: ek_tensor,
+        scalar: f64,
+        scalar_first: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_SUM: ek_reduce_op = ek_reduce_op(0);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_MEAN: ek_reduce_op = ek_reduce_op(1);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_PROD: ek_reduce_op = ek_reduce_op(2);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_MAX: ek_reduce_op = ek_reduce_op(3);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_MIN: ek_reduce_op = ek_reduce_op(4);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_ARGMAX: ek_reduce_op = ek_reduce_op(5);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_ARGMIN: ek_reduce_op = ek_reduce_op(6);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_ANY: ek_reduce_op = ek_reduce_op(7);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_ALL: ek_reduce_op = ek_reduce_op(8);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_NORM_L1: ek_reduce_op = ek_reduce_op(9);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_NORM_L2: ek_reduce_op = ek_reduce_op(10);
+}
+impl ek_reduce_op {
+    pub const EK_REDUCE_NORM_INF: ek_reduce_op = ek_reduce_op(11);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_reduce_op(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " Reduces x over the ndims dims listed in dims (negative dims count from the"]
+    #[doc = "  end; ndims == 0: every dim, dims may then be NULL). keepdim keeps reduced"]
+    #[doc = "  dims with size 1. ARGMAX/ARGMIN over several dims index x's flattened"]
+    #[doc = "  reduced dims (over all dims: the C-order flat index, as torch.argmax)."]
+    pub fn ek_reduce(
+        stream: ek_stream,
+        op: ek_reduce_op,
+        x: ek_tensor,
+        ndims: ::std::os::raw::c_int,
+        dims: *const ::std::os::raw::c_int,
+        keepdim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Variance over dims (ndims == 0: every dim) with divisor max(0, N -"]
+    #[doc = "  correction); the standard deviation when take_sqrt. Float inputs only."]
+    pub fn ek_var(
+        stream: ek_stream,
+        x: ek_tensor,
+        ndims: ::std::os::raw::c_int,
+        dims: *const ::std::os::raw::c_int,
+        correction: f64,
+        keepdim: ::std::os::raw::c_int,
+        take_sqrt: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Max (min when take_min) along one dim: values in x's dtype and int64"]
+    #[doc = "  indices of their first occurrence (NaN wins), as torch.max(x, dim)."]
+    pub fn ek_max_dim(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        keepdim: ::std::os::raw::c_int,
+        take_min: ::std::os::raw::c_int,
+        values: *mut ek_tensor,
+        indices: *mut ek_tensor,
     ) -> ek_status;
 }
 extern "C" {

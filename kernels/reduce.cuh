@@ -1,0 +1,27 @@
+// CUDA backend of the reductions. Plain-C++ includable: no CUDA headers;
+// `stream` is a cudaStream_t passed as void*. Returns a cudaError_t value
+// (0 = cudaSuccess); launches are asynchronous. Semantics match ek::cpu::reduce
+// (src/cpu/reduce.hpp), except that f16/bf16/f32 accumulate in f32 (the CPU
+// reference accumulates in f64). Results are bitwise reproducible: the launch
+// shape depends only on the plan (never on the device), and every partial
+// result is combined in a fixed tree order, without atomics.
+#pragma once
+#include <cstddef>
+
+#include "cpu/reduce.hpp"
+
+namespace ek {
+namespace cuda {
+
+// Bytes of device scratch reduce() needs for the plan (0 when none).
+size_t reduce_workspace(const ReducePlan &p);
+
+// Paths: inner == 1 -> row kernel (a warp per short row, a block per long row,
+// 16-byte loads, warp shuffles); inner > 1 -> column kernel (threads along
+// inner, coalesced, rows split over threadIdx.y). Either splits a long
+// reduction over several blocks whose partials (workspace) a second kernel
+// combines in order: this is also the two-pass full reduction.
+int reduce(const ReducePlan &p, void *workspace, void *stream);
+
+}  // namespace cuda
+}  // namespace ek

@@ -1,0 +1,16 @@
+// CPU backend of the elementwise ops: the reference the CUDA kernels are
+// checked against. Same per-element math (kernels/elementwise.cuh), same
+// compute type, so both backends round identically up to libm differences.
+#pragma once
+#include "elementwise.cuh"
+
+namespace ek {
+namespace cpu {
+
+// Both return 0 on success, nonzero when a descriptor is invalid or the
+// operand shapes differ from out's (broadcasts are already stride 0).
+int unary(const ew::Args &args);
+int binary(const ew::Args &args);
+
+}  // namespace cpu
+}  // namespace ek

@@ -1,0 +1,149 @@
+// CPU reductions: plain loops, floats in double with pairwise summation (the
+// reference), integers in int64 with two's-complement wrap-around.
+#include "cpu/reduce.hpp"
+
+#include <cmath>
+
+#include "half.hpp"
+
+namespace ek {
+namespace cpu {
+namespace {
+
+using detail::Scalar;
+
+// One element of the reduced line as double (floats) or int64 (kI64).
+struct Line {
+  const char *base;
+  int64_t stride;  // bytes between consecutive reduced elements
+  int dtype;
+  double f(int64_t k) const { return detail::load_scalar(base + k * stride, dtype).f; }
+  int64_t i(int64_t k) const { return detail::load_scalar(base + k * stride, dtype).i; }
+};
+
+double mapped(const Line &l, int64_t k, int kind, double c) {
+  double v = l.f(k);
+  if (kind == kRSumAbs) return std::fabs(v);
+  if (kind == kRSumSq) return v * v;
+  if (kind == kRSumSqDev) return (v - c) * (v - c);
+  return v;
+}
+
+// Pairwise summation: blocks of 64 summed in order, halves combined
+// recursively, so the rounding error grows with log(n), not n.
+double pairwise(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
+  if (hi - lo <= 64) {
+    double s = 0;
+    for (int64_t k = lo; k < hi; ++k) s += mapped(l, k, kind, c);
+    return s;
+  }
+  int64_t mid = lo + (hi - lo) / 2;
+  return pairwise(l, lo, mid, kind, c) + pairwise(l, mid, hi, kind, c);
+}
+
+bool is_nan(double v) { return v != v; }
+
+// NaN-propagating extremum; b replaces a when it is "better".
+double extremum(const Line &l, int64_t n, int kind) {
+  double a = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    double v = l.f(k);
+    if (kind == kRMaxAbs) v = std::fabs(v);
+    bool better = kind == kRMin ? v < a : v > a;
+    if (k == 0 || is_nan(v) || (!is_nan(a) && better)) a = v;
+    if (is_nan(a)) break;
+  }
+  return a;
+}
+
+int64_t extremum_int(const Line &l, int64_t n, int kind) {
+  int64_t a = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t v = l.i(k);
+    if (k == 0 || (kind == kRMin ? v < a : v > a)) a = v;
+  }
+  return a;
+}
+
+// First index of the max (min); NaN wins at its first occurrence.
+int64_t arg_index(const Line &l, int64_t n, int kind) {
+  int64_t best = 0;
+  if (l.dtype == kI64) {
+    for (int64_t k = 1; k < n; ++k)
+      if (kind == kRArgMin ? l.i(k) < l.i(best) : l.i(k) > l.i(best)) best = k;
+    return best;
+  }
+  for (int64_t k = 1; k < n && !is_nan(l.f(best)); ++k) {
+    double v = l.f(k), b = l.f(best);
+    if (is_nan(v) || (kind == kRArgMin ? v < b : v > b)) best = k;
+  }
+  return best;
+}
+
+Scalar reduce_float(const Line &l, const ReducePlan &p, double c) {
+  switch (p.kind) {
+    case kRProd: {
+      double a = 1;
+      for (int64_t k = 0; k < p.r; ++k) a *= l.f(k);
+      return detail::scalar_float(a);
+    }
+    case kRMax: case kRMin: case kRMaxAbs: return detail::scalar_float(extremum(l, p.r, p.kind));
+    default: return detail::scalar_float(pairwise(l, 0, p.r, p.kind, c));
+  }
+}
+
+Scalar reduce_int(const Line &l, const ReducePlan &p) {
+  if (p.kind == kRMax || p.kind == kRMin) return detail::scalar_int(extremum_int(l, p.r, p.kind));
+  uint64_t a = p.kind == kRProd ? 1 : 0;  // unsigned: wrap-around without UB
+  for (int64_t k = 0; k < p.r; ++k) {
+    auto v = static_cast<uint64_t>(l.i(k));
+    a = p.kind == kRProd ? a * v : a + v;
+  }
+  return detail::scalar_int(static_cast<int64_t>(a));
+}
+
+// divisor/sqrt apply to float results only (mean, norms, var are float-only).
+Scalar finish(Scalar v, const ReducePlan &p) {
+  if (!v.is_float) return v;
+  v.f /= p.divisor;
+  if (p.take_sqrt) v.f = std::sqrt(v.f);
+  return v;
+}
+
+bool plan_valid(const ReducePlan &p) {
+  bool dtype_ok = p.in_dtype == kF16 || p.in_dtype == kBF16 || p.in_dtype == kF32 ||
+                  p.in_dtype == kF64 || p.in_dtype == kI64;
+  return dtype_ok && p.outer >= 0 && p.r >= 0 && p.inner >= 0 && p.kind >= kRSum &&
+         p.kind <= kRArgMin && (p.kind != kRSumSqDev || p.center) &&
+         (p.in || p.outer * p.r * p.inner == 0);
+}
+
+}  // namespace
+
+int reduce(const ReducePlan &p) {
+  if (!plan_valid(p)) return 1;
+  const auto es = static_cast<int64_t>(dtype_size(p.in_dtype));
+  const auto *in = static_cast<const char *>(p.in);
+  const auto out_es = static_cast<int64_t>(dtype_size(p.out_dtype));
+  bool arg = p.kind == kRArgMax || p.kind == kRArgMin;
+  for (int64_t o = 0; o < p.outer; ++o) {
+    for (int64_t i = 0; i < p.inner; ++i) {
+      int64_t idx = o * p.inner + i;
+      Line l{in + (o * p.r * p.inner + i) * es, p.inner * es, p.in_dtype};
+      if (arg) {
+        int64_t best = arg_index(l, p.r, p.kind);
+        if (p.indices) p.indices[idx] = best;
+        if (p.out) detail::store_scalar(static_cast<char *>(p.out) + idx * out_es, p.out_dtype,
+                                        detail::load_scalar(l.base + best * l.stride, p.in_dtype));
+        continue;
+      }
+      double c = p.center ? p.center[idx] : 0.0;
+      Scalar v = p.in_dtype == kI64 ? reduce_int(l, p) : reduce_float(l, p, c);
+      detail::store_scalar(static_cast<char *>(p.out) + idx * out_es, p.out_dtype, finish(v, p));
+    }
+  }
+  return 0;
+}
+
+}  // namespace cpu
+}  // namespace ek

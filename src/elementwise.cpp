@@ -1,0 +1,222 @@
+// ek_unary, ek_binary, ek_binary_scalar: argument checks, broadcasting, type
+// promotion and the choice of compute type here; element loops in
+// src/cpu/elementwise.cpp and kernels/elementwise.cu.
+#include <cmath>
+
+#include "cpu/elementwise.hpp"
+#include "gpu.hpp"
+#include "internal.hpp"
+
+namespace ek {
+namespace {
+
+constexpr int kNumUnary = EK_UNARY_ISFINITE + 1;
+constexpr int kNumBinary = EK_BINARY_SHIFT_RIGHT + 1;
+
+// ---- type rules (PyTorch): bool < integers < floats.
+int category(int dt) { return dt == kBool ? 0 : (dtype_is_float(dt) ? 2 : 1); }
+
+ek_dtype promote(ek_dtype a, ek_dtype b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) {  // f16 and bf16 meet in f32; otherwise the wider float
+    if ((a == EK_FLOAT16 && b == EK_BFLOAT16) || (a == EK_BFLOAT16 && b == EK_FLOAT16)) return EK_FLOAT32;
+    return a > b ? a : b;
+  }
+  // u8 with i8 needs i16; u8 with a wider signed type takes that type.
+  if ((a == EK_UINT8 && b == EK_INT8) || (a == EK_INT8 && b == EK_UINT8)) return EK_INT16;
+  return a > b ? a : b;
+}
+
+// A scalar only raises the category: int tensor + 2.5 -> float32 (the default
+// float), bool tensor + 2 -> int64; otherwise the tensor's dtype wins.
+ek_dtype promote_scalar(ek_dtype t, bool scalar_is_float) {
+  int cs = scalar_is_float ? 2 : 1;
+  if (category(t) >= cs) return t;
+  return scalar_is_float ? EK_FLOAT32 : EK_INT64;
+}
+
+int compute_of(ek_dtype dt) {
+  if (dt == EK_FLOAT64) return ew::kCF64;
+  return dtype_is_float(dt) ? ew::kCF32 : ew::kCI64;
+}
+
+bool float_only_unary(int op) {
+  return (op >= EK_UNARY_EXP && op <= EK_UNARY_RSQRT) || op == EK_UNARY_RECIPROCAL ||
+         (op >= EK_UNARY_SIN && op <= EK_UNARY_SIGMOID) || (op >= EK_UNARY_GELU && op <= EK_UNARY_ERF);
+}
+
+bool bool_result_unary(int op) { return op >= EK_UNARY_LOGICAL_NOT; }
+
+bool bool_result_binary(int op) { return op >= EK_BINARY_EQ && op <= EK_BINARY_LOGICAL_XOR; }
+
+bool integer_only_binary(int op) { return op >= EK_BINARY_BITWISE_AND; }
+
+// Result dtype and compute type of op over operands promoted to common.
+ek_status binary_types(int op, ek_dtype common, ek_dtype *result, int *compute) {
+  EK_CHECK(!(integer_only_binary(op) && dtype_is_float(common)), EK_ERROR_DTYPE,
+           "op %d (bitwise/shift) needs integer or bool operands, not %s", op, ek_dtype_name(common));
+  EK_CHECK(!(op == EK_BINARY_SUB && common == EK_BOOL), EK_ERROR_DTYPE,
+           "subtraction of bool tensors is not defined (use EK_BINARY_LOGICAL_XOR)");
+  // True division and atan2 of integers compute in (and return) float32.
+  if ((op == EK_BINARY_DIV || op == EK_BINARY_ATAN2) && !dtype_is_float(common)) common = EK_FLOAT32;
+  *compute = compute_of(common);
+  *result = bool_result_binary(op) ? EK_BOOL : common;
+  return EK_SUCCESS;
+}
+
+// ---- aliasing: out may be an operand exactly, never partially overlap one.
+void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
+  auto elem = static_cast<int64_t>(dtype_size(d.dtype));
+  int64_t min = 0, max = 0;
+  for (int i = 0; i < d.ndim; ++i) {
+    int64_t reach = (d.shape[i] - 1) * d.strides[i];
+    (reach < 0 ? min : max) += reach;
+  }
+  auto base = reinterpret_cast<uintptr_t>(d.data);
+  *lo = base + static_cast<uintptr_t>(min * elem);
+  *hi = base + static_cast<uintptr_t>((max + 1) * elem);
+}
+
+bool same_layout(const TensorDesc &a, const TensorDesc &b) {
+  if (a.data != b.data || a.dtype != b.dtype || a.ndim != b.ndim) return false;
+  for (int i = 0; i < a.ndim; ++i)
+    if (a.shape[i] > 1 && a.strides[i] != b.strides[i]) return false;
+  return true;
+}
+
+ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *name) {
+  if (desc_numel(out) == 0 || in.data == nullptr || same_layout(out, in)) return EK_SUCCESS;
+  uintptr_t olo, ohi, ilo, ihi;
+  byte_range(out, &olo, &ohi);
+  byte_range(in, &ilo, &ihi);
+  EK_CHECK(ohi <= ilo || ihi <= olo, EK_ERROR_INVALID_ARGUMENT,
+           "out partially overlaps %s (only exact aliasing, out == %s, is allowed)", name, name);
+  return EK_SUCCESS;
+}
+
+// ---- backends
+ek_status launch(ek_context ctx, ek_stream s, const ew::Args &g, bool binary) {
+  if (desc_numel(g.out) == 0) return EK_SUCCESS;
+  if (!ctx->is_cuda()) {
+    int rc = binary ? cpu::binary(g) : cpu::unary(g);
+    EK_CHECK(rc == 0, EK_ERROR_INTERNAL, "cpu elementwise loop rejected its descriptors");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  return gpu::check_launch(binary ? cuda::binary(g, s->native) : cuda::unary(g, s->native),
+                           "elementwise kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+// NumPy broadcasting of two shapes; EK_ERROR_SHAPE names both.
+ek_status broadcast_shapes(const ek_tensor_s *a, const ek_tensor_s *b, int *ndim, int64_t *shape) {
+  *ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
+  for (int i = 0; i < *ndim; ++i) {
+    int ia = i - (*ndim - a->ndim), ib = i - (*ndim - b->ndim);
+    int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
+    EK_CHECK(sa == sb || sa == 1 || sb == 1, EK_ERROR_SHAPE, "shapes %s and %s are not broadcastable",
+             format_shape(a->ndim, a->shape).c_str(), format_shape(b->ndim, b->shape).c_str());
+    shape[i] = sa == 1 ? sb : sa;
+  }
+  return EK_SUCCESS;
+}
+
+// Runs a binary op whose tensor operands are a (and b unless g.scalar says
+// otherwise); g carries op, compute and scalar.
+ek_status run_binary(ek_stream stream, ek_tensor a, ek_tensor b, int ndim, const int64_t *shape,
+                     ek_dtype result, ew::Args g, ek_tensor *out) {
+  ek_context ctx = a->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, ndim, shape, result, out, [&](ek_tensor o) {
+    g.out = tensor_desc(o);
+    ek_tensor ta = g.scalar == ew::kScalarA ? nullptr : a;
+    ek_tensor tb = g.scalar == ew::kScalarA ? a : (g.scalar == ew::kScalarB ? nullptr : b);
+    g.a = g.b = TensorDesc{};
+    if (ta) EK_FORWARD(broadcast_to(ta, o, &g.a));
+    if (tb) EK_FORWARD(broadcast_to(tb, o, &g.b));
+    EK_FORWARD(check_alias(g.out, g.a, "a"));
+    EK_FORWARD(check_alias(g.out, g.b, g.scalar == ew::kScalarA ? "a" : "b"));
+    return launch(ctx, s, g, true);
+  });
+}
+
+}  // namespace
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_NULL(out);
+  const int iop = static_cast<int>(op);
+  EK_CHECK(iop >= 0 && iop < kNumUnary, EK_ERROR_INVALID_ARGUMENT, "unknown unary op %d", iop);
+  EK_CHECK(!(iop == EK_UNARY_NEG && x->dtype == EK_BOOL), EK_ERROR_DTYPE,
+           "negation of a bool tensor is not defined (use EK_UNARY_LOGICAL_NOT)");
+  ek_dtype common = x->dtype;
+  if (float_only_unary(iop) && !dtype_is_float(common)) common = EK_FLOAT32;
+  ew::Args g{};
+  g.op = iop;
+  g.compute = compute_of(common);
+  ek_dtype result = bool_result_unary(iop) ? EK_BOOL : common;
+  ek_context ctx = x->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, x->ndim, x->shape, result, out, [&](ek_tensor o) {
+    g.out = tensor_desc(o);
+    g.a = tensor_desc(x);
+    EK_FORWARD(check_alias(g.out, g.a, "x"));
+    return launch(ctx, s, g, false);
+  });
+}
+
+EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
+                           ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(a);
+  EK_CHECK_TENSOR(b);
+  EK_CHECK_NULL(out);
+  const int iop = static_cast<int>(op);
+  EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
+  EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
+           "a and b belong to different contexts");
+  int ndim = 0;
+  int64_t shape[EK_MAX_DIMS];
+  EK_FORWARD(broadcast_shapes(a, b, &ndim, shape));
+  ew::Args g{};
+  g.op = iop;
+  ek_dtype result = EK_FLOAT32;
+  EK_FORWARD(binary_types(iop, promote(a->dtype, b->dtype), &result, &g.compute));
+  return run_binary(stream, a, b, ndim, shape, result, g, out);
+}
+
+EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a, double scalar,
+                                  int scalar_first, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(a);
+  EK_CHECK_NULL(out);
+  const int iop = static_cast<int>(op);
+  EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
+  // An integral value within int64 counts as an integer scalar (as Python's 2).
+  const bool integral = std::isfinite(scalar) && scalar == std::trunc(scalar) &&
+                        scalar >= -9.2e18 && scalar <= 9.2e18;
+  ew::Args g{};
+  g.op = iop;
+  g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;
+  g.sf = scalar;
+  g.si = integral ? static_cast<int64_t>(scalar) : 0;
+  ek_dtype result = EK_FLOAT32;
+  EK_FORWARD(binary_types(iop, promote_scalar(a->dtype, !integral), &result, &g.compute));
+  return run_binary(stream, a, nullptr, a->ndim, a->shape, result, g, out);
+}
+
+}  // extern "C"

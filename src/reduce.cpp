@@ -1,0 +1,363 @@
+// ek_reduce, ek_var, ek_max_dim: argument checks, result dtypes and the
+// (outer, r, inner) layout here; loops in src/cpu/reduce.cpp and kernels/reduce.cu.
+//
+// The input reaches the backends as a contiguous (outer, r, inner) block in a
+// storage dtype (f16/bf16/f32/f64 as given, everything else as int64), so the
+// backends instantiate per storage dtype, not per input dtype. When x is not
+// already laid out that way, one copy (the copy kernels, with the cast) packs
+// it as [kept dims..., reduced dims...] into pool scratch.
+#include <cinttypes>
+#include <cmath>
+
+#include "cpu/reduce.hpp"
+#include "gpu.hpp"
+#include "internal.hpp"
+#ifdef EK_HAVE_CUDA
+#include "reduce.cuh"
+#endif
+
+namespace ek {
+namespace {
+
+// A block from ctx's pool, returned on the same stream (as in copy_ops.cpp).
+class Scratch {
+ public:
+  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
+  ~Scratch() {
+    if (ptr_) pool_free(ctx_, ptr_, s_->id);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ek_status allocate(size_t bytes) {
+    return bytes ? pool_allocate(ctx_, bytes, s_, &ptr_) : EK_SUCCESS;
+  }
+  void *get() const { return ptr_; }
+
+ private:
+  ek_context ctx_;
+  ek_stream s_;
+  void *ptr_ = nullptr;
+};
+
+struct Reduced {
+  bool mask[EK_MAX_DIMS] = {};
+  int64_t r = 1;  // elements per reduction
+  int out_ndim = 0;
+  int64_t out_shape[EK_MAX_DIMS] = {};
+};
+
+// ndims == 0 reduces every dim; a 0-d x accepts dim 0 / -1.
+ek_status parse_dims(const ek_tensor_s *x, int ndims, const int *dims, int keepdim, Reduced *rd) {
+  EK_CHECK(ndims >= 0 && ndims <= EK_MAX_DIMS, EK_ERROR_INVALID_ARGUMENT,
+           "ndims %d is out of range [0, %d]", ndims, EK_MAX_DIMS);
+  EK_CHECK(ndims == 0 || dims != nullptr, EK_ERROR_NULL_POINTER, "dims is NULL but ndims is %d",
+           ndims);
+  bool all = ndims == 0;
+  for (int k = 0; !all && k < ndims; ++k) {
+    int d = 0;
+    EK_FORWARD(wrap_dim(dims[k], x->ndim, "dim", &d));
+    if (x->ndim == 0) continue;
+    EK_CHECK(!rd->mask[d], EK_ERROR_INVALID_ARGUMENT, "dim %d appears more than once in dims",
+             dims[k]);
+    rd->mask[d] = true;
+  }
+  for (int d = 0; d < x->ndim; ++d) {
+    if (all) rd->mask[d] = true;
+    if (rd->mask[d]) rd->r *= x->shape[d];
+    if (!rd->mask[d] || keepdim) rd->out_shape[rd->out_ndim++] = rd->mask[d] ? 1 : x->shape[d];
+  }
+  return EK_SUCCESS;
+}
+
+ek_dtype storage_dtype(ek_dtype dt) { return dtype_is_float(dt) ? dt : EK_INT64; }
+
+TensorDesc contiguous_like(void *data, int dtype, const TensorDesc &shape_of) {
+  TensorDesc d = shape_of;
+  d.data = data;
+  d.dtype = dtype;
+  contiguous_strides(d.ndim, d.shape, d.strides);
+  return d;
+}
+
+// x as (outer, r, inner) without a copy: the non-size-1 dims are C-contiguous
+// and the reduced ones among them form one run.
+bool direct_layout(const ek_tensor_s *x, const Reduced &rd, ReducePlan *p) {
+  int64_t expect = 1, sizes[3] = {1, 1, 1};  // outer, r, inner
+  int part = 2;                              // walking from the last dim
+  for (int d = x->ndim - 1; d >= 0; --d) {
+    if (x->shape[d] == 1) continue;
+    if (x->strides[d] != expect) return false;
+    expect *= x->shape[d];
+    int want = rd.mask[d] ? 1 : (part == 2 ? 2 : 0);
+    if (want > part) return false;  // a kept dim between reduced dims
+    part = want;
+    sizes[part] *= x->shape[d];
+  }
+  p->outer = sizes[0];
+  p->r = sizes[1];
+  p->inner = sizes[2];
+  return true;
+}
+
+// x permuted to [kept..., reduced...] as a descriptor (no data moved).
+TensorDesc packed_order(const ek_tensor_s *x, const Reduced &rd) {
+  TensorDesc src = tensor_desc(x);
+  TensorDesc d = src;
+  int n = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < x->ndim; ++i)
+      if (rd.mask[i] == (pass == 1)) {
+        d.shape[n] = src.shape[i];
+        d.strides[n++] = src.strides[i];
+      }
+  return d;
+}
+
+struct Input {
+  Scratch packed, booleans;
+  Input(ek_context ctx, ek_stream s) : packed(ctx, s), booleans(ctx, s) {}
+};
+
+// Fills p->in/in_dtype/outer/r/inner; nonzero: values become (x != 0) as int64.
+ek_status prepare_input(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &rd,
+                        bool nonzero, Input *buf, ReducePlan *p) {
+  ek_dtype sdt = nonzero ? EK_INT64 : storage_dtype(x->dtype);
+  p->in_dtype = sdt;
+  if (sdt == x->dtype && direct_layout(x, rd, p)) {
+    p->in = tensor_numel(x) ? tensor_data(x) : nullptr;
+    return EK_SUCCESS;
+  }
+  int64_t n = tensor_numel(x);
+  p->outer = rd.r ? n / rd.r : 1;
+  p->r = rd.r;
+  p->inner = 1;
+  if (rd.r == 0) {  // no elements: nothing to pack, and outer is x's kept size
+    p->outer = 1;
+    for (int d = 0; d < x->ndim; ++d) p->outer *= rd.mask[d] ? 1 : x->shape[d];
+  }
+  TensorDesc src = packed_order(x, rd);
+  if (nonzero) {  // x != 0 (NaN is true) through a cast to bool, as PyTorch
+    EK_FORWARD(buf->booleans.allocate(static_cast<size_t>(n)));
+    TensorDesc b = contiguous_like(buf->booleans.get(), kBool, src);
+    EK_FORWARD(device_copy(ctx, s, b, src));
+    src = b;
+  }
+  EK_FORWARD(buf->packed.allocate(static_cast<size_t>(n) * dtype_size(sdt)));
+  TensorDesc dst = contiguous_like(buf->packed.get(), sdt, src);
+  EK_FORWARD(device_copy(ctx, s, dst, src));
+  p->in = buf->packed.get();
+  return EK_SUCCESS;
+}
+
+ek_status launch(ek_context ctx, ek_stream s, const ReducePlan &p) {
+  if (p.outer * p.inner == 0) return EK_SUCCESS;
+  if (!ctx->is_cuda()) {
+    EK_CHECK(cpu::reduce(p) == 0, EK_ERROR_INTERNAL, "cpu reduce rejected its plan");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  Scratch work(ctx, s);
+  EK_FORWARD(work.allocate(cuda::reduce_workspace(p)));
+  return gpu::check_launch(cuda::reduce(p, work.get(), s->native), "reduce kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+// A result written contiguously: straight into t when it is contiguous, else
+// into scratch that finish() copies into t's strides.
+class OutBuf {
+ public:
+  OutBuf(ek_context ctx, ek_stream s, ek_tensor t) : ctx_(ctx), s_(s), t_(t), tmp_(ctx, s) {}
+  ek_status data(void **ptr) {
+    *ptr = nullptr;
+    if (!t_ || tensor_numel(t_) == 0) return EK_SUCCESS;
+    if (tensor_contiguous(t_)) {
+      *ptr = tensor_data(t_);
+      return EK_SUCCESS;
+    }
+    EK_FORWARD(tmp_.allocate(static_cast<size_t>(tensor_numel(t_)) * dtype_size(t_->dtype)));
+    *ptr = tmp_.get();
+    return EK_SUCCESS;
+  }
+  ek_status finish() {
+    if (!tmp_.get()) return EK_SUCCESS;
+    TensorDesc dst = tensor_desc(t_);
+    return device_copy(ctx_, s_, dst, contiguous_like(tmp_.get(), t_->dtype, dst));
+  }
+
+ private:
+  ek_context ctx_;
+  ek_stream s_;
+  ek_tensor t_;
+  Scratch tmp_;
+};
+
+struct Job {
+  int kind = kRSum;
+  bool nonzero = false;
+  double divisor = 1.0;
+  bool take_sqrt = false;
+  const double *center = nullptr;
+};
+
+// Runs one reduction of x into values (and indices for arg kinds).
+ek_status run(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &rd,
+              const Job &job, ek_tensor values, ek_tensor indices) {
+  Input in(ctx, s);
+  ReducePlan p;
+  EK_FORWARD(prepare_input(ctx, s, x, rd, job.nonzero, &in, &p));
+  p.kind = job.kind;
+  p.divisor = job.divisor;
+  p.take_sqrt = job.take_sqrt;
+  p.center = job.center;
+  OutBuf vo(ctx, s, values), io(ctx, s, indices);
+  void *vptr = nullptr, *iptr = nullptr;
+  EK_FORWARD(vo.data(&vptr));
+  EK_FORWARD(io.data(&iptr));
+  p.out = vptr;
+  p.out_dtype = values ? static_cast<int>(values->dtype) : static_cast<int>(kF32);
+  p.indices = static_cast<int64_t *>(iptr);
+  EK_FORWARD(launch(ctx, s, p));
+  EK_FORWARD(vo.finish());
+  return io.finish();
+}
+
+bool is_float(ek_dtype dt) { return dtype_is_float(dt); }
+
+// Internal kind, result dtype and the zero-element rule of a public op.
+ek_status op_plan(ek_reduce_op op, ek_dtype xdt, int64_t r, Job *job, ek_dtype *out_dt) {
+  static const char *const kNames[] = {"sum", "mean", "prod", "max", "min", "argmax",
+                                       "argmin", "any", "all", "norm_l1", "norm_l2", "norm_inf"};
+  EK_CHECK(op >= EK_REDUCE_SUM && op <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
+           "unknown reduce op %d", static_cast<int>(op));
+  const char *name = kNames[op];
+  bool needs_float = op == EK_REDUCE_MEAN || op >= EK_REDUCE_NORM_L1;
+  EK_CHECK(!needs_float || is_float(xdt), EK_ERROR_DTYPE,
+           "%s needs a floating-point input, got %s (cast first, as in PyTorch)", name,
+           ek_dtype_name(xdt));
+  bool needs_elements = (op >= EK_REDUCE_MAX && op <= EK_REDUCE_ARGMIN) || op == EK_REDUCE_NORM_INF;
+  EK_CHECK(!needs_elements || r > 0, EK_ERROR_SHAPE,
+           "%s over zero elements has no identity: the reduced dims are empty", name);
+  static const int kKinds[] = {kRSum, kRSum, kRProd, kRMax, kRMin, kRArgMax,
+                               kRArgMin, kRMax, kRMin, kRSumAbs, kRSumSq, kRMaxAbs};
+  job->kind = kKinds[op];
+  job->nonzero = op == EK_REDUCE_ANY || op == EK_REDUCE_ALL;
+  job->take_sqrt = op == EK_REDUCE_NORM_L2;
+  if (op == EK_REDUCE_MEAN) job->divisor = static_cast<double>(r);
+  if (op == EK_REDUCE_SUM || op == EK_REDUCE_PROD) *out_dt = is_float(xdt) ? xdt : EK_INT64;
+  else if (op == EK_REDUCE_ARGMAX || op == EK_REDUCE_ARGMIN) *out_dt = EK_INT64;
+  else if (job->nonzero) *out_dt = EK_BOOL;
+  else *out_dt = xdt;
+  return EK_SUCCESS;
+}
+
+ek_status reduce_entry(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
+                       const int *dims, int keepdim, ek_tensor *out) {
+  Reduced rd;
+  EK_FORWARD(parse_dims(x, ndims, dims, keepdim, &rd));
+  Job job;
+  ek_dtype out_dt = EK_FLOAT32;
+  EK_FORWARD(op_plan(op, x->dtype, rd.r, &job, &out_dt));
+  ek_context ctx = x->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  bool arg = job.kind == kRArgMax || job.kind == kRArgMin;
+  return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
+    // any/all run as max/min, whose empty result is no boolean: fill it.
+    if (job.nonzero && rd.r == 0) return ek_fill(s, o, op == EK_REDUCE_ALL ? 1 : 0);
+    return run(ctx, s, x, rd, job, arg ? nullptr : o, arg ? o : nullptr);
+  });
+}
+
+// Two passes, both deterministic: the mean (f64 scratch), then the sum of
+// squared deviations from it (more accurate than E[x^2] - E[x]^2).
+ek_status var_into(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &rd,
+                   double correction, bool take_sqrt, ek_tensor o) {
+  int64_t nout = tensor_numel(o);
+  if (nout == 0) return EK_SUCCESS;
+  Scratch mean_buf(ctx, s);
+  EK_FORWARD(mean_buf.allocate(static_cast<size_t>(nout) * sizeof(double)));
+  ek_tensor mean = nullptr;
+  EK_FORWARD(ek_tensor_wrap(ctx, mean_buf.get(), o->ndim, o->shape, nullptr, EK_FLOAT64,
+                            nullptr, nullptr, &mean));
+  Job pass1;
+  pass1.divisor = static_cast<double>(rd.r);
+  ek_status st = run(ctx, s, x, rd, pass1, mean, nullptr);
+  ek_tensor_release(mean);
+  EK_FORWARD(st);
+  Job pass2;
+  pass2.kind = kRSumSqDev;
+  pass2.center = static_cast<const double *>(mean_buf.get());
+  pass2.divisor = std::fmax(0.0, static_cast<double>(rd.r) - correction);
+  pass2.take_sqrt = take_sqrt;
+  return run(ctx, s, x, rd, pass2, o, nullptr);
+}
+
+}  // namespace
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
+                           const int *dims, int keepdim, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_NULL(out);
+  return reduce_entry(stream, op, x, ndims, dims, keepdim, out);
+}
+
+EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dims,
+                        double correction, int keepdim, int take_sqrt, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_NULL(out);
+  EK_CHECK(dtype_is_float(x->dtype), EK_ERROR_DTYPE,
+           "%s needs a floating-point input, got %s (cast first, as in PyTorch)",
+           take_sqrt ? "std" : "var", ek_dtype_name(x->dtype));
+  EK_CHECK(std::isfinite(correction), EK_ERROR_INVALID_ARGUMENT, "correction %g is not finite",
+           correction);
+  Reduced rd;
+  EK_FORWARD(parse_dims(x, ndims, dims, keepdim, &rd));
+  ek_context ctx = x->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, rd.out_ndim, rd.out_shape, x->dtype, out, [&](ek_tensor o) {
+    return var_into(ctx, s, x, rd, correction, take_sqrt != 0, o);
+  });
+}
+
+EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim, int take_min,
+                            ek_tensor *values, ek_tensor *indices) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_NULL(values);
+  EK_CHECK_NULL(indices);
+  Reduced rd;
+  EK_FORWARD(parse_dims(x, 1, &dim, keepdim, &rd));
+  EK_CHECK(rd.r > 0, EK_ERROR_SHAPE, "%s over dim %d of shape %s: the dim is empty",
+           take_min ? "min" : "max", dim, format_shape(x->ndim, x->shape).c_str());
+  ek_context ctx = x->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  Job job;
+  job.kind = take_min ? kRArgMin : kRArgMax;
+  ek_tensor idx = *indices;
+  EK_FORWARD(fill_out(ctx, s, rd.out_ndim, rd.out_shape, EK_INT64, &idx,
+                      [](ek_tensor) { return EK_SUCCESS; }));
+  bool idx_created = *indices == nullptr;
+  ek_status st = fill_out(ctx, s, rd.out_ndim, rd.out_shape, x->dtype, values,
+                          [&](ek_tensor v) { return run(ctx, s, x, rd, job, v, idx); });
+  if (st != EK_SUCCESS) {
+    if (idx_created) ek_tensor_release(idx);
+    return st;
+  }
+  *indices = idx;
+  return EK_SUCCESS;
+}
+
+}  // extern "C"
