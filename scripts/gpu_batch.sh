@@ -17,7 +17,7 @@ run() {  # name, command...
 for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
 run quickstart_c "$c/examples/quickstart"
 run cuda_copy_check "$c/tests/cuda_copy_check"
-for t in test_copy test_memory test_streams test_tensor; do
+for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce; do
   [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
 done
@@ -28,4 +28,4 @@ for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 for b in "$c"/bench/bench_*; do [ -x "$b" ] && run "$(basename "$b")" "$b" --json "$OUT/$(basename "$b").json"; done
 [ -f bench/compare_copy.py ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
-for b in bench_alloc bench_copy compare_copy cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+for b in bench_ops bench_alloc bench_copy compare_copy cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
