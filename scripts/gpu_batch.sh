@@ -21,7 +21,9 @@ for t in test_copy test_memory test_streams test_tensor test_elementwise test_re
   [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
 done
-EK_TEST_DEVICE=cuda run racecheck_test_copy compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/test_copy"
+for t in test_copy test_reduce; do
+  EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t"
+done
 [ -d bindings/python/tests ] && run pytest env PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
 for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 [ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
