@@ -491,6 +491,8 @@ class ElementwiseVsCpu : public Elementwise {
     EXPECT_EQ(dtype_of(got), dtype_of(want)) << what;
     auto g = values(got), w = values(want);
     ASSERT_EQ(g.size(), w.size()) << what;
+    // Float results of integer inputs (erf of uint8) round like any float.
+    if (!dtype_is_int(dtype_of(want))) rel = std::max(rel, 1e-5);
     int bad = 0;
     for (size_t i = 0; i < g.size() && bad < 5; ++i) {  // report at most 5 mismatches
       if (close(g[i], w[i], rel)) continue;
@@ -535,7 +537,7 @@ TEST_P(ElementwiseVsCpu, RandomDataMatchesCpu) {
     }
   }
   {  // Transposed operand and in place on the device (tensors go before cpu).
-  Tensor ca(random(cpu, {40, 50}, EK_FLOAT32, rng, false)), da(on_device(ca)), cat, dat, want, got;
+  Tensor ca(random(cpu, {45, 45}, EK_FLOAT32, rng, false)), da(on_device(ca)), cat, dat, want, got;
   EK_OK(ek_view_transpose(ca, 0, 1, cat.out()));
   EK_OK(ek_view_transpose(da, 0, 1, dat.out()));
   EK_OK(ek_binary(nullptr, EK_BINARY_ADD, cat, ca, want.out()));
