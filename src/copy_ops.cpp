@@ -55,10 +55,8 @@ bool writes_overlap(const ek_tensor_s *dst) {
   return false;
 }
 
-namespace {
-
 // Byte range [lo, hi) a descriptor touches.
-void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
+static void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
   auto elem = static_cast<int64_t>(dtype_size(d.dtype));
   int64_t min = 0, max = 0;
   for (int i = 0; i < d.ndim; ++i) {
@@ -77,6 +75,15 @@ bool same_layout(const TensorDesc &a, const TensorDesc &b) {
       return false;
   return true;
 }
+
+bool ranges_overlap(const TensorDesc &a, const TensorDesc &b) {
+  uintptr_t alo, ahi, blo, bhi;
+  byte_range(a, &alo, &ahi);
+  byte_range(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
+}
+
+namespace {
 
 TensorDesc contiguous_desc(void *data, int dtype, int ndim, const int64_t *shape) {
   TensorDesc d{};
@@ -112,10 +119,7 @@ size_t desc_bytes(const TensorDesc &d) {
 ek_status same_device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst,
                            const TensorDesc &src) {
   if (same_layout(dst, src)) return EK_SUCCESS;
-  uintptr_t dlo, dhi, slo, shi;
-  byte_range(dst, &dlo, &dhi);
-  byte_range(src, &slo, &shi);
-  if (dhi <= slo || shi <= dlo) return device_copy(ctx, s, dst, src);
+  if (!ranges_overlap(dst, src)) return device_copy(ctx, s, dst, src);
   Scratch tmp(ctx, s);
   EK_FORWARD(tmp.allocate(desc_bytes(src)));
   TensorDesc mid = contiguous_desc(tmp.get(), src.dtype, src.ndim, src.shape);

@@ -67,31 +67,9 @@ ek_status binary_types(int op, ek_dtype common, ek_dtype *result, int *compute) 
 }
 
 // ---- aliasing: out may be an operand exactly, never partially overlap one.
-void byte_range(const TensorDesc &d, uintptr_t *lo, uintptr_t *hi) {
-  auto elem = static_cast<int64_t>(dtype_size(d.dtype));
-  int64_t min = 0, max = 0;
-  for (int i = 0; i < d.ndim; ++i) {
-    int64_t reach = (d.shape[i] - 1) * d.strides[i];
-    (reach < 0 ? min : max) += reach;
-  }
-  auto base = reinterpret_cast<uintptr_t>(d.data);
-  *lo = base + static_cast<uintptr_t>(min * elem);
-  *hi = base + static_cast<uintptr_t>((max + 1) * elem);
-}
-
-bool same_layout(const TensorDesc &a, const TensorDesc &b) {
-  if (a.data != b.data || a.dtype != b.dtype || a.ndim != b.ndim) return false;
-  for (int i = 0; i < a.ndim; ++i)
-    if (a.shape[i] > 1 && a.strides[i] != b.strides[i]) return false;
-  return true;
-}
-
 ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *name) {
   if (desc_numel(out) == 0 || in.data == nullptr || same_layout(out, in)) return EK_SUCCESS;
-  uintptr_t olo, ohi, ilo, ihi;
-  byte_range(out, &olo, &ohi);
-  byte_range(in, &ilo, &ihi);
-  EK_CHECK(ohi <= ilo || ihi <= olo, EK_ERROR_INVALID_ARGUMENT,
+  EK_CHECK(!ranges_overlap(out, in), EK_ERROR_INVALID_ARGUMENT,
            "out partially overlaps %s (only exact aliasing, out == %s, is allowed)", name, name);
   return EK_SUCCESS;
 }
