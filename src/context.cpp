@@ -14,16 +14,6 @@
 namespace ek {
 namespace {
 
-// An enum field as the int a C caller stored in it: C may pass any int, and
-// loading an out-of-range value through the C++ enum type is undefined.
-template <class E>
-int raw_enum(const E &e) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-
 // "4G", "512MiB", "1073741824" -> bytes.
 bool parse_bytes(const char *text, uint64_t *bytes) {
   errno = 0;

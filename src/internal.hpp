@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +47,17 @@ ek_status fail(ek_status status, const char *format, ...)
   } while (0)
 
 std::string format_shape(int ndim, const int64_t *shape);
+
+// An enum field as the int a C caller stored in it: C may pass any int, and
+// loading an out-of-range value through the C++ enum type is undefined.
+template <class E>
+int raw_enum(const E &e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 
 // ---- logging (EK_LOG_LEVEL or the context's config)
 void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...)

@@ -308,6 +308,9 @@ EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int n
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  const int raw = raw_enum(op);
+  EK_CHECK(raw >= EK_REDUCE_SUM && raw <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
+           "unknown reduce op %d", raw);
   return reduce_entry(stream, op, x, ndims, dims, keepdim, out);
 }
 
