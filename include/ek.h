@@ -555,6 +555,134 @@ EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dim
 EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim, int take_min,
                             ek_tensor *values, ek_tensor *indices);
 
+/* ---------------------------------------------------------------- selection and fused updates
+ * Elementwise rules as above: broadcasting, promotion, any strides, *out may be
+ * an operand exactly. */
+
+/** out = cond ? a : b, broadcast over all three; cond is any dtype (nonzero is
+ *  true); the result has a's and b's promoted dtype. */
+EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b,
+                          ek_tensor *out);
+/** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
+ *  dtype, shape; NaN in x stays NaN. lo > hi gives hi everywhere (as PyTorch).
+ *  Bounds are cast to x's dtype (integer x: truncated toward zero). */
+EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const double *hi,
+                          ek_tensor *out);
+/** out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE
+ *  otherwise); start and end broadcast. */
+EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, double weight,
+                         ek_tensor *out);
+/** out = alpha * x + beta * y in one pass (the fused update; out == y
+ *  accumulates in place). Broadcast and promotion as ek_binary ADD. */
+EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double beta, ek_tensor y,
+                          ek_tensor *out);
+
+/* ---------------------------------------------------------------- softmax and scans */
+
+/** softmax along dim (negative counts from the end), float tensors only; the
+ *  result has x's dtype and shape (f16/bf16 compute in f32). Stable for large
+ *  values: computed as exp(x - max); a row of -inf gives NaN (as PyTorch), a
+ *  row containing some -inf gives 0 there. Zero-size tensors give an empty
+ *  result. */
+EK_API ek_status ek_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+/** log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))). */
+EK_API ek_status ek_log_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+/** Inclusive cumulative sum along dim. Result dtype: int64 for bool and
+ *  integers, x's dtype for floats (f16/bf16 accumulate in f32). */
+EK_API ek_status ek_cumsum(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+/** Inclusive cumulative product along dim; dtypes as ek_cumsum. */
+EK_API ek_status ek_cumprod(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+
+/* ---------------------------------------------------------------- matrix products
+ * float16, bfloat16, float32 and float64; both operands of one dtype
+ * (EK_ERROR_DTYPE otherwise), the result in that dtype. f16/bf16 accumulate in
+ * f32. float32 uses TF32 tensor cores only when the context's config sets
+ * allow_tf32. On CUDA these run on cuBLAS, loaded on first use (libcublas.so
+ * and libcublasLt.so; EK_ERROR_LIBRARY naming the file when missing);
+ * transposed views are passed as transpose flags, never copied. On the CPU a
+ * cache-blocked loop. */
+
+/** NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand
+ *  is a row vector, a 1-D right operand a column vector (the added dim is
+ *  removed from the result); dims before the last two are batch dims and
+ *  broadcast. Inner dimensions must agree (EK_ERROR_SHAPE naming both shapes). */
+EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *out);
+/** c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c
+ *  [m,n], or 3-D with a batch dim (a and b may broadcast a batch of 1). beta
+ *  == 0 ignores c's old values (NaN included). c must not overlap a or b. */
+EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, double beta,
+                         ek_tensor c);
+
+/* ---------------------------------------------------------------- indexing
+ * Index tensors are int64 or int32 (EK_ERROR_DTYPE otherwise); negative
+ * indices count from the end. An index outside [-size, size) fails with
+ * EK_ERROR_INDEX naming the value and the size; on CUDA the check runs on the
+ * device before anything is written, so a failed call leaves *out (or the
+ * in-place target) untouched. Calls whose result size depends on the data
+ * (masked_select, nonzero) and the device-side index check synchronize the
+ * stream. Masks are bool tensors that broadcast to x. */
+
+/** out = x's slices along dim at the 1-D index's positions (torch.index_select). */
+EK_API ek_status ek_index_select(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
+                                 ek_tensor *out);
+/** out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (torch.gather); index has
+ *  x's ndim and, outside dim, sizes no larger than x's; out has index's shape. */
+EK_API ek_status ek_gather(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
+                           ek_tensor *out);
+/** out = x with out[index[i][j][k]][j][k] = src[i][j][k] for dim 0
+ *  (torch.scatter; with accumulate, scatter_add: duplicates add up). src has
+ *  x's dtype. *out == x scatters in place. Without accumulate, the value
+ *  written at a duplicated index is one of the candidates. */
+EK_API ek_status ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
+                            ek_tensor src, int accumulate, ek_tensor *out);
+/** out = x with x[indices[0], …, indices[n-1]] = values (torch.index_put):
+ *  the n index tensors broadcast together and address x's first n dims;
+ *  values broadcast to the indexed shape. accumulate adds instead (duplicates
+ *  add up). *out == x writes in place. */
+EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_tensor *indices,
+                              ek_tensor values, int accumulate, ek_tensor *out);
+/** 1-D tensor of x's elements where mask is true, in C order. */
+EK_API ek_status ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask, ek_tensor *out);
+/** out = x with value where mask is true (*out == x: in place). */
+EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, double value,
+                                ek_tensor *out);
+/** out = x with the positions where mask is true taking source's elements in
+ *  C order (source needs at least as many elements as true positions). */
+EK_API ek_status ek_masked_scatter(ek_stream stream, ek_tensor x, ek_tensor mask,
+                                   ek_tensor source, ek_tensor *out);
+/** int64 tensor [n, ndim] of the indices of x's nonzero elements, in C order. */
+EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out);
+
+/* ---------------------------------------------------------------- random numbers
+ * Counter-based Philox4x32-10: the element at C-order index i of the filled
+ * tensor takes its numbers from counter (offset + i) under key seed, so the
+ * same seed and offset give the same values on the CPU and on CUDA, for any
+ * strides. */
+
+typedef enum {
+  EK_RANDOM_UNIFORM = 0,    /* uniform on [a, b) */
+  EK_RANDOM_NORMAL = 1,     /* mean a, standard deviation b */
+  EK_RANDOM_BERNOULLI = 2,  /* 1 with probability a, else 0 */
+  EK_RANDOM_RANDINT = 3     /* integers uniform on [a, b) */
+} ek_random_dist;
+
+typedef struct {
+  uint64_t seed;
+  uint64_t offset; /* counter of the first element */
+} ek_philox_state;
+
+/** Fills t with numbers drawn from dist. state NULL: the context's generator
+ *  (seeded by ek_manual_seed), whose offset then advances by t's element
+ *  count. UNIFORM and NORMAL need a float t; RANDINT and BERNOULLI any
+ *  non-bool dtype (BERNOULLI also bool). Bad parameters (b <= a, std < 0, p
+ *  outside [0, 1]): EK_ERROR_INVALID_ARGUMENT. */
+EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, double b,
+                           const ek_philox_state *state, ek_tensor t);
+/** Seeds ctx's generator and resets its offset to 0. */
+EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed);
+/** The generator's current seed and offset. */
+EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /** Number of live handles (contexts, streams, events, tensors) in the process;

@@ -436,6 +436,27 @@ ek_reduce_op_values = {
 }
 
 
+# enum ek_random_dist
+ek_random_dist = ctypes.c_int
+EK_RANDOM_UNIFORM = 0
+EK_RANDOM_NORMAL = 1
+EK_RANDOM_BERNOULLI = 2
+EK_RANDOM_RANDINT = 3
+ek_random_dist_values = {
+    'EK_RANDOM_UNIFORM': 0,
+    'EK_RANDOM_NORMAL': 1,
+    'EK_RANDOM_BERNOULLI': 2,
+    'EK_RANDOM_RANDINT': 3,
+}
+
+
+class ek_philox_state(ctypes.Structure):
+    _fields_ = [
+        ('seed', ctypes.c_uint64),
+        ('offset', ctypes.c_uint64),
+    ]
+
+
 # ------------------------------------------------------------------ functions
 
 FUNCTIONS = {
@@ -882,6 +903,132 @@ FUNCTIONS = {
         [ek_stream, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'dim', 'keepdim', 'take_min', 'values', 'indices'),
         "Max (min when take_min) along one dim: values in x's dtype and int64 indices of their first occurrence (NaN wins), as torch.max(x, dim).",
+    ),
+    'ek_where': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'cond', 'a', 'b', 'out'),
+        "out = cond ? a : b, broadcast over all three; cond is any dtype (nonzero is true); the result has a's and b's promoted dtype.",
+    ),
+    'ek_clamp': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'lo', 'hi', 'out'),
+        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN. lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (integer x: truncated toward zero).",
+    ),
+    'ek_lerp': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.c_double, ctypes.POINTER(ek_tensor)],
+        ('stream', 'start', 'end', 'weight', 'out'),
+        'out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start and end broadcast.',
+    ),
+    'ek_axpby': (
+        ek_status,
+        [ek_stream, ctypes.c_double, ek_tensor, ctypes.c_double, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'alpha', 'x', 'beta', 'y', 'out'),
+        'out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD.',
+    ),
+    'ek_softmax': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'out'),
+        "softmax along dim (negative counts from the end), float tensors only; the result has x's dtype and shape (f16/bf16 compute in f32). Stable for large values: computed as exp(x - max); a row of -inf gives NaN (as PyTorch), a row containing some -inf gives 0 there. Zero-size tensors give an empty result.",
+    ),
+    'ek_log_softmax': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'out'),
+        'log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))).',
+    ),
+    'ek_cumsum': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'out'),
+        "Inclusive cumulative sum along dim. Result dtype: int64 for bool and integers, x's dtype for floats (f16/bf16 accumulate in f32).",
+    ),
+    'ek_cumprod': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'out'),
+        'Inclusive cumulative product along dim; dtypes as ek_cumsum.',
+    ),
+    'ek_matmul': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'a', 'b', 'out'),
+        'NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand is a row vector, a 1-D right operand a column vector (the added dim is removed from the result); dims before the last two are batch dims and broadcast. Inner dimensions must agree (EK_ERROR_SHAPE naming both shapes).',
+    ),
+    'ek_gemm': (
+        ek_status,
+        [ek_stream, ctypes.c_double, ek_tensor, ek_tensor, ctypes.c_double, ek_tensor],
+        ('stream', 'alpha', 'a', 'b', 'beta', 'c'),
+        "c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c [m,n], or 3-D with a batch dim (a and b may broadcast a batch of 1). beta == 0 ignores c's old values (NaN included). c must not overlap a or b.",
+    ),
+    'ek_index_select': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'index', 'out'),
+        "out = x's slices along dim at the 1-D index's positions (torch.index_select).",
+    ),
+    'ek_gather': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'index', 'out'),
+        "out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (torch.gather); index has x's ndim and, outside dim, sizes no larger than x's; out has index's shape.",
+    ),
+    'ek_scatter': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ek_tensor, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'index', 'src', 'accumulate', 'out'),
+        "out = x with out[index[i][j][k]][j][k] = src[i][j][k] for dim 0 (torch.scatter; with accumulate, scatter_add: duplicates add up). src has x's dtype. *out == x scatters in place. Without accumulate, the value written at a duplicated index is one of the candidates.",
+    ),
+    'ek_index_put': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor), ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'n', 'indices', 'values', 'accumulate', 'out'),
+        "out = x with x[indices[0], …, indices[n-1]] = values (torch.index_put): the n index tensors broadcast together and address x's first n dims; values broadcast to the indexed shape. accumulate adds instead (duplicates add up). *out == x writes in place.",
+    ),
+    'ek_masked_select': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'mask', 'out'),
+        "1-D tensor of x's elements where mask is true, in C order.",
+    ),
+    'ek_masked_fill': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.c_double, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'mask', 'value', 'out'),
+        'out = x with value where mask is true (*out == x: in place).',
+    ),
+    'ek_masked_scatter': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'mask', 'source', 'out'),
+        "out = x with the positions where mask is true taking source's elements in C order (source needs at least as many elements as true positions).",
+    ),
+    'ek_nonzero': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'out'),
+        "int64 tensor [n, ndim] of the indices of x's nonzero elements, in C order.",
+    ),
+    'ek_random': (
+        ek_status,
+        [ek_stream, ek_random_dist, ctypes.c_double, ctypes.c_double, ctypes.POINTER(ek_philox_state), ek_tensor],
+        ('stream', 'dist', 'a', 'b', 'state', 't'),
+        "Fills t with numbers drawn from dist. state NULL: the context's generator (seeded by ek_manual_seed), whose offset then advances by t's element count. UNIFORM and NORMAL need a float t; RANDINT and BERNOULLI any non-bool dtype (BERNOULLI also bool). Bad parameters (b <= a, std < 0, p outside [0, 1]): EK_ERROR_INVALID_ARGUMENT.",
+    ),
+    'ek_manual_seed': (
+        ek_status,
+        [ek_context, ctypes.c_uint64],
+        ('ctx', 'seed'),
+        "Seeds ctx's generator and resets its offset to 0.",
+    ),
+    'ek_random_state': (
+        ek_status,
+        [ek_context, ctypes.POINTER(ek_philox_state)],
+        ('ctx', 'state'),
+        "The generator's current seed and offset.",
     ),
     'ek_live_handles': (
         ek_status,

@@ -2023,6 +2023,294 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
+    #[doc = " out = cond ? a : b, broadcast over all three; cond is any dtype (nonzero is"]
+    #[doc = "  true); the result has a's and b's promoted dtype."]
+    pub fn ek_where(
+        stream: ek_stream,
+        cond: ek_tensor,
+        a: ek_tensor,
+        b: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's"]
+    #[doc = "  dtype, shape; NaN in x stays NaN. lo > hi gives hi everywhere (as PyTorch)."]
+    #[doc = "  Bounds are cast to x's dtype (integer x: truncated toward zero)."]
+    pub fn ek_clamp(
+        stream: ek_stream,
+        x: ek_tensor,
+        lo: *const f64,
+        hi: *const f64,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE"]
+    #[doc = "  otherwise); start and end broadcast."]
+    pub fn ek_lerp(
+        stream: ek_stream,
+        start: ek_tensor,
+        end: ek_tensor,
+        weight: f64,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = alpha * x + beta * y in one pass (the fused update; out == y"]
+    #[doc = "  accumulates in place). Broadcast and promotion as ek_binary ADD."]
+    pub fn ek_axpby(
+        stream: ek_stream,
+        alpha: f64,
+        x: ek_tensor,
+        beta: f64,
+        y: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " softmax along dim (negative counts from the end), float tensors only; the"]
+    #[doc = "  result has x's dtype and shape (f16/bf16 compute in f32). Stable for large"]
+    #[doc = "  values: computed as exp(x - max); a row of -inf gives NaN (as PyTorch), a"]
+    #[doc = "  row containing some -inf gives 0 there. Zero-size tensors give an empty"]
+    #[doc = "  result."]
+    pub fn ek_softmax(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))."]
+    pub fn ek_log_softmax(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Inclusive cumulative sum along dim. Result dtype: int64 for bool and"]
+    #[doc = "  integers, x's dtype for floats (f16/bf16 accumulate in f32)."]
+    pub fn ek_cumsum(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Inclusive cumulative product along dim; dtypes as ek_cumsum."]
+    pub fn ek_cumprod(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand"]
+    #[doc = "  is a row vector, a 1-D right operand a column vector (the added dim is"]
+    #[doc = "  removed from the result); dims before the last two are batch dims and"]
+    #[doc = "  broadcast. Inner dimensions must agree (EK_ERROR_SHAPE naming both shapes)."]
+    pub fn ek_matmul(
+        stream: ek_stream,
+        a: ek_tensor,
+        b: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c"]
+    #[doc = "  [m,n], or 3-D with a batch dim (a and b may broadcast a batch of 1). beta"]
+    #[doc = "  == 0 ignores c's old values (NaN included). c must not overlap a or b."]
+    pub fn ek_gemm(
+        stream: ek_stream,
+        alpha: f64,
+        a: ek_tensor,
+        b: ek_tensor,
+        beta: f64,
+        c: ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x's slices along dim at the 1-D index's positions (torch.index_select)."]
+    pub fn ek_index_select(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        index: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (torch.gather); index has"]
+    #[doc = "  x's ndim and, outside dim, sizes no larger than x's; out has index's shape."]
+    pub fn ek_gather(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        index: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x with out[index[i][j][k]][j][k] = src[i][j][k] for dim 0"]
+    #[doc = "  (torch.scatter; with accumulate, scatter_add: duplicates add up). src has"]
+    #[doc = "  x's dtype. *out == x scatters in place. Without accumulate, the value"]
+    #[doc = "  written at a duplicated index is one of the candidates."]
+    pub fn ek_scatter(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        index: ek_tensor,
+        src: ek_tensor,
+        accumulate: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x with x[indices[0], …, indices[n-1]] = values (torch.index_put):"]
+    #[doc = "  the n index tensors broadcast together and address x's first n dims;"]
+    #[doc = "  values broadcast to the indexed shape. accumulate adds instead (duplicates"]
+    #[doc = "  add up). *out == x writes in place."]
+    pub fn ek_index_put(
+        stream: ek_stream,
+        x: ek_tensor,
+        n: ::std::os::raw::c_int,
+        indices: *const ek_tensor,
+        values: ek_tensor,
+        accumulate: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " 1-D tensor of x's elements where mask is true, in C order."]
+    pub fn ek_masked_select(
+        stream: ek_stream,
+        x: ek_tensor,
+        mask: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x with value where mask is true (*out == x: in place)."]
+    pub fn ek_masked_fill(
+        stream: ek_stream,
+        x: ek_tensor,
+        mask: ek_tensor,
+        value: f64,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x with the positions where mask is true taking source's elements in"]
+    #[doc = "  C order (source needs at least as many elements as true positions)."]
+    pub fn ek_masked_scatter(
+        stream: ek_stream,
+        x: ek_tensor,
+        mask: ek_tensor,
+        source: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " int64 tensor [n, ndim] of the indices of x's nonzero elements, in C order."]
+    pub fn ek_nonzero(stream: ek_stream, x: ek_tensor, out: *mut ek_tensor) -> ek_status;
+}
+impl ek_random_dist {
+    pub const EK_RANDOM_UNIFORM: ek_random_dist = ek_random_dist(0);
+}
+impl ek_random_dist {
+    pub const EK_RANDOM_NORMAL: ek_random_dist = ek_random_dist(1);
+}
+impl ek_random_dist {
+    pub const EK_RANDOM_BERNOULLI: ek_random_dist = ek_random_dist(2);
+}
+impl ek_random_dist {
+    pub const EK_RANDOM_RANDINT: ek_random_dist = ek_random_dist(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_random_dist(pub ::std::os::raw::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_philox_state {
+    pub seed: u64,
+    pub offset: u64,
+}
+#[test]
+fn bindgen_test_layout_ek_philox_state() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_philox_state>(),
+        16usize,
+        concat!("Size of: ", stringify!(ek_philox_state))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_philox_state>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_philox_state))
+    );
+    fn test_field_seed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_philox_state>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).seed) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_philox_state),
+                "::",
+                stringify!(seed)
+            )
+        );
+    }
+    test_field_seed();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_philox_state>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_philox_state),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+}
+extern "C" {
+    #[doc = " Fills t with numbers drawn from dist. state NULL: the context's generator"]
+    #[doc = "  (seeded by ek_manual_seed), whose offset then advances by t's element"]
+    #[doc = "  count. UNIFORM and NORMAL need a float t; RANDINT and BERNOULLI any"]
+    #[doc = "  non-bool dtype (BERNOULLI also bool). Bad parameters (b <= a, std < 0, p"]
+    #[doc = "  outside [0, 1]): EK_ERROR_INVALID_ARGUMENT."]
+    pub fn ek_random(
+        stream: ek_stream,
+        dist: ek_random_dist,
+        a: f64,
+        b: f64,
+        state: *const ek_philox_state,
+        t: ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Seeds ctx's generator and resets its offset to 0."]
+    pub fn ek_manual_seed(ctx: ek_context, seed: u64) -> ek_status;
+}
+extern "C" {
+    #[doc = " The generator's current seed and offset."]
+    pub fn ek_random_state(ctx: ek_context, state: *mut ek_philox_state) -> ek_status;
+}
+extern "C" {
     #[doc = " Number of live handles (contexts, streams, events, tensors) in the process;"]
     #[doc = "  for leak checks."]
     pub fn ek_live_handles(count: *mut i64) -> ek_status;
