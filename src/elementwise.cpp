@@ -6,36 +6,13 @@
 #include "cpu/elementwise.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "promote.hpp"
 
 namespace ek {
 namespace {
 
 constexpr int kNumUnary = EK_UNARY_ISFINITE + 1;
 constexpr int kNumBinary = EK_BINARY_SHIFT_RIGHT + 1;
-
-// ---- type rules (PyTorch): bool < integers < floats.
-int category(int dt) { return dt == kBool ? 0 : (dtype_is_float(dt) ? 2 : 1); }
-
-ek_dtype promote(ek_dtype a, ek_dtype b) {
-  if (a == b) return a;
-  int ca = category(a), cb = category(b);
-  if (ca != cb) return ca > cb ? a : b;
-  if (ca == 2) {  // f16 and bf16 meet in f32; otherwise the wider float
-    if ((a == EK_FLOAT16 && b == EK_BFLOAT16) || (a == EK_BFLOAT16 && b == EK_FLOAT16)) return EK_FLOAT32;
-    return a > b ? a : b;
-  }
-  // u8 with i8 needs i16; u8 with a wider signed type takes that type.
-  if ((a == EK_UINT8 && b == EK_INT8) || (a == EK_INT8 && b == EK_UINT8)) return EK_INT16;
-  return a > b ? a : b;
-}
-
-// A scalar only raises the category: int tensor + 2.5 -> float32 (the default
-// float), bool tensor + 2 -> int64; otherwise the tensor's dtype wins.
-ek_dtype promote_scalar(ek_dtype t, bool scalar_is_float) {
-  int cs = scalar_is_float ? 2 : 1;
-  if (category(t) >= cs) return t;
-  return scalar_is_float ? EK_FLOAT32 : EK_INT64;
-}
 
 int compute_of(ek_dtype dt) {
   if (dt == EK_FLOAT64) return ew::kCF64;
@@ -90,19 +67,6 @@ ek_status launch(ek_context ctx, ek_stream s, const ew::Args &g, bool binary) {
   (void)s;
   return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
 #endif
-}
-
-// NumPy broadcasting of two shapes; EK_ERROR_SHAPE names both.
-ek_status broadcast_shapes(const ek_tensor_s *a, const ek_tensor_s *b, int *ndim, int64_t *shape) {
-  *ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
-  for (int i = 0; i < *ndim; ++i) {
-    int ia = i - (*ndim - a->ndim), ib = i - (*ndim - b->ndim);
-    int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
-    EK_CHECK(sa == sb || sa == 1 || sb == 1, EK_ERROR_SHAPE, "shapes %s and %s are not broadcastable",
-             format_shape(a->ndim, a->shape).c_str(), format_shape(b->ndim, b->shape).c_str());
-    shape[i] = sa == 1 ? sb : sa;
-  }
-  return EK_SUCCESS;
 }
 
 // Runs a binary op whose tensor operands are a (and b unless g.scalar says
