@@ -85,29 +85,55 @@ void reductions(const Env &e) {
   EK_CHECK(ek_tensor_release(m));
 }
 
-// Host cost of enqueueing a tiny op: no synchronisation inside the loop.
+extern "C" int bench_launch_empty(void *stream);
+
+// Host microseconds per call of op, enqueued back to back (no sync per op).
+double host_us(const Env &e, const std::function<void()> &op) {
+  const int iters = 20000;
+  for (int i = 0; i < 1000; ++i) op();
+  EK_CHECK(ek_stream_synchronize(e.s));
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) op();
+  auto t1 = std::chrono::steady_clock::now();
+  EK_CHECK(ek_stream_synchronize(e.s));
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
+}
+
+// Device microseconds per op when 100 run back to back between two events:
+// max(host enqueue, kernel) in steady state, the number a loop of tiny ops sees.
+double pipelined_us(const Env &e, const std::function<void()> &op) {
+  return 1e3 * time_ms(e, [&] {
+           for (int i = 0; i < 100; ++i) op();
+         }) / 100;
+}
+
+// Tiny ops (1M f32 = 4 MB, L2-resident): the launch floor, libek's host cost
+// above it, and the device time of one op alone and of one op in a stream of them.
 void tiny_ops(const Env &e) {
   ek_tensor x = random_like(e, {1 << 20}), y = random_like(e, {1 << 20}), z = nullptr, s = nullptr;
   EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z));
   EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s));
-  const int iters = 20000;
-  auto host_us = [&](const std::function<void()> &op) {
-    for (int i = 0; i < 1000; ++i) op();
-    EK_CHECK(ek_stream_synchronize(e.s));
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i) op();
-    auto t1 = std::chrono::steady_clock::now();
-    EK_CHECK(ek_stream_synchronize(e.s));
-    return std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
+  void *native = nullptr;
+  EK_CHECK(ek_stream_native(e.s, &native));
+  auto empty = [&] {
+    if (bench_launch_empty(native) != 0) std::exit(1);
   };
-  std::printf("| host time per add 1M (into out) | %.2f us |\n",
-              host_us([&] { EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z)); }));
-  std::printf("| host time per sum 1M (into out) | %.2f us |\n",
-              host_us([&] { EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s)); }));
-  std::printf("| device time add 1M f32 | %.2f us |\n",
-              1e3 * time_ms(e, [&] { EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z)); }));
-  std::printf("| device time sum 1M f32 | %.2f us |\n",
-              1e3 * time_ms(e, [&] { EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s)); }));
+  auto add = [&] { EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z)); };
+  auto sum = [&] { EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s)); };
+  auto view = [&] {
+    ek_tensor v = nullptr;
+    EK_CHECK(ek_view_slice(x, 0, 1, 100, 1, &v));
+    EK_CHECK(ek_tensor_release(v));
+  };
+  std::printf("| host: empty kernel launch (<<<>>>) | %.2f us |\n", host_us(e, empty));
+  std::printf("| host: ek_view_slice + release (no launch) | %.2f us |\n", host_us(e, view));
+  std::printf("| host: add 1M f32 (into out) | %.2f us |\n", host_us(e, add));
+  std::printf("| host: sum 1M f32 (into out) | %.2f us |\n", host_us(e, sum));
+  std::printf("| device, alone: empty kernel | %.2f us |\n", 1e3 * time_ms(e, empty));
+  std::printf("| device, alone: add 1M f32 | %.2f us |\n", 1e3 * time_ms(e, add));
+  std::printf("| device, alone: sum 1M f32 | %.2f us |\n", 1e3 * time_ms(e, sum));
+  std::printf("| device, pipelined: add 1M f32 | %.2f us |\n", pipelined_us(e, add));
+  std::printf("| device, pipelined: sum 1M f32 | %.2f us |\n", pipelined_us(e, sum));
   for (ek_tensor t : {x, y, z, s}) EK_CHECK(ek_tensor_release(t));
 }
 
