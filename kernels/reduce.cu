@@ -22,9 +22,11 @@ namespace cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kColX = 32, kColY = 8;       // column kernel block: inner x rows
+constexpr int kColX = 32, kColY = 16;      // column kernel block: inner x rows
 constexpr int kUnroll = 4;                 // loads in flight per thread
 constexpr int64_t kTargetBlocks = 2048;    // fixed, so the tree (and the bits) never depend on the GPU
+constexpr int64_t kTargetColBlocks = 1024; // column blocks are twice as large; fewer partials
+constexpr int64_t kTailOutputs = 32;       // at most this many outputs finish in the last block
 constexpr int64_t kMaxSplit = 1024;        // partials per output at most
 constexpr int64_t kMaxGrid = 65535;        // grid.y / grid.z limit
 constexpr int64_t kLongRow = 4096;         // rows this long get a block each, shorter a warp
@@ -47,6 +49,7 @@ __device__ __forceinline__ int64_t to_acc(int64_t v) { return v; }
 template <typename A> struct State { A v; int64_t i; };
 static_assert(sizeof(State<float>) <= 16 && sizeof(State<double>) <= 16, "partial size");
 constexpr size_t kPartialBytes = 16;
+constexpr size_t kTailPartials = 256;  // offset of the partials in the tail scratch (after the counter)
 
 template <typename A> __device__ __forceinline__ bool isnan_(A v) { return v != v; }
 
@@ -205,10 +208,47 @@ __device__ State<A> span(const Op<A, Fam> &op, const T *line, int64_t lo, int64_
   return s;
 }
 
+// Output o combined over its `splits` partials by one warp, in a fixed order
+// (lane k takes partials k, k+32, ..., then a fixed shuffle tree). Partials
+// are read past L1: other blocks wrote them during this launch.
+template <typename A, int Fam>
+__device__ void combine_output(const ReducePlan &p, const Op<A, Fam> &op, int64_t o, int64_t splits,
+                               const State<A> *partial, int lane) {
+  const int64_t nout = p.outer * p.inner;
+  State<A> s = op.identity();
+  for (int64_t k = lane; k < splits; k += 32) {
+    const State<A> *q = partial + k * nout + o;
+    s = op.combine(s, State<A>{__ldcg(&q->v), __ldcg(&q->i)});
+  }
+  s = warp_reduce(op, s);
+  if (lane == 0) store<A, Fam>(p, o, s);
+}
+
+// Single-launch reductions with few outputs: every block leaves its partials,
+// and the block that finishes last combines them (the same order as
+// combine_kernel, so the bits do not depend on which path ran), then resets
+// the counter for the next launch on this stream.
+template <typename A, int Fam>
+__device__ void finish_in_last_block(const ReducePlan &p, const Op<A, Fam> &op, int64_t splits,
+                                     const State<A> *partial, unsigned *done) {
+  __shared__ bool last;
+  const int t = threadIdx.x + threadIdx.y * blockDim.x, nthreads = blockDim.x * blockDim.y;
+  __threadfence();  // this thread's partials are visible before the count says so
+  __syncthreads();
+  if (t == 0) last = atomicAdd(done, 1u) == gridDim.x * gridDim.y * gridDim.z - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int64_t o = t / 32; o < p.outer * p.inner; o += nthreads / 32)
+    combine_output<A, Fam>(p, op, o, splits, partial, t % 32);
+  if (t == 0) *done = 0;
+}
+
 // inner == 1: `group` threads per row; blockIdx.y is the split of the row.
 template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
-row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type> *partial) {
+row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type> *partial,
+           unsigned *done) {
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
   const int rows_per_block = kThreads / group, lane = threadIdx.x % group;
@@ -225,42 +265,64 @@ row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type
     if (partial) partial[blockIdx.y * p.outer + row] = s;
     else store<A, Fam>(p, row, s);
   }
+  if (done) finish_in_last_block<A, Fam>(p, op, gridDim.y, partial, done);
 }
 
-// inner > 1: threadIdx.x walks inner (coalesced), threadIdx.y strides the
-// rows of this block's chunk (blockIdx.z); blockIdx.y walks outer.
-template <typename T, int Fam>
+// V consecutive elements of T, loaded as one access (V = 1: a plain T).
+template <typename T, int V> struct alignas(sizeof(T) * V) Pack { T e[V]; };
+
+// inner > 1: thread x owns V adjacent columns (one 4- to 16-byte load per
+// row, coalesced across the warp), threadIdx.y strides the rows of this
+// block's chunk (blockIdx.z); blockIdx.y walks outer.
+template <typename T, int Fam, int V>
 __global__ void __launch_bounds__(kColX * kColY)
-col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial) {
+col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial, unsigned *done) {
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
-  __shared__ State<A> rows[kColY][kColX];
-  const int64_t i = blockIdx.x * int64_t(kColX) + threadIdx.x, nout = p.outer * p.inner;
+  __shared__ State<A> rows[kColY][kColX * V];
+  const int64_t i = (blockIdx.x * int64_t(kColX) + threadIdx.x) * V, nout = p.outer * p.inner;
   const int64_t lo = blockIdx.z * chunk, hi = min(p.r, lo + chunk);
   for (int64_t o = blockIdx.y; o < p.outer; o += gridDim.y) {
-    State<A> s = op.identity();
-    if (i < p.inner) {
+    State<A> s[V];
+    A c[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) s[v] = op.identity();
+    if (i < p.inner) {  // V > 1 only when V divides inner: the whole pack is in range
       const T *col = static_cast<const T *>(p.in) + o * p.r * p.inner + i;
-      A c = center_of<A>(p, o * p.inner + i);
+#pragma unroll
+      for (int v = 0; v < V; ++v) c[v] = center_of<A>(p, o * p.inner + i + v);
+      auto row = [&](int64_t k) { return *reinterpret_cast<const Pack<T, V> *>(col + k * p.inner); };
       int64_t k = lo + threadIdx.y;
       for (; k + (kUnroll - 1) * kColY < hi; k += kUnroll * kColY) {
-        T buf[kUnroll];
+        Pack<T, V> buf[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) buf[u] = col[(k + u * kColY) * p.inner];
+        for (int u = 0; u < kUnroll; ++u) buf[u] = row(k + u * kColY);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) s = op.combine(s, op.make(to_acc(buf[u]), k + u * kColY, c));
+        for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+          for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(buf[u].e[v]), k + u * kColY, c[v]));
       }
-      for (; k < hi; k += kColY) s = op.combine(s, op.make(to_acc(col[k * p.inner]), k, c));
+      for (; k < hi; k += kColY) {
+        Pack<T, V> b = row(k);
+#pragma unroll
+        for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(b.e[v]), k, c[v]));
+      }
     }
-    rows[threadIdx.y][threadIdx.x] = s;
+#pragma unroll
+    for (int v = 0; v < V; ++v) rows[threadIdx.y][threadIdx.x * V + v] = s[v];
     __syncthreads();
-    if (threadIdx.y == 0 && i < p.inner) {
-      for (int y = 1; y < kColY; ++y) s = op.combine(s, rows[y][threadIdx.x]);
-      if (partial) partial[blockIdx.z * nout + o * p.inner + i] = s;
-      else store<A, Fam>(p, o * p.inner + i, s);
+    // The block's kColX * V columns, combined over y in order, by its first threads.
+    const int t = threadIdx.y * kColX + threadIdx.x;
+    const int64_t j = blockIdx.x * int64_t(kColX) * V + t;
+    if (t < kColX * V && j < p.inner) {
+      State<A> r = rows[0][t];
+      for (int y = 1; y < kColY; ++y) r = op.combine(r, rows[y][t]);
+      if (partial) partial[blockIdx.z * nout + o * p.inner + j] = r;
+      else store<A, Fam>(p, o * p.inner + j, r);
     }
     __syncthreads();
   }
+  if (done) finish_in_last_block<A, Fam>(p, op, gridDim.z, partial, done);
 }
 
 // Second pass: a warp per output combines its `splits` partials in order.
@@ -270,14 +332,9 @@ combine_kernel(ReducePlan p, int64_t splits, const State<typename AccOf<T>::type
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
   const int64_t nout = p.outer * p.inner, warps = kThreads / 32;
-  const int lane = threadIdx.x % 32;
   for (int64_t ob = blockIdx.x; ob * warps < nout; ob += gridDim.x) {
     int64_t o = ob * warps + threadIdx.x / 32;
-    if (o >= nout) continue;  // whole warps only: shuffles stay converged
-    State<A> s = op.identity();
-    for (int64_t k = lane; k < splits; k += 32) s = op.combine(s, partial[k * nout + o]);
-    s = warp_reduce(op, s);
-    if (lane == 0) store<A, Fam>(p, o, s);
+    if (o < nout) combine_output<A, Fam>(p, op, o, splits, partial, threadIdx.x % 32);
   }
 }
 
@@ -287,18 +344,29 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 struct Config {
   bool rows = true;
   int group = 32;
+  int vec = 1;         // columns per thread (column kernel)
   int64_t blocks = 1;  // grid.x
   int64_t splits = 1;
   int64_t chunk = 0;
+  bool tail = false;   // the last block combines the partials (no second launch)
 };
 
-// Splits r so that about kTargetBlocks blocks run; chunks stay multiples of
+// Splits r so that about `target` blocks run; chunks stay multiples of
 // `align` elements (16 bytes) so every chunk but the first starts aligned.
-void split(Config &c, int64_t r, int64_t blocks, int64_t min_chunk, int64_t align) {
-  int64_t want = blocks >= kTargetBlocks ? 1 : ceil_div(kTargetBlocks, blocks);
+void split(Config &c, int64_t r, int64_t blocks, int64_t target, int64_t min_chunk, int64_t align) {
+  int64_t want = blocks >= target ? 1 : ceil_div(target, blocks);
   int64_t s = std::max<int64_t>(1, std::min({want, kMaxSplit, r / std::max<int64_t>(min_chunk, 1)}));
   c.chunk = std::max<int64_t>(ceil_div(ceil_div(r, s), align) * align, 1);
   c.splits = std::max<int64_t>(ceil_div(r, c.chunk), 1);
+}
+
+// Columns per thread: up to 16 bytes and 4 columns (the block's shared tile
+// stays within 32 KiB), when every row of the block starts aligned for it.
+int column_vec(const ReducePlan &p) {
+  const int64_t es = static_cast<int64_t>(dtype_size(p.in_dtype));
+  const int64_t v = std::min<int64_t>(16 / es, 4);
+  const bool aligned = reinterpret_cast<uintptr_t>(p.in) % (v * es) == 0;
+  return (v > 1 && p.inner % v == 0 && aligned) ? static_cast<int>(v) : 1;
 }
 
 Config configure(const ReducePlan &p) {
@@ -308,32 +376,48 @@ Config configure(const ReducePlan &p) {
     c.group = p.r >= kLongRow ? kThreads : 32;
     int64_t rows_per_block = kThreads / c.group;
     c.blocks = ceil_div(p.outer, rows_per_block);
-    split(c, p.r, c.blocks, int64_t(c.group) * align * kUnroll, align);
+    split(c, p.r, c.blocks, kTargetBlocks, int64_t(c.group) * align * kUnroll, align);
     c.splits = std::min(c.splits, kMaxGrid);
   } else {
     c.rows = false;
-    c.blocks = ceil_div(p.inner, kColX);
-    split(c, p.r, c.blocks * p.outer, kColY * kUnroll, 1);
+    c.vec = column_vec(p);
+    c.blocks = ceil_div(p.inner, int64_t(kColX) * c.vec);
+    split(c, p.r, c.blocks * std::min(p.outer, kMaxGrid), kTargetColBlocks, kColY * kUnroll, 1);
   }
   c.blocks = std::min<int64_t>(c.blocks, INT_MAX);
+  const int64_t nout = p.outer * p.inner;
+  c.tail = c.splits > 1 && nout <= kTailOutputs &&
+           c.splits * nout * int64_t(kPartialBytes) <= int64_t(kTailScratchBytes - kTailPartials);
   return c;
 }
 
+template <typename T, int Fam, int V>
+void launch_columns(const ReducePlan &p, const Config &c, State<typename AccOf<T>::type> *partial,
+                    unsigned *done, cudaStream_t st) {
+  dim3 grid(static_cast<unsigned>(c.blocks), static_cast<unsigned>(std::min(p.outer, kMaxGrid)),
+            static_cast<unsigned>(c.splits));
+  col_kernel<T, Fam, V><<<grid, dim3(kColX, kColY), 0, st>>>(p, c.chunk, partial, done);
+}
+
 template <typename T, int Fam>
-int launch(const ReducePlan &p, void *workspace, cudaStream_t st) {
+int launch(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
   using S = State<typename AccOf<T>::type>;
   Config c = configure(p);
-  S *partial = c.splits > 1 ? static_cast<S *>(workspace) : nullptr;
-  if (c.splits > 1 && !workspace) return cudaErrorInvalidValue;
+  void *space = c.tail ? static_cast<char *>(tail) + kTailPartials : workspace;
+  unsigned *done = c.tail ? static_cast<unsigned *>(tail) : nullptr;
+  S *partial = c.splits > 1 ? static_cast<S *>(space) : nullptr;
+  if (c.splits > 1 && !space) return cudaErrorInvalidValue;
   if (c.rows) {
     dim3 grid(static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits));
-    row_kernel<T, Fam><<<grid, kThreads, 0, st>>>(p, c.group, c.chunk, partial);
+    row_kernel<T, Fam><<<grid, kThreads, 0, st>>>(p, c.group, c.chunk, partial, done);
+  } else if (c.vec == 4) {
+    launch_columns<T, Fam, 4>(p, c, partial, done, st);
+  } else if (c.vec == 2) {
+    launch_columns<T, Fam, 2>(p, c, partial, done, st);
   } else {
-    dim3 grid(static_cast<unsigned>(c.blocks), static_cast<unsigned>(std::min(p.outer, kMaxGrid)),
-              static_cast<unsigned>(c.splits));
-    col_kernel<T, Fam><<<grid, dim3(kColX, kColY), 0, st>>>(p, c.chunk, partial);
+    launch_columns<T, Fam, 1>(p, c, partial, done, st);
   }
-  if (partial) {
+  if (partial && !done) {
     int64_t blocks = std::min<int64_t>(ceil_div(p.outer * p.inner, kThreads / 32), INT_MAX);
     combine_kernel<T, Fam><<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(p, c.splits, partial);
   }
@@ -341,12 +425,12 @@ int launch(const ReducePlan &p, void *workspace, cudaStream_t st) {
 }
 
 template <typename T>
-int launch_type(const ReducePlan &p, void *workspace, cudaStream_t st) {
+int launch_type(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
   switch (p.kind) {
-    case kRSum: case kRSumAbs: case kRSumSq: case kRSumSqDev: return launch<T, kAdd>(p, workspace, st);
-    case kRProd: return launch<T, kMul>(p, workspace, st);
-    case kRMax: case kRMin: case kRMaxAbs: return launch<T, kExt>(p, workspace, st);
-    default: return launch<T, kArg>(p, workspace, st);
+    case kRSum: case kRSumAbs: case kRSumSq: case kRSumSqDev: return launch<T, kAdd>(p, workspace, tail, st);
+    case kRProd: return launch<T, kMul>(p, workspace, tail, st);
+    case kRMax: case kRMin: case kRMaxAbs: return launch<T, kExt>(p, workspace, tail, st);
+    default: return launch<T, kArg>(p, workspace, tail, st);
   }
 }
 
@@ -355,19 +439,19 @@ int launch_type(const ReducePlan &p, void *workspace, cudaStream_t st) {
 size_t reduce_workspace(const ReducePlan &p) {
   if (p.outer * p.inner == 0) return 0;
   Config c = configure(p);
-  return c.splits > 1 ? static_cast<size_t>(c.splits * p.outer * p.inner) * kPartialBytes : 0;
+  return c.splits > 1 && !c.tail ? static_cast<size_t>(c.splits * p.outer * p.inner) * kPartialBytes : 0;
 }
 
-int reduce(const ReducePlan &p, void *workspace, void *stream) {
+int reduce(const ReducePlan &p, void *workspace, void *tail, void *stream) {
   if (p.outer * p.inner == 0) return 0;
   if (p.kind < kRSum || p.kind > kRArgMin) return cudaErrorInvalidValue;
   auto st = static_cast<cudaStream_t>(stream);
   switch (p.in_dtype) {
-    case kF16: return launch_type<F16>(p, workspace, st);
-    case kBF16: return launch_type<BF16>(p, workspace, st);
-    case kF32: return launch_type<float>(p, workspace, st);
-    case kF64: return launch_type<double>(p, workspace, st);
-    case kI64: return launch_type<int64_t>(p, workspace, st);
+    case kF16: return launch_type<F16>(p, workspace, tail, st);
+    case kBF16: return launch_type<BF16>(p, workspace, tail, st);
+    case kF32: return launch_type<float>(p, workspace, tail, st);
+    case kF64: return launch_type<double>(p, workspace, tail, st);
+    case kI64: return launch_type<int64_t>(p, workspace, tail, st);
     default: return cudaErrorInvalidValue;
   }
 }

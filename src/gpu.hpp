@@ -33,6 +33,7 @@ ek_status event_synchronize(void *event);
 ek_status event_elapsed(void *start, void *end, float *ms);
 
 ek_status memcpy_async(void *dst, const void *src, size_t bytes, void *stream);
+ek_status memset_async(void *dst, int value, size_t bytes, void *stream);
 ek_status device_synchronize();
 // Whether ptr is device (or managed) memory, as seen by the CUDA runtime.
 bool is_device_pointer(const void *ptr);

@@ -163,6 +163,11 @@ ek_status memcpy_async(void *dst, const void *src, size_t bytes, void *stream) {
                    "cudaMemcpyAsync");
 }
 
+ek_status memset_async(void *dst, int value, size_t bytes, void *stream) {
+  return from_cuda(cudaMemsetAsync(dst, value, bytes, static_cast<cudaStream_t>(stream)),
+                   "cudaMemsetAsync");
+}
+
 ek_status device_synchronize() {
   return from_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }

@@ -28,6 +28,7 @@ ek_status event_query(void *, bool *) { return none(); }
 ek_status event_synchronize(void *) { return none(); }
 ek_status event_elapsed(void *, void *, float *) { return none(); }
 ek_status memcpy_async(void *, const void *, size_t, void *) { return none(); }
+ek_status memset_async(void *, int, size_t, void *) { return none(); }
 ek_status device_synchronize() { return none(); }
 bool is_device_pointer(const void *) { return false; }
 ek_status check_launch(int, const char *) { return none(); }

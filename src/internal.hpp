@@ -86,6 +86,7 @@ struct ek_stream_s {
   uint64_t id = 0;         // identity in the pool (cudaStreamGetId on CUDA)
   bool owned = false;      // we created the native stream
   bool is_default = false;
+  std::atomic<void *> scratch{nullptr};  // see stream_scratch()
 };
 
 struct ek_event_s {
@@ -110,6 +111,8 @@ struct ek_context_s {
   std::mutex callback_mutex;
   ek_memory_callback callback = nullptr;
   void *callback_user = nullptr;
+  std::atomic<void *> blas{nullptr};                // cuBLAS handle (src/cublas.cpp), made on first use
+  void (*release_blas)(ek_context ctx) = nullptr;   // set with it; destroy_context calls it
   bool is_cuda() const { return device.type == EK_CUDA; }
   ek_context_s();
   ~ek_context_s();  // in memory.cpp, where the pool's parts are complete types
@@ -220,5 +223,14 @@ void shutdown_memory(ek_context ctx);
 void register_pool_stream(ek_context ctx, uint64_t id, void *native);
 void unregister_pool_stream(ek_context ctx, uint64_t id);
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s);
+
+// ---- per-stream device scratch (CUDA streams)
+// kStreamScratchBytes of device memory owned by stream s, zeroed when first
+// made, outside the pool (so pool statistics do not see it). Kernels on s run
+// in order, so they may keep state in it between launches (reduce.cu's
+// last-block counter must be zero again when its kernel ends).
+constexpr size_t kStreamScratchBytes = 64 * 1024;
+ek_status stream_scratch(ek_stream s, void **ptr);
+void release_stream_scratch(ek_stream s);
 
 }  // namespace ek

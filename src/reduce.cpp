@@ -159,7 +159,10 @@ ek_status launch(ek_context ctx, ek_stream s, const ReducePlan &p) {
   EK_FORWARD(activate(ctx));
   Scratch work(ctx, s);
   EK_FORWARD(work.allocate(cuda::reduce_workspace(p)));
-  return gpu::check_launch(cuda::reduce(p, work.get(), s->native), "reduce kernel");
+  static_assert(cuda::kTailScratchBytes <= kStreamScratchBytes, "tail scratch fits the stream's");
+  void *tail = nullptr;
+  EK_FORWARD(stream_scratch(s, &tail));
+  return gpu::check_launch(cuda::reduce(p, work.get(), tail, s->native), "reduce kernel");
 #else
   (void)s;
   return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");

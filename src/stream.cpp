@@ -61,6 +61,27 @@ ek_status resolve_stream(ek_context ctx, ek_stream s, ek_stream *out) {
   return EK_SUCCESS;
 }
 
+ek_status stream_scratch(ek_stream s, void **ptr) {
+  void *p = s->scratch.load(std::memory_order_acquire);
+  if (!p) {
+    EK_FORWARD(gpu::malloc_device(kStreamScratchBytes, &p));
+    ek_status st = gpu::memset_async(p, 0, kStreamScratchBytes, s->native);
+    void *expected = nullptr;
+    if (st != EK_SUCCESS || !s->scratch.compare_exchange_strong(expected, p)) {
+      gpu::free_device(p);  // failed, or another thread made it first
+      if (st != EK_SUCCESS) return st;
+      p = expected;
+    }
+  }
+  *ptr = p;
+  return EK_SUCCESS;
+}
+
+// The stream has been synchronized: no kernel uses the scratch any more.
+void release_stream_scratch(ek_stream s) {
+  if (void *p = s->scratch.exchange(nullptr)) gpu::free_device(p);
+}
+
 }  // namespace ek
 
 using namespace ek;
@@ -101,6 +122,7 @@ EK_API ek_status ek_stream_destroy(ek_stream stream) {
     EK_FORWARD(gpu::stream_synchronize(stream->native));
   }
   unregister_pool_stream(ctx, stream->id);
+  release_stream_scratch(stream);
   if (stream->owned) gpu::stream_destroy(stream->native);
   stream->magic = kDeadMagic;
   delete stream;
