@@ -1,11 +1,16 @@
-// bench_ops: elementwise and reduction ops through the C API, timed with ek
-// events (warm-up 5, median of 30), on tensors larger than L2, plus the
-// host time per tiny op (enqueue cost, no sync per op).
-// Bytes counted: each input element read once, each output element written once.
+// bench_ops: the kernel library through the C API, timed with ek events
+// (warm-up 5, median of 30), on tensors larger than L2 where size is not the
+// point, plus the host time per tiny op (enqueue cost, no sync per op).
+// Bytes counted: each input element read once, each output element written
+// once; matmul counts 2*m*n*k flops and is compared with cuBLAS called
+// directly (cublasGemmEx, same compute type) in the same run.
 // Usage: bench_ops
+#include <cublas_v2.h>
+
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -85,6 +90,69 @@ void reductions(const Env &e) {
   EK_CHECK(ek_tensor_release(m));
 }
 
+void softmax(const Env &e) {
+  for (auto shape : {std::vector<int64_t>{32768, 1024}, {1024, 32768}, {10000}}) {
+    ek_tensor x = random_like(e, shape), out = nullptr;
+    double n = 1;
+    for (int64_t d : shape) n *= double(d);
+    std::string name = "softmax " + std::to_string(shape[0]) + (shape.size() > 1 ? "x" + std::to_string(shape[1]) : "");
+    report(name.c_str(), 8.0 * n, time_ms(e, [&] { EK_CHECK(ek_softmax(e.s, x, -1, &out)); }));
+    for (ek_tensor t : {x, out}) EK_CHECK(ek_tensor_release(t));
+  }
+}
+
+// C = A @ B, row-major n x n, as cuBLAS sees it: C^T = B^T A^T (column-major).
+void cublas_matmul(cublasHandle_t h, int n, cudaDataType dt, const void *a, const void *b, void *c) {
+  const float one = 1, zero = 0;
+  if (cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, dt, n, a, dt, n, &zero, c, dt, n,
+                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) std::exit(1);
+}
+
+void matmul(const Env &e) {
+  cublasHandle_t h = nullptr;
+  void *native = nullptr;
+  EK_CHECK(ek_stream_native(e.s, &native));
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, static_cast<cudaStream_t>(native)))
+    std::exit(1);
+  struct Case { int n; ek_dtype dt; cudaDataType cdt; const char *name; };
+  for (Case c : {Case{1024, EK_FLOAT32, CUDA_R_32F, "f32"}, Case{4096, EK_FLOAT32, CUDA_R_32F, "f32"},
+                 Case{4096, EK_BFLOAT16, CUDA_R_16BF, "bf16"}, Case{8192, EK_BFLOAT16, CUDA_R_16BF, "bf16"}}) {
+    ek_tensor a32 = random_like(e, {c.n, c.n}), a = nullptr, b = nullptr, out = nullptr;
+    EK_CHECK(ek_cast(e.s, a32, c.dt, &a));
+    EK_CHECK(ek_cast(e.s, a32, c.dt, &b));
+    EK_CHECK(ek_matmul(e.s, a, b, &out));
+    const double flops = 2.0 * c.n * c.n * double(c.n);
+    double ek_ms = time_ms(e, [&] { EK_CHECK(ek_matmul(e.s, a, b, &out)); });
+    void *pa = nullptr, *pb = nullptr, *pc = nullptr;
+    EK_CHECK(ek_tensor_data(a, &pa));
+    EK_CHECK(ek_tensor_data(b, &pb));
+    EK_CHECK(ek_tensor_data(out, &pc));
+    double blas_ms = time_ms(e, [&] { cublas_matmul(h, c.n, c.cdt, pa, pb, pc); });
+    std::printf("| matmul %d^2 %s | %.3f ms, %.1f TFLOP/s | cuBLAS %.3f ms, %.1f TFLOP/s | %.3fx |\n", c.n,
+                c.name, ek_ms, flops / ek_ms / 1e9, blas_ms, flops / blas_ms / 1e9, blas_ms / ek_ms);
+    for (ek_tensor t : {a32, a, b, out}) EK_CHECK(ek_tensor_release(t));
+  }
+  cublasDestroy(h);
+}
+
+void indexing(const Env &e) {
+  const int64_t n = int64_t{1} << 26;
+  ek_tensor x = random_like(e, {n}), u = nullptr, mask = nullptr, idx = nullptr, g = nullptr;
+  EK_CHECK(ek_tensor_empty(e.ctx, 1, &n, EK_FLOAT32, e.s, &u));
+  EK_CHECK(ek_random(e.s, EK_RANDOM_UNIFORM, 0, 1, nullptr, u));
+  EK_CHECK(ek_binary_scalar(e.s, EK_BINARY_LT, u, 0.5, 0, &mask));
+  report("masked_select 64M f32 half true", 7.0 * n, time_ms(e, [&] {
+    ek_tensor sel = nullptr;
+    EK_CHECK(ek_masked_select(e.s, x, mask, &sel));
+    EK_CHECK(ek_tensor_release(sel));
+  }));
+  const int64_t m = int64_t{1} << 20;
+  EK_CHECK(ek_tensor_empty(e.ctx, 1, &m, EK_INT64, e.s, &idx));
+  EK_CHECK(ek_random(e.s, EK_RANDOM_RANDINT, 0, double(n), nullptr, idx));
+  report("gather 1M of 64M f32", 16.0 * m, time_ms(e, [&] { EK_CHECK(ek_index_select(e.s, x, 0, idx, &g)); }));
+  for (ek_tensor t : {x, u, mask, idx, g}) EK_CHECK(ek_tensor_release(t));
+}
+
 extern "C" int bench_launch_empty(void *stream);
 
 // Host microseconds per call of op, enqueued back to back (no sync per op).
@@ -154,7 +222,10 @@ int main() {
   std::printf("| op | median | achieved (read + written) |\n|---|---|---|\n");
   elementwise(e);
   reductions(e);
+  softmax(e);
+  indexing(e);
   tiny_ops(e);
+  matmul(e);
   EK_CHECK(ek_event_destroy(e.a));
   EK_CHECK(ek_event_destroy(e.b));
   EK_CHECK(ek_stream_destroy(e.s));

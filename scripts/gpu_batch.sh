@@ -17,17 +17,24 @@ run() {  # name, command...
 for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
 run quickstart_c "$c/examples/quickstart"
 run cuda_copy_check "$c/tests/cuda_copy_check"
-for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce; do
+for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce test_ternary \
+         test_random test_softmax test_scan test_matmul test_indexing; do
   [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
 done
-for t in test_copy test_reduce; do
+for t in test_copy test_reduce test_softmax test_scan test_indexing; do
+  [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t"
 done
 [ -d bindings/python/tests ] && run pytest env PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
 for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 [ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
-for b in "$c"/bench/bench_*; do [ -x "$b" ] && run "$(basename "$b")" "$b" --json "$OUT/$(basename "$b").json"; done
-[ -f bench/compare_copy.py ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
+# BENCHES picks the C benchmarks (all three: "bench_ops bench_alloc bench_copy").
+for b in ${BENCHES:-bench_ops}; do [ -x "$c/bench/$b" ] && run "$b" "$c/bench/$b" --json "$OUT/$b.json"; done
+[ -f bench/compare_copy.py ] && [ -z "${SKIP_COPY:-}" ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
+run compare_ops env PYTHONUNBUFFERED=1 python3 bench/compare_ops.py --json "$OUT/compare_ops.json" \
+  --md "$OUT/compare_ops.md" --png "$OUT/compare_ops.png"
+[ -f bindings/python/bench_overhead.py ] && run python_overhead env PYTHONPATH=bindings/python python3 bindings/python/bench_overhead.py
+for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"; done
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
-for b in bench_ops bench_alloc bench_copy compare_copy cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+for b in bench_ops compare_ops python_overhead overhead_rust overhead_go cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
