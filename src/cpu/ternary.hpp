@@ -1,0 +1,14 @@
+// CPU backend of ek_where / ek_clamp / ek_lerp / ek_axpby: the reference the
+// CUDA kernels are checked against (same per-element math, kernels/ternary.cuh).
+#pragma once
+#include "ternary.cuh"
+
+namespace ek {
+namespace cpu {
+
+// 0 on success; nonzero when a descriptor is invalid, an operand's shape
+// differs from out's (broadcasts are already stride 0) or op/compute is unknown.
+int ternary(const tern::Args &args);
+
+}  // namespace cpu
+}  // namespace ek

@@ -1,0 +1,210 @@
+// ek_where, ek_clamp, ek_lerp, ek_axpby: argument checks, broadcasting of up
+// to three operands, promotion and the compute type here; element loops in
+// src/cpu/ternary.cpp and kernels/ternary.cu.
+#include <cmath>
+
+#include "cpu/ternary.hpp"
+#include "gpu.hpp"
+#include "internal.hpp"
+#include "promote.hpp"
+
+namespace ek {
+namespace {
+
+// The compute type of a result dtype, as the elementwise ops choose it.
+int compute_of(ek_dtype dt) {
+  if (dt == EK_FLOAT64) return ew::kCF64;
+  return dtype_is_float(dt) ? ew::kCF32 : ew::kCI64;
+}
+
+// Three shapes broadcast together: a with b, then that shape with c.
+ek_status broadcast3(const ek_tensor_s *a, const ek_tensor_s *b, const ek_tensor_s *c, int *ndim,
+                     int64_t *shape) {
+  ek_tensor_s ab;  // a stand-in carrying only the first broadcast's shape
+  EK_FORWARD(broadcast_shapes(a, b, &ab.ndim, ab.shape));
+  return broadcast_shapes(&ab, c, ndim, shape);
+}
+
+// The tensor operands by slot (cond, x, y); nullptr where the op has none.
+struct Operands {
+  ek_tensor t[3] = {};
+  const char *name[3] = {};
+};
+
+ek_status same_context(const Operands &o) {
+  ek_context ctx = o.t[1]->storage->ctx;
+  for (int k : {0, 2})
+    EK_CHECK(!o.t[k] || o.t[k]->storage->ctx == ctx, EK_ERROR_INVALID_ARGUMENT,
+             "%s and %s belong to different contexts", o.name[1], o.name[k]);
+  return EK_SUCCESS;
+}
+
+// out may be an operand exactly, never partially overlap one.
+ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *name) {
+  if (desc_numel(out) == 0 || same_layout(out, in)) return EK_SUCCESS;
+  EK_CHECK(!ranges_overlap(out, in), EK_ERROR_INVALID_ARGUMENT,
+           "out partially overlaps %s (only exact aliasing, out == %s, is allowed)", name, name);
+  return EK_SUCCESS;
+}
+
+ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g) {
+  if (desc_numel(g.out) == 0) return EK_SUCCESS;
+  if (!ctx->is_cuda()) {
+    EK_CHECK(cpu::ternary(g) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
+    return EK_SUCCESS;
+  }
+#ifdef EK_HAVE_CUDA
+  EK_FORWARD(activate(ctx));
+  return gpu::check_launch(cuda::ternary(g, s->native), "ternary kernel");
+#else
+  (void)s;
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
+// Broadcasts the operands to out (created when *out is NULL), checks aliasing
+// and runs g (which carries op, compute and coefficients).
+ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shape, ek_dtype result,
+              tern::Args g, ek_tensor *out) {
+  EK_FORWARD(same_context(o));
+  ek_context ctx = o.t[1]->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, ndim, shape, result, out, [&](ek_tensor dst) {
+    g.out = tensor_desc(dst);
+    TensorDesc *slot[3] = {&g.cond, &g.x, &g.y};
+    for (int k = 0; k < 3; ++k) {
+      *slot[k] = TensorDesc{};
+      if (!o.t[k]) continue;
+      EK_FORWARD(broadcast_to(o.t[k], dst, slot[k]));
+      EK_FORWARD(check_alias(g.out, *slot[k], o.name[k]));
+    }
+    return launch(ctx, s, g);
+  });
+}
+
+// ---- clamp bounds, cast to x's dtype once on the host.
+
+// Float x: the bound rounded to x's dtype (f16/bf16 through f32, as ek_cast).
+double float_bound(double v, ek_dtype dt) {
+  if (dt == EK_FLOAT64) return v;
+  const float f = detail::narrow_f64(v);
+  if (dt == EK_FLOAT16) return half::f16_to_f32(half::f32_to_f16(f));
+  if (dt == EK_BFLOAT16) return half::bf16_to_f32(half::f32_to_bf16(f));
+  return f;
+}
+
+// Integer x: the bound truncated toward zero, then saturated to x's range (so
+// clamping equals the exact clamp cast to x's dtype, without wrap-around).
+int64_t int_bound(double v, ek_dtype dt) {
+  const int bits = 8 * static_cast<int>(dtype_size(dt));
+  const int64_t hi = dt == EK_UINT8 ? 255 : static_cast<int64_t>(~uint64_t(0) >> (65 - bits));
+  const int64_t lo = dt == EK_UINT8 ? 0 : -hi - 1;
+  const int64_t i = detail::float_to_i64(v);
+  return i < lo ? lo : (i > hi ? hi : i);
+}
+
+ek_status clamp_coefficients(ek_dtype dt, const double *lo, const double *hi, tern::Args *g) {
+  const double *bound[2] = {lo, hi};
+  for (int k = 0; k < 2; ++k) {
+    const double missing = k == 0 ? -INFINITY : INFINITY;
+    const double v = bound[k] ? *bound[k] : missing;
+    EK_CHECK(dtype_is_float(dt) || !std::isnan(v), EK_ERROR_INVALID_ARGUMENT,
+             "%s is NaN, which an integer tensor (%s) cannot hold", k == 0 ? "lo" : "hi", ek_dtype_name(dt));
+    g->cf[k] = float_bound(v, dt);
+    g->ci[k] = dtype_is_float(dt) ? 0 : int_bound(v, dt);
+  }
+  return EK_SUCCESS;
+}
+
+// Integer compute takes integral coefficients only (as PyTorch's alpha).
+ek_status integral_coefficient(double v, const char *name, ek_dtype result, int64_t *out) {
+  const bool integral = std::isfinite(v) && v == std::trunc(v) && v >= -9.2e18 && v <= 9.2e18;
+  EK_CHECK(integral, EK_ERROR_INVALID_ARGUMENT,
+           "%s = %g must be an integer when the operands are %s (integer arithmetic)", name, v,
+           ek_dtype_name(result));
+  *out = static_cast<int64_t>(v);
+  return EK_SUCCESS;
+}
+
+}  // namespace
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(cond);
+  EK_CHECK_TENSOR(a);
+  EK_CHECK_TENSOR(b);
+  EK_CHECK_NULL(out);
+  int ndim = 0;
+  int64_t shape[EK_MAX_DIMS];
+  EK_FORWARD(broadcast3(a, b, cond, &ndim, shape));
+  const ek_dtype result = promote(a->dtype, b->dtype);
+  tern::Args g{};
+  g.op = tern::kWhere;
+  g.compute = compute_of(result);
+  return run(stream, Operands{{cond, a, b}, {"cond", "a", "b"}}, ndim, shape, result, g, out);
+}
+
+EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const double *hi,
+                          ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_NULL(out);
+  EK_CHECK(x->dtype != EK_BOOL, EK_ERROR_DTYPE, "clamp of a bool tensor is not defined");
+  tern::Args g{};
+  g.op = tern::kClamp;
+  g.compute = compute_of(x->dtype);
+  EK_FORWARD(clamp_coefficients(x->dtype, lo, hi, &g));
+  return run(stream, Operands{{nullptr, x, nullptr}, {nullptr, "x", nullptr}}, x->ndim, x->shape,
+             x->dtype, g, out);
+}
+
+EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, double weight,
+                         ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(start);
+  EK_CHECK_TENSOR(end);
+  EK_CHECK_NULL(out);
+  EK_CHECK(dtype_is_float(start->dtype) && dtype_is_float(end->dtype), EK_ERROR_DTYPE,
+           "lerp needs float tensors; start is %s, end is %s", ek_dtype_name(start->dtype),
+           ek_dtype_name(end->dtype));
+  int ndim = 0;
+  int64_t shape[EK_MAX_DIMS];
+  EK_FORWARD(broadcast_shapes(start, end, &ndim, shape));
+  const ek_dtype result = promote(start->dtype, end->dtype);
+  tern::Args g{};
+  g.op = tern::kLerp;
+  g.compute = compute_of(result);
+  g.cf[0] = weight;
+  return run(stream, Operands{{nullptr, start, end}, {nullptr, "start", "end"}}, ndim, shape, result,
+             g, out);
+}
+
+EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double beta, ek_tensor y,
+                          ek_tensor *out) {
+  EK_API_ENTRY;
+  EK_CHECK_TENSOR(x);
+  EK_CHECK_TENSOR(y);
+  EK_CHECK_NULL(out);
+  int ndim = 0;
+  int64_t shape[EK_MAX_DIMS];
+  EK_FORWARD(broadcast_shapes(x, y, &ndim, shape));
+  const ek_dtype result = promote(x->dtype, y->dtype);
+  tern::Args g{};
+  g.op = tern::kAxpby;
+  g.compute = compute_of(result);
+  g.cf[0] = alpha;
+  g.cf[1] = beta;
+  if (g.compute == ew::kCI64) {
+    EK_FORWARD(integral_coefficient(alpha, "alpha", result, &g.ci[0]));
+    EK_FORWARD(integral_coefficient(beta, "beta", result, &g.ci[1]));
+  }
+  return run(stream, Operands{{nullptr, x, y}, {nullptr, "x", "y"}}, ndim, shape, result, g, out);
+}
+
+}  // extern "C"
