@@ -557,107 +557,193 @@ EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim,
 
 /* ---------------------------------------------------------------- selection and fused updates
  * Elementwise rules as above: broadcasting, promotion, any strides, *out may be
- * an operand exactly. */
+ * an operand exactly (any other overlap: EK_ERROR_INVALID_ARGUMENT), operands
+ * must share a context. f16/bf16 compute in f32; lerp and axpby use one fused
+ * multiply-add per product, so the CPU and CUDA give the same bits. */
 
 /** out = cond ? a : b, broadcast over all three; cond is any dtype (nonzero is
- *  true); the result has a's and b's promoted dtype. */
+ *  true: NaN and 0.5 are true, -0.0 false); the result has a's and b's
+ *  promoted dtype. */
 EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b,
                           ek_tensor *out);
 /** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
- *  dtype, shape; NaN in x stays NaN. lo > hi gives hi everywhere (as PyTorch).
- *  Bounds are cast to x's dtype (integer x: truncated toward zero). */
+ *  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN
+ *  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to
+ *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
+ *  truncated toward zero and saturated to x's range, so the result is the
+ *  exact clamp cast to x's dtype (int64 stays exact beyond 2^53); a NaN bound
+ *  with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. */
 EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const double *hi,
                           ek_tensor *out);
 /** out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE
- *  otherwise); start and end broadcast. */
+ *  otherwise); start and end broadcast and promote. PyTorch's formula:
+ *  |weight| < 0.5 ? start + weight * d : end - d * (1 - weight), d = end -
+ *  start, so weight 1 gives end exactly; weight is rounded to the compute type. */
 EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, double weight,
                          ek_tensor *out);
 /** out = alpha * x + beta * y in one pass (the fused update; out == y
- *  accumulates in place). Broadcast and promotion as ek_binary ADD. */
+ *  accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and
+ *  beta are applied in the compute type (float: fma(alpha, x, beta * y)); with
+ *  integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT
+ *  otherwise, as PyTorch's alpha) and the arithmetic wraps. */
 EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double beta, ek_tensor y,
                           ek_tensor *out);
 
-/* ---------------------------------------------------------------- softmax and scans */
+/* ---------------------------------------------------------------- softmax and scans
+ * One dim of x (negative counts from the end; a 0-d x takes dim 0 or -1, as
+ * PyTorch; out of range: EK_ERROR_INDEX). x may have any strides (broadcast
+ * views included). The result has x's shape; a given *out must have the
+ * result's shape (EK_ERROR_SHAPE) and dtype (EK_ERROR_DTYPE) and may be x
+ * itself (in place); any other overlap with x is EK_ERROR_INVALID_ARGUMENT.
+ * Zero-size tensors give an empty result. stream NULL: x's context's default
+ * stream. */
 
-/** softmax along dim (negative counts from the end), float tensors only; the
- *  result has x's dtype and shape (f16/bf16 compute in f32). Stable for large
- *  values: computed as exp(x - max); a row of -inf gives NaN (as PyTorch), a
- *  row containing some -inf gives 0 there. Zero-size tensors give an empty
- *  result. */
+/** softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the
+ *  result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for
+ *  large values: computed as exp(x - max) / sum(exp(x - max)); a row of -inf
+ *  gives NaN (as PyTorch), a row containing some -inf gives 0 there, a NaN
+ *  makes its row NaN. A 0-d x gives 1. */
 EK_API ek_status ek_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
-/** log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))). */
+/** log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))
+ *  (-inf where softmax is 0); rules as ek_softmax. A 0-d x gives 0. */
 EK_API ek_status ek_log_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 /** Inclusive cumulative sum along dim. Result dtype: int64 for bool and
- *  integers, x's dtype for floats (f16/bf16 accumulate in f32). */
+ *  integers (wrapping around on overflow), x's dtype for floats (f16/bf16
+ *  accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so
+ *  results differ by about 1e-6 times the sum of |x| over the prefix). */
 EK_API ek_status ek_cumsum(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
-/** Inclusive cumulative product along dim; dtypes as ek_cumsum. */
+/** Inclusive cumulative product along dim; dtypes and rules as ek_cumsum. */
 EK_API ek_status ek_cumprod(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 
 /* ---------------------------------------------------------------- matrix products
  * float16, bfloat16, float32 and float64; both operands of one dtype
- * (EK_ERROR_DTYPE otherwise), the result in that dtype. f16/bf16 accumulate in
- * f32. float32 uses TF32 tensor cores only when the context's config sets
- * allow_tf32. On CUDA these run on cuBLAS, loaded on first use (libcublas.so
- * and libcublasLt.so; EK_ERROR_LIBRARY naming the file when missing);
- * transposed views are passed as transpose flags, never copied. On the CPU a
+ * (EK_ERROR_DTYPE otherwise, integer dtypes included), the result in that
+ * dtype. f16/bf16 accumulate in f32; on the CPU f32 and f64 accumulate in f64.
+ * float32 uses TF32 tensor cores only when the context's config sets
+ * allow_tf32. On CUDA these run asynchronously on cuBLAS, loaded on first use
+ * (libcublas.so.13, .so.12, then .so; EK_ERROR_LIBRARY naming the files tried
+ * when none loads). Operands whose matrices are row-major or column-major
+ * (transposed views, slices of rows) are read in place through transpose
+ * flags and leading dims, never copied; other layouts (a stepped last dim,
+ * stride 0 in a matrix dim, negative strides) are copied once. On the CPU a
  * cache-blocked loop. */
 
 /** NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand
  *  is a row vector, a 1-D right operand a column vector (the added dim is
  *  removed from the result); dims before the last two are batch dims and
- *  broadcast. Inner dimensions must agree (EK_ERROR_SHAPE naming both shapes). */
+ *  broadcast ([2,1,3,4] @ [5,4,6] -> [2,5,3,6]). Inner dimensions must agree
+ *  (EK_ERROR_SHAPE naming both shapes); 0-d operands: EK_ERROR_SHAPE. k == 0
+ *  gives zeros. A given *out may have any strides but must not overlap a or b
+ *  (EK_ERROR_INVALID_ARGUMENT). */
 EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *out);
 /** c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c
- *  [m,n], or 3-D with a batch dim (a and b may broadcast a batch of 1). beta
- *  == 0 ignores c's old values (NaN included). c must not overlap a or b. */
+ *  [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...]
+ *  (broadcast). c's matrices must be row- or column-major (a transposed view
+ *  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old
+ *  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading
+ *  a or b (as BLAS). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT). */
 EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, double beta,
                          ek_tensor c);
 
 /* ---------------------------------------------------------------- indexing
- * Index tensors are int64 or int32 (EK_ERROR_DTYPE otherwise); negative
- * indices count from the end. An index outside [-size, size) fails with
- * EK_ERROR_INDEX naming the value and the size; on CUDA the check runs on the
- * device before anything is written, so a failed call leaves *out (or the
- * in-place target) untouched. Calls whose result size depends on the data
- * (masked_select, nonzero) and the device-side index check synchronize the
- * stream. Masks are bool tensors that broadcast to x. */
+ * PyTorch semantics. Index tensors are int64 or int32 (EK_ERROR_DTYPE
+ * otherwise; index tensors of one call may mix them); negative indices count
+ * from the end. An index outside [-size, size) fails with EK_ERROR_INDEX
+ * naming the value, the dim and its size ("index 7 is out of range for dim 1
+ * of size 5"; the first bad entry in C order). The check runs before anything
+ * is written (on CUDA in a kernel whose verdict is read back), so a failed
+ * call leaves *out, or the in-place target, untouched. Masks are bool tensors
+ * (EK_ERROR_DTYPE otherwise) that broadcast to x; any nonzero byte counts as
+ * true. Values keep x's dtype: src, values and source must have it.
+ *
+ * Output: *out NULL allocates; otherwise *out must have the result's shape
+ * and dtype. The ops that update a copy of x (scatter, index_put,
+ * masked_fill, masked_scatter) also accept *out == x (the same view) and then
+ * write in place; other overlaps between *out and an input are
+ * EK_ERROR_INVALID_ARGUMENT.
+ *
+ * Synchronization on CUDA: every call with a non-empty index tensor
+ * synchronizes the stream once for the index check; masked_select, nonzero
+ * (result size) and masked_scatter (source size check) synchronize once to
+ * read the number of true mask elements. masked_fill never does.
+ *
+ * Accumulation (scatter and index_put with accumulate) adds in x's dtype:
+ * integers wrap, bool ORs, float16/bfloat16 add in float32 and round once per
+ * addition. On CUDA the additions are atomics in no fixed order, so float
+ * sums over duplicate indices may differ in the last bits from run to run
+ * (integer results are exact). */
 
-/** out = x's slices along dim at the 1-D index's positions (torch.index_select). */
+/** out = x's slices along dim at index's positions (torch.index_select);
+ *  index is 1-D (or 0-d, taken as one index); out has x's shape with dim's
+ *  size replaced by index's length. A 0-d x takes dim 0 and one index. */
 EK_API ek_status ek_index_select(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
                                  ek_tensor *out);
 /** out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (torch.gather); index has
- *  x's ndim and, outside dim, sizes no larger than x's; out has index's shape. */
+ *  x's ndim and, outside dim, sizes no larger than x's (EK_ERROR_SHAPE
+ *  otherwise); out has index's shape. */
 EK_API ek_status ek_gather(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
                            ek_tensor *out);
 /** out = x with out[index[i][j][k]][j][k] = src[i][j][k] for dim 0
- *  (torch.scatter; with accumulate, scatter_add: duplicates add up). src has
- *  x's dtype. *out == x scatters in place. Without accumulate, the value
- *  written at a duplicated index is one of the candidates. */
+ *  (torch.scatter; with accumulate, scatter_add: duplicates add up). index and
+ *  src have x's ndim; index's sizes are no larger than src's, nor, outside
+ *  dim, than x's. Without accumulate, the value written at a duplicated index
+ *  is one of the candidates. */
 EK_API ek_status ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor index,
                             ek_tensor src, int accumulate, ek_tensor *out);
-/** out = x with x[indices[0], …, indices[n-1]] = values (torch.index_put):
- *  the n index tensors broadcast together and address x's first n dims;
- *  values broadcast to the indexed shape. accumulate adds instead (duplicates
- *  add up). *out == x writes in place. */
+/** out = x with x[indices[0], ..., indices[n-1]] = values (torch.index_put):
+ *  the n index tensors broadcast together and address x's first n dims; the
+ *  indexed shape is their broadcast shape followed by x's remaining dims
+ *  (at most EK_MAX_DIMS of them), and values broadcast to it. n == 0
+ *  (indices may then be NULL) addresses all of x; n > x's ndim is
+ *  EK_ERROR_INDEX. accumulate adds instead (duplicates add up). */
 EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_tensor *indices,
                               ek_tensor values, int accumulate, ek_tensor *out);
-/** 1-D tensor of x's elements where mask is true, in C order. */
+/** 1-D tensor of x's elements where mask is true, in C order. As
+ *  torch.masked_select, x and mask broadcast together (each to their common
+ *  shape). A given *out must have the counted length. */
 EK_API ek_status ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask, ek_tensor *out);
-/** out = x with value where mask is true (*out == x: in place). */
+/** out = x with value where mask is true. value is cast to x's dtype as by
+ *  ek_fill (integers truncate; a value that does not fit an integer dtype, NaN
+ *  included, is EK_ERROR_INVALID_ARGUMENT; bool takes value != 0). */
 EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, double value,
                                 ek_tensor *out);
 /** out = x with the positions where mask is true taking source's elements in
- *  C order (source needs at least as many elements as true positions). */
+ *  C order (source, any shape, is read flattened in C order). A source with
+ *  fewer elements than true positions is EK_ERROR_SHAPE, before anything is
+ *  written. */
 EK_API ek_status ek_masked_scatter(ek_stream stream, ek_tensor x, ek_tensor mask,
                                    ek_tensor source, ek_tensor *out);
-/** int64 tensor [n, ndim] of the indices of x's nonzero elements, in C order. */
+/** int64 tensor [n, ndim] of the indices of x's nonzero elements (NaN is
+ *  nonzero, -0.0 is not), in C order, as torch.nonzero: a 0-d x gives [1, 0]
+ *  or [0, 0]. */
 EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out);
 
 /* ---------------------------------------------------------------- random numbers
  * Counter-based Philox4x32-10: the element at C-order index i of the filled
  * tensor takes its numbers from counter (offset + i) under key seed, so the
  * same seed and offset give the same values on the CPU and on CUDA, for any
- * strides. */
+ * strides.
+ *
+ * Exact mapping. Philox4x32-10 (Random123's philox4x32_R(10, ctr, key)) runs
+ * on ctr = {c_lo, c_hi, 0, 0}, c = offset + i mod 2^64 split into 32-bit
+ * words, key = {seed_lo, seed_hi}, giving words w0..w3; W(x, y) is the 64-bit
+ * value (y << 32) | x. All arithmetic below is double precision, one rounding
+ * per operation, fma(x, y, z) fused; the result is then rounded to t's dtype
+ * (f16/bf16 through f32).
+ *  - UNIFORM: u = (w0 >> 8) * 2^-24 (f32, f16, bf16) or (W(w0, w1) >> 11) *
+ *    2^-53 (f64); value fma(u, b - a, a). A value that rounds to b or above
+ *    becomes the largest value of the dtype below b, so results lie in [a, b).
+ *  - NORMAL: Box-Muller's cosine branch, a + b * sqrt(-2 ln u1) cos(2 pi u2)
+ *    (as fma), with u1 = (w0 + 1) * 2^-32, u2 = w1 * 2^-32 (f32, f16, bf16) or
+ *    u1 = ((W(w0, w1) >> 11) + 1) * 2^-53, u2 = (W(w2, w3) >> 11) * 2^-53
+ *    (f64); ln and cos are libek's own polynomials (a few ulp), identical on
+ *    both backends.
+ *  - BERNOULLI: 1 when (W(w0, w1) >> 11) * 2^-53 < a, else 0.
+ *  - RANDINT: a + k, k uniform on [0, n), n = b - a: Lemire's multiply-shift,
+ *    k = (W(w0, w1) * n) >> 64; when the low 64 bits of that product fall
+ *    below 2^64 mod n (probability under n / 2^64), k = (W(w2, w3) * n) >> 64
+ *    instead, leaving a bias below 2^-64. n = 2^64 takes k = W(w0, w1).
+ * The context's generator starts at seed 0x853c49e6748fea9b, offset 0. */
 
 typedef enum {
   EK_RANDOM_UNIFORM = 0,    /* uniform on [a, b) */
@@ -673,12 +759,21 @@ typedef struct {
 
 /** Fills t with numbers drawn from dist. state NULL: the context's generator
  *  (seeded by ek_manual_seed), whose offset then advances by t's element
- *  count. UNIFORM and NORMAL need a float t; RANDINT and BERNOULLI any
- *  non-bool dtype (BERNOULLI also bool). Bad parameters (b <= a, std < 0, p
- *  outside [0, 1]): EK_ERROR_INVALID_ARGUMENT. */
+ *  count (atomically: concurrent calls get disjoint counters; modulo 2^64);
+ *  a given state is only read. UNIFORM and NORMAL need a float t; RANDINT
+ *  any non-bool dtype; BERNOULLI any dtype, bool included (EK_ERROR_DTYPE
+ *  otherwise). Bad parameters (EK_ERROR_INVALID_ARGUMENT): UNIFORM with
+ *  non-finite a or b, b <= a or b - a overflowing; NORMAL with a non-finite
+ *  mean or std, std < 0; BERNOULLI with p outside [0, 1]; RANDINT with
+ *  non-integral a or b, b <= a, or [a, b) outside the dtype (for floats, the
+ *  integers it holds exactly: |v| <= 2^11 f16, 2^8 bf16, 2^24 f32, 2^53 f64);
+ *  an unknown dist. A broadcast view t (a stride-0 dim) is
+ *  EK_ERROR_INVALID_ARGUMENT: its elements alias. A failed call leaves the
+ *  generator as it was. stream NULL: t's context's default stream. */
 EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, double b,
                            const ek_philox_state *state, ek_tensor t);
-/** Seeds ctx's generator and resets its offset to 0. */
+/** Seeds ctx's generator and resets its offset to 0 (every context starts at
+ *  seed 0x853c49e6748fea9b, offset 0). */
 EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed);
 /** The generator's current seed and offset. */
 EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);

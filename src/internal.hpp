@@ -111,6 +111,10 @@ struct ek_context_s {
   std::mutex callback_mutex;
   ek_memory_callback callback = nullptr;
   void *callback_user = nullptr;
+  // ek_random's generator (src/random.cpp); ek.h documents the default seed.
+  std::mutex rng_mutex;
+  uint64_t rng_seed = 0x853c49e6748fea9bull;
+  uint64_t rng_offset = 0;
   std::atomic<void *> blas{nullptr};                // cuBLAS handle (src/cublas.cpp), made on first use
   void (*release_blas)(ek_context ctx) = nullptr;   // set with it; destroy_context calls it
   bool is_cuda() const { return device.type == EK_CUDA; }
