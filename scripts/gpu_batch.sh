@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One batch on a GPU machine over binaries built elsewhere and carried in
 # .carry/ (see scripts/pack_gpu.sh): every device suite on CUDA, the kernel
-# check, compute-sanitizer, the benchmarks. Logs go to $OUT.
+# check, compute-sanitizer, the benchmarks. Logs go to $OUT. PHASES picks
+# parts (default "tests sanitize bench"), so each fits one device call.
 set -uo pipefail
 OUT=${OUT:-/tmp/ek-out}; mkdir -p "$OUT"
 c=.carry
@@ -14,9 +15,19 @@ run() {  # name, command...
   if "$@" > "$OUT/$name.log" 2>&1; then pass=$((pass+1)); echo "PASS $name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) |passed|failed' "$OUT/$name.log" | tail -3 | tr '\n' ' ')"
   else failed+=("$name"); echo "FAIL $name"; tail -30 "$OUT/$name.log"; fi
 }
+PHASES=${PHASES:-tests sanitize bench}
+phase() { [[ " $PHASES " == *" $1 "* ]]; }
+if phase tests; then
 for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
 run quickstart_c "$c/examples/quickstart"
+for q in rust go; do [ -x "$c/examples/quickstart_$q" ] && run "quickstart_$q" "$c/examples/quickstart_$q"; done
+[ -f examples/python/quickstart.py ] && run quickstart_python env PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 run cuda_copy_check "$c/tests/cuda_copy_check"
+[ -d bindings/python/tests ] && run pytest env PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
+for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
+[ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
+fi
+if phase sanitize; then
 for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce test_ternary \
          test_random test_softmax test_scan test_matmul test_indexing; do
   [ -x "$c/tests/$t" ] || continue
@@ -26,9 +37,8 @@ for t in test_copy test_reduce test_softmax test_scan test_indexing; do
   [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t"
 done
-[ -d bindings/python/tests ] && run pytest env PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
-for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
-[ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
+fi
+if phase bench; then
 # BENCHES picks the C benchmarks (all three: "bench_ops bench_alloc bench_copy").
 for b in ${BENCHES:-bench_ops}; do [ -x "$c/bench/$b" ] && run "$b" "$c/bench/$b" --json "$OUT/$b.json"; done
 [ -f bench/compare_copy.py ] && [ -z "${SKIP_COPY:-}" ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
@@ -36,5 +46,10 @@ run compare_ops env PYTHONUNBUFFERED=1 python3 bench/compare_ops.py --json "$OUT
   --md "$OUT/compare_ops.md" --png "$OUT/compare_ops.png"
 [ -f bindings/python/bench_overhead.py ] && run python_overhead env PYTHONPATH=bindings/python python3 bindings/python/bench_overhead.py
 for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"; done
+# Host overhead alone (1-element tensors: the GPU never paces the loop).
+[ -x "$c/overhead/rust" ] && run overhead_rust_1 "$c/overhead/rust" --numel 1
+[ -x "$c/overhead/go" ] && run overhead_go_1 "$c/overhead/go" -numel 1
+fi
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
-for b in bench_ops compare_ops python_overhead overhead_rust overhead_go cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+for b in bench_ops compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 overhead_go_1 \
+         quickstart_c quickstart_python cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done

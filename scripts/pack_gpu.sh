@@ -4,7 +4,7 @@
 # test binaries (built here: the GPU machine has no cargo or go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go}
+rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go,overhead}
 cp -P build/libek.so build/libek.so.0 build/libek.so.0.1.0 .carry/lib/
 find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda_copy_check \) -exec cp {} .carry/tests/ \;
 cp build/examples/quickstart .carry/examples/
@@ -19,5 +19,12 @@ for l in sys.stdin:
     while read -r exe; do cp "$exe" .carry/rust/; done
 fi
 [ -d bindings/go ] && (cd bindings/go && go test -c -o ../../.carry/go/ek.test .)
-find .carry -type f -exec strip --strip-debug {} \; 2>/dev/null || true
+# The quickstarts in Rust and Go, and the per-op overhead of each binding.
+(cd bindings/rust && cargo build -q --release --offline --example overhead --example quickstart)
+cp bindings/rust/target/release/examples/overhead .carry/overhead/rust
+cp bindings/rust/target/release/examples/quickstart .carry/examples/quickstart_rust
+(cd examples/go/overhead && go build -o ../../../.carry/overhead/go .)
+(cd examples/go/quickstart && go build -o ../../../.carry/examples/quickstart_go .)
+# Full strip: the 64 MiB carry limit; the dynamic symbols stay.
+find .carry -type f -exec strip {} \; 2>/dev/null || true
 du -sh .carry

@@ -400,19 +400,27 @@ class TernaryVsCpu : public Ternary {
     EXPECT_EQ(ek_copy(nullptr, d, cpu), EK_SUCCESS) << ek_last_error();
     return d;
   }
-  static bool both_nan(const uint8_t *a, const uint8_t *b, ek_dtype dt) {
-    if (dt == EK_FLOAT32) {
-      float x, y;
-      std::memcpy(&x, a, 4), std::memcpy(&y, b, 4);
-      return std::isnan(x) && std::isnan(y);
+  static bool is_nan(const uint8_t *p, ek_dtype dt) {
+    if (dt == EK_FLOAT16 || dt == EK_BFLOAT16) {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      const uint16_t exp = dt == EK_FLOAT16 ? 0x7c00 : 0x7f80;
+      return (h & exp) == exp && (h & (0x7fff & ~exp)) != 0;
     }
-    if (dt != EK_FLOAT64) return false;  // f16/bf16 stores canonicalise NaN
-    double x, y;
-    std::memcpy(&x, a, 8), std::memcpy(&y, b, 8);
-    return std::isnan(x) && std::isnan(y);
+    if (dt == EK_FLOAT32) {
+      float x;
+      std::memcpy(&x, p, 4);
+      return std::isnan(x);
+    }
+    double x;
+    std::memcpy(&x, p, 8);
+    return dt == EK_FLOAT64 && std::isnan(x);
   }
-  // Same bytes element by element (C order); NaN payloads may differ (x86
-  // keeps an operand's, CUDA produces its canonical NaN).
+  static bool both_nan(const uint8_t *a, const uint8_t *b, ek_dtype dt) {
+    return is_nan(a, dt) && is_nan(b, dt);
+  }
+  // Same bytes element by element (C order); NaN sign and payload may differ
+  // (x86 keeps an operand's, negated by -d in lerp; CUDA makes its canonical NaN).
   void expect_same_bits(ek_tensor got, ek_tensor want, const std::string &what) {
     ek_tensor_info gi = info(got), wi = info(want);
     ASSERT_EQ(gi.dtype, wi.dtype) << what;

@@ -8,6 +8,8 @@ import "C"
 import (
 	"errors"
 	"runtime"
+	"runtime/cgo"
+	"sync"
 	"unsafe"
 )
 
@@ -37,6 +39,9 @@ type ContextConfig struct {
 // and caches. Close it after closing its tensors, streams and events.
 type Context struct {
 	raw C.ek_context
+
+	mu        sync.Mutex
+	callbacks []cgo.Handle // every memory callback registered; deleted by Close
 }
 
 // NewContext creates a context with the default configuration.
@@ -89,6 +94,12 @@ func (c *Context) Close() error {
 	}
 	c.raw = nil
 	runtime.SetFinalizer(c, nil)
+	c.mu.Lock()
+	for _, h := range c.callbacks {
+		h.Delete()
+	}
+	c.callbacks = nil
+	c.mu.Unlock()
 	return nil
 }
 

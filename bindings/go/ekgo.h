@@ -95,4 +95,142 @@ EKGO(ek_fill_int, (ek_stream s, ek_tensor t, int64_t v), (s, t, v))
 EKGO(ek_arange, (ek_context c, double a, double b, double st, ek_dtype d, ek_stream s, ek_tensor *o),
      (c, a, b, st, d, s, o))
 
+/* Ops: every wrapper below takes the op's *out by value (NULL: allocate) and
+ * returns the status, the resulting handle and, on failure, the malloc'd
+ * message in one struct, so the Go side passes no pointers to its own
+ * variables (which would escape to the heap on every call). */
+typedef struct {
+  ek_status status;
+  ek_tensor out;
+  char *msg;
+} ekgo_result;
+
+static inline ekgo_result ekgo_done(ek_status s, ek_tensor out) {
+  ekgo_result r;
+  r.status = s;
+  r.out = out;
+  r.msg = NULL;
+  ekgo_fail(s, &r.msg);
+  return r;
+}
+
+/* EKGO_OP(name, (params), (args)) defines ekgo_op_name(params..., ek_tensor out)
+ * calling name(args..., &out). */
+#define EKGO_OP(name, params, args) \
+  static inline ekgo_result ekgo_op_##name(EKGO_STRIP params, ek_tensor out) { \
+    ek_status ekgo_s_ = name(EKGO_STRIP args, &out); /* sequenced before out is read */ \
+    return ekgo_done(ekgo_s_, out); \
+  }
+
+EKGO_OP(ek_unary, (ek_stream s, ek_unary_op op, ek_tensor x), (s, op, x))
+EKGO_OP(ek_binary, (ek_stream s, ek_binary_op op, ek_tensor a, ek_tensor b), (s, op, a, b))
+EKGO_OP(ek_binary_scalar, (ek_stream s, ek_binary_op op, ek_tensor a, double v, int first), (s, op, a, v, first))
+EKGO_OP(ek_reduce, (ek_stream s, ek_reduce_op op, ek_tensor x, int n, const int *d, int k), (s, op, x, n, d, k))
+EKGO_OP(ek_var, (ek_stream s, ek_tensor x, int n, const int *d, double c, int k, int sq), (s, x, n, d, c, k, sq))
+EKGO_OP(ek_where, (ek_stream s, ek_tensor c, ek_tensor a, ek_tensor b), (s, c, a, b))
+EKGO_OP(ek_lerp, (ek_stream s, ek_tensor a, ek_tensor b, double w), (s, a, b, w))
+EKGO_OP(ek_axpby, (ek_stream s, double al, ek_tensor x, double be, ek_tensor y), (s, al, x, be, y))
+EKGO_OP(ek_softmax, (ek_stream s, ek_tensor x, int d), (s, x, d))
+EKGO_OP(ek_log_softmax, (ek_stream s, ek_tensor x, int d), (s, x, d))
+EKGO_OP(ek_cumsum, (ek_stream s, ek_tensor x, int d), (s, x, d))
+EKGO_OP(ek_cumprod, (ek_stream s, ek_tensor x, int d), (s, x, d))
+EKGO_OP(ek_matmul, (ek_stream s, ek_tensor a, ek_tensor b), (s, a, b))
+EKGO_OP(ek_index_select, (ek_stream s, ek_tensor x, int d, ek_tensor i), (s, x, d, i))
+EKGO_OP(ek_gather, (ek_stream s, ek_tensor x, int d, ek_tensor i), (s, x, d, i))
+EKGO_OP(ek_scatter, (ek_stream s, ek_tensor x, int d, ek_tensor i, ek_tensor src, int acc), (s, x, d, i, src, acc))
+EKGO_OP(ek_index_put, (ek_stream s, ek_tensor x, int n, const ek_tensor *i, ek_tensor v, int acc),
+        (s, x, n, i, v, acc))
+EKGO_OP(ek_masked_select, (ek_stream s, ek_tensor x, ek_tensor m), (s, x, m))
+EKGO_OP(ek_masked_fill, (ek_stream s, ek_tensor x, ek_tensor m, double v), (s, x, m, v))
+EKGO_OP(ek_masked_scatter, (ek_stream s, ek_tensor x, ek_tensor m, ek_tensor src), (s, x, m, src))
+EKGO_OP(ek_nonzero, (ek_stream s, ek_tensor x), (s, x))
+
+/* ek_clamp with its optional bounds passed by value. */
+static inline ekgo_result ekgo_op_ek_clamp(ek_stream s, ek_tensor x, int has_lo, double lo, int has_hi, double hi,
+                                           ek_tensor out) {
+  ek_status st = ek_clamp(s, x, has_lo ? &lo : NULL, has_hi ? &hi : NULL, &out);
+  return ekgo_done(st, out);
+}
+
+/* ek_max_dim: two outputs (values in out, indices in out2). */
+typedef struct {
+  ek_status status;
+  ek_tensor values, indices;
+  char *msg;
+} ekgo_result2;
+
+static inline ekgo_result2 ekgo_op_ek_max_dim(ek_stream s, ek_tensor x, int d, int k, int mn, ek_tensor values,
+                                              ek_tensor indices) {
+  ekgo_result2 r;
+  r.status = ek_max_dim(s, x, d, k, mn, &values, &indices);
+  r.values = values;
+  r.indices = indices;
+  r.msg = NULL;
+  ekgo_fail(r.status, &r.msg);
+  return r;
+}
+
+/* Calls without a tensor result: the status and the message. */
+typedef struct {
+  ek_status status;
+  char *msg;
+} ekgo_status;
+
+static inline ekgo_status ekgo_st(ek_status s) {
+  ekgo_status r;
+  r.status = s;
+  r.msg = NULL;
+  ekgo_fail(s, &r.msg);
+  return r;
+}
+
+static inline ekgo_status ekgo_op_ek_gemm(ek_stream s, double al, ek_tensor a, ek_tensor b, double be, ek_tensor c) {
+  return ekgo_st(ek_gemm(s, al, a, b, be, c));
+}
+static inline ekgo_status ekgo_op_ek_random(ek_stream s, ek_random_dist d, double a, double b, int has_state,
+                                            uint64_t seed, uint64_t offset, ek_tensor t) {
+  ek_philox_state st;
+  st.seed = seed;
+  st.offset = offset;
+  return ekgo_st(ek_random(s, d, a, b, has_state ? &st : NULL, t));
+}
+
+/* The small-op hot paths (result into an existing tensor) take the handles as
+ * uintptr_t: cgo then inserts no pointer checks around the call, which cost
+ * three heap allocations per call with pointer-typed arguments. Handles are
+ * C memory, so the conversion is safe for the Go collector. */
+#define EKGO_HANDLE(x) ((ek_tensor)(x))
+static inline ekgo_status ekgo_into_unary(uintptr_t s, int op, uintptr_t x, uintptr_t out) {
+  ek_tensor o = EKGO_HANDLE(out);
+  return ekgo_st(ek_unary((ek_stream)s, (ek_unary_op)op, EKGO_HANDLE(x), &o));
+}
+static inline ekgo_status ekgo_into_binary(uintptr_t s, int op, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ek_tensor o = EKGO_HANDLE(out);
+  return ekgo_st(ek_binary((ek_stream)s, (ek_binary_op)op, EKGO_HANDLE(a), EKGO_HANDLE(b), &o));
+}
+static inline ekgo_status ekgo_into_binary_scalar(uintptr_t s, int op, uintptr_t a, double v, int first,
+                                                  uintptr_t out) {
+  ek_tensor o = EKGO_HANDLE(out);
+  return ekgo_st(ek_binary_scalar((ek_stream)s, (ek_binary_op)op, EKGO_HANDLE(a), v, first, &o));
+}
+
+EKGO(ek_record_stream, (ek_context c, void *p, ek_stream s), (c, p, s))
+EKGO(ek_memcpy, (ek_context c, void *d, const void *src, size_t n, ek_stream s), (c, d, src, n, s))
+EKGO(ek_tensor_wrap, (ek_context c, void *d, int nd, const int64_t *sh, const int64_t *st, ek_dtype dt, ek_tensor *o),
+     (c, d, nd, sh, st, dt, NULL, NULL, o))
+
+/* Memory callbacks: the Go function (callback.go) gets the cgo.Handle of the
+ * Go callback as user_data. */
+extern void ekgoMemoryCallback(uintptr_t handle, int event, uint64_t bytes);
+static inline void ekgo_memory_trampoline(ek_context c, ek_memory_event e, uint64_t b, void *u) {
+  (void)c;
+  ekgoMemoryCallback((uintptr_t)u, (int)e, b);
+}
+static inline ek_status ekgo_set_memory_callback(ek_context c, uintptr_t h, uint64_t threshold, char **msg) {
+  return ekgo_fail(ek_memory_set_callback(c, h ? ekgo_memory_trampoline : NULL, (void *)h, threshold), msg);
+}
+
+EKGO(ek_manual_seed, (ek_context c, uint64_t seed), (c, seed))
+EKGO(ek_random_state, (ek_context c, ek_philox_state *st), (c, st))
+
 #endif

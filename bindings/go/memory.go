@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"runtime"
+	"runtime/cgo"
 	"unsafe"
 )
 
@@ -118,4 +119,59 @@ func (c *Context) Free(p unsafe.Pointer, s *Stream) error {
 	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(h, p, s.rawOrNil(), m) })
 	runtime.KeepAlive(s)
 	return err
+}
+
+// RecordStream declares that the block at p (from Malloc) is also used on s:
+// its reuse after Free waits for s's work too (ek_record_stream).
+func (c *Context) RecordStream(p unsafe.Pointer, s *Stream) error {
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_record_stream(h, p, s.rawOrNil(), m)
+	})
+	runtime.KeepAlive(s)
+	return err
+}
+
+// Memcpy copies bytes between any mix of host memory and the context's
+// device memory, ordered on s (nil: default stream) (ek_memcpy). dst and src
+// must stay valid until the copy completes (synchronize s): Go memory only
+// for a copy that is synchronous, i.e. on a CPU context or followed at once
+// by s.Synchronize() before the Go memory is used or released.
+func (c *Context) Memcpy(dst, src unsafe.Pointer, bytes uintptr, s *Stream) error {
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_memcpy(h, dst, src, C.size_t(bytes), s.rawOrNil(), m)
+	})
+	runtime.KeepAlive(s)
+	return err
+}
+
+// SetMemoryCallback makes the pool call f when an allocation cannot be
+// served (before its final retry: f may free memory, e.g. close tensors) and
+// when reserved memory rises past thresholdBytes (0: never)
+// (ek_memory_set_callback). f runs on the allocating thread; a panic in it
+// is recovered and discarded. It replaces any previous callback.
+func (c *Context) SetMemoryCallback(thresholdBytes uint64, f MemoryCallback) error {
+	if f == nil {
+		return c.ClearMemoryCallback()
+	}
+	h := cgo.NewHandle(f)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.call(func(raw C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_set_memory_callback(raw, C.uintptr_t(h), C.uint64_t(thresholdBytes), m)
+	})
+	if err != nil {
+		h.Delete()
+		return err
+	}
+	// A replaced callback may still be running on another thread: its handle
+	// lives until Close.
+	c.callbacks = append(c.callbacks, h)
+	return nil
+}
+
+// ClearMemoryCallback removes the memory callback.
+func (c *Context) ClearMemoryCallback() error {
+	return c.call(func(raw C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_set_memory_callback(raw, 0, 0, m)
+	})
 }

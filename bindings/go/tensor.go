@@ -50,8 +50,8 @@ func (t *Tensor) call(f func(C.ek_tensor, **C.char) C.ek_status) error {
 	return err
 }
 
-// derive runs a call returning a new tensor through out (NULL on entry). Ops
-// added to the C API later (ek_unary, ek_binary, ...) are one derive each.
+// derive runs a call returning a new tensor through out (NULL on entry): the
+// views. The ops (ops.go, ...) go through the ekgo_op_* wrappers and result.
 func (t *Tensor) derive(f func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status) (*Tensor, error) {
 	var out C.ek_tensor
 	if err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return f(h, &out, m) }); err != nil {
@@ -136,6 +136,26 @@ func FromSliceOn[T Element](ctx *Context, shape []int64, data []T, s *Stream) (*
 	})
 	runtime.KeepAlive(data)
 	runtime.KeepAlive(s)
+	if err != nil {
+		return nil, err
+	}
+	return newTensor(out, ctx), nil
+}
+
+// Wrap makes a tensor over memory owned elsewhere, without copying
+// (ek_tensor_wrap without a deleter): device memory for a CUDA context, host
+// memory for a CPU context, e.g. from Context.Malloc or C code. strides in
+// elements (nil: C-contiguous). libek never frees the memory, which must
+// outlive the tensor and its views. It must not be Go memory: the library
+// keeps the pointer beyond the call, which cgo forbids.
+func Wrap(ctx *Context, data unsafe.Pointer, shape, strides []int64, dt DType) (*Tensor, error) {
+	if strides != nil && len(strides) != len(shape) {
+		return nil, bindingError(StatusShape, "ek.Wrap: %d strides for %d dims", len(strides), len(shape))
+	}
+	var out C.ek_tensor
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_wrap(h, data, C.int(len(shape)), i64ptr(shape), i64ptr(strides), C.ek_dtype(dt), &out, m)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -358,4 +378,33 @@ func (t *Tensor) RecordStream(s *Stream) error {
 	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(h, s.rawOrNil(), m) })
 	runtime.KeepAlive(s)
 	return err
+}
+
+// Item returns the value of a one-element tensor (any number of dims);
+// StatusShape for other sizes, StatusDType when T is not the dtype.
+func Item[T Element](t *Tensor) (T, error) {
+	var zero T
+	i, err := t.Info()
+	if err != nil {
+		return zero, err
+	}
+	if i.Numel != 1 {
+		return zero, bindingError(StatusShape, "ek.Item: the tensor has %d elements, not 1 (shape %v)", i.Numel, i.Shape)
+	}
+	v, err := ToSlice[T](t)
+	if err != nil {
+		return zero, err
+	}
+	return v[0], nil
+}
+
+// Handle returns the raw ek_tensor handle as an unsafe.Pointer, for calling
+// the C API directly through cgo (convert with (C.ek_tensor)(p) in the
+// calling package). Borrowed: valid while t is open; keep t alive
+// (runtime.KeepAlive) across the C call.
+func (t *Tensor) Handle() unsafe.Pointer {
+	if t == nil {
+		return nil
+	}
+	return unsafe.Pointer(t.raw)
 }

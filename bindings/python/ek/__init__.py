@@ -6,8 +6,13 @@ in the C library.
 
     >>> import ek
     >>> x = ek.arange(6, dtype=ek.float32).reshape(2, 3)
-    >>> x.T.numpy()
+    >>> (x.T @ x).softmax(dim=-1).sum(dim=1)
+    >>> x[x > 2] = 0              # boolean-mask assignment
     >>> y = x.to("cuda")          # needs a GPU
+
+Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
+``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
+Tensor has the same ops as methods, and the Python operators.
 
 The library is found through ``EK_LIBRARY``, then ``libek.so.0`` next to this
 package, then the system's library path.
@@ -28,9 +33,20 @@ from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOE
                       IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
                       NullPointerError, OutOfMemoryError, OverflowError_, ShapeError, check)
 from ._lib import LIBRARY_PATH, lib as _cdll
-from ._ops import install as _install_ops
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
+from . import _dlpack, _indexing, _matmul, _ops, _random, _reduce, _ternary
+from ._dlpack import from_dlpack
+from ._reduce import ValuesIndices
+
+_MODULES = (_ops, _ternary, _matmul, _reduce, _indexing, _random, _dlpack)
+for _m in _MODULES:
+    _m.install(Tensor)
+_FUNCTIONS = {}
+for _m in _MODULES[:-1]:
+    _FUNCTIONS.update(_m.functions())
+globals().update(_FUNCTIONS)
+del _m
 
 bool_ = _DTYPES["bool"]
 uint8 = _DTYPES["uint8"]
@@ -77,8 +93,6 @@ def memory_snapshot(device="cpu") -> list:
 
 __version__ = version()
 
-_install_ops(Tensor)
-
 __all__ = [
     "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
     "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
@@ -91,5 +105,6 @@ __all__ = [
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
     "LibraryError", "EkIOError", "IOError_", "InternalError",
-]
+    "from_dlpack", "ValuesIndices",
+] + sorted(_FUNCTIONS)
 del annotations

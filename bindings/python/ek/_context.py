@@ -66,6 +66,9 @@ class Context:
         self._h = h
         self._dev = dev
         self._finalizer = weakref.finalize(self, _destroy_context, h)
+        if _seed[0] is not None:  # ek.manual_seed applies to contexts created later too
+            check(lib.ek_manual_seed(h, _seed[0]))
+        _all_contexts.add(self)
 
     # -- identity
     @property
@@ -162,6 +165,21 @@ class Context:
         """Peaks restart from the current values."""
         check(lib.ek_memory_reset_peaks(self._handle()))
 
+    # -- random numbers
+    def manual_seed(self, seed: int) -> None:
+        """Seed this context's Philox generator and reset its offset to 0."""
+        check(lib.ek_manual_seed(self._handle(), int(seed) & 0xFFFFFFFFFFFFFFFF))
+
+    def random_state(self) -> tuple:
+        """The generator's (seed, offset): the next random tensor's element i
+        uses Philox counter offset + i under key seed."""
+        st = _ffi.ek_philox_state()
+        check(lib.ek_random_state(self._handle(), ctypes.byref(st)))
+        return int(st.seed), int(st.offset)
+
+
+_all_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()
+_seed: list = [None]  # the last ek.manual_seed(seed), for contexts created after it
 
 _defaults: dict = {}
 _defaults_lock = threading.Lock()

@@ -54,18 +54,22 @@ def full(shape, fill_value, dtype=None, device="cpu") -> Tensor:
 
 
 def empty_like(t: Tensor, dtype=None, device=None) -> Tensor:
+    """An uninitialised tensor with t's shape (and dtype/device unless given)."""
     return empty(t.shape, dtype=dtype or t.dtype, device=device or t.context)
 
 
 def zeros_like(t: Tensor, dtype=None, device=None) -> Tensor:
+    """Zeros with t's shape (and dtype/device unless given)."""
     return empty_like(t, dtype, device).fill_(0)
 
 
 def ones_like(t: Tensor, dtype=None, device=None) -> Tensor:
+    """Ones with t's shape (and dtype/device unless given)."""
     return empty_like(t, dtype, device).fill_(1)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None) -> Tensor:
+    """fill_value everywhere, with t's shape (and dtype/device unless given)."""
     return empty_like(t, dtype, device).fill_(fill_value)
 
 

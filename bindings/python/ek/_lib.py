@@ -8,7 +8,13 @@ Search order (the first that loads wins):
 
 Every function of ``ek.h`` gets its ``argtypes``/``restype`` from the generated
 ``_ffi.bind``; a library that lacks some of them is refused (it is older than
-the header the binding was generated from).
+the header the binding was generated from): a mismatched build is a packaging
+error, and failing at import names it at once instead of on some later call.
+
+For development against a library that is still growing, set
+``EK_ALLOW_MISSING_FUNCTIONS=1``: the library then loads with a
+``RuntimeWarning`` listing what it lacks, and calling a missing function raises
+``ek.NotSupportedError`` naming it.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import warnings
 
 from . import _ffi
 
@@ -38,11 +45,29 @@ def _candidates(environ=None, pkg_dir=None):
     return out
 
 
+class _Missing:
+    """Stands in for a function the loaded library lacks (EK_ALLOW_MISSING_FUNCTIONS=1)."""
+
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __call__(self, *args):
+        from ._errors import NotSupportedError
+        raise NotSupportedError(f"{self.__name__}: not in the loaded libek ({LIBRARY_PATH}); "
+                                "it is older than ek.h", _ffi.EK_ERROR_NOT_SUPPORTED)
+
+
+def _stub_missing(lib, missing) -> None:
+    for name in missing:
+        setattr(lib, name, _Missing(name))
+
+
 def load(environ=None, pkg_dir=None):
     """Load and bind libek; returns ``(CDLL, path)``.
 
     Raises ImportError naming every path tried and why each failed.
     """
+    environ = os.environ if environ is None else environ
     tried = []
     for how, path in _candidates(environ, pkg_dir):
         if not path:
@@ -57,6 +82,12 @@ def load(environ=None, pkg_dir=None):
             tried.append(f"  {how}: {path}: {e}")
             continue
         missing = _ffi.bind(lib)
+        if missing and environ.get("EK_ALLOW_MISSING_FUNCTIONS") == "1":
+            warnings.warn(f"ek: {path} lacks {len(missing)} function(s) of ek.h: "
+                          f"{', '.join(missing)}; calling them raises ek.NotSupportedError "
+                          "(EK_ALLOW_MISSING_FUNCTIONS=1)", RuntimeWarning, stacklevel=2)
+            _stub_missing(lib, missing)
+            return lib, path
         if missing:
             tried.append(f"  {how}: {path}: lacks {len(missing)} function(s) of ek.h "
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "

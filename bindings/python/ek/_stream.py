@@ -14,6 +14,11 @@ from ._lib import lib
 __all__ = ["Stream", "Event", "current_stream", "synchronize"]
 
 _tls = threading.local()
+# Number of `with stream:` blocks open in any thread. While it is 0 (the usual
+# case) every op runs on its context's default stream without looking at the
+# thread-local stack (a missing thread-local attribute costs ~0.7 us).
+_entered = [0]
+_entered_lock = threading.Lock()
 
 
 def _stack() -> list:
@@ -25,6 +30,8 @@ def _stack() -> list:
 
 def _current_handle(ctx: Context):
     """Handle of this thread's current stream of ctx, or None (the default stream)."""
+    if not _entered[0]:
+        return None
     s = getattr(_tls, "stack", None)
     if s:
         for st in reversed(s):
@@ -140,6 +147,8 @@ class Stream:
 
     def __enter__(self) -> "Stream":
         _stack().append(self)
+        with _entered_lock:
+            _entered[0] += 1
         return self
 
     def __exit__(self, *exc) -> None:
@@ -148,6 +157,8 @@ class Stream:
         for i in range(len(s) - 1, -1, -1):
             if s[i] is self:
                 del s[i]
+                with _entered_lock:
+                    _entered[0] -= 1
                 break
 
     def __eq__(self, other) -> bool:

@@ -5,12 +5,14 @@ broadcasting and casting (ek_copy, ek_cast), fills, reshapes.  This module only
 translates Python arguments (shapes, indices, dtypes, devices) and owns the
 handle's lifetime.
 
-Operators (+, -, *, @, reductions) are added by ``_ops.install(Tensor)`` from
-the enum values of ek_unary/ek_binary/ek_reduce once ek.h declares them.
+Indexing, operators and op methods are added to Tensor by the ``install``
+functions of ``_ops``, ``_ternary``, ``_matmul``, ``_reduce``, ``_indexing``,
+``_random`` and ``_dlpack`` (called from ``ek/__init__.py``).
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import operator
 import weakref
@@ -30,12 +32,42 @@ _byref = ctypes.byref
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _release(handle, _ctx) -> None:
-    # _ctx keeps the Context alive (and so destroyed after) this tensor.
-    try:
-        lib.ek_tensor_release(handle)
-    except Exception:  # noqa: BLE001 - interpreter shutdown
-        pass
+# Lifetimes. Each Tensor owns one reference to its handle, dropped when the
+# Tensor is collected: a weakref callback (cheaper than weakref.finalize, which
+# costs ~1 us per tensor) finds the handle in _live, keyed by the weakref's id,
+# and releases it. The entry also holds the Context, so a context outlives its
+# tensors. At exit, _release_all runs before weakref.finalize's own exit hook
+# (which destroys streams, events and contexts): the finalize hook is
+# registered first, below, and atexit runs hooks last-registered first.
+_live: dict = {}
+_new_weakref = weakref.ref
+_ek_release = lib.ek_tensor_release
+
+
+def _on_collect(wr, _pop=_live.pop, _rel=_ek_release) -> None:
+    entry = _pop(id(wr), None)
+    if entry is not None:
+        try:
+            _rel(entry[1])
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _release_all() -> None:
+    while _live:
+        _, (_wr, h, _ctx) = _live.popitem()
+        try:
+            _ek_release(h)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class _Anchor:
+    pass
+
+
+weakref.finalize(_Anchor(), int)  # registers weakref.finalize's exit hook now
+atexit.register(_release_all)
 
 
 def _i64(seq) -> ctypes.Array:
@@ -79,17 +111,35 @@ class Tensor:
     ``transpose``, …) share storage with their source.
     """
 
-    __slots__ = ("_h", "_ctx", "_info", "__weakref__")
+    __slots__ = ("_h", "_ctx", "_info", "_p", "__weakref__")
+
+    # NumPy defers to Tensor's reflected operators (np_array + t calls t.__radd__).
+    __array_ufunc__ = None
 
     # ------------------------------------------------------------ lifetime
     @classmethod
     def _wrap(cls, handle, ctx: Context) -> "Tensor":
+        """Own ``handle`` (one reference) as a new Tensor of ``ctx``."""
         self = object.__new__(cls)
         self._h = handle
         self._ctx = ctx
         self._info = None
-        weakref.finalize(self, _release, handle, ctx)
+        self._p = None
+        wr = _new_weakref(self, _on_collect)
+        _live[id(wr)] = (wr, handle, ctx)
         return self
+
+    def _outp(self):
+        """A ctypes pointer to this tensor's handle: the ``ek_tensor *out`` of
+        an op writing into this tensor (made once, reused)."""
+        p = self._p
+        if p is None:
+            p = self._p = ctypes.pointer(self._h)
+        return p
+
+    def __hash__(self) -> int:
+        # == is elementwise; hashing is by identity, as in PyTorch.
+        return id(self)
 
     def __init__(self, *args, **kwargs):
         raise TypeError("ek.Tensor is not constructed directly: use ek.tensor(), ek.empty(), "
@@ -131,6 +181,7 @@ class Tensor:
         return tuple(m.strides[:m.ndim])
 
     def stride(self, dim: int | None = None):
+        """The strides (in elements), or one dim's stride."""
         return self.strides if dim is None else self.strides[dim]
 
     @property
@@ -138,6 +189,7 @@ class Tensor:
         return self._meta.ndim
 
     def dim(self) -> int:
+        """Number of dims (as ndim)."""
         return self._meta.ndim
 
     @property
@@ -162,6 +214,7 @@ class Tensor:
         return self.dtype.itemsize
 
     def element_size(self) -> int:
+        """Bytes per element."""
         return self.dtype.itemsize
 
     @property
@@ -277,6 +330,7 @@ class Tensor:
         return self._new(lib.ek_view_expand, self._h, len(s), _i64(s))
 
     def broadcast_to(self, shape) -> "Tensor":
+        """A broadcast view with the given shape (as expand)."""
         return self.expand(shape)
 
     def squeeze(self, dim=None) -> "Tensor":
@@ -303,6 +357,7 @@ class Tensor:
         return c._new(lib.ek_view_flatten, c._h, start_dim, end_dim)
 
     def ravel(self) -> "Tensor":
+        """The values as 1-D: a view when the strides allow (as flatten)."""
         return self.flatten()
 
     def as_strided(self, size, stride, storage_offset: int | None = None) -> "Tensor":
@@ -384,67 +439,16 @@ class Tensor:
         return self
 
     def zero_(self) -> "Tensor":
+        """Set every element to 0; returns self."""
         return self.fill_(0)
 
     def record_stream(self, stream) -> None:
         """Mark the storage as used on ``stream``: its release waits for that stream."""
         check(lib.ek_tensor_record_stream(self._h, stream._h))
 
-    # ------------------------------------------------------------ indexing
-    def _index(self, key) -> "Tensor":
-        if not isinstance(key, tuple):
-            key = (key,)
-        for k in key:
-            if isinstance(k, (bool, np.bool_)) or isinstance(k, (list, np.ndarray, Tensor)):
-                raise TypeError(f"ek: index {k!r}: only integers, slices, None and ... are "
-                                "supported (no advanced or boolean indexing yet)")
-        n_ell = sum(1 for k in key if k is Ellipsis)
-        if n_ell > 1:
-            raise IndexError("an index can only have a single ellipsis ('...')")
-        consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
-        t, d = self, 0
-        for k in key:
-            if k is Ellipsis:
-                d += max(self.ndim - consumed, 0)
-            elif k is None:
-                t = t._new(lib.ek_view_unsqueeze, t._h, d)
-                d += 1
-            elif isinstance(k, slice):
-                start = _ffi.EK_SLICE_MIN if k.start is None else operator.index(k.start)
-                stop = _ffi.EK_SLICE_MAX if k.stop is None else operator.index(k.stop)
-                step = 1 if k.step is None else operator.index(k.step)
-                if step == 0:
-                    raise ValueError("slice step cannot be zero")
-                if k.start is None and k.stop is None and step == 1:
-                    d += 1
-                    continue
-                start = min(max(start, _INT64_MIN), _INT64_MAX)
-                stop = min(max(stop, _INT64_MIN), _INT64_MAX)
-                t = t._new(lib.ek_view_slice, t._h, d, start, stop, step)
-                d += 1
-            else:
-                try:
-                    i = operator.index(k)
-                except TypeError:
-                    raise TypeError(f"ek: invalid index {k!r} of type {type(k).__name__}") from None
-                if not _INT64_MIN <= i <= _INT64_MAX:
-                    raise IndexError(f"index {i} is out of range")
-                t = t._new(lib.ek_view_select, t._h, d, i)
-        if t is self:
-            t = self._new(lib.ek_view_reshape, self._h, self.ndim, _i64(self.shape))
-        return t
-
-    def __getitem__(self, key) -> "Tensor":
-        """Basic indexing (ints, slices with any step, None, ...): always a view."""
-        return self._index(key)
-
-    def __setitem__(self, key, value) -> None:
-        """t[key] = scalar | tensor | array: fills or copies into the view."""
-        v = self._index(key)
-        if isinstance(value, (bool, int, float, np.generic)) and not isinstance(value, np.ndarray):
-            v.fill_(value)
-        else:
-            v.copy_(value)
+    # Indexing (__getitem__/__setitem__), operators and op methods are added by
+    # the install() of _ops, _ternary, _matmul, _reduce, _indexing, _random and
+    # _dlpack (called from ek/__init__.py).
 
 
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:

@@ -204,3 +204,105 @@ def test_ffi_binds_every_function():
         assert len(params) == len(argtypes)
     assert _ffi.EK_MAX_DIMS == 8 and _ffi.EK_SLICE_MIN == -(2**63)
     assert [f for f, _ in _ffi.ek_tensor_info._fields_][:3] == ["dtype", "ndim", "shape"]
+
+
+def _stub_names():
+    import ast
+    tree = ast.parse(open(os.path.join(PKG_ROOT, "ek", "__init__.pyi")).read())
+    top, tensor = set(), set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            top.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            top.update(t.id for t in node.targets)
+        if isinstance(node, ast.ClassDef) and node.name == "Tensor":
+            for m in node.body:
+                if isinstance(m, ast.FunctionDef):
+                    tensor.add(m.name)
+                elif isinstance(m, ast.AnnAssign):
+                    tensor.add(m.target.id)
+    return top, tensor
+
+
+def test_type_stubs_cover_the_api():
+    top, tensor = _stub_names()
+    assert sorted(set(ek.__all__) - top - {"cuda"}) == []
+    public = {n for n in dir(ek.Tensor) if not n.startswith("_") or
+              (n.startswith("__") and n in vars(ek.Tensor) and n not in (
+                  "__init__", "__slots__", "__module__", "__doc__", "__weakref__",
+                  "__dict__", "__qualname__", "__firstlineno__", "__static_attributes__"))}
+    assert sorted(public - tensor) == []
+
+
+def test_public_functions_have_docstrings():
+    missing = [n for n in ek.__all__ if callable(getattr(ek, n)) and
+               not isinstance(getattr(ek, n), type) and not getattr(ek, n).__doc__]
+    missing += [f"Tensor.{n}" for n in dir(ek.Tensor) if not n.startswith("_")
+                and callable(getattr(ek.Tensor, n)) and not getattr(ek.Tensor, n).__doc__]
+    assert missing == []
+
+
+def _bad_calls(device):
+    f = ek.ones(2, 3, device=device)
+    i = ek.ones(2, 3, dtype=ek.int32, device=device)
+    return [
+        (lambda: f.exp(out=ek.empty(3, device=device)), ek.ShapeError, "ek_unary"),
+        (lambda: f + ek.ones(4, device=device), ek.ShapeError, "ek_binary"),
+        (lambda: f & 1, ek.DtypeError, "ek_binary_scalar"),
+        (lambda: f.sum(dim=5), ek.Error, "ek_reduce"),
+        (lambda: i.var(), ek.DtypeError, "ek_var"),
+        (lambda: f.max(dim=7), ek.Error, "ek_max_dim"),
+        (lambda: ek.where(f > 0, f, ek.ones(4, device=device)), ek.ShapeError, "ek_where"),
+        (lambda: ek.tensor([True], device=device).clamp(0, 1), ek.DtypeError, "ek_clamp"),
+        (lambda: ek.lerp(i, i, 0.5), ek.DtypeError, "ek_lerp"),
+        (lambda: ek.axpby(1, f, 1, ek.ones(5, device=device)), ek.ShapeError, "ek_axpby"),
+        (lambda: i.softmax(0), ek.DtypeError, "ek_softmax"),
+        (lambda: f.log_softmax(4), ek.Error, "ek_log_softmax"),
+        (lambda: f.cumsum(4), ek.Error, "ek_cumsum"),
+        (lambda: f.cumprod(-4), ek.Error, "ek_cumprod"),
+        (lambda: f @ f, ek.ShapeError, "ek_matmul"),
+        (lambda: ek.gemm(f, f, f), ek.ShapeError, "ek_gemm"),
+        (lambda: f.index_select(0, [2]), ek.EkIndexError, "ek_index_select"),
+        (lambda: f.gather(1, [[3]]), ek.EkIndexError, "ek_gather"),
+        (lambda: f.scatter(1, [[3]], 1.0), ek.EkIndexError, "ek_scatter"),
+        (lambda: f.index_put(([5],), 1.0), ek.EkIndexError, "ek_index_put"),
+        (lambda: f.masked_select(ek.ones(4, dtype=ek.bool_, device=device)), ek.ShapeError,
+         "ek_masked_select"),
+        (lambda: f.masked_fill(ek.ones(4, dtype=ek.bool_, device=device), 0), ek.ShapeError,
+         "ek_masked_fill"),
+        (lambda: f.masked_scatter(f > 0, ek.ones(2, device=device)), ek.Error,
+         "ek_masked_scatter"),
+        (lambda: f.uniform_(1, 1), ek.InvalidArgumentError, "ek_random"),
+    ]
+
+
+def test_every_op_raises_its_class_with_the_c_message(device):
+    for fn, cls, cname in _bad_calls(device):
+        with pytest.raises(cls) as ei:
+            fn()
+        e = ei.value
+        assert cname in e.message, (cname, e.message)
+        assert e.status_name.startswith("EK_ERROR_") and str(e).endswith(f"[{e.status_name}]")
+
+
+def test_library_lacking_functions_is_refused_unless_allowed(tmp_path, monkeypatch):
+    import ctypes.util
+    import warnings
+    from ek import _lib
+    libm = ctypes.util.find_library("m")
+    if not libm:
+        pytest.skip("no libm to stand in for an old libek")
+    # Only the stand-in may be found (not a real libek on LD_LIBRARY_PATH).
+    real = ctypes.util.find_library
+    monkeypatch.setattr(ctypes.util, "find_library", lambda n: None if n == "ek" else real(n))
+    with pytest.raises(ImportError, match="lacks .* function"):
+        _lib.load(environ={"EK_LIBRARY": libm}, pkg_dir=str(tmp_path))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        old, path = _lib.load(environ={"EK_LIBRARY": libm, "EK_ALLOW_MISSING_FUNCTIONS": "1"},
+                              pkg_dir=str(tmp_path))
+    assert path == libm and any("ek_matmul" in str(x.message) for x in w)
+    with pytest.raises(ek.NotSupportedError, match="ek_matmul"):
+        old.ek_matmul(None, None, None, None)

@@ -1,6 +1,12 @@
-// Command quickstart is libek's quickstart in Go: a context on the GPU when
-// there is one (else the CPU), a tensor, a few zero-copy views, a strided copy
-// back to the host, and the memory pool's statistics (as examples/c/quickstart.c).
+// Command quickstart is libek's quickstart in Go: the forward pass of a
+// two-layer perceptron,
+//
+//	h = relu(x @ W1 + b1),  y = softmax(h @ W2 + b2, dim -1),
+//
+// with x [64,128], W1 [128,256], b1 [256], W2 [256,10], b2 [10] drawn from
+// N(0, 0.1^2) by the context's generator seeded with 0 (in that order), on
+// the GPU when there is one, else on the CPU (EK_DEVICE=cpu or -cpu forces
+// the CPU). The same workload as examples/c/quickstart.c.
 //
 //	cd examples/go/quickstart && PKG_CONFIG_PATH=<build>/meson-uninstalled LD_LIBRARY_PATH=<build> \
 //	  go run .
@@ -9,57 +15,114 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"log"
+	"math"
 	"os"
 
 	"libek/ek"
 )
 
-func check[T any](v T, err error) T {
-	if err != nil {
-		log.Fatal(err)
-	}
-	return v
-}
-
 func main() {
-	gpus := check(ek.DeviceCount(ek.CUDA))
-	dev := ek.CPUDevice()
-	if gpus > 0 {
-		dev = ek.CUDADevice(0)
-	}
-	info := check(dev.Info())
-	fmt.Printf("libek %d on %s (%v)\n", ek.Version(), info.Name, dev)
-
-	ctx := check(ek.NewContext(dev))
-
-	// 0, 1, ..., 11 as a 3x4 matrix, then its transpose (a view) made contiguous.
-	flat := check(ek.Arange(ctx, 0, 12, 1, ek.Float32))
-	m := check(flat.View(3, 4))
-	mt := check(m.Transpose(0, 1))
-	packed := check(mt.Contiguous())
-	col := check(m.Select(1, -1)) // last column: 3, 7, 11
-
-	host := check(ek.ToSlice[float32](packed))
-	last := check(ek.ToSlice[float32](col))
-	fmt.Println("transpose of arange(12).reshape(3, 4):")
-	for r := 0; r < 4; r++ {
-		fmt.Printf("  %4.0f %4.0f %4.0f\n", host[3*r], host[3*r+1], host[3*r+2])
-	}
-	fmt.Printf("last column: %.0f %.0f %.0f\n", last[0], last[1], last[2])
-
-	st := check(ctx.MemoryStats())
-	fmt.Printf("pool: %d bytes allocated in %d blocks, %d reserved, %d cache hits\n",
-		st.AllocatedBytes, st.ActiveBlocks, st.ReservedBytes, st.CacheHits)
-
-	for _, t := range []*ek.Tensor{col, packed, mt, m, flat} {
-		t.Close()
-	}
-	if err := ctx.Close(); err != nil {
-		log.Fatal(err)
-	}
-	if host[1] != 4 || last[2] != 11 {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart failed:", err)
 		os.Exit(1)
 	}
+}
+
+func run() error {
+	forceCPU := flag.Bool("cpu", false, "run on the CPU even when a GPU is present")
+	flag.Parse()
+	gpus, err := ek.DeviceCount(ek.CUDA)
+	if err != nil {
+		return err
+	}
+	dev := ek.CPUDevice()
+	if gpus > 0 && !*forceCPU && os.Getenv("EK_DEVICE") != "cpu" {
+		dev = ek.CUDADevice(0)
+	}
+	info, err := dev.Info()
+	if err != nil {
+		return err
+	}
+	v := ek.Version() // MAJOR*10000 + MINOR*100 + PATCH
+	fmt.Printf("libek %d.%d.%d on %s (%v)\n", v/10000, v/100%100, v%100, info.Name, dev)
+
+	ctx, err := ek.NewContext(dev)
+	if err != nil {
+		return err
+	}
+	var open []*ek.Tensor // closed before the context, last first
+	defer func() {
+		for i := len(open) - 1; i >= 0; i-- {
+			open[i].Close()
+		}
+		ctx.Close()
+	}()
+	keep := func(t *ek.Tensor, err error) (*ek.Tensor, error) {
+		if err == nil {
+			open = append(open, t)
+		}
+		return t, err
+	}
+	if err := ctx.ManualSeed(0); err != nil {
+		return err
+	}
+	var params [5]*ek.Tensor // x, W1, b1, W2, b2
+	for i, shape := range [][]int64{{64, 128}, {128, 256}, {256}, {256, 10}, {10}} {
+		if params[i], err = keep(ek.RandomTensor(ctx, shape, ek.Float32, ek.RandomNormal, 0, 0.1)); err != nil {
+			return err
+		}
+	}
+	x, w1, b1, w2, b2 := params[0], params[1], params[2], params[3], params[4]
+
+	// h = relu(x @ W1 + b1): the bias add and the relu write in place.
+	h, err := keep(x.Matmul(w1))
+	if err != nil {
+		return err
+	}
+	if err := h.BinaryInto(ek.BinaryAdd, b1, h); err != nil {
+		return err
+	}
+	if err := h.UnaryInto(ek.UnaryRelu, h); err != nil {
+		return err
+	}
+	// y = softmax(h @ W2 + b2, dim -1)
+	z, err := keep(h.Matmul(w2))
+	if err != nil {
+		return err
+	}
+	if err := z.BinaryInto(ek.BinaryAdd, b2, z); err != nil {
+		return err
+	}
+	y, err := keep(z.Softmax(-1))
+	if err != nil {
+		return err
+	}
+
+	// Every row of y sums to 1, so the total is 64.
+	total, err := keep(y.Sum(nil, false))
+	if err != nil {
+		return err
+	}
+	sum, err := ek.Item[float32](total)
+	if err != nil {
+		return err
+	}
+	first, err := keep(y.Select(0, 0))
+	if err != nil {
+		return err
+	}
+	row, err := ek.ToSlice[float32](first)
+	if err != nil {
+		return err
+	}
+	shape := y.Shape()
+	fmt.Printf("y = softmax(relu(x @ W1 + b1) @ W2 + b2): shape [%d, %d]\n", shape[0], shape[1])
+	fmt.Printf("sum(y) = %.6f\n", sum)
+	fmt.Printf("y[0][0:3] = %.6f %.6f %.6f\n", row[0], row[1], row[2])
+	if len(shape) != 2 || shape[0] != 64 || shape[1] != 10 || math.Abs(float64(sum)-64) > 1e-3 {
+		return fmt.Errorf("unexpected result: shape %v, sum %v", shape, sum)
+	}
+	return nil
 }

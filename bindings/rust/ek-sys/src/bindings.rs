@@ -2024,7 +2024,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = cond ? a : b, broadcast over all three; cond is any dtype (nonzero is"]
-    #[doc = "  true); the result has a's and b's promoted dtype."]
+    #[doc = "  true: NaN and 0.5 are true, -0.0 false); the result has a's and b's"]
+    #[doc = "  promoted dtype."]
     pub fn ek_where(
         stream: ek_stream,
         cond: ek_tensor,
@@ -2035,8 +2036,12 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's"]
-    #[doc = "  dtype, shape; NaN in x stays NaN. lo > hi gives hi everywhere (as PyTorch)."]
-    #[doc = "  Bounds are cast to x's dtype (integer x: truncated toward zero)."]
+    #[doc = "  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN"]
+    #[doc = "  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to"]
+    #[doc = "  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are"]
+    #[doc = "  truncated toward zero and saturated to x's range, so the result is the"]
+    #[doc = "  exact clamp cast to x's dtype (int64 stays exact beyond 2^53); a NaN bound"]
+    #[doc = "  with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE."]
     pub fn ek_clamp(
         stream: ek_stream,
         x: ek_tensor,
@@ -2047,7 +2052,9 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE"]
-    #[doc = "  otherwise); start and end broadcast."]
+    #[doc = "  otherwise); start and end broadcast and promote. PyTorch's formula:"]
+    #[doc = "  |weight| < 0.5 ? start + weight * d : end - d * (1 - weight), d = end -"]
+    #[doc = "  start, so weight 1 gives end exactly; weight is rounded to the compute type."]
     pub fn ek_lerp(
         stream: ek_stream,
         start: ek_tensor,
@@ -2058,7 +2065,10 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = alpha * x + beta * y in one pass (the fused update; out == y"]
-    #[doc = "  accumulates in place). Broadcast and promotion as ek_binary ADD."]
+    #[doc = "  accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and"]
+    #[doc = "  beta are applied in the compute type (float: fma(alpha, x, beta * y)); with"]
+    #[doc = "  integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT"]
+    #[doc = "  otherwise, as PyTorch's alpha) and the arithmetic wraps."]
     pub fn ek_axpby(
         stream: ek_stream,
         alpha: f64,
@@ -2069,11 +2079,11 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " softmax along dim (negative counts from the end), float tensors only; the"]
-    #[doc = "  result has x's dtype and shape (f16/bf16 compute in f32). Stable for large"]
-    #[doc = "  values: computed as exp(x - max); a row of -inf gives NaN (as PyTorch), a"]
-    #[doc = "  row containing some -inf gives 0 there. Zero-size tensors give an empty"]
-    #[doc = "  result."]
+    #[doc = " softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the"]
+    #[doc = "  result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for"]
+    #[doc = "  large values: computed as exp(x - max) / sum(exp(x - max)); a row of -inf"]
+    #[doc = "  gives NaN (as PyTorch), a row containing some -inf gives 0 there, a NaN"]
+    #[doc = "  makes its row NaN. A 0-d x gives 1."]
     pub fn ek_softmax(
         stream: ek_stream,
         x: ek_tensor,
@@ -2082,7 +2092,8 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))."]
+    #[doc = " log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))"]
+    #[doc = "  (-inf where softmax is 0); rules as ek_softmax. A 0-d x gives 0."]
     pub fn ek_log_softmax(
         stream: ek_stream,
         x: ek_tensor,
@@ -2092,7 +2103,9 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Inclusive cumulative sum along dim. Result dtype: int64 for bool and"]
-    #[doc = "  integers, x's dtype for floats (f16/bf16 accumulate in f32)."]
+    #[doc = "  integers (wrapping around on overflow), x's dtype for floats (f16/bf16"]
+    #[doc = "  accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so"]
+    #[doc = "  results differ by about 1e-6 times the sum of |x| over the prefix)."]
     pub fn ek_cumsum(
         stream: ek_stream,
         x: ek_tensor,
@@ -2101,7 +2114,7 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " Inclusive cumulative product along dim; dtypes as ek_cumsum."]
+    #[doc = " Inclusive cumulative product along dim; dtypes and rules as ek_cumsum."]
     pub fn ek_cumprod(
         stream: ek_stream,
         x: ek_tensor,
@@ -2113,7 +2126,10 @@ extern "C" {
     #[doc = " NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand"]
     #[doc = "  is a row vector, a 1-D right operand a column vector (the added dim is"]
     #[doc = "  removed from the result); dims before the last two are batch dims and"]
-    #[doc = "  broadcast. Inner dimensions must agree (EK_ERROR_SHAPE naming both shapes)."]
+    #[doc = "  broadcast ([2,1,3,4] @ [5,4,6] -> [2,5,3,6]). Inner dimensions must agree"]
+    #[doc = "  (EK_ERROR_SHAPE naming both shapes); 0-d operands: EK_ERROR_SHAPE. k == 0"]
+    #[doc = "  gives zeros. A given *out may have any strides but must not overlap a or b"]
+    #[doc = "  (EK_ERROR_INVALID_ARGUMENT)."]
     pub fn ek_matmul(
         stream: ek_stream,
         a: ek_tensor,
@@ -2123,8 +2139,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c"]
-    #[doc = "  [m,n], or 3-D with a batch dim (a and b may broadcast a batch of 1). beta"]
-    #[doc = "  == 0 ignores c's old values (NaN included). c must not overlap a or b."]
+    #[doc = "  [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...]"]
+    #[doc = "  (broadcast). c's matrices must be row- or column-major (a transposed view"]
+    #[doc = "  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old"]
+    #[doc = "  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading"]
+    #[doc = "  a or b (as BLAS). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT)."]
     pub fn ek_gemm(
         stream: ek_stream,
         alpha: f64,
@@ -2135,7 +2154,9 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = x's slices along dim at the 1-D index's positions (torch.index_select)."]
+    #[doc = " out = x's slices along dim at index's positions (torch.index_select);"]
+    #[doc = "  index is 1-D (or 0-d, taken as one index); out has x's shape with dim's"]
+    #[doc = "  size replaced by index's length. A 0-d x takes dim 0 and one index."]
     pub fn ek_index_select(
         stream: ek_stream,
         x: ek_tensor,
@@ -2146,7 +2167,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (torch.gather); index has"]
-    #[doc = "  x's ndim and, outside dim, sizes no larger than x's; out has index's shape."]
+    #[doc = "  x's ndim and, outside dim, sizes no larger than x's (EK_ERROR_SHAPE"]
+    #[doc = "  otherwise); out has index's shape."]
     pub fn ek_gather(
         stream: ek_stream,
         x: ek_tensor,
@@ -2157,9 +2179,10 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = x with out[index[i][j][k]][j][k] = src[i][j][k] for dim 0"]
-    #[doc = "  (torch.scatter; with accumulate, scatter_add: duplicates add up). src has"]
-    #[doc = "  x's dtype. *out == x scatters in place. Without accumulate, the value"]
-    #[doc = "  written at a duplicated index is one of the candidates."]
+    #[doc = "  (torch.scatter; with accumulate, scatter_add: duplicates add up). index and"]
+    #[doc = "  src have x's ndim; index's sizes are no larger than src's, nor, outside"]
+    #[doc = "  dim, than x's. Without accumulate, the value written at a duplicated index"]
+    #[doc = "  is one of the candidates."]
     pub fn ek_scatter(
         stream: ek_stream,
         x: ek_tensor,
@@ -2171,10 +2194,12 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = x with x[indices[0], …, indices[n-1]] = values (torch.index_put):"]
-    #[doc = "  the n index tensors broadcast together and address x's first n dims;"]
-    #[doc = "  values broadcast to the indexed shape. accumulate adds instead (duplicates"]
-    #[doc = "  add up). *out == x writes in place."]
+    #[doc = " out = x with x[indices[0], ..., indices[n-1]] = values (torch.index_put):"]
+    #[doc = "  the n index tensors broadcast together and address x's first n dims; the"]
+    #[doc = "  indexed shape is their broadcast shape followed by x's remaining dims"]
+    #[doc = "  (at most EK_MAX_DIMS of them), and values broadcast to it. n == 0"]
+    #[doc = "  (indices may then be NULL) addresses all of x; n > x's ndim is"]
+    #[doc = "  EK_ERROR_INDEX. accumulate adds instead (duplicates add up)."]
     pub fn ek_index_put(
         stream: ek_stream,
         x: ek_tensor,
@@ -2186,7 +2211,9 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " 1-D tensor of x's elements where mask is true, in C order."]
+    #[doc = " 1-D tensor of x's elements where mask is true, in C order. As"]
+    #[doc = "  torch.masked_select, x and mask broadcast together (each to their common"]
+    #[doc = "  shape). A given *out must have the counted length."]
     pub fn ek_masked_select(
         stream: ek_stream,
         x: ek_tensor,
@@ -2195,7 +2222,9 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = x with value where mask is true (*out == x: in place)."]
+    #[doc = " out = x with value where mask is true. value is cast to x's dtype as by"]
+    #[doc = "  ek_fill (integers truncate; a value that does not fit an integer dtype, NaN"]
+    #[doc = "  included, is EK_ERROR_INVALID_ARGUMENT; bool takes value != 0)."]
     pub fn ek_masked_fill(
         stream: ek_stream,
         x: ek_tensor,
@@ -2206,7 +2235,9 @@ extern "C" {
 }
 extern "C" {
     #[doc = " out = x with the positions where mask is true taking source's elements in"]
-    #[doc = "  C order (source needs at least as many elements as true positions)."]
+    #[doc = "  C order (source, any shape, is read flattened in C order). A source with"]
+    #[doc = "  fewer elements than true positions is EK_ERROR_SHAPE, before anything is"]
+    #[doc = "  written."]
     pub fn ek_masked_scatter(
         stream: ek_stream,
         x: ek_tensor,
@@ -2216,7 +2247,9 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " int64 tensor [n, ndim] of the indices of x's nonzero elements, in C order."]
+    #[doc = " int64 tensor [n, ndim] of the indices of x's nonzero elements (NaN is"]
+    #[doc = "  nonzero, -0.0 is not), in C order, as torch.nonzero: a 0-d x gives [1, 0]"]
+    #[doc = "  or [0, 0]."]
     pub fn ek_nonzero(stream: ek_stream, x: ek_tensor, out: *mut ek_tensor) -> ek_status;
 }
 impl ek_random_dist {
@@ -2290,9 +2323,17 @@ fn bindgen_test_layout_ek_philox_state() {
 extern "C" {
     #[doc = " Fills t with numbers drawn from dist. state NULL: the context's generator"]
     #[doc = "  (seeded by ek_manual_seed), whose offset then advances by t's element"]
-    #[doc = "  count. UNIFORM and NORMAL need a float t; RANDINT and BERNOULLI any"]
-    #[doc = "  non-bool dtype (BERNOULLI also bool). Bad parameters (b <= a, std < 0, p"]
-    #[doc = "  outside [0, 1]): EK_ERROR_INVALID_ARGUMENT."]
+    #[doc = "  count (atomically: concurrent calls get disjoint counters; modulo 2^64);"]
+    #[doc = "  a given state is only read. UNIFORM and NORMAL need a float t; RANDINT"]
+    #[doc = "  any non-bool dtype; BERNOULLI any dtype, bool included (EK_ERROR_DTYPE"]
+    #[doc = "  otherwise). Bad parameters (EK_ERROR_INVALID_ARGUMENT): UNIFORM with"]
+    #[doc = "  non-finite a or b, b <= a or b - a overflowing; NORMAL with a non-finite"]
+    #[doc = "  mean or std, std < 0; BERNOULLI with p outside [0, 1]; RANDINT with"]
+    #[doc = "  non-integral a or b, b <= a, or [a, b) outside the dtype (for floats, the"]
+    #[doc = "  integers it holds exactly: |v| <= 2^11 f16, 2^8 bf16, 2^24 f32, 2^53 f64);"]
+    #[doc = "  an unknown dist. A broadcast view t (a stride-0 dim) is"]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT: its elements alias. A failed call leaves the"]
+    #[doc = "  generator as it was. stream NULL: t's context's default stream."]
     pub fn ek_random(
         stream: ek_stream,
         dist: ek_random_dist,
@@ -2303,7 +2344,8 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " Seeds ctx's generator and resets its offset to 0."]
+    #[doc = " Seeds ctx's generator and resets its offset to 0 (every context starts at"]
+    #[doc = "  seed 0x853c49e6748fea9b, offset 0)."]
     pub fn ek_manual_seed(ctx: ek_context, seed: u64) -> ek_status;
 }
 extern "C" {

@@ -14,6 +14,13 @@ use crate::stream::Stream;
 /// are all released — the one condition under which the C library refuses.
 pub(crate) struct ContextInner {
     pub(crate) raw: sys::ek_context,
+    /// Every memory callback ever registered (see `Context::set_memory_callback`):
+    /// the library may still be running a replaced one on another thread, so
+    /// they are freed only with the context, after `ek_context_destroy`. Boxed
+    /// twice: the library holds the address of each (fat) callback pointer,
+    /// which must not move when the Vec grows.
+    #[allow(clippy::vec_box)]
+    pub(crate) callbacks: std::sync::Mutex<Vec<Box<crate::memory::MemoryCallback>>>,
 }
 
 // SAFETY: the C library takes locks around its pool and callback state and
@@ -27,10 +34,17 @@ impl Drop for ContextInner {
     /// cannot return it, panicking here could abort the process, and keeping it
     /// for a later call would report it against an unrelated operation. It can
     /// only happen when handles of the context were made behind this crate's
-    /// back (through `ek::sys`) and are still alive; the context then leaks.
+    /// back (through `ek::sys`) and are still alive; the context then leaks,
+    /// and so do its memory callbacks, which it may still call.
     fn drop(&mut self) {
         // SAFETY: raw came from ek_context_create and is destroyed once.
-        discard(unsafe { sys::ek_context_destroy(self.raw) });
+        let st = unsafe { sys::ek_context_destroy(self.raw) };
+        if st != sys::ek_status::EK_SUCCESS {
+            if let Ok(cbs) = self.callbacks.get_mut() {
+                std::mem::forget(std::mem::take(cbs));
+            }
+        }
+        discard(st);
     }
 }
 
@@ -100,7 +114,7 @@ impl Context {
         // SAFETY: cfg_ptr is NULL or points at a config whose string (dir)
         // outlives the call; the library copies it.
         check(unsafe { sys::ek_context_create(device.to_raw(), cfg_ptr, &mut raw) })?;
-        Ok(Context { inner: Arc::new(ContextInner { raw }) })
+        Ok(Context { inner: Arc::new(ContextInner { raw, callbacks: Default::default() }) })
     }
 
     /// The raw handle, borrowed: valid while `self` lives.

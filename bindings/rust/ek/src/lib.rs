@@ -21,6 +21,28 @@
 //! # Ok::<(), ek::Error>(())
 //! ```
 //!
+//! Every op of the C library is a method (`x.exp()?`, `a.add(&b)?`,
+//! `x.sum(&[1], false)?`, `a.matmul(&b)?`, …) or, generically, takes an op
+//! enum ([`UnaryOp`], [`BinaryOp`], [`ReduceOp`], [`RandomDist`]). The
+//! operators `+ - * / %`, `& | ^ << >>` and unary `-` work on `&Tensor`,
+//! `Tensor` and scalars; since every op can fail (shapes, dtypes, devices)
+//! their output is `Result<Tensor>`:
+//!
+//! ```
+//! use ek::{Context, DType, Device, RandomDist, Tensor};
+//! let ctx = Context::new(Device::Cpu)?;
+//! ctx.manual_seed(0)?;
+//! let x = Tensor::random(&ctx, &[4, 8], DType::F32, RandomDist::Normal { mean: 0.0, std: 0.1 })?;
+//! let w = Tensor::random(&ctx, &[8, 3], DType::F32, RandomDist::Normal { mean: 0.0, std: 0.1 })?;
+//! let b = Tensor::from_slice(&ctx, &[3], &[0.1f32, 0.2, 0.3])?;
+//! let y = (&x.matmul(&w)? + &b)?.relu()?.softmax(-1)?;
+//! assert_eq!(y.shape(), [4, 3]);
+//! assert!((y.sum(&[], false)?.item::<f32>()? - 4.0).abs() < 1e-5);
+//! let z = ((2.0 * &y)? - 1.0)?; // scalars on either side
+//! assert_eq!((&z + &x).unwrap_err().status, ek::Status::SHAPE);
+//! # Ok::<(), ek::Error>(())
+//! ```
+//!
 //! The library must be found at run time: set `LD_LIBRARY_PATH` to its
 //! directory, or run under `meson devenv -C <build>`.
 #![warn(missing_debug_implementations)]
@@ -29,7 +51,12 @@ mod context;
 mod device;
 mod dtype;
 mod error;
+mod indexing;
+mod linalg;
 mod memory;
+mod ops;
+mod random;
+mod reduce;
 mod stream;
 mod tensor;
 mod views;
@@ -40,6 +67,9 @@ pub use context::{Context, ContextConfig, LogLevel};
 pub use device::{device_count, live_handles, version, Device, DeviceInfo, DeviceType};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
-pub use memory::{MemoryBlock, MemoryStats};
+pub use memory::{MemoryBlock, MemoryEvent, MemoryStats};
+pub use ops::{BinaryOp, UnaryOp};
+pub use random::{PhiloxState, RandomDist};
+pub use reduce::ReduceOp;
 pub use stream::{Event, Stream};
 pub use tensor::Tensor;

@@ -5,7 +5,7 @@ use std::os::raw::c_void;
 use ek_sys as sys;
 
 use crate::context::Context;
-use crate::error::{check, Result};
+use crate::error::{check, Error, Result, Status};
 use crate::stream::{raw_stream, Stream};
 
 /// Pool statistics (`ek_memory_stats`, the C struct itself: fields are
@@ -100,8 +100,114 @@ impl Context {
     /// Returns a block from [`Context::malloc`] to the pool, ordered after the
     /// work already submitted to `stream`. An unknown or already-freed pointer
     /// is `Status::INVALID_ARGUMENT` and changes nothing.
+    // ptr is only looked up in the pool, never dereferenced: a safe fn.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn free(&self, ptr: *mut c_void, stream: Option<&Stream>) -> Result<()> {
         // SAFETY: the library validates ptr against its pool.
         check(unsafe { sys::ek_free(self.inner.raw, ptr, raw_stream(stream)) })
     }
+    /// Declares that the block at `ptr` (from [`Context::malloc`]) is also
+    /// used on `stream`: its reuse after [`Context::free`] waits for that
+    /// stream's work too (`ek_record_stream`). An unknown pointer is an error.
+    // ptr is only looked up in the pool, never dereferenced: a safe fn.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn record_stream(&self, ptr: *mut c_void, stream: &Stream) -> Result<()> {
+        // SAFETY: live handles; the library validates ptr against its pool.
+        check(unsafe { sys::ek_record_stream(self.inner.raw, ptr, stream.as_raw()) })
+    }
+
+    /// Copies `bytes` bytes between any mix of host memory and this
+    /// context's device memory, ordered on `stream` (`ek_memcpy`); a plain
+    /// memcpy on CPU contexts.
+    ///
+    /// # Safety
+    /// `src` must be readable and `dst` writable for `bytes` bytes until the
+    /// copy has completed (synchronize the stream before touching them), and
+    /// they must not overlap.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let p = ctx.malloc(8, None)?;
+    /// let (src, mut dst) = ([1u8, 2, 3, 4, 5, 6, 7, 8], [0u8; 8]);
+    /// unsafe {
+    ///     ctx.memcpy(p, src.as_ptr().cast(), 8, None)?;
+    ///     ctx.memcpy(dst.as_mut_ptr().cast(), p, 8, None)?;
+    /// }
+    /// ctx.synchronize()?;
+    /// assert_eq!(dst, src);
+    /// ctx.free(p, None)?;
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub unsafe fn memcpy(&self, dst: *mut c_void, src: *const c_void, bytes: usize, stream: Option<&Stream>) -> Result<()> {
+        check(sys::ek_memcpy(self.inner.raw, dst, src, bytes, raw_stream(stream)))
+    }
+
+    /// Calls `f(event, bytes)` when an allocation cannot be served (before the
+    /// pool's final retry: `f` may free memory) and when reserved memory rises
+    /// past `threshold_bytes` (0: never) (`ek_memory_set_callback`). `f` runs
+    /// on the allocating thread; a panic in it is caught and discarded.
+    /// Replaces any previous callback.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let seen = Arc::new(AtomicU64::new(0));
+    /// let s = seen.clone();
+    /// ctx.set_memory_callback(1 << 20, move |event, bytes| {
+    ///     assert_eq!(event, ek::MemoryEvent::Threshold);
+    ///     s.store(bytes, Ordering::SeqCst);
+    /// })?;
+    /// let _t = ek::Tensor::empty(&ctx, &[1 << 20], ek::DType::F32)?; // 4 MiB reserved
+    /// assert!(seen.load(Ordering::SeqCst) >= 4 << 20);
+    /// ctx.clear_memory_callback()?;
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn set_memory_callback<F>(&self, threshold_bytes: u64, f: F) -> Result<()>
+    where
+        F: Fn(MemoryEvent, u64) + Send + Sync + 'static,
+    {
+        let cb: Box<MemoryCallback> = Box::new(Box::new(f));
+        let user = &*cb as *const MemoryCallback as *mut c_void;
+        let mut all = self.inner.callbacks.lock().map_err(|_| Error::new(Status::INTERNAL, "ek: callback lock poisoned"))?;
+        // SAFETY: live handle; `user` points into a box kept until the context
+        // is destroyed, and the trampoline matches ek_memory_callback.
+        check(unsafe { sys::ek_memory_set_callback(self.inner.raw, Some(memory_trampoline), user, threshold_bytes) })?;
+        all.push(cb);
+        Ok(())
+    }
+
+    /// Removes the memory callback.
+    pub fn clear_memory_callback(&self) -> Result<()> {
+        // SAFETY: live handle; a NULL callback clears.
+        check(unsafe { sys::ek_memory_set_callback(self.inner.raw, None, std::ptr::null_mut(), 0) })
+    }
+}
+
+/// A boxed memory callback (see [`Context::set_memory_callback`]).
+pub(crate) type MemoryCallback = Box<dyn Fn(MemoryEvent, u64) + Send + Sync>;
+
+/// Why a memory callback runs (`ek_memory_event`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MemoryEvent {
+    /// An allocation could not be served; `bytes` is the request. The pool
+    /// retries once after the callback.
+    OutOfMemory,
+    /// Reserved memory rose past the threshold; `bytes` is the reserved total.
+    Threshold,
+    /// A code this binding does not know (from a newer library).
+    Unknown(u32),
+}
+
+unsafe extern "C" fn memory_trampoline(_ctx: sys::ek_context, event: sys::ek_memory_event, bytes: u64, user: *mut c_void) {
+    let ev = match event {
+        sys::ek_memory_event::EK_MEMORY_EVENT_OOM => MemoryEvent::OutOfMemory,
+        sys::ek_memory_event::EK_MEMORY_EVENT_THRESHOLD => MemoryEvent::Threshold,
+        other => MemoryEvent::Unknown(other.0),
+    };
+    // SAFETY: user is the MemoryCallback registered with this trampoline,
+    // alive until the context is destroyed.
+    let f = unsafe { &*(user as *const MemoryCallback) };
+    // A panic must not unwind into C.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ev, bytes)));
 }

@@ -44,8 +44,8 @@ unsafe impl Sync for Tensor {}
 
 impl Tensor {
     /// Runs a C call that returns a new tensor through `*out` (NULL on entry)
-    /// and wraps it. Future ops (`ek_unary`, `ek_binary`, …) and their
-    /// `std::ops` impls on `&Tensor` are built on this.
+    /// and wraps it; the ops (ops.rs, reduce.rs, …) reach it through
+    /// `derive` and `produce`.
     pub(crate) fn make(ctx: &Arc<ContextInner>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
         let mut out: sys::ek_tensor = std::ptr::null_mut();
         check(f(&mut out))?;
@@ -55,6 +55,11 @@ impl Tensor {
     /// As [`Tensor::make`], for a result on this tensor's context.
     pub(crate) fn derive(&self, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
         Tensor::make(&self.ctx, f)
+    }
+
+    /// Takes ownership of a new handle `raw` (one reference) of `like`'s context.
+    pub(crate) fn adopt(like: &Tensor, raw: sys::ek_tensor) -> Tensor {
+        Tensor { raw, ctx: like.ctx.clone() }
     }
 
     /// The raw handle, borrowed: valid while `self` lives.
@@ -125,6 +130,70 @@ impl Tensor {
                 out,
             )
         })
+    }
+
+    /// Wraps memory owned elsewhere without copying (`ek_tensor_wrap`, no
+    /// deleter): device memory for a CUDA context, host memory for a CPU one.
+    /// `strides` in elements (`None`: C-contiguous). libek never frees it.
+    ///
+    /// # Safety
+    /// `data` must point at memory of the context's device holding every
+    /// element the shape and strides reach, valid (and not mutated through
+    /// Rust references) for as long as the tensor or any view of it lives.
+    pub unsafe fn wrap(ctx: &Context, data: *mut c_void, shape: &[i64], strides: Option<&[i64]>, dtype: DType) -> Result<Tensor> {
+        let n = ndim(shape.len())?;
+        if strides.is_some_and(|st| st.len() != shape.len()) {
+            return Err(Error::new(Status::SHAPE, "ek::Tensor::wrap: strides and shape differ in length"));
+        }
+        let sp = strides.map_or(std::ptr::null(), |st| st.as_ptr());
+        Tensor::make(&ctx.inner, |out| {
+            sys::ek_tensor_wrap(ctx.inner.raw, data, n, shape.as_ptr(), sp, dtype.to_raw(), None, std::ptr::null_mut(), out)
+        })
+    }
+
+    /// A CPU tensor over `data` itself, without copying (`ek_tensor_wrap`
+    /// with a deleter that drops the `Vec` with the last view).
+    /// `Status::NOT_SUPPORTED` on a non-CPU context (use
+    /// [`Tensor::from_slice`], which copies to the device).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let v = vec![1.0f32, 2.0, 3.0, 4.0];
+    /// let p = v.as_ptr();
+    /// let t = ek::Tensor::from_vec(&ctx, &[2, 2], v)?;
+    /// assert_eq!(t.data_ptr() as *const f32, p); // the Vec's own buffer
+    /// assert_eq!(t.transpose(0, 1)?.to_vec::<f32>()?, [1.0, 3.0, 2.0, 4.0]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn from_vec<T: Element>(ctx: &Context, shape: &[i64], data: Vec<T>) -> Result<Tensor> {
+        if ctx.device()? != Device::Cpu {
+            return Err(Error::new(Status::NOT_SUPPORTED, "ek::Tensor::from_vec: host memory needs a CPU context"));
+        }
+        let numel = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
+        if numel != Some(data.len() as i64) {
+            return Err(Error::new(
+                Status::SHAPE,
+                format!("ek::Tensor::from_vec: shape {shape:?} does not hold the {} values given", data.len()),
+            ));
+        }
+        let n = ndim(shape.len())?;
+        unsafe extern "C" fn drop_vec<T>(_data: *mut c_void, user: *mut c_void) {
+            // SAFETY: user is the Box<Vec<T>> leaked below, dropped once.
+            drop(unsafe { Box::from_raw(user as *mut Vec<T>) });
+        }
+        let mut boxed = Box::new(data);
+        let ptr = boxed.as_mut_ptr() as *mut c_void;
+        let user = Box::into_raw(boxed) as *mut c_void;
+        // SAFETY: ptr holds numel elements of T's layout, owned by the box
+        // until the deleter runs; on failure the deleter is not kept.
+        let r = Tensor::make(&ctx.inner, |out| unsafe {
+            sys::ek_tensor_wrap(ctx.inner.raw, ptr, n, shape.as_ptr(), std::ptr::null(), T::DTYPE.to_raw(), Some(drop_vec::<T>), user, out)
+        });
+        if r.is_err() {
+            // SAFETY: the library did not take the deleter: free here.
+            drop(unsafe { Box::from_raw(user as *mut Vec<T>) });
+        }
+        r
     }
 
     /// A tensor filled with zeros.
@@ -267,6 +336,29 @@ impl Tensor {
         // SAFETY: the synchronous copy wrote all `bytes` bytes.
         unsafe { buf.set_len(bytes) };
         Ok(T::from_host(buf))
+    }
+
+    /// The value of a one-element tensor (any number of dims), copied to the
+    /// host; `Status::SHAPE` for other sizes, `Status::DTYPE` when `T` is not
+    /// the dtype.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::arange(&ctx, 0.0, 5.0, 1.0, ek::DType::I64)?;
+    /// assert_eq!(t.sum(&[], false)?.item::<i64>()?, 10);
+    /// assert_eq!(t.item::<i64>().unwrap_err().status, ek::Status::SHAPE);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn item<T: Element>(&self) -> Result<T> {
+        let n = self.numel();
+        if n != 1 {
+            return Err(Error::new(
+                Status::SHAPE,
+                format!("ek::Tensor::item: the tensor has {n} elements, not 1 (shape {:?})", self.shape()),
+            ));
+        }
+        let mut v = self.to_vec::<T>()?;
+        Ok(v.remove(0))
     }
 
     /// `self[...] = src`, broadcast and cast to this tensor (`ek_copy`); the two

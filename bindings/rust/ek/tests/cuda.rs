@@ -12,7 +12,7 @@ fn skip(test: &str, why: &str) {
 
 fn cuda_or_skip(test: &str) -> Option<Context> {
     let want = std::env::var("EK_TEST_DEVICE").unwrap_or_default();
-    let require = std::env::var("EK_REQUIRE_GPU").map_or(false, |v| v == "1");
+    let require = std::env::var("EK_REQUIRE_GPU").is_ok_and(|v| v == "1");
     if want != "cuda" && want != "all" {
         assert!(!require, "{test}: EK_REQUIRE_GPU=1 but EK_TEST_DEVICE={want:?} does not select CUDA");
         skip(test, "set EK_TEST_DEVICE=cuda (or all) to run on a GPU");
@@ -53,4 +53,55 @@ fn cuda_round_trip_views_and_memory() {
     }
     ctx.synchronize().unwrap();
     assert_eq!(ctx.memory_stats().unwrap().allocated_bytes, base);
+}
+
+/// The op groups on CUDA against the CPU backend (same inputs, same seed).
+#[test]
+fn cuda_ops_match_cpu() {
+    let Some(gpu) = cuda_or_skip("cuda_ops_match_cpu") else { return };
+    let cpu = Context::new(Device::Cpu).unwrap();
+    let close = |a: &Tensor, b: &Tensor, tol: f32, what: &str| {
+        let (x, y) = (a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+        assert_eq!(a.shape(), b.shape(), "{what}");
+        for (i, (p, q)) in x.iter().zip(&y).enumerate() {
+            assert!((p - q).abs() <= tol * q.abs().max(1.0) || (p.is_nan() && q.is_nan()), "{what}[{i}]: {p} vs {q}");
+        }
+    };
+    let n = ek::RandomDist::Normal { mean: 0.0, std: 1.0 };
+    gpu.manual_seed(3).unwrap();
+    cpu.manual_seed(3).unwrap();
+    let (xg, xc) = (Tensor::random(&gpu, &[64, 96], DType::F32, n).unwrap(), Tensor::random(&cpu, &[64, 96], DType::F32, n).unwrap());
+    close(&xg, &xc, 1e-6, "random normal (Philox: same numbers on both)");
+    let (wg, wc) = (Tensor::random(&gpu, &[96, 32], DType::F32, n).unwrap(), Tensor::random(&cpu, &[96, 32], DType::F32, n).unwrap());
+    close(&xg.matmul(&wg).unwrap(), &xc.matmul(&wc).unwrap(), 1e-4, "matmul");
+    close(&xg.transpose(0, 1).unwrap().matmul(&xg).unwrap(), &xc.transpose(0, 1).unwrap().matmul(&xc).unwrap(), 1e-4, "matmul of a transposed view");
+    close(&xg.softmax(-1).unwrap(), &xc.softmax(-1).unwrap(), 1e-5, "softmax");
+    close(&xg.log_softmax(0).unwrap(), &xc.log_softmax(0).unwrap(), 1e-5, "log_softmax");
+    close(&xg.cumsum(1).unwrap(), &xc.cumsum(1).unwrap(), 1e-4, "cumsum");
+    for op in [ek::UnaryOp::Exp, ek::UnaryOp::Tanh, ek::UnaryOp::Gelu, ek::UnaryOp::Relu, ek::UnaryOp::Round] {
+        close(&xg.unary(op).unwrap(), &xc.unary(op).unwrap(), 1e-5, &format!("{op:?}"));
+    }
+    close(&((&xg * 3.0).unwrap() - &xg.exp().unwrap()).unwrap(), &((&xc * 3.0).unwrap() - &xc.exp().unwrap()).unwrap(), 1e-5, "binary");
+    close(&xg.sum(&[0], false).unwrap(), &xc.sum(&[0], false).unwrap(), 1e-4, "sum");
+    close(&xg.std(&[1], 1.0, true).unwrap(), &xc.std(&[1], 1.0, true).unwrap(), 1e-5, "std");
+    let (vg, ig) = xg.max_dim(1, false).unwrap();
+    let (vc, ic) = xc.max_dim(1, false).unwrap();
+    close(&vg, &vc, 0.0, "max_dim values");
+    assert_eq!(ig.to_vec::<i64>().unwrap(), ic.to_vec::<i64>().unwrap());
+    let mask_g = xg.gt_scalar(0.5).unwrap();
+    let mask_c = xc.gt_scalar(0.5).unwrap();
+    close(&xg.masked_select(&mask_g).unwrap(), &xc.masked_select(&mask_c).unwrap(), 0.0, "masked_select");
+    assert_eq!(mask_g.nonzero().unwrap().to_vec::<i64>().unwrap(), mask_c.nonzero().unwrap().to_vec::<i64>().unwrap());
+    let idx = [5i64, -1, 0, 7];
+    let (jg, jc) = (Tensor::from_slice(&gpu, &[4], &idx).unwrap(), Tensor::from_slice(&cpu, &[4], &idx).unwrap());
+    close(&xg.index_select(0, &jg).unwrap(), &xc.index_select(0, &jc).unwrap(), 0.0, "index_select");
+    let e = xg.index_select(0, &Tensor::from_slice(&gpu, &[1], &[64i64]).unwrap()).unwrap_err();
+    assert_eq!(e.status, ek::Status::INDEX, "{e}");
+    // the operators and a fused update on another stream
+    let s = ek::Stream::new(&gpu).unwrap();
+    let y = xg.clone().mul_scalar(0.0).unwrap();
+    y.axpby_(2.0, &xg, 1.0).unwrap();
+    let z = y.binary_on(ek::BinaryOp::Sub, &xg, &s, None).unwrap();
+    s.synchronize().unwrap();
+    close(&z, &xc, 1e-6, "axpby then sub on a stream");
 }

@@ -1,0 +1,103 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// RandomDist selects a distribution of ek_random (ek_random_dist); its
+// parameters a and b are given with it.
+type RandomDist int
+
+// Distributions of ek.h.
+const (
+	RandomUniform   RandomDist = C.EK_RANDOM_UNIFORM   // uniform on [a, b); float tensors
+	RandomNormal    RandomDist = C.EK_RANDOM_NORMAL    // mean a, standard deviation b; float tensors
+	RandomBernoulli RandomDist = C.EK_RANDOM_BERNOULLI // 1 with probability a, else 0; any dtype
+	RandomRandint   RandomDist = C.EK_RANDOM_RANDINT   // integers uniform on [a, b); any dtype but bool
+)
+
+func (d RandomDist) String() string {
+	switch d {
+	case RandomUniform:
+		return "RandomUniform"
+	case RandomNormal:
+		return "RandomNormal"
+	case RandomBernoulli:
+		return "RandomBernoulli"
+	case RandomRandint:
+		return "RandomRandint"
+	}
+	return fmt.Sprintf("RandomDist(%d)", int(d))
+}
+
+// PhiloxState is a counter-based generator state (ek_philox_state): element
+// i (C order) of a filled tensor takes its numbers from counter Offset + i
+// under key Seed, so the same state gives the same values on the CPU and on
+// CUDA.
+type PhiloxState struct {
+	Seed, Offset uint64
+}
+
+// RandomWith fills t in place from dist with parameters a, b (ek_random):
+// with state when not nil (the context's generator is then left alone), else
+// with the context's generator, whose offset advances by t's element count;
+// on stream s (nil: default). Bad parameters (b <= a, std < 0, p outside
+// [0, 1]) are StatusInvalidArgument.
+func (t *Tensor) RandomWith(dist RandomDist, a, b float64, state *PhiloxState, s *Stream) error {
+	var seed, offset C.uint64_t
+	if state != nil {
+		seed, offset = C.uint64_t(state.Seed), C.uint64_t(state.Offset)
+	}
+	r := C.ekgo_op_ek_random(s.rawOrNil(), C.ek_random_dist(dist), C.double(a), C.double(b), b2i(state != nil), seed, offset, rawOf(t))
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(s)
+	return check(r.status, r.msg)
+}
+
+// Random fills t in place from dist with parameters a, b, using the
+// context's generator.
+func (t *Tensor) Random(dist RandomDist, a, b float64) error {
+	return t.RandomWith(dist, a, b, nil, nil)
+}
+
+// RandomTensor is a new tensor drawn from dist (parameters a, b) by the
+// context's generator.
+func RandomTensor(ctx *Context, shape []int64, dt DType, dist RandomDist, a, b float64) (*Tensor, error) {
+	t, err := Empty(ctx, shape, dt)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Random(dist, a, b); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Rand is a new tensor uniform on [0, 1).
+func Rand(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
+	return RandomTensor(ctx, shape, dt, RandomUniform, 0, 1)
+}
+
+// Randn is a new standard normal tensor.
+func Randn(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
+	return RandomTensor(ctx, shape, dt, RandomNormal, 0, 1)
+}
+
+// ManualSeed seeds the context's generator and resets its offset to 0.
+func (c *Context) ManualSeed(seed uint64) error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_manual_seed(h, C.uint64_t(seed), m) })
+}
+
+// RandomState returns the generator's current seed and offset.
+func (c *Context) RandomState() (PhiloxState, error) {
+	var st C.ek_philox_state
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_random_state(h, &st, m) })
+	return PhiloxState{Seed: uint64(st.seed), Offset: uint64(st.offset)}, err
+}

@@ -1,0 +1,266 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// ReduceOp selects a reduction (ek_reduce_op). PyTorch's dtypes: sum/prod of
+// bool or integers give int64; mean and the norms need a float input;
+// argmax/argmin give int64; any/all give bool.
+type ReduceOp int
+
+// Reductions of ek.h.
+const (
+	ReduceSum     ReduceOp = C.EK_REDUCE_SUM
+	ReduceMean    ReduceOp = C.EK_REDUCE_MEAN
+	ReduceProd    ReduceOp = C.EK_REDUCE_PROD
+	ReduceMax     ReduceOp = C.EK_REDUCE_MAX
+	ReduceMin     ReduceOp = C.EK_REDUCE_MIN
+	ReduceArgmax  ReduceOp = C.EK_REDUCE_ARGMAX
+	ReduceArgmin  ReduceOp = C.EK_REDUCE_ARGMIN
+	ReduceAny     ReduceOp = C.EK_REDUCE_ANY
+	ReduceAll     ReduceOp = C.EK_REDUCE_ALL
+	ReduceNormL1  ReduceOp = C.EK_REDUCE_NORM_L1
+	ReduceNormL2  ReduceOp = C.EK_REDUCE_NORM_L2
+	ReduceNormInf ReduceOp = C.EK_REDUCE_NORM_INF
+)
+
+var reduceNames = [...]string{"Sum", "Mean", "Prod", "Max", "Min", "Argmax", "Argmin", "Any", "All", "NormL1",
+	"NormL2", "NormInf"}
+
+// ReduceOps lists every reduction, in the order of ek.h.
+func ReduceOps() []ReduceOp {
+	ops := make([]ReduceOp, len(reduceNames))
+	for i := range ops {
+		ops[i] = ReduceOp(i)
+	}
+	return ops
+}
+
+func (op ReduceOp) String() string {
+	if op >= 0 && int(op) < len(reduceNames) {
+		return "Reduce" + reduceNames[op]
+	}
+	return fmt.Sprintf("ReduceOp(%d)", int(op))
+}
+
+// ReduceOn reduces t over dims (negative count from the end; none: every
+// dim), keeping them with size 1 when keepdim, on stream s (nil: default),
+// into out when not nil (ek_reduce).
+func (t *Tensor) ReduceOn(op ReduceOp, dims []int, keepdim bool, s *Stream, out *Tensor) (*Tensor, error) {
+	o, err := outOf(out)
+	if err != nil {
+		return nil, err
+	}
+	p, keep := intptr(dims)
+	r := C.ekgo_op_ek_reduce(s.rawOrNil(), C.ek_reduce_op(op), rawOf(t), C.int(len(dims)), p, b2i(keepdim), o)
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(out)
+	return result(r, out, contextOf(t))
+}
+
+// Reduce reduces t over dims (nil: every dim).
+func (t *Tensor) Reduce(op ReduceOp, dims []int, keepdim bool) (*Tensor, error) {
+	return t.ReduceOn(op, dims, keepdim, nil, nil)
+}
+
+// ReduceInto writes Reduce(op, dims, keepdim) into out.
+func (t *Tensor) ReduceInto(op ReduceOp, dims []int, keepdim bool, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	_, err := t.ReduceOn(op, dims, keepdim, nil, out)
+	return err
+}
+
+// Sum over dims (nil: all).
+func (t *Tensor) Sum(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceSum, dims, keepdim)
+}
+
+// Mean over dims (nil: all); float input.
+func (t *Tensor) Mean(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceMean, dims, keepdim)
+}
+
+// Prod is the product over dims (nil: all).
+func (t *Tensor) Prod(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceProd, dims, keepdim)
+}
+
+// Max over dims (nil: all); NaN propagates. See MaxDim for indices.
+func (t *Tensor) Max(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceMax, dims, keepdim)
+}
+
+// Min over dims (nil: all).
+func (t *Tensor) Min(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceMin, dims, keepdim)
+}
+
+// Argmax is the int64 index of the first maximum over dims (nil: the flat index).
+func (t *Tensor) Argmax(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceArgmax, dims, keepdim)
+}
+
+// Argmin is the int64 index of the first minimum over dims.
+func (t *Tensor) Argmin(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceArgmin, dims, keepdim)
+}
+
+// Any is true where some element over dims is nonzero.
+func (t *Tensor) Any(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceAny, dims, keepdim)
+}
+
+// All is true where every element over dims is nonzero.
+func (t *Tensor) All(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceAll, dims, keepdim)
+}
+
+// NormL1 is the sum of absolute values over dims.
+func (t *Tensor) NormL1(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceNormL1, dims, keepdim)
+}
+
+// NormL2 is the Euclidean norm over dims.
+func (t *Tensor) NormL2(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceNormL2, dims, keepdim)
+}
+
+// NormInf is the largest absolute value over dims.
+func (t *Tensor) NormInf(dims []int, keepdim bool) (*Tensor, error) {
+	return t.Reduce(ReduceNormInf, dims, keepdim)
+}
+
+// VarOn computes the variance over dims (nil: all) with divisor
+// max(0, N - correction), the standard deviation when takeSqrt, on stream s
+// (nil: default), into out when not nil (ek_var). Float inputs only.
+func (t *Tensor) VarOn(dims []int, correction float64, keepdim, takeSqrt bool, s *Stream, out *Tensor) (*Tensor, error) {
+	o, err := outOf(out)
+	if err != nil {
+		return nil, err
+	}
+	p, keep := intptr(dims)
+	r := C.ekgo_op_ek_var(s.rawOrNil(), rawOf(t), C.int(len(dims)), p, C.double(correction), b2i(keepdim), b2i(takeSqrt), o)
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(out)
+	return result(r, out, contextOf(t))
+}
+
+// Var is the variance over dims (nil: all) with divisor max(0, N - correction).
+func (t *Tensor) Var(dims []int, correction float64, keepdim bool) (*Tensor, error) {
+	return t.VarOn(dims, correction, keepdim, false, nil, nil)
+}
+
+// Std is the standard deviation, the square root of Var.
+func (t *Tensor) Std(dims []int, correction float64, keepdim bool) (*Tensor, error) {
+	return t.VarOn(dims, correction, keepdim, true, nil, nil)
+}
+
+// MaxDimOn computes the maximum (minimum when takeMin) along dim: the values
+// in t's dtype and the int64 indices of their first occurrence (NaN wins),
+// as torch.max(x, dim) (ek_max_dim). On stream s (nil: default); into values
+// and indices when they are not nil (each independently).
+func (t *Tensor) MaxDimOn(dim int, keepdim, takeMin bool, s *Stream, values, indices *Tensor) (*Tensor, *Tensor, error) {
+	v, err := outOf(values)
+	if err != nil {
+		return nil, nil, err
+	}
+	i, err := outOf(indices)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := C.ekgo_op_ek_max_dim(s.rawOrNil(), rawOf(t), C.int(dim), b2i(keepdim), b2i(takeMin), v, i)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(values)
+	runtime.KeepAlive(indices)
+	if r.status != C.EK_SUCCESS {
+		return nil, nil, check(r.status, r.msg)
+	}
+	if values == nil {
+		values = newTensor(r.values, t.ctx)
+	}
+	if indices == nil {
+		indices = newTensor(r.indices, t.ctx)
+	}
+	return values, indices, nil
+}
+
+// MaxDim returns the maximum along dim and the indices of its first occurrence.
+func (t *Tensor) MaxDim(dim int, keepdim bool) (values, indices *Tensor, err error) {
+	return t.MaxDimOn(dim, keepdim, false, nil, nil, nil)
+}
+
+// MinDim returns the minimum along dim and the indices of its first occurrence.
+func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor, err error) {
+	return t.MaxDimOn(dim, keepdim, true, nil, nil, nil)
+}
+
+// alongDim runs softmax, log_softmax, cumsum or cumprod.
+func (t *Tensor) alongDim(which int, dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	o, err := outOf(out)
+	if err != nil {
+		return nil, err
+	}
+	var r C.ekgo_result
+	switch which {
+	case 0:
+		r = C.ekgo_op_ek_softmax(s.rawOrNil(), rawOf(t), C.int(dim), o)
+	case 1:
+		r = C.ekgo_op_ek_log_softmax(s.rawOrNil(), rawOf(t), C.int(dim), o)
+	case 2:
+		r = C.ekgo_op_ek_cumsum(s.rawOrNil(), rawOf(t), C.int(dim), o)
+	default:
+		r = C.ekgo_op_ek_cumprod(s.rawOrNil(), rawOf(t), C.int(dim), o)
+	}
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(out)
+	return result(r, out, contextOf(t))
+}
+
+// Softmax along dim (negative counts from the end), float tensors only;
+// stable for large values (ek_softmax).
+func (t *Tensor) Softmax(dim int) (*Tensor, error) { return t.alongDim(0, dim, nil, nil) }
+
+// LogSoftmax is log(softmax(t)) along dim, computed stably (ek_log_softmax).
+func (t *Tensor) LogSoftmax(dim int) (*Tensor, error) { return t.alongDim(1, dim, nil, nil) }
+
+// Cumsum is the inclusive cumulative sum along dim; int64 for bool and
+// integer input (ek_cumsum).
+func (t *Tensor) Cumsum(dim int) (*Tensor, error) { return t.alongDim(2, dim, nil, nil) }
+
+// Cumprod is the inclusive cumulative product along dim (ek_cumprod).
+func (t *Tensor) Cumprod(dim int) (*Tensor, error) { return t.alongDim(3, dim, nil, nil) }
+
+// SoftmaxOn is Softmax on stream s (nil: default), into out when not nil.
+func (t *Tensor) SoftmaxOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	return t.alongDim(0, dim, s, out)
+}
+
+// LogSoftmaxOn is LogSoftmax on stream s (nil: default), into out when not nil.
+func (t *Tensor) LogSoftmaxOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	return t.alongDim(1, dim, s, out)
+}
+
+// CumsumOn is Cumsum on stream s (nil: default), into out when not nil.
+func (t *Tensor) CumsumOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	return t.alongDim(2, dim, s, out)
+}
+
+// CumprodOn is Cumprod on stream s (nil: default), into out when not nil.
+func (t *Tensor) CumprodOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	return t.alongDim(3, dim, s, out)
+}
