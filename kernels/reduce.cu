@@ -25,7 +25,10 @@ constexpr int kThreads = 256;
 constexpr int kColX = 32, kColY = 16;      // column kernel block: inner x rows
 constexpr int kUnroll = 4;                 // loads in flight per thread
 constexpr int64_t kTargetBlocks = 2048;    // fixed, so the tree (and the bits) never depend on the GPU
-constexpr int64_t kTargetColBlocks = 1024; // column blocks are twice as large; fewer partials
+// Column blocks (512 threads) run about two to an SM: 256 of them fill an H100
+// in one wave, each streaming a long chunk, and keep the partials few (the
+// combine reads each output's partials with one load per lane).
+constexpr int64_t kTargetColBlocks = 256;
 constexpr int64_t kTailOutputs = 32;       // at most this many outputs finish in the last block
 constexpr int64_t kMaxSplit = 1024;        // partials per output at most
 constexpr int64_t kMaxGrid = 65535;        // grid.y / grid.z limit
@@ -49,7 +52,8 @@ __device__ __forceinline__ int64_t to_acc(int64_t v) { return v; }
 template <typename A> struct State { A v; int64_t i; };
 static_assert(sizeof(State<float>) <= 16 && sizeof(State<double>) <= 16, "partial size");
 constexpr size_t kPartialBytes = 16;
-constexpr size_t kTailPartials = 256;  // offset of the partials in the tail scratch (after the counter)
+constexpr size_t kTailPartials = 256;  // offset of the partials in the tail scratch (after the counters)
+constexpr int64_t kStripCounters = kTailPartials / sizeof(unsigned);
 
 template <typename A> __device__ __forceinline__ bool isnan_(A v) { return v != v; }
 
@@ -228,20 +232,45 @@ __device__ void combine_output(const ReducePlan &p, const Op<A, Fam> &op, int64_
 // and the block that finishes last combines them (the same order as
 // combine_kernel, so the bits do not depend on which path ran), then resets
 // the counter for the next launch on this stream.
+// Whether this block is the last of `blocks` to count itself in *count (all
+// the block's partials are visible to the last one).
+__device__ bool last_to_arrive(unsigned *count, unsigned blocks) {
+  __shared__ bool last;
+  __threadfence();  // this thread's partials are visible before the count says so
+  __syncthreads();
+  if (threadIdx.x + threadIdx.y == 0) last = atomicAdd(count, 1u) == blocks - 1;
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
 template <typename A, int Fam>
 __device__ void finish_in_last_block(const ReducePlan &p, const Op<A, Fam> &op, int64_t splits,
                                      const State<A> *partial, unsigned *done) {
-  __shared__ bool last;
+  if (!last_to_arrive(done, gridDim.x * gridDim.y * gridDim.z)) return;
   const int t = threadIdx.x + threadIdx.y * blockDim.x, nthreads = blockDim.x * blockDim.y;
-  __threadfence();  // this thread's partials are visible before the count says so
-  __syncthreads();
-  if (t == 0) last = atomicAdd(done, 1u) == gridDim.x * gridDim.y * gridDim.z - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
   for (int64_t o = t / 32; o < p.outer * p.inner; o += nthreads / 32)
     combine_output<A, Fam>(p, op, o, splits, partial, t % 32);
   if (t == 0) *done = 0;
+}
+
+// Column kernel, one launch: the blocks of a strip (same blockIdx.x and .y,
+// every split z) count themselves in the strip's own counter, and the last
+// combines the strip's outputs, in combine_kernel's order (the same bits).
+template <typename A, int Fam, int V>
+__device__ void finish_strip(const ReducePlan &p, const Op<A, Fam> &op, const State<A> *partial,
+                             unsigned *counters) {
+  unsigned *count = counters + blockIdx.y * gridDim.x + blockIdx.x;
+  if (!last_to_arrive(count, gridDim.z)) return;
+  const int t = threadIdx.x + threadIdx.y * blockDim.x, nthreads = blockDim.x * blockDim.y;
+  const int64_t first = blockIdx.x * int64_t(kColX) * V;
+  const int64_t width = min(int64_t(kColX) * V, p.inner - first);
+  const int64_t outers = (p.outer - blockIdx.y + gridDim.y - 1) / gridDim.y;
+  for (int64_t w = t / 32; w < outers * width; w += nthreads / 32) {
+    const int64_t o = blockIdx.y + (w / width) * gridDim.y, j = first + w % width;
+    combine_output<A, Fam>(p, op, o * p.inner + j, gridDim.z, partial, t % 32);
+  }
+  if (t == 0) *count = 0;
 }
 
 // inner == 1: `group` threads per row; blockIdx.y is the split of the row.
@@ -322,7 +351,7 @@ col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial,
     }
     __syncthreads();
   }
-  if (done) finish_in_last_block<A, Fam>(p, op, gridDim.z, partial, done);
+  if (done) finish_strip<A, Fam, V>(p, op, partial, done);
 }
 
 // Second pass: a warp per output combines its `splits` partials in order.
@@ -349,6 +378,7 @@ struct Config {
   int64_t splits = 1;
   int64_t chunk = 0;
   bool tail = false;   // the last block combines the partials (no second launch)
+  bool strips = false; // columns: the last block of each strip combines its partials
 };
 
 // Splits r so that about `target` blocks run; chunks stay multiples of
@@ -382,9 +412,12 @@ Config configure(const ReducePlan &p) {
     c.rows = false;
     c.vec = column_vec(p);
     c.blocks = ceil_div(p.inner, int64_t(kColX) * c.vec);
-    split(c, p.r, c.blocks * std::min(p.outer, kMaxGrid), kTargetColBlocks, kColY * kUnroll, 1);
+    const int64_t strips = c.blocks * std::min(p.outer, kMaxGrid);
+    split(c, p.r, strips, kTargetColBlocks, kColY * kUnroll, 1);
+    c.strips = c.splits > 1 && strips <= kStripCounters;
   }
   c.blocks = std::min<int64_t>(c.blocks, INT_MAX);
+  if (!c.rows) return c;
   const int64_t nout = p.outer * p.inner;
   c.tail = c.splits > 1 && nout <= kTailOutputs &&
            c.splits * nout * int64_t(kPartialBytes) <= int64_t(kTailScratchBytes - kTailPartials);
@@ -404,7 +437,7 @@ int launch(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
   using S = State<typename AccOf<T>::type>;
   Config c = configure(p);
   void *space = c.tail ? static_cast<char *>(tail) + kTailPartials : workspace;
-  unsigned *done = c.tail ? static_cast<unsigned *>(tail) : nullptr;
+  unsigned *done = c.tail || c.strips ? static_cast<unsigned *>(tail) : nullptr;
   S *partial = c.splits > 1 ? static_cast<S *>(space) : nullptr;
   if (c.splits > 1 && !space) return cudaErrorInvalidValue;
   if (c.rows) {
