@@ -1,6 +1,8 @@
 // bench_ops: the kernel library through the C API, timed with ek events
-// (warm-up 5, median of 30), on tensors larger than L2 where size is not the
-// point, plus the host time per tiny op (enqueue cost, no sync per op).
+// (warm-up 5, median of 30, each behind a sleep kernel so that the events see
+// device time, not launch latency: see time_ms), on tensors larger than L2
+// where size is not the point, plus the host time per tiny op (enqueue cost,
+// no sync per op) and tiny ops' device time alone, queued and pipelined.
 // Bytes counted: each input element read once, each output element written
 // once; matmul counts 2*m*n*k flops and is compared with cuBLAS called
 // directly (cublasGemmEx, same compute type) in the same run.
@@ -37,10 +39,21 @@ ek_tensor random_like(const Env &e, std::vector<int64_t> shape) {
   return out;
 }
 
-double time_ms(const Env &e, const std::function<void()> &op) {
+extern "C" int bench_launch_empty(void *stream);
+extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
+
+// Median device ms of op between two events. With `queued` (the default), a
+// 50 us sleep kernel runs first, so the op is already enqueued when the start
+// event fires: the time is the op's device time, without the host's launch
+// latency (5-7 us on the H100 hosts). Without it, the time is what a lone op
+// costs from an idle stream (launch latency included).
+double time_ms(const Env &e, const std::function<void()> &op, bool queued = true) {
+  void *native = nullptr;
+  EK_CHECK(ek_stream_native(e.s, &native));
   for (int i = 0; i < kWarmup; ++i) op();
   std::vector<double> ms;
   for (int i = 0; i < kReps; ++i) {
+    if (queued && bench_launch_sleep(native, 50000) != 0) std::exit(1);
     EK_CHECK(ek_event_record(e.a, e.s));
     op();
     EK_CHECK(ek_event_record(e.b, e.s));
@@ -153,8 +166,6 @@ void indexing(const Env &e) {
   for (ek_tensor t : {x, u, mask, idx, g}) EK_CHECK(ek_tensor_release(t));
 }
 
-extern "C" int bench_launch_empty(void *stream);
-
 // Host microseconds per call of op, enqueued back to back (no sync per op).
 double host_us(const Env &e, const std::function<void()> &op) {
   const int iters = 20000;
@@ -172,7 +183,7 @@ double host_us(const Env &e, const std::function<void()> &op) {
 double pipelined_us(const Env &e, const std::function<void()> &op) {
   return 1e3 * time_ms(e, [&] {
            for (int i = 0; i < 100; ++i) op();
-         }) / 100;
+         }, false) / 100;
 }
 
 // Tiny ops (1M f32 = 4 MB, L2-resident): the launch floor, libek's host cost
@@ -188,6 +199,8 @@ void tiny_ops(const Env &e) {
   };
   auto add = [&] { EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z)); };
   auto sum = [&] { EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s)); };
+  ek_tensor row = random_like(e, {10000}), p = nullptr;
+  auto soft = [&] { EK_CHECK(ek_softmax(e.s, row, -1, &p)); };
   auto view = [&] {
     ek_tensor v = nullptr;
     EK_CHECK(ek_view_slice(x, 0, 1, 100, 1, &v));
@@ -197,12 +210,18 @@ void tiny_ops(const Env &e) {
   std::printf("| host: ek_view_slice + release (no launch) | %.2f us |\n", host_us(e, view));
   std::printf("| host: add 1M f32 (into out) | %.2f us |\n", host_us(e, add));
   std::printf("| host: sum 1M f32 (into out) | %.2f us |\n", host_us(e, sum));
-  std::printf("| device, alone: empty kernel | %.2f us |\n", 1e3 * time_ms(e, empty));
-  std::printf("| device, alone: add 1M f32 | %.2f us |\n", 1e3 * time_ms(e, add));
-  std::printf("| device, alone: sum 1M f32 | %.2f us |\n", 1e3 * time_ms(e, sum));
+  std::printf("| host: softmax 10000 f32 (into out) | %.2f us |\n", host_us(e, soft));
+  for (bool queued : {false, true}) {
+    const char *how = queued ? "queued" : "alone";
+    std::printf("| device, %s: empty kernel | %.2f us |\n", how, 1e3 * time_ms(e, empty, queued));
+    std::printf("| device, %s: add 1M f32 | %.2f us |\n", how, 1e3 * time_ms(e, add, queued));
+    std::printf("| device, %s: sum 1M f32 | %.2f us |\n", how, 1e3 * time_ms(e, sum, queued));
+    std::printf("| device, %s: softmax 10000 f32 | %.2f us |\n", how, 1e3 * time_ms(e, soft, queued));
+  }
   std::printf("| device, pipelined: add 1M f32 | %.2f us |\n", pipelined_us(e, add));
   std::printf("| device, pipelined: sum 1M f32 | %.2f us |\n", pipelined_us(e, sum));
-  for (ek_tensor t : {x, y, z, s}) EK_CHECK(ek_tensor_release(t));
+  std::printf("| device, pipelined: softmax 10000 f32 | %.2f us |\n", pipelined_us(e, soft));
+  for (ek_tensor t : {x, y, z, s, row, p}) EK_CHECK(ek_tensor_release(t));
 }
 
 }  // namespace

@@ -6,7 +6,12 @@ no copy) and CuPy takes them through DLPack. libek is called through a thin
 ctypes shim over the C API (ek._lib), so its column includes ctypes' cost;
 bench_ops (C) gives the C-only numbers. Each library is timed on its own
 stream with its own CUDA events: 5 warm-up calls, then the median of 30
-(start event, op, end event, sync). Bytes count every input element read once
+(sleep kernel, start event, op, end event, sync). The sleep (about 50 us, the
+same for every library) keeps the GPU busy while the host enqueues the start
+event and the op, so the events measure the op's device time, not the host's
+launch latency (5-7 us per launch on the H100 hosts). Tiny ops are also timed
+"alone" (no sleep: what one op costs from an idle stream, launch included).
+Bytes count every input element read once
 and every output element written once; matmul counts 2*m*n*k flops.
 
 Writes JSON (--json), a Markdown table (--md) and a PNG chart (--png).
@@ -54,6 +59,9 @@ class Ek:
         for e in self.ev:
             check(lib.ek_event_create(self.ctx, ctypes.byref(e)))
         self.keep = []
+        native = ctypes.c_void_p()
+        check(lib.ek_stream_native(self.s, ctypes.byref(native)))
+        self.torch_stream = torch.cuda.ExternalStream(native.value)
 
     def wrap(self, t: torch.Tensor):
         """An ek tensor over t's memory (t stays alive in self.keep)."""
@@ -62,14 +70,16 @@ class Ek:
         shape = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
         strides = (ctypes.c_int64 * max(t.dim(), 1))(*t.stride())
         check(lib.ek_tensor_wrap(self.ctx, ctypes.c_void_p(t.data_ptr()), t.dim(), shape, strides,
-                                 DT[t.dtype], None, None, ctypes.byref(h)))
+                                 DT[t.dtype], _ffi.ek_deleter(), None, ctypes.byref(h)))
         return h
 
-    def time_ms(self, op) -> float:
+    def time_ms(self, op, queued=True) -> float:
         for _ in range(WARMUP):
             op()
         ms, out = [], ctypes.c_float()
         for _ in range(REPS):
+            if queued:
+                sleep(self.torch_stream)
             check(lib.ek_event_record(self.ev[0], self.s))
             op()
             check(lib.ek_event_record(self.ev[1], self.s))
@@ -79,7 +89,16 @@ class Ek:
         return statistics.median(ms)
 
 
-def time_cuda(op, event_cls, stream_ctx) -> float:
+SLEEP_CYCLES = 100_000  # about 50 us at the H100's clocks
+
+
+def sleep(torch_stream) -> None:
+    """Keeps the stream's GPU queue busy while the host enqueues what follows."""
+    with torch.cuda.stream(torch_stream):
+        torch.cuda._sleep(SLEEP_CYCLES)
+
+
+def time_cuda(op, event_cls, stream_ctx, torch_stream, queued) -> float:
     """Median ms of op on a library's own stream, with that library's events."""
     with stream_ctx:
         for _ in range(WARMUP):
@@ -87,6 +106,8 @@ def time_cuda(op, event_cls, stream_ctx) -> float:
         ms = []
         for _ in range(REPS):
             a, b = event_cls(), event_cls()
+            if queued:
+                sleep(torch_stream)
             a.record()
             op()
             b.record()
@@ -95,13 +116,14 @@ def time_cuda(op, event_cls, stream_ctx) -> float:
         return statistics.median(ms)
 
 
-def time_torch(op) -> float:
+def time_torch(op, queued=True) -> float:
     s = torch.cuda.Stream()
-    return time_cuda(op, lambda: torch.cuda.Event(enable_timing=True), torch.cuda.stream(s))
+    return time_cuda(op, lambda: torch.cuda.Event(enable_timing=True), torch.cuda.stream(s), s, queued)
 
 
-def time_cupy(op) -> float:
-    return time_cuda(op, cp.cuda.Event, cp.cuda.Stream(non_blocking=True))
+def time_cupy(op, queued=True) -> float:
+    s = cp.cuda.Stream(non_blocking=True)
+    return time_cuda(op, cp.cuda.Event, s, torch.cuda.ExternalStream(s.ptr), queued)
 
 
 class Out:
@@ -152,6 +174,11 @@ def cases(e: Ek):
     return out
 
 
+def cupy_softmax(ct):
+    ex = cp.exp(ct - ct.max(axis=-1, keepdims=True))
+    return ex / ex.sum(axis=-1, keepdims=True)
+
+
 def softmax_cases(e: Ek):
     if not hasattr(lib, "ek_softmax"):
         return []
@@ -161,13 +188,9 @@ def softmax_cases(e: Ek):
         et, eo = e.wrap(t), Out()
         ct = cp and cp.from_dlpack(t)
         name = "softmax " + "x".join(map(str, shape))
-
-        def cupy_softmax(ct=ct):
-            ex = cp.exp(ct - ct.max(axis=-1, keepdims=True))
-            return ex / ex.sum(axis=-1, keepdims=True)
         res.append((name, "B", 8 * t.numel(),
                     lambda et=et, eo=eo: check(lib.ek_softmax(e.s, et, -1, eo.ref)),
-                    lambda t=t: torch.softmax(t, -1), cp and cupy_softmax))
+                    lambda t=t: torch.softmax(t, -1), cp and (lambda ct=ct: cupy_softmax(ct))))
     return res
 
 
@@ -221,12 +244,16 @@ def tiny_cases(e: Ek):
     z = torch.empty_like(x)
     cx, cy = (cp.from_dlpack(x), cp.from_dlpack(y)) if cp else (None, None)
     cz = cp.empty_like(cx) if cp else None
-    return [("add 1M f32 (latency)", "B", 12 * n,
-             lambda: check(lib.ek_binary(e.s, _ffi.EK_BINARY_ADD, ex, ey, ez.ref)),
-             lambda: torch.add(x, y, out=z), cp and (lambda: cp.add(cx, cy, out=cz))),
-            ("sum 1M f32 (latency)", "B", 4 * n,
-             lambda: check(lib.ek_reduce(e.s, _ffi.EK_REDUCE_SUM, ex, 0, None, 0, es.ref)),
-             lambda: x.sum(), cp and (lambda: cx.sum()))]
+    r = rand(10000)
+    er, eo, cr = e.wrap(r), Out(), cp and cp.from_dlpack(r)
+    ops = [("add 1M f32", 12 * n, lambda: check(lib.ek_binary(e.s, _ffi.EK_BINARY_ADD, ex, ey, ez.ref)),
+            lambda: torch.add(x, y, out=z), cp and (lambda: cp.add(cx, cy, out=cz))),
+           ("sum 1M f32", 4 * n, lambda: check(lib.ek_reduce(e.s, _ffi.EK_REDUCE_SUM, ex, 0, None, 0, es.ref)),
+            lambda: x.sum(), cp and (lambda: cx.sum())),
+           ("softmax 10000", 8 * r.numel(), lambda: check(lib.ek_softmax(e.s, er, -1, eo.ref)),
+            lambda: torch.softmax(r, -1), cp and (lambda: cupy_softmax(cr)))]
+    return [(f"{name} ({how})", "B", amount, ek_op, t_op, c_op, how == "device")
+            for how in ("alone", "device") for name, amount, ek_op, t_op, c_op in ops]
 
 
 def rate(unit: str, amount: float, ms: float | None):
@@ -240,13 +267,14 @@ def run(only: str | None):
     rows = []
     all_cases = cases(e)
     torch.cuda.synchronize()  # the shared inputs are ready before any library reads them
-    for name, unit, amount, ek_op, torch_op, cupy_op in all_cases:
+    for name, unit, amount, ek_op, torch_op, cupy_op, *mode in all_cases:
         if only and only not in name:
             continue
-        row = {"op": name, "unit": "TFLOP/s" if unit == "F" else "TB/s"}
+        queued = mode[0] if mode else True
+        row = {"op": name, "unit": "TFLOP/s" if unit == "F" else "TB/s", "queued": queued}
         for lib_name, op, timer in (("ek", ek_op, e.time_ms), ("torch", torch_op, time_torch),
                                     ("cupy", cupy_op, time_cupy)):
-            ms = timer(op) if op else None
+            ms = timer(op, queued) if op else None
             row[lib_name + "_us"] = None if ms is None else ms * 1e3
             row[lib_name + "_rate"] = rate(unit, amount, ms)
         rows.append(row)
@@ -266,7 +294,8 @@ def fmt_row(r) -> str:
 def write_md(meta, path: Path) -> None:
     rows = meta["rows"]
     lines = [f"Device: {meta['device']}; libek via ctypes, PyTorch {meta['torch']}, "
-             f"CuPy {meta['cupy'] or '—'}. Median of {REPS} after {WARMUP} warm-up; "
+             f"CuPy {meta['cupy'] or '—'}. Median of {REPS} after {WARMUP} warm-up, "
+             "each behind a ~50 us sleep kernel (device time) unless marked (alone); "
              "rate in TB/s (bytes read + written) or TFLOP/s (matmul).", "",
              "| op | libek | PyTorch | CuPy |", "|---|---|---|---|"]
     lines += [fmt_row(r) for r in rows]
