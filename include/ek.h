@@ -778,6 +778,140 @@ EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed);
 /** The generator's current seed and offset. */
 EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);
 
+/* ---------------------------------------------------------------- custom kernels */
+
+/* Users' own CUDA kernels: compiled at run time with NVRTC (JIT) or loaded
+ * from an image built ahead of time (static), then launched on ek streams.
+ * On a CPU context every function here returns EK_ERROR_NOT_SUPPORTED.
+ * NVRTC is loaded on first use (libnvrtc.so.13, .so.12, .so); when it is
+ * missing the error names what was tried (EK_ERROR_LIBRARY).
+ *
+ * Kernel cache: a compiled image is kept in memory (per process) and on disk
+ * in the context's kernel_cache_dir (EK_KERNEL_CACHE_DIR; default
+ * $XDG_CACHE_HOME/libek/kernels, else ~/.cache/libek/kernels). The key is a
+ * SHA-256 of the source, the options, the device architecture, the NVRTC
+ * version and the libek version. The directory is created with mode 0700;
+ * entries are written to a temporary file and renamed into place, so
+ * processes compiling the same kernel at once are safe; each entry carries a
+ * SHA-256 of its contents, checked on load: a truncated, corrupted or
+ * tampered entry is rejected (logged at warn level), removed and rebuilt. */
+
+typedef struct ek_module_s *ek_module;
+typedef struct ek_kernel_s *ek_kernel;
+
+/** Where a module's code came from. */
+typedef enum {
+  EK_MODULE_NOT_LOADED = 0,  /* from source, not compiled yet */
+  EK_MODULE_COMPILED = 1,    /* compiled by NVRTC in this process */
+  EK_MODULE_MEMORY_CACHE = 2,/* the image another module of this process compiled */
+  EK_MODULE_DISK_CACHE = 3,  /* the image read from the disk cache */
+  EK_MODULE_IMAGE = 4        /* ek_module_from_image */
+} ek_module_origin;
+
+/** A module of CUDA C++ source, compiled for ctx's device architecture
+ *  (-arch=sm_XY is added by libek; do not pass -arch). name labels the
+ *  program in compiler messages (NULL: "ek_module.cu"). options are NVRTC
+ *  options such as "-DN=4" or "--use_fast_math" (n_options may be 0 with
+ *  options NULL). Strings are copied. Compilation is lazy: the first
+ *  ek_module_compile or ek_module_get_kernel compiles, or finds the image in
+ *  memory, then on disk. Kernels are looked up by their symbol name, so
+ *  declare them extern "C" (or pass the mangled name). Release with
+ *  ek_module_release. */
+EK_API ek_status ek_module_from_source(ek_context ctx, const char *source, const char *name,
+                                       const char *const *options, int n_options,
+                                       ek_module *out);
+/** A module from an image built ahead of time: a cubin, a fatbin or PTX text
+ *  (NUL-terminated; size counts the bytes, with or without the NUL). The
+ *  bytes are loaded before this returns (the caller may free them).
+ *  EK_ERROR_DEVICE with the driver's message for an image the device cannot
+ *  load (wrong architecture, not an image). */
+EK_API ek_status ek_module_from_image(ek_context ctx, const void *image, size_t size,
+                                      ek_module *out);
+/** Compiles (or loads from the caches) now, if not done yet. A compile error
+ *  is EK_ERROR_COMPILE; ek_last_error() then holds NVRTC's whole log. A
+ *  failed compilation is not retried: later calls fail the same way. */
+EK_API ek_status ek_module_compile(ek_module m);
+EK_API ek_status ek_module_get_origin(ek_module m, ek_module_origin *origin);
+/** Drops a reference; the module is unloaded when its last reference and
+ *  its last kernel are released. NULL is a no-op. */
+EK_API ek_status ek_module_release(ek_module m);
+
+/** The kernel named name (compiling the module first if needed).
+ *  EK_ERROR_INVALID_ARGUMENT naming it when the module has no such kernel.
+ *  The kernel keeps its module loaded; release with ek_kernel_release. */
+EK_API ek_status ek_module_get_kernel(ek_module m, const char *name, ek_kernel *out);
+EK_API ek_status ek_kernel_release(ek_kernel k);
+
+typedef struct {
+  int num_regs;               /* registers per thread */
+  int max_threads_per_block;  /* the most threads a block of this kernel can have */
+  size_t shared_bytes;        /* static shared memory per block */
+  size_t const_bytes;
+  size_t local_bytes;         /* per thread (spills, local arrays) */
+  int num_params;             /* kernel parameters */
+  size_t param_bytes;         /* their total size, padding included */
+  int ptx_version;            /* e.g. 90 for PTX ISA of sm_90 */
+  int binary_version;         /* e.g. 90 for sm_90 machine code */
+} ek_kernel_attributes;
+EK_API ek_status ek_kernel_get_attributes(ek_kernel k, ek_kernel_attributes *attributes);
+
+/** One kernel argument: the address of its value and the value's size in
+ *  bytes (for a pointer parameter, the address of a pointer variable and
+ *  sizeof(void *); ek_tensor_data gives a tensor's device pointer). */
+typedef struct {
+  const void *value;
+  size_t size;
+} ek_kernel_arg;
+
+/** Launches k on stream (NULL: the default stream of k's context; a stream
+ *  of another context is EK_ERROR_INVALID_ARGUMENT). n_args must equal the
+ *  kernel's parameter count and each size its parameter's size
+ *  (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block
+ *  are {x, y, z}; zero or over-limit sizes, or more threads or shared memory
+ *  than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous. */
+EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned grid[3],
+                                  const unsigned block[3], size_t shared_bytes,
+                                  const ek_kernel_arg *args, int n_args);
+/** Launches k over n work items with a 1-D block of the size that ran
+ *  fastest for it, and grid ceil(n / block). The first launch of a kernel in
+ *  a problem-size bucket (n rounded up to a power of two) times each
+ *  candidate block size (32, 64, 128, 256, 512, 1024 within the kernel's
+ *  limit) on these arguments, then remembers the best for the kernel and
+ *  bucket: the kernel must give the same result when run several times on
+ *  its arguments (outputs a function of the inputs). *block_used (may be
+ *  NULL) receives the block size launched. n == 0 launches nothing. */
+EK_API ek_status ek_kernel_launch_auto(ek_kernel k, ek_stream stream, uint64_t n,
+                                       size_t shared_bytes, const ek_kernel_arg *args,
+                                       int n_args, unsigned *block_used);
+/** Removes every entry of ctx's disk cache directory and empties this
+ *  process's memory cache (loaded modules stay usable). */
+EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
+
+/* Elementwise kernels built from an expression, in the style of CuPy's
+ * ElementwiseKernel: in_params "float32 x, float32 y", out_params
+ * "float32 z", body "z = x * y + max(x, 0.0f)". Parameter types are ek dtype
+ * names (bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32,
+ * float64); f16/bf16 parameters are float in the body, bool is bool. Names
+ * are C identifiers and must differ; the body is CUDA C++ (one statement or
+ * several) and sees each parameter as a scalar of the element at hand, plus
+ * `i`, the element's index (int64). */
+typedef struct ek_elementwise_s *ek_elementwise;
+
+EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
+                                       const char *out_params, const char *body,
+                                       const char *name, ek_elementwise *out);
+/** Runs the kernel over inputs broadcast together (NumPy rules). Each input
+ *  must have its parameter's dtype (EK_ERROR_DTYPE otherwise). For each
+ *  output, a NULL outputs[j] gets a new tensor of the broadcast shape and its
+ *  parameter's dtype; a given one must have that shape and dtype. Any strides
+ *  and offsets; an output may be exactly an input (in place), never partially
+ *  overlap one. The kernel is specialised per input rank and contiguity
+ *  (the contiguous case is vectorized) and cached like any module. */
+EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
+                                       const ek_tensor *inputs, int n_inputs,
+                                       ek_tensor *outputs, int n_outputs);
+EK_API ek_status ek_elementwise_release(ek_elementwise k);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /** Number of live handles (contexts, streams, events, tensors) in the process;
