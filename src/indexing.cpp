@@ -523,8 +523,13 @@ class CountedMask {
     EK_FORWARD(work_.allocate(cuda::compact_workspace(n_)));
     EK_FORWARD(gpu::check_launch(cuda::compact_count(bytes_, n_, work_.get(), s_->native),
                                  "mask count kernel"));
-    EK_FORWARD(memcpy_any(ctx_, &count_, work_.get(), sizeof count_, s_));
-    return gpu::stream_synchronize(s_->native);
+    // Into pinned memory: a true async copy, read right after the sync.
+    StreamPinned pinned(s_);
+    EK_FORWARD(pinned.init());
+    EK_FORWARD(memcpy_any(ctx_, pinned.host(kWordMaskCount), work_.get(), sizeof count_, s_));
+    EK_FORWARD(gpu::stream_synchronize(s_->native));
+    count_ = pinned.get(kWordMaskCount);
+    return EK_SUCCESS;
 #else
     return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
 #endif
