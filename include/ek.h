@@ -650,11 +650,13 @@ EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor 
  * otherwise; index tensors of one call may mix them); negative indices count
  * from the end. An index outside [-size, size) fails with EK_ERROR_INDEX
  * naming the value, the dim and its size ("index 7 is out of range for dim 1
- * of size 5"; the first bad entry in C order). The check runs before anything
- * is written (on CUDA in a kernel whose verdict is read back), so a failed
- * call leaves *out, or the in-place target, untouched. Masks are bool tensors
- * (EK_ERROR_DTYPE otherwise) that broadcast to x; any nonzero byte counts as
- * true. Values keep x's dtype: src, values and source must have it.
+ * of size 5"; the first bad entry in C order), and nothing outside *out is
+ * written. scatter and index_put check before anything is written (on CUDA in
+ * a kernel whose verdict is read back), so a failed call leaves *out, or the
+ * in-place target, untouched; index_select and gather on CUDA check as they
+ * gather (see the note before them). Masks are bool tensors (EK_ERROR_DTYPE
+ * otherwise) that broadcast to x; any nonzero byte counts as true. Values
+ * keep x's dtype: src, values and source must have it.
  *
  * Output: *out NULL allocates; otherwise *out must have the result's shape
  * and dtype. The ops that update a copy of x (scatter, index_put,
@@ -663,7 +665,9 @@ EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor 
  * EK_ERROR_INVALID_ARGUMENT.
  *
  * Synchronization on CUDA: every call with a non-empty index tensor
- * synchronizes the stream once for the index check; masked_select, nonzero
+ * synchronizes the stream once for the index check (index_select and gather:
+ * once, after the gather kernel that checks its indices as it reads; only a
+ * failed check adds more); masked_select, nonzero
  * (result size) and masked_scatter (source size check) synchronize once to
  * read the number of true mask elements. masked_fill never does.
  *
@@ -673,6 +677,11 @@ EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor 
  * sums over duplicate indices may differ in the last bits from run to run
  * (integer results are exact). */
 
+/* index_select and gather with an index out of range: EK_ERROR_INDEX as
+ * above, and a *out they allocated is released (*out stays NULL). On CUDA a
+ * caller-given *out has unspecified contents after the failure (the kernel
+ * checks indices as it gathers, so other elements may have been written);
+ * no memory outside *out is written. On the CPU, *out is left untouched. */
 /** out = x's slices along dim at index's positions (torch.index_select);
  *  index is 1-D (or 0-d, taken as one index); out has x's shape with dim's
  *  size replaced by index's length. A 0-d x takes dim 0 and one index. */

@@ -144,6 +144,7 @@ struct IndexArgs {
   int index_es[kMaxDims];
   int64_t size[kMaxDims];
   int64_t step[kMaxDims];
+  int64_t *bad;  // IndexPlan::bad: checked kernels only
 };
 
 template <typename T>
@@ -190,17 +191,29 @@ struct SubwordAddOp {
   }
 };
 
-template <typename Op>
+// kChecked (gathers only): an element whose index is out of range is skipped
+// and raises *a.bad; every thread that finds one stores the same 1, so a plain
+// volatile store suffices (no atomics) and the host reads it after the sync.
+template <bool kChecked, typename Op>
 __global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs a, int64_t n, Op op) {
   for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) {
     int64_t off[kIndexTensors];
     offsets_of(uint64_t(i), a.g, 2 + a.nindex, off);
     int64_t t = off[0];
+    bool in_range = true;
 #pragma unroll
     for (int k = 0; k < kMaxDims; ++k) {
       if (k >= a.nindex) break;
       int64_t v = load_index(a.index[k] + off[2 + k] * a.index_es[k], a.index_es[k] == 4 ? kI32 : kI64);
+      if (kChecked && (v < -a.size[k] || v >= a.size[k])) {
+        in_range = false;  // before t: a wild value must not overflow it
+        break;
+      }
       t += (v < 0 ? v + a.size[k] : v) * a.step[k];
+    }
+    if (kChecked && !in_range) {
+      *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
+      continue;
     }
     op(a.target, a.dense, t, off[1]);
   }
@@ -215,15 +228,17 @@ struct AtOffsets {
   }
 };
 
-template <typename T, typename ElemOp>
+template <typename T, typename ElemOp, bool kChecked = false>
 int launch_index(const IndexArgs &a, int64_t n, ElemOp op, cudaStream_t st) {
-  index_kernel<<<grid_for(n, kThreads), kThreads, 0, st>>>(a, n, AtOffsets<T, ElemOp>{op});
+  index_kernel<kChecked><<<grid_for(n, kThreads), kThreads, 0, st>>>(a, n, AtOffsets<T, ElemOp>{op});
   return cudaGetLastError();
 }
 
 template <typename T>
 int launch_move(const IndexArgs &a, int64_t n, bool gather, cudaStream_t st) {
-  return gather ? launch_index<T>(a, n, GatherOp<T>{}, st) : launch_index<T>(a, n, ScatterOp<T>{}, st);
+  if (!gather) return launch_index<T>(a, n, ScatterOp<T>{}, st);
+  return a.bad ? launch_index<T, GatherOp<T>, true>(a, n, GatherOp<T>{}, st)
+               : launch_index<T>(a, n, GatherOp<T>{}, st);
 }
 
 int launch_add(const IndexArgs &a, int64_t n, int dtype, cudaStream_t st) {
@@ -247,6 +262,7 @@ IndexArgs index_args(const IndexPlan &p) {
   a.target = static_cast<char *>(p.target.data);
   a.dense = static_cast<char *>(p.dense.data);
   a.nindex = p.nindex;
+  a.bad = p.bad;
   for (int k = 0; k < p.nindex; ++k) {
     const IndexOperand &ix = p.index[k];
     set_strides(a.g, 2 + k, ix.strides);
@@ -544,8 +560,8 @@ int find_bad_indices(const TensorDesc *index, const int64_t *sizes, int n, uint6
 
 int run_index(const IndexPlan &p, void *stream) {
   if (!desc_valid(p.target) || !desc_valid(p.dense) || p.target.dtype != p.dense.dtype ||
-      p.nindex < 0 || p.nindex > kMaxDims)
-    return cudaErrorInvalidValue;
+      p.nindex < 0 || p.nindex > kMaxDims || (p.bad && p.kind != kIxGather))
+    return cudaErrorInvalidValue;  // a scatter must never run on unchecked indices
   const int64_t n = desc_numel(p.dense);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);

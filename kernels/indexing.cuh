@@ -18,7 +18,8 @@ namespace cuda {
 int find_bad_indices(const TensorDesc *index, const int64_t *sizes, int n, uint64_t *slots,
                      void *stream);
 
-// Gather or scatter(-add) of an IndexPlan whose indices were validated.
+// Gather or scatter(-add) of an IndexPlan whose indices were validated, or a
+// gather that checks them itself (IndexPlan::bad).
 int run_index(const IndexPlan &p, void *stream);
 
 int masked_fill(const MaskedFillPlan &p, void *stream);

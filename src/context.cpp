@@ -125,6 +125,7 @@ ek_status init_default_stream(ek_context ctx) {
 void destroy_context(ek_context ctx) {
   if (ctx->release_blas) ctx->release_blas(ctx);
   release_stream_scratch(&ctx->default_stream);
+  release_stream_pinned(&ctx->default_stream);
   shutdown_memory(ctx);
   if (ctx->default_stream.owned) gpu::stream_destroy(ctx->default_stream.native);
   ctx->magic = kDeadMagic;

@@ -17,6 +17,10 @@ ek_status set_device(int index);  // switches only when another device is curren
 ek_status mem_info(size_t *free_bytes, size_t *total_bytes);
 ek_status malloc_device(size_t bytes, void **ptr);  // EK_ERROR_OUT_OF_MEMORY when full
 void free_device(void *ptr);
+// Pinned host memory mapped into the device's address space: the host writes
+// and reads *host, kernels write through *device (the same address under UVA).
+ek_status host_alloc_mapped(size_t bytes, void **host, void **device);
+void host_free(void *host);
 
 ek_status stream_create(void **stream);
 void stream_destroy(void *stream);

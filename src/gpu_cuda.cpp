@@ -73,6 +73,23 @@ ek_status malloc_device(size_t bytes, void **ptr) {
 
 void free_device(void *ptr) { cudaFree(ptr); }
 
+// Portable: pinned for every device's context, whichever is current now.
+ek_status host_alloc_mapped(size_t bytes, void **host, void **device) {
+  void *h = nullptr, *d = nullptr;
+  EK_FORWARD(from_cuda(cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+                       "cudaHostAlloc"));
+  if (ek_status st = from_cuda(cudaHostGetDevicePointer(&d, h, 0), "cudaHostGetDevicePointer");
+      st != EK_SUCCESS) {
+    cudaFreeHost(h);
+    return st;
+  }
+  *host = h;
+  *device = d;
+  return EK_SUCCESS;
+}
+
+void host_free(void *host) { cudaFreeHost(host); }
+
 ek_status stream_create(void **stream) {
   cudaStream_t s = nullptr;
   EK_FORWARD(from_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),

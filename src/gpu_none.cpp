@@ -15,6 +15,8 @@ ek_status set_device(int) { return none(); }
 ek_status mem_info(size_t *, size_t *) { return none(); }
 ek_status malloc_device(size_t, void **) { return none(); }
 void free_device(void *) {}
+ek_status host_alloc_mapped(size_t, void **, void **) { return none(); }
+void host_free(void *) {}
 ek_status stream_create(void **) { return none(); }
 void stream_destroy(void *) {}
 ek_status stream_id(void *, uint64_t *) { return none(); }

@@ -4,10 +4,15 @@
 // each op becomes one of the plans of src/cpu/indexing.hpp, which the CPU
 // loops (src/cpu/indexing.cpp) and the CUDA kernels (kernels/indexing.cu) run.
 //
-// Nothing is written before the inputs are known good: index tensors are
-// validated first (on CUDA by a kernel whose verdict is read back, one stream
-// synchronization), and compactions count the mask first (the result size
-// depends on it). Only then is x copied into a separate out and the plan run.
+// Nothing is written outside out, and nothing at all before the inputs are
+// known good where a write could land elsewhere: scatter and index_put
+// validate their index tensors first (on CUDA by a kernel whose verdict is
+// read back, one stream synchronization), and compactions count the mask
+// first (the result size depends on it); only then is x copied into a
+// separate out and the plan run. Gathers on CUDA only read through their
+// indices, so their kernel checks each index as it goes, skipping bad ones,
+// and raises a flag that one synchronization reads back (run_gather).
+#include <atomic>
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
@@ -268,13 +273,54 @@ int64_t dim_stride(const ek_tensor_s *x, int d) { return x->ndim ? x->strides[d]
 
 // ---- index_select / gather
 
+#ifdef EK_HAVE_CUDA
+// Runs gather plan p with its kernel checking the indices: *bad tells whether
+// it met one out of range. The stream's lock keeps other threads off the flag
+// from its reset to its read.
+ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
+  EK_FORWARD(activate(c.ctx));
+  StreamPinned pinned(c.s);
+  EK_FORWARD(pinned.init());
+  pinned.set(kWordBadIndex, 0);
+  // The reset must reach memory before the launch can let the kernel store 1.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  p.bad = pinned.device(kWordBadIndex);
+  EK_FORWARD(run_index_plan(c.ctx, c.s, p));
+  EK_FORWARD(gpu::stream_synchronize(c.s->native));
+  *bad = pinned.get(kWordBadIndex) != 0;
+  return EK_SUCCESS;
+}
+#endif
+
+// On CUDA one launch and one synchronization: the kernel checks the indices,
+// and only when it flags one does validate() run again to name the first bad
+// entry (out may then hold partial results; fill_out frees one it made). The
+// CPU validates first, and so does CUDA where the kernel would not run or
+// could not read x: an empty result (whose indices still need the check) or
+// an empty dim (x has no data, and every index is out of range).
+ek_status run_gather(const Call &c, const IndexPlan &p, const IndexCheck &check) {
+  if (!c.ctx->is_cuda() || desc_numel(p.dense) == 0 || check.size == 0) {
+    EK_FORWARD(validate(c.ctx, c.s, &check, 1));
+    return run_index_plan(c.ctx, c.s, p);
+  }
+#ifdef EK_HAVE_CUDA
+  bool bad = false;
+  EK_FORWARD(gather_checked(c, p, &bad));
+  if (!bad) return EK_SUCCESS;
+  EK_FORWARD(validate(c.ctx, c.s, &check, 1));
+  return fail(EK_ERROR_INTERNAL,
+              "the gather kernel met an index out of range that the index check did not find "
+              "(was the index tensor written meanwhile?)");
+#else
+  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
+#endif
+}
+
 ek_status index_select_into(const Call &c, const ek_tensor_s *x, int dim, const ek_tensor_s *index,
                             ek_tensor o) {
   TensorDesc od = tensor_desc(o), id = tensor_desc(index), xd = tensor_desc(x);
   EK_FORWARD(check_no_overlap(od, xd, "x", false));
   EK_FORWARD(check_no_overlap(od, id, "index", false));
-  IndexCheck check{id, dim_size(x, dim), dim};
-  EK_FORWARD(validate(c.ctx, c.s, &check, 1));
   IndexPlan p;
   p.kind = kIxGather;
   p.dense = od;
@@ -286,7 +332,7 @@ ek_status index_select_into(const Call &c, const ek_tensor_s *x, int dim, const 
   }
   p.nindex = 1;
   p.index[0] = index_operand(id, along, dim_size(x, dim), dim_stride(x, dim));
-  return run_index_plan(c.ctx, c.s, p);
+  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim});
 }
 
 ek_status gather_into(const Call &c, const ek_tensor_s *x, int dim, const ek_tensor_s *index,
@@ -294,8 +340,6 @@ ek_status gather_into(const Call &c, const ek_tensor_s *x, int dim, const ek_ten
   TensorDesc od = tensor_desc(o), id = tensor_desc(index), xd = tensor_desc(x);
   EK_FORWARD(check_no_overlap(od, xd, "x", false));
   EK_FORWARD(check_no_overlap(od, id, "index", false));
-  IndexCheck check{id, dim_size(x, dim), dim};
-  EK_FORWARD(validate(c.ctx, c.s, &check, 1));
   IndexPlan p;
   p.kind = kIxGather;
   p.dense = od;
@@ -303,7 +347,7 @@ ek_status gather_into(const Call &c, const ek_tensor_s *x, int dim, const ek_ten
   if (x->ndim) p.target.strides[dim] = 0;
   p.nindex = 1;
   p.index[0] = index_operand(id, id.strides, dim_size(x, dim), dim_stride(x, dim));
-  return run_index_plan(c.ctx, c.s, p);
+  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim});
 }
 
 // index has x's ndim and, outside dim, sizes no larger than bound's.
@@ -479,8 +523,13 @@ class CountedMask {
     EK_FORWARD(work_.allocate(cuda::compact_workspace(n_)));
     EK_FORWARD(gpu::check_launch(cuda::compact_count(bytes_, n_, work_.get(), s_->native),
                                  "mask count kernel"));
-    EK_FORWARD(memcpy_any(ctx_, &count_, work_.get(), sizeof count_, s_));
-    return gpu::stream_synchronize(s_->native);
+    // Into pinned memory: a true async copy, read right after the sync.
+    StreamPinned pinned(s_);
+    EK_FORWARD(pinned.init());
+    EK_FORWARD(memcpy_any(ctx_, pinned.host(kWordMaskCount), work_.get(), sizeof count_, s_));
+    EK_FORWARD(gpu::stream_synchronize(s_->native));
+    count_ = pinned.get(kWordMaskCount);
+    return EK_SUCCESS;
 #else
     return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
 #endif

@@ -87,6 +87,9 @@ struct ek_stream_s {
   bool owned = false;      // we created the native stream
   bool is_default = false;
   std::atomic<void *> scratch{nullptr};  // see stream_scratch()
+  std::mutex pinned_mutex;               // see StreamPinned; guards the two below
+  void *pinned_host = nullptr;
+  void *pinned_device = nullptr;
 };
 
 struct ek_event_s {
@@ -236,5 +239,32 @@ ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, e
 constexpr size_t kStreamScratchBytes = 64 * 1024;
 ek_status stream_scratch(ek_stream s, void **ptr);
 void release_stream_scratch(ek_stream s);
+
+// ---- per-stream pinned words (CUDA streams)
+// kStreamPinnedWords int64 words of pinned host memory mapped into the device,
+// owned by stream s and made on first use: a kernel or copy on s leaves a
+// small result there that the host reads right after synchronizing s, with no
+// copy into pageable memory. A StreamPinned holds s's lock from setting a word
+// to reading it back, so threads sharing s cannot mix up their results; each
+// use has its own word.
+enum StreamWord : int { kWordBadIndex = 0, kWordMaskCount = 1 };
+constexpr int kStreamPinnedWords = 8;  // 64 bytes
+
+class StreamPinned {
+ public:
+  explicit StreamPinned(ek_stream s) : s_(s), lock_(s->pinned_mutex) {}
+  ek_status init();  // s's device must be current
+  int64_t *host(StreamWord w) const { return static_cast<int64_t *>(s_->pinned_host) + w; }
+  int64_t *device(StreamWord w) const { return static_cast<int64_t *>(s_->pinned_device) + w; }
+  // Volatile: the device writes these words behind the compiler's back.
+  void set(StreamWord w, int64_t v) const { *static_cast<volatile int64_t *>(host(w)) = v; }
+  int64_t get(StreamWord w) const { return *static_cast<volatile int64_t *>(host(w)); }
+
+ private:
+  ek_stream s_;
+  std::lock_guard<std::mutex> lock_;
+};
+// The stream has been synchronized: nothing on it writes the words any more.
+void release_stream_pinned(ek_stream s);
 
 }  // namespace ek

@@ -82,6 +82,17 @@ void release_stream_scratch(ek_stream s) {
   if (void *p = s->scratch.exchange(nullptr)) gpu::free_device(p);
 }
 
+ek_status StreamPinned::init() {
+  if (s_->pinned_host) return EK_SUCCESS;
+  return gpu::host_alloc_mapped(kStreamPinnedWords * sizeof(int64_t), &s_->pinned_host,
+                                &s_->pinned_device);
+}
+
+void release_stream_pinned(ek_stream s) {
+  if (s->pinned_host) gpu::host_free(s->pinned_host);
+  s->pinned_host = s->pinned_device = nullptr;
+}
+
 }  // namespace ek
 
 using namespace ek;
@@ -123,6 +134,7 @@ EK_API ek_status ek_stream_destroy(ek_stream stream) {
   }
   unregister_pool_stream(ctx, stream->id);
   release_stream_scratch(stream);
+  release_stream_pinned(stream);
   if (stream->owned) gpu::stream_destroy(stream->native);
   stream->magic = kDeadMagic;
   delete stream;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ek_test.hpp"
@@ -754,6 +755,30 @@ TEST_P(Indexing, OutOfRangeIndexFailsAndWritesNothing) {
            "index 0 is out of range for dim 0 of size 0");
 }
 
+// ek.h: with a caller-given out, a failed index_select or gather leaves x and
+// the index alone; out is untouched on the CPU but unspecified on CUDA, where
+// the kernel checks indices as it gathers.
+TEST_P(Indexing, OutOfRangeIndexWithAGivenOut) {
+  Values xv = sample(EK_FLOAT32, 15, 3);
+  Tensor x(make({3, 5}, EK_FLOAT32, xv));
+  const std::vector<int64_t> iv{1, 7, 9}, gv{0, 2, 1, -6, 4, 0};
+  Tensor index(make_index({3}, EK_INT64, iv)), gindex(make_index({3, 2}, EK_INT32, gv));
+  Tensor out(make({3, 3}, EK_FLOAT32, Values(9, -1.0)));
+  ek_tensor o = out.t;
+  EK_FAILS(ek_index_select(nullptr, x, 1, index, &o), EK_ERROR_INDEX,
+           "ek_index_select: index 7 is out of range for dim 1 of size 5");
+  EXPECT_EQ(o, out.t);
+  if (GetParam() == EK_CPU) expect_values(out, {3, 3}, Values(9, -1.0), "given out untouched");
+  Tensor gout(make({3, 2}, EK_FLOAT32, Values(6, -1.0)));
+  o = gout.t;
+  EK_FAILS(ek_gather(nullptr, x, 1, gindex, &o), EK_ERROR_INDEX,
+           "ek_gather: index -6 is out of range for dim 1 of size 5");
+  if (GetParam() == EK_CPU) expect_values(gout, {3, 2}, Values(6, -1.0), "given out untouched");
+  expect_values(x, {3, 5}, xv, "x unchanged");
+  expect_values(index, {3}, Values(iv.begin(), iv.end()), "index unchanged");
+  expect_values(gindex, {3, 2}, Values(gv.begin(), gv.end()), "gather index unchanged");
+}
+
 TEST_P(Indexing, OutOfRangeIndexFoundInLargeStridedIndex) {
   const int64_t n = 300000;
   auto idx = random_indices(2 * n, 50, 4);
@@ -876,6 +901,134 @@ TEST_P(Indexing, NullsForeignContextsAndAliasingFail) {
   foreign.t = nullptr;
   ek_context_destroy(other);
   EXPECT_EQ(out.t, nullptr);
+}
+
+// ---------------------------------------------------------------- CUDA: checked gathers
+
+// On CUDA, index_select and gather check their indices inside the gather
+// kernel, which raises a flag in pinned memory owned by the stream. These
+// tests run on their own stream, so that the flag is that stream's.
+class CheckedGather : public Indexing {
+ protected:
+  void SetUp() override {
+    Indexing::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (GetParam() != EK_CUDA) GTEST_SKIP() << "the in-kernel index check is CUDA's";
+    ASSERT_EQ(ek_stream_create(ctx, &s), EK_SUCCESS) << ek_last_error();
+  }
+  void TearDown() override {
+    if (s) {
+      EXPECT_EQ(ek_stream_destroy(s), EK_SUCCESS) << ek_last_error();
+    }
+    Indexing::TearDown();
+  }
+  // x[i] = i in float32 (exact below 2^24).
+  ek_tensor iota(int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+    ek_tensor t = nullptr;
+    EXPECT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT32, v.data(), s, &t), EK_SUCCESS)
+        << ek_last_error();
+    return t;
+  }
+  ek_tensor index_on_stream(const std::vector<int64_t> &v) {
+    const int64_t n = static_cast<int64_t>(v.size());
+    ek_tensor t = nullptr;
+    EXPECT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_INT64, v.data(), s, &t), EK_SUCCESS)
+        << ek_last_error();
+    return t;
+  }
+  // Positions where out differs from iota(size)[idx].
+  int64_t mismatches(ek_tensor out, const std::vector<int64_t> &idx, int64_t size) {
+    std::vector<float> got(idx.size());
+    if (ek_tensor_to_host(out, got.data(), got.size() * sizeof(float), s) != EK_SUCCESS)
+      return -1;
+    int64_t bad = 0;
+    for (size_t i = 0; i < idx.size(); ++i) bad += got[i] != static_cast<float>(wrap(idx[i], size));
+    return bad;
+  }
+  ek_stream s = nullptr;
+};
+EK_INSTANTIATE_DEVICES(CheckedGather);
+
+TEST_P(CheckedGather, OneBadIndexAmongAMillionThenAGoodGather) {
+  const int64_t size = 1 << 16, n = 1 << 20;
+  auto good = random_indices(n, size, 11);
+  auto bad = good, bad_neg = good;
+  bad[n / 2] = size + 7;
+  bad_neg[n / 2 + 1] = -size - 1;
+  Tensor x(iota(size)), gi(index_on_stream(good)), bi(index_on_stream(bad)),
+      bn(index_on_stream(bad_neg)), out;
+  EXPECT_EQ(ek_index_select(s, x, 0, bi, out.out()), EK_ERROR_INDEX) << ek_last_error();
+  EXPECT_STREQ(ek_last_error(), "ek_index_select: index 65543 is out of range for dim 0 of size 65536");
+  EXPECT_EQ(out.t, nullptr);
+  EXPECT_EQ(ek_gather(s, x, 0, bn, out.out()), EK_ERROR_INDEX) << ek_last_error();
+  EXPECT_STREQ(ek_last_error(), "ek_gather: index -65537 is out of range for dim 0 of size 65536");
+  EXPECT_EQ(out.t, nullptr);
+  // Right after, on the same stream: the flag was reset.
+  EK_OK(ek_index_select(s, x, 0, gi, out.out()));
+  EXPECT_EQ(mismatches(out, good, size), 0);
+  Tensor g;
+  EK_OK(ek_gather(s, x, 0, gi, g.out()));
+  EXPECT_EQ(mismatches(g, good, size), 0);
+  // A given out: status and message; x and the index are unchanged.
+  ek_tensor o = out.t;
+  EXPECT_EQ(ek_index_select(s, x, 0, bi, &o), EK_ERROR_INDEX) << ek_last_error();
+  EXPECT_STREQ(ek_last_error(), "ek_index_select: index 65543 is out of range for dim 0 of size 65536");
+  EXPECT_EQ(ektest::to_host<int64_t>(bi), bad);
+  std::vector<int64_t> every(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) every[i] = i;
+  EXPECT_EQ(mismatches(x, every, size), 0);  // x is still iota
+}
+
+// Threads sharing one stream each see their own verdict: good gathers succeed
+// with the right values while others fail on bad indices, and a mask count
+// (the same pinned area, another word) interleaves with them.
+TEST_P(CheckedGather, ThreadsSharingAStream) {
+  constexpr int kThreads = 4, kRounds = 12;
+  const int64_t size = 1 << 16, n = 1 << 18;
+  Tensor x(iota(size));
+  std::vector<std::vector<int64_t>> good(kThreads);
+  std::vector<Tensor> gi(kThreads), bi(kThreads);
+  std::vector<int64_t> nonzeros(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    good[t] = random_indices(n, size, 50 + t);
+    auto bad = good[t];
+    bad[n / 3 + t] = size + t;
+    gi[t].t = index_on_stream(good[t]);
+    bi[t].t = index_on_stream(bad);
+    for (int64_t v : good[t]) nonzeros[t] += v != 0;
+  }
+  EK_OK(ek_stream_synchronize(s));
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto note = [&](const std::string &what) {
+        if (errors[t].empty()) errors[t] = what + ": " + ek_last_error();
+      };
+      const std::string want_bad = "ek_gather: index " + std::to_string(size + t) +
+                                   " is out of range for dim 0 of size " + std::to_string(size);
+      for (int r = 0; r < kRounds; ++r) {
+        Tensor out;
+        if ((r + t) % 3 == 0) {
+          if (ek_gather(s, x, 0, bi[t], out.out()) != EK_ERROR_INDEX || ek_last_error() != want_bad)
+            note("bad gather round " + std::to_string(r));
+        } else if (ek_gather(s, x, 0, gi[t], out.out()) != EK_SUCCESS) {
+          note("good gather round " + std::to_string(r));
+        } else if (mismatches(out, good[t], size) != 0) {
+          note("wrong values round " + std::to_string(r));
+        }
+        Tensor nz;
+        ek_tensor_info info{};
+        if (ek_nonzero(s, gi[t], nz.out()) != EK_SUCCESS ||
+            ek_tensor_get_info(nz, &info) != EK_SUCCESS || info.shape[0] != nonzeros[t])
+          note("nonzero count round " + std::to_string(r));
+      }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
 }
 
 // ---------------------------------------------------------------- CUDA vs CPU

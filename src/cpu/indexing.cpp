@@ -71,7 +71,7 @@ int64_t first_bad_index(const TensorDesc &index, int64_t size) {
 
 int run_index(const IndexPlan &p) {
   if (!desc_valid(p.target) || !desc_valid(p.dense) || p.target.dtype != p.dense.dtype ||
-      !same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims)
+      !same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims || p.bad)
     return 1;
   const size_t es = dtype_size(p.dense.dtype);
   const int64_t n = desc_numel(p.dense);

@@ -21,7 +21,8 @@ namespace ek {
 
 // One index tensor of an IndexPlan, read at `strides` over the plan's shape.
 // A value v addresses position (v < 0 ? v + size : v) of a dim of the target
-// whose stride (elements) is `step`. Values are validated before a plan runs.
+// whose stride (elements) is `step`. Values are validated before a plan runs
+// (or, with IndexPlan::bad, by the kernel itself).
 struct IndexOperand {
   const void *data = nullptr;
   int dtype = kI64;  // kI32 or kI64
@@ -39,12 +40,18 @@ enum IndexKind : int { kIxGather = 0, kIxScatter = 1, kIxScatterAdd = 2 };
 // target into dense; SCATTER writes dense into the target (duplicates: one of
 // the candidates wins); SCATTER_ADD adds (duplicates add up). Both descriptors
 // have the same dtype.
+//
+// bad (CUDA GATHER only; the CPU loop rejects it): the indices are checked in
+// the kernel instead of beforehand. An element with an index outside
+// [-size, size) is skipped (target not read, dense not written) and 1 is
+// stored to *bad, which the caller zeroed and reads after synchronizing.
 struct IndexPlan {
   int kind = kIxGather;
   TensorDesc target{};
   TensorDesc dense{};
   int nindex = 0;
   IndexOperand index[kMaxDims];
+  int64_t *bad = nullptr;
 };
 
 // dst = mask ? value : src elementwise, all three over dst's shape (src may be
