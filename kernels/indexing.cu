@@ -219,6 +219,49 @@ __global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs a, int64_t n,
   }
 }
 
+// A gather over one collapsed dim with one index tensor (index_select of a
+// row, gather along a contiguous dim): kGatherIlp elements per thread, whose
+// index loads and then whose random reads of the target are all issued before
+// any is used. Random reads bound this kernel; requests in flight per thread
+// are what make it faster. Checking as in index_kernel.
+constexpr int kGatherIlp = 4;
+
+template <typename T, bool kChecked>
+__global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs a, int64_t n) {
+  const bool flat = a.g.ndim == 0;  // a single element: every stride is 0
+  const int64_t ts = flat ? 0 : a.g.st[0][0], ds = flat ? 0 : a.g.st[1][0];
+  const int64_t is = flat ? 0 : a.g.st[2][0], size = a.size[0], step = a.step[0];
+  const int es = a.index_es[0], kind = es == 4 ? kI32 : kI64;
+  const T *target = reinterpret_cast<const T *>(a.target);
+  T *dense = reinterpret_cast<T *>(a.dense);
+  const int64_t stride = int64_t(gridDim.x) * kThreads * kGatherIlp;
+  for (int64_t i0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * kGatherIlp; i0 < n; i0 += stride) {
+    int64_t v[kGatherIlp];
+    bool ok[kGatherIlp];
+#pragma unroll
+    for (int u = 0; u < kGatherIlp; ++u) {
+      v[u] = i0 + u < n ? load_index(a.index[0] + (i0 + u) * is * es, kind) : 0;
+      ok[u] = i0 + u < n && !(kChecked && (v[u] < -size || v[u] >= size));
+      if (kChecked && i0 + u < n && !ok[u]) *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
+    }
+    T x[kGatherIlp];
+#pragma unroll
+    for (int u = 0; u < kGatherIlp; ++u)
+      if (ok[u]) x[u] = target[(i0 + u) * ts + (v[u] < 0 ? v[u] + size : v[u]) * step];
+#pragma unroll
+    for (int u = 0; u < kGatherIlp; ++u)
+      if (ok[u]) dense[(i0 + u) * ds] = x[u];
+  }
+}
+
+template <typename T>
+int launch_gather_1d(const IndexArgs &a, int64_t n, cudaStream_t st) {
+  const unsigned grid = grid_for((n + kGatherIlp - 1) / kGatherIlp, kThreads);
+  if (a.bad) gather_1d_kernel<T, true><<<grid, kThreads, 0, st>>>(a, n);
+  else gather_1d_kernel<T, false><<<grid, kThreads, 0, st>>>(a, n);
+  return cudaGetLastError();
+}
+
 // Adapts an element op to element offsets.
 template <typename T, typename ElemOp>
 struct AtOffsets {
@@ -237,6 +280,7 @@ int launch_index(const IndexArgs &a, int64_t n, ElemOp op, cudaStream_t st) {
 template <typename T>
 int launch_move(const IndexArgs &a, int64_t n, bool gather, cudaStream_t st) {
   if (!gather) return launch_index<T>(a, n, ScatterOp<T>{}, st);
+  if (a.g.ndim <= 1 && a.nindex == 1) return launch_gather_1d<T>(a, n, st);
   return a.bad ? launch_index<T, GatherOp<T>, true>(a, n, GatherOp<T>{}, st)
                : launch_index<T>(a, n, GatherOp<T>{}, st);
 }
