@@ -216,15 +216,21 @@ __device__ State<A> span(const Op<A, Fam> &op, const T *line, int64_t lo, int64_
 // (lane k takes partials k, k+32, ..., then a fixed shuffle tree). Partials
 // are read past L1: other blocks wrote them during this launch.
 template <typename A, int Fam>
-__device__ void combine_output(const ReducePlan &p, const Op<A, Fam> &op, int64_t o, int64_t splits,
-                               const State<A> *partial, int lane) {
+__device__ State<A> lane_partials(const ReducePlan &p, const Op<A, Fam> &op, int64_t o, int64_t splits,
+                                  const State<A> *partial, int lane) {
   const int64_t nout = p.outer * p.inner;
   State<A> s = op.identity();
   for (int64_t k = lane; k < splits; k += 32) {
     const State<A> *q = partial + k * nout + o;
     s = op.combine(s, State<A>{__ldcg(&q->v), __ldcg(&q->i)});
   }
-  s = warp_reduce(op, s);
+  return s;
+}
+
+template <typename A, int Fam>
+__device__ void combine_output(const ReducePlan &p, const Op<A, Fam> &op, int64_t o, int64_t splits,
+                               const State<A> *partial, int lane) {
+  State<A> s = warp_reduce(op, lane_partials(p, op, o, splits, partial, lane));
   if (lane == 0) store<A, Fam>(p, o, s);
 }
 
@@ -254,6 +260,12 @@ __device__ void finish_in_last_block(const ReducePlan &p, const Op<A, Fam> &op, 
   if (t == 0) *done = 0;
 }
 
+// The w-th output of this block's strip: outer blockIdx.y + m * gridDim.y,
+// column first + c.
+__device__ __forceinline__ int64_t strip_output(const ReducePlan &p, int64_t w, int64_t width, int64_t first) {
+  return (blockIdx.y + (w / width) * gridDim.y) * p.inner + first + w % width;
+}
+
 // Column kernel, one launch: the blocks of a strip (same blockIdx.x and .y,
 // every split z) count themselves in the strip's own counter, and the last
 // combines the strip's outputs, in combine_kernel's order (the same bits).
@@ -265,10 +277,24 @@ __device__ void finish_strip(const ReducePlan &p, const Op<A, Fam> &op, const St
   const int t = threadIdx.x + threadIdx.y * blockDim.x, nthreads = blockDim.x * blockDim.y;
   const int64_t first = blockIdx.x * int64_t(kColX) * V;
   const int64_t width = min(int64_t(kColX) * V, p.inner - first);
-  const int64_t outers = (p.outer - blockIdx.y + gridDim.y - 1) / gridDim.y;
-  for (int64_t w = t / 32; w < outers * width; w += nthreads / 32) {
-    const int64_t o = blockIdx.y + (w / width) * gridDim.y, j = first + w % width;
-    combine_output<A, Fam>(p, op, o * p.inner + j, gridDim.z, partial, t % 32);
+  const int64_t outers = (p.outer - blockIdx.y + gridDim.y - 1) / gridDim.y, warps = nthreads / 32;
+  // A warp takes kBatch outputs at once, so that their partials' loads are in
+  // flight together (one output at a time waits out an L2 round trip each).
+  constexpr int kBatch = 4;
+  for (int64_t w0 = t / 32; w0 < outers * width; w0 += warps * kBatch) {
+    State<A> s[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t w = w0 + b * warps;
+      s[b] = w < outers * width ? lane_partials(p, op, strip_output(p, w, width, first), gridDim.z, partial, t % 32)
+                                : op.identity();
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t w = w0 + b * warps;
+      s[b] = warp_reduce(op, s[b]);
+      if (w < outers * width && t % 32 == 0) store<A, Fam>(p, strip_output(p, w, width, first), s[b]);
+    }
   }
   if (t == 0) *count = 0;
 }
@@ -304,7 +330,7 @@ template <typename T, int V> struct alignas(sizeof(T) * V) Pack { T e[V]; };
 // row, coalesced across the warp), threadIdx.y strides the rows of this
 // block's chunk (blockIdx.z); blockIdx.y walks outer.
 template <typename T, int Fam, int V>
-__global__ void __launch_bounds__(kColX * kColY)
+__global__ void __launch_bounds__(kColX * kColY, 2)
 col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial, unsigned *done) {
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
