@@ -18,17 +18,15 @@ size_t reduce_workspace(const ReducePlan &p);
 
 // Plans with few outputs finish in one launch: the last block to finish
 // combines the partials, counted in `tail`, a per-stream scratch of this many
-// bytes whose first 64 words are zero between launches (the kernels reset them).
+// bytes whose first word is zero between launches (the kernel resets it).
 constexpr size_t kTailScratchBytes = 64 * 1024;
 
 // Paths: inner == 1 -> row kernel (a warp per short row, a block per long row,
 // 16-byte loads, warp shuffles); inner > 1 -> column kernel (a thread per 1-4
 // adjacent columns, up to 16-byte loads, rows split over threadIdx.y). Either
 // splits a long reduction over several blocks whose partials (workspace) a
-// second kernel combines in order, or the last block to finish does, so that
-// the full reduction is one launch: for rows with few outputs (partials and
-// counter in `tail`), and for columns when there are at most 64 strips of
-// blocks (partials in the workspace, one counter per strip in `tail`).
+// second kernel combines in order, or, with few outputs, the last block does
+// (tail, kTailScratchBytes): the full reduction is then one launch.
 int reduce(const ReducePlan &p, void *workspace, void *tail, void *stream);
 
 }  // namespace cuda
