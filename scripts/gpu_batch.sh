@@ -35,7 +35,12 @@ for t in test_copy test_memory test_streams test_tensor test_elementwise test_re
 done
 for t in test_copy test_reduce test_softmax test_scan test_indexing; do
   [ -x "$c/tests/$t" ] || continue
-  EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t"
+  # racecheck loses track of launches from several host threads at once
+  # ("Internal Sanitizer Error: failure to track a kernel launch"): the
+  # multi-threaded test runs under memcheck only.
+  EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t" \
+    --gtest_filter='-*ThreadsSharingAStream*'
+
 done
 fi
 if phase bench; then
