@@ -876,10 +876,10 @@ typedef struct {
  *  of another context is EK_ERROR_INVALID_ARGUMENT). n_args must equal the
  *  kernel's parameter count and each size its parameter's size
  *  (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block
- *  are {x, y, z}; zero or over-limit sizes, or more threads or shared memory
+ *  point to 3 sizes each, {x, y, z}; zero or over-limit sizes, or more threads or shared memory
  *  than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous. */
-EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned grid[3],
-                                  const unsigned block[3], size_t shared_bytes,
+EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned *grid,
+                                  const unsigned *block, size_t shared_bytes,
                                   const ek_kernel_arg *args, int n_args);
 /** Launches k over n work items with a 1-D block of the size that ran
  *  fastest for it, and grid ceil(n / block). The first launch of a kernel in

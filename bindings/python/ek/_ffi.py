@@ -457,6 +457,64 @@ class ek_philox_state(ctypes.Structure):
     ]
 
 
+class ek_module_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_module = ctypes.POINTER(ek_module_s)
+
+
+class ek_kernel_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_kernel = ctypes.POINTER(ek_kernel_s)
+
+
+# enum ek_module_origin
+ek_module_origin = ctypes.c_int
+EK_MODULE_NOT_LOADED = 0
+EK_MODULE_COMPILED = 1
+EK_MODULE_MEMORY_CACHE = 2
+EK_MODULE_DISK_CACHE = 3
+EK_MODULE_IMAGE = 4
+ek_module_origin_values = {
+    'EK_MODULE_NOT_LOADED': 0,
+    'EK_MODULE_COMPILED': 1,
+    'EK_MODULE_MEMORY_CACHE': 2,
+    'EK_MODULE_DISK_CACHE': 3,
+    'EK_MODULE_IMAGE': 4,
+}
+
+
+class ek_kernel_attributes(ctypes.Structure):
+    _fields_ = [
+        ('num_regs', ctypes.c_int),
+        ('max_threads_per_block', ctypes.c_int),
+        ('shared_bytes', ctypes.c_size_t),
+        ('const_bytes', ctypes.c_size_t),
+        ('local_bytes', ctypes.c_size_t),
+        ('num_params', ctypes.c_int),
+        ('param_bytes', ctypes.c_size_t),
+        ('ptx_version', ctypes.c_int),
+        ('binary_version', ctypes.c_int),
+    ]
+
+
+class ek_kernel_arg(ctypes.Structure):
+    _fields_ = [
+        ('value', ctypes.c_void_p),
+        ('size', ctypes.c_size_t),
+    ]
+
+
+class ek_elementwise_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_elementwise = ctypes.POINTER(ek_elementwise_s)
+
+
 # ------------------------------------------------------------------ functions
 
 FUNCTIONS = {
@@ -1029,6 +1087,90 @@ FUNCTIONS = {
         [ek_context, ctypes.POINTER(ek_philox_state)],
         ('ctx', 'state'),
         "The generator's current seed and offset.",
+    ),
+    'ek_module_from_source': (
+        ek_status,
+        [ek_context, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_char)), ctypes.c_int, ctypes.POINTER(ek_module)],
+        ('ctx', 'source', 'name', 'options', 'n_options', 'out'),
+        'A module of CUDA C++ source, compiled for ctx\'s device architecture (-arch=sm_XY is added by libek; do not pass -arch). name labels the program in compiler messages (NULL: "ek_module.cu"). options are NVRTC options such as "-DN=4" or "--use_fast_math" (n_options may be 0 with options NULL). Strings are copied. Compilation is lazy: the first ek_module_compile or ek_module_get_kernel compiles, or finds the image in memory, then on disk. Kernels are looked up by their symbol name, so declare them extern "C" (or pass the mangled name). Release with ek_module_release.',
+    ),
+    'ek_module_from_image': (
+        ek_status,
+        [ek_context, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ek_module)],
+        ('ctx', 'image', 'size', 'out'),
+        "A module from an image built ahead of time: a cubin, a fatbin or PTX text (NUL-terminated; size counts the bytes, with or without the NUL). The bytes are loaded before this returns (the caller may free them). EK_ERROR_DEVICE with the driver's message for an image the device cannot load (wrong architecture, not an image).",
+    ),
+    'ek_module_compile': (
+        ek_status,
+        [ek_module],
+        ('m',),
+        "Compiles (or loads from the caches) now, if not done yet. A compile error is EK_ERROR_COMPILE; ek_last_error() then holds NVRTC's whole log. A failed compilation is not retried: later calls fail the same way.",
+    ),
+    'ek_module_get_origin': (
+        ek_status,
+        [ek_module, ctypes.POINTER(ek_module_origin)],
+        ('m', 'origin'),
+        '',
+    ),
+    'ek_module_release': (
+        ek_status,
+        [ek_module],
+        ('m',),
+        'Drops a reference; the module is unloaded when its last reference and its last kernel are released. NULL is a no-op.',
+    ),
+    'ek_module_get_kernel': (
+        ek_status,
+        [ek_module, ctypes.c_char_p, ctypes.POINTER(ek_kernel)],
+        ('m', 'name', 'out'),
+        'The kernel named name (compiling the module first if needed). EK_ERROR_INVALID_ARGUMENT naming it when the module has no such kernel. The kernel keeps its module loaded; release with ek_kernel_release.',
+    ),
+    'ek_kernel_release': (
+        ek_status,
+        [ek_kernel],
+        ('k',),
+        '',
+    ),
+    'ek_kernel_get_attributes': (
+        ek_status,
+        [ek_kernel, ctypes.POINTER(ek_kernel_attributes)],
+        ('k', 'attributes'),
+        '',
+    ),
+    'ek_kernel_launch': (
+        ek_status,
+        [ek_kernel, ek_stream, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int],
+        ('k', 'stream', 'grid', 'block', 'shared_bytes', 'args', 'n_args'),
+        "Launches k on stream (NULL: the default stream of k's context; a stream of another context is EK_ERROR_INVALID_ARGUMENT). n_args must equal the kernel's parameter count and each size its parameter's size (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block point to 3 sizes each, {x, y, z}; zero or over-limit sizes, or more threads or shared memory than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous.",
+    ),
+    'ek_kernel_launch_auto': (
+        ek_status,
+        [ek_kernel, ek_stream, ctypes.c_uint64, ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int, ctypes.POINTER(ctypes.c_uint)],
+        ('k', 'stream', 'n', 'shared_bytes', 'args', 'n_args', 'block_used'),
+        "Launches k over n work items with a 1-D block of the size that ran fastest for it, and grid ceil(n / block). The first launch of a kernel in a problem-size bucket (n rounded up to a power of two) times each candidate block size (32, 64, 128, 256, 512, 1024 within the kernel's limit) on these arguments, then remembers the best for the kernel and bucket: the kernel must give the same result when run several times on its arguments (outputs a function of the inputs). *block_used (may be NULL) receives the block size launched. n == 0 launches nothing.",
+    ),
+    'ek_kernel_cache_clear': (
+        ek_status,
+        [ek_context],
+        ('ctx',),
+        "Removes every entry of ctx's disk cache directory and empties this process's memory cache (loaded modules stay usable).",
+    ),
+    'ek_elementwise_create': (
+        ek_status,
+        [ek_context, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ek_elementwise)],
+        ('ctx', 'in_params', 'out_params', 'body', 'name', 'out'),
+        '',
+    ),
+    'ek_elementwise_launch': (
+        ek_status,
+        [ek_elementwise, ek_stream, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int],
+        ('k', 'stream', 'inputs', 'n_inputs', 'outputs', 'n_outputs'),
+        "Runs the kernel over inputs broadcast together (NumPy rules). Each input must have its parameter's dtype (EK_ERROR_DTYPE otherwise). For each output, a NULL outputs[j] gets a new tensor of the broadcast shape and its parameter's dtype; a given one must have that shape and dtype. Any strides and offsets; an output may be exactly an input (in place), never partially overlap one. The kernel is specialised per input rank and contiguity (the contiguous case is vectorized) and cached like any module.",
+    ),
+    'ek_elementwise_release': (
+        ek_status,
+        [ek_elementwise],
+        ('k',),
+        '',
     ),
     'ek_live_handles': (
         ek_status,

@@ -2352,6 +2352,414 @@ extern "C" {
     #[doc = " The generator's current seed and offset."]
     pub fn ek_random_state(ctx: ek_context, state: *mut ek_philox_state) -> ek_status;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_module_s {
+    _unused: [u8; 0],
+}
+pub type ek_module = *mut ek_module_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_kernel_s {
+    _unused: [u8; 0],
+}
+pub type ek_kernel = *mut ek_kernel_s;
+impl ek_module_origin {
+    pub const EK_MODULE_NOT_LOADED: ek_module_origin = ek_module_origin(0);
+}
+impl ek_module_origin {
+    pub const EK_MODULE_COMPILED: ek_module_origin = ek_module_origin(1);
+}
+impl ek_module_origin {
+    pub const EK_MODULE_MEMORY_CACHE: ek_module_origin = ek_module_origin(2);
+}
+impl ek_module_origin {
+    pub const EK_MODULE_DISK_CACHE: ek_module_origin = ek_module_origin(3);
+}
+impl ek_module_origin {
+    pub const EK_MODULE_IMAGE: ek_module_origin = ek_module_origin(4);
+}
+#[repr(transparent)]
+#[doc = " Where a module's code came from."]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_module_origin(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " A module of CUDA C++ source, compiled for ctx's device architecture"]
+    #[doc = "  (-arch=sm_XY is added by libek; do not pass -arch). name labels the"]
+    #[doc = "  program in compiler messages (NULL: \"ek_module.cu\"). options are NVRTC"]
+    #[doc = "  options such as \"-DN=4\" or \"--use_fast_math\" (n_options may be 0 with"]
+    #[doc = "  options NULL). Strings are copied. Compilation is lazy: the first"]
+    #[doc = "  ek_module_compile or ek_module_get_kernel compiles, or finds the image in"]
+    #[doc = "  memory, then on disk. Kernels are looked up by their symbol name, so"]
+    #[doc = "  declare them extern \"C\" (or pass the mangled name). Release with"]
+    #[doc = "  ek_module_release."]
+    pub fn ek_module_from_source(
+        ctx: ek_context,
+        source: *const ::std::os::raw::c_char,
+        name: *const ::std::os::raw::c_char,
+        options: *const *const ::std::os::raw::c_char,
+        n_options: ::std::os::raw::c_int,
+        out: *mut ek_module,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " A module from an image built ahead of time: a cubin, a fatbin or PTX text"]
+    #[doc = "  (NUL-terminated; size counts the bytes, with or without the NUL). The"]
+    #[doc = "  bytes are loaded before this returns (the caller may free them)."]
+    #[doc = "  EK_ERROR_DEVICE with the driver's message for an image the device cannot"]
+    #[doc = "  load (wrong architecture, not an image)."]
+    pub fn ek_module_from_image(
+        ctx: ek_context,
+        image: *const ::std::os::raw::c_void,
+        size: usize,
+        out: *mut ek_module,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Compiles (or loads from the caches) now, if not done yet. A compile error"]
+    #[doc = "  is EK_ERROR_COMPILE; ek_last_error() then holds NVRTC's whole log. A"]
+    #[doc = "  failed compilation is not retried: later calls fail the same way."]
+    pub fn ek_module_compile(m: ek_module) -> ek_status;
+}
+extern "C" {
+    pub fn ek_module_get_origin(m: ek_module, origin: *mut ek_module_origin) -> ek_status;
+}
+extern "C" {
+    #[doc = " Drops a reference; the module is unloaded when its last reference and"]
+    #[doc = "  its last kernel are released. NULL is a no-op."]
+    pub fn ek_module_release(m: ek_module) -> ek_status;
+}
+extern "C" {
+    #[doc = " The kernel named name (compiling the module first if needed)."]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT naming it when the module has no such kernel."]
+    #[doc = "  The kernel keeps its module loaded; release with ek_kernel_release."]
+    pub fn ek_module_get_kernel(
+        m: ek_module,
+        name: *const ::std::os::raw::c_char,
+        out: *mut ek_kernel,
+    ) -> ek_status;
+}
+extern "C" {
+    pub fn ek_kernel_release(k: ek_kernel) -> ek_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_kernel_attributes {
+    pub num_regs: ::std::os::raw::c_int,
+    pub max_threads_per_block: ::std::os::raw::c_int,
+    pub shared_bytes: usize,
+    pub const_bytes: usize,
+    pub local_bytes: usize,
+    pub num_params: ::std::os::raw::c_int,
+    pub param_bytes: usize,
+    pub ptx_version: ::std::os::raw::c_int,
+    pub binary_version: ::std::os::raw::c_int,
+}
+#[test]
+fn bindgen_test_layout_ek_kernel_attributes() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_kernel_attributes>(),
+        56usize,
+        concat!("Size of: ", stringify!(ek_kernel_attributes))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_kernel_attributes>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_kernel_attributes))
+    );
+    fn test_field_num_regs() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_regs) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(num_regs)
+            )
+        );
+    }
+    test_field_num_regs();
+    fn test_field_max_threads_per_block() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_threads_per_block) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(max_threads_per_block)
+            )
+        );
+    }
+    test_field_max_threads_per_block();
+    fn test_field_shared_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shared_bytes) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(shared_bytes)
+            )
+        );
+    }
+    test_field_shared_bytes();
+    fn test_field_const_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).const_bytes) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(const_bytes)
+            )
+        );
+    }
+    test_field_const_bytes();
+    fn test_field_local_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).local_bytes) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(local_bytes)
+            )
+        );
+    }
+    test_field_local_bytes();
+    fn test_field_num_params() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_params) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(num_params)
+            )
+        );
+    }
+    test_field_num_params();
+    fn test_field_param_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).param_bytes) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(param_bytes)
+            )
+        );
+    }
+    test_field_param_bytes();
+    fn test_field_ptx_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ptx_version) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(ptx_version)
+            )
+        );
+    }
+    test_field_ptx_version();
+    fn test_field_binary_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_attributes>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).binary_version) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_attributes),
+                "::",
+                stringify!(binary_version)
+            )
+        );
+    }
+    test_field_binary_version();
+}
+extern "C" {
+    pub fn ek_kernel_get_attributes(
+        k: ek_kernel,
+        attributes: *mut ek_kernel_attributes,
+    ) -> ek_status;
+}
+#[doc = " One kernel argument: the address of its value and the value's size in"]
+#[doc = "  bytes (for a pointer parameter, the address of a pointer variable and"]
+#[doc = "  sizeof(void *); ek_tensor_data gives a tensor's device pointer)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_kernel_arg {
+    pub value: *const ::std::os::raw::c_void,
+    pub size: usize,
+}
+#[test]
+fn bindgen_test_layout_ek_kernel_arg() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_kernel_arg>(),
+        16usize,
+        concat!("Size of: ", stringify!(ek_kernel_arg))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_kernel_arg>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_kernel_arg))
+    );
+    fn test_field_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_arg>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).value) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_arg),
+                "::",
+                stringify!(value)
+            )
+        );
+    }
+    test_field_value();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_arg>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_arg),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+}
+extern "C" {
+    #[doc = " Launches k on stream (NULL: the default stream of k's context; a stream"]
+    #[doc = "  of another context is EK_ERROR_INVALID_ARGUMENT). n_args must equal the"]
+    #[doc = "  kernel's parameter count and each size its parameter's size"]
+    #[doc = "  (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block"]
+    #[doc = "  point to 3 sizes each, {x, y, z}; zero or over-limit sizes, or more threads or shared memory"]
+    #[doc = "  than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous."]
+    pub fn ek_kernel_launch(
+        k: ek_kernel,
+        stream: ek_stream,
+        grid: *const ::std::os::raw::c_uint,
+        block: *const ::std::os::raw::c_uint,
+        shared_bytes: usize,
+        args: *const ek_kernel_arg,
+        n_args: ::std::os::raw::c_int,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Launches k over n work items with a 1-D block of the size that ran"]
+    #[doc = "  fastest for it, and grid ceil(n / block). The first launch of a kernel in"]
+    #[doc = "  a problem-size bucket (n rounded up to a power of two) times each"]
+    #[doc = "  candidate block size (32, 64, 128, 256, 512, 1024 within the kernel's"]
+    #[doc = "  limit) on these arguments, then remembers the best for the kernel and"]
+    #[doc = "  bucket: the kernel must give the same result when run several times on"]
+    #[doc = "  its arguments (outputs a function of the inputs). *block_used (may be"]
+    #[doc = "  NULL) receives the block size launched. n == 0 launches nothing."]
+    pub fn ek_kernel_launch_auto(
+        k: ek_kernel,
+        stream: ek_stream,
+        n: u64,
+        shared_bytes: usize,
+        args: *const ek_kernel_arg,
+        n_args: ::std::os::raw::c_int,
+        block_used: *mut ::std::os::raw::c_uint,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Removes every entry of ctx's disk cache directory and empties this"]
+    #[doc = "  process's memory cache (loaded modules stay usable)."]
+    pub fn ek_kernel_cache_clear(ctx: ek_context) -> ek_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_elementwise_s {
+    _unused: [u8; 0],
+}
+pub type ek_elementwise = *mut ek_elementwise_s;
+extern "C" {
+    pub fn ek_elementwise_create(
+        ctx: ek_context,
+        in_params: *const ::std::os::raw::c_char,
+        out_params: *const ::std::os::raw::c_char,
+        body: *const ::std::os::raw::c_char,
+        name: *const ::std::os::raw::c_char,
+        out: *mut ek_elementwise,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Runs the kernel over inputs broadcast together (NumPy rules). Each input"]
+    #[doc = "  must have its parameter's dtype (EK_ERROR_DTYPE otherwise). For each"]
+    #[doc = "  output, a NULL outputs[j] gets a new tensor of the broadcast shape and its"]
+    #[doc = "  parameter's dtype; a given one must have that shape and dtype. Any strides"]
+    #[doc = "  and offsets; an output may be exactly an input (in place), never partially"]
+    #[doc = "  overlap one. The kernel is specialised per input rank and contiguity"]
+    #[doc = "  (the contiguous case is vectorized) and cached like any module."]
+    pub fn ek_elementwise_launch(
+        k: ek_elementwise,
+        stream: ek_stream,
+        inputs: *const ek_tensor,
+        n_inputs: ::std::os::raw::c_int,
+        outputs: *mut ek_tensor,
+        n_outputs: ::std::os::raw::c_int,
+    ) -> ek_status;
+}
+extern "C" {
+    pub fn ek_elementwise_release(k: ek_elementwise) -> ek_status;
+}
 extern "C" {
     #[doc = " Number of live handles (contexts, streams, events, tensors) in the process;"]
     #[doc = "  for leak checks."]
