@@ -1,0 +1,502 @@
+// Tests for the kernel cache (src/kernel_cache.hpp) and its SHA-256
+// (src/sha256.hpp): pure CPU, on real files in a fresh temporary directory.
+#include "kernel_cache.hpp"
+#include "sha256.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace kc = ek::kcache;
+using kc::Load;
+
+std::string sha_hex(const std::string &text) {
+  return ek::Sha256::hex(ek::Sha256::of(text.data(), text.size()));
+}
+
+std::vector<char> bytes_of(const std::string &text) { return {text.begin(), text.end()}; }
+
+std::vector<char> read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path &path, const std::vector<char> &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// An image with zeros and every byte value, like a real cubin.
+std::vector<char> sample_image(size_t size, unsigned seed = 1) {
+  std::vector<char> image(size);
+  for (size_t i = 0; i < size; ++i) image[i] = char((i * 131 + seed * 7) >> 3);
+  return image;
+}
+
+// ---- SHA-256
+
+TEST(Sha256, Fips180Vectors) {
+  EXPECT_EQ(sha_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha_hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+                    "klmnopqrlmnopqrsmnopqrstnopqrstu"),
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  EXPECT_EQ(sha_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, MillionAInOddChunks) {
+  std::string a(1000000, 'a');
+  ek::Sha256 hash;
+  for (size_t done = 0, step = 1; done < a.size(); done += step, step = step % 97 + 1)
+    hash.update(a.data() + done, std::min(step, a.size() - done));
+  EXPECT_EQ(ek::Sha256::hex(hash.finish()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// Padding boundaries (55, 56, 63, 64 bytes...): any split gives the one-shot digest.
+TEST(Sha256, SplitsAgreeAcrossBlockBoundaries) {
+  std::vector<char> data = sample_image(200);
+  for (size_t n = 0; n <= data.size(); ++n) {
+    ek::Sha256::Digest whole = ek::Sha256::of(data.data(), n);
+    for (size_t cut : {size_t(0), n / 3, n / 2, n}) {
+      ek::Sha256 hash;
+      hash.update(data.data(), cut);
+      hash.update(data.data() + cut, n - cut);
+      ASSERT_EQ(hash.finish(), whole) << "length " << n << " cut " << cut;
+    }
+  }
+}
+
+// ---- keys
+
+TEST(KernelCacheKey, StableHexDigest) {
+  std::string key = kc::make_key("src", {"-DN=4"}, "sm_90", 12080, 100);
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(key, kc::make_key("src", {"-DN=4"}, "sm_90", 12080, 100));
+}
+
+TEST(KernelCacheKey, EveryPartCounts) {
+  std::set<std::string> keys = {
+      kc::make_key("src", {"-DN=4"}, "sm_90", 12080, 100),
+      kc::make_key("src2", {"-DN=4"}, "sm_90", 12080, 100),
+      kc::make_key("src", {"-DN=5"}, "sm_90", 12080, 100),
+      kc::make_key("src", {}, "sm_90", 12080, 100),
+      kc::make_key("src", {"-DN=4", "-G"}, "sm_90", 12080, 100),
+      kc::make_key("src", {"-G", "-DN=4"}, "sm_90", 12080, 100),
+      kc::make_key("src", {"-DN=4"}, "sm_80", 12080, 100),
+      kc::make_key("src", {"-DN=4"}, "sm_90", 12090, 100),
+      kc::make_key("src", {"-DN=4"}, "sm_90", -12080, 100),
+      kc::make_key("src", {"-DN=4"}, "sm_90", 12080, 101),
+  };
+  EXPECT_EQ(keys.size(), 10u);
+}
+
+// Moving bytes across a boundary between parts changes the key.
+TEST(KernelCacheKey, PartsAreLengthPrefixed) {
+  EXPECT_NE(kc::make_key("s", {"ab", "c"}, "sm_90", 1, 1),
+            kc::make_key("s", {"a", "bc"}, "sm_90", 1, 1));
+  EXPECT_NE(kc::make_key("ab", {"c"}, "sm_90", 1, 1), kc::make_key("a", {"bc"}, "sm_90", 1, 1));
+  EXPECT_NE(kc::make_key("s", {"x"}, "y", 1, 1), kc::make_key("s", {"xy"}, "", 1, 1));
+  EXPECT_NE(kc::make_key("s", {"x"}, "", 1, 1), kc::make_key("s", {"x", ""}, "", 1, 1));
+  EXPECT_NE(kc::make_key("s", {}, "x", 1, 1), kc::make_key("s", {"x"}, "", 1, 1));
+}
+
+// ---- the entry format
+
+const std::string kKey = kc::make_key("kernel", {}, "sm_90", 12080, 100);
+const std::string kOtherKey = kc::make_key("other kernel", {}, "sm_90", 12080, 100);
+
+std::string parse_failure(const std::vector<char> &entry, const std::string &key = kKey) {
+  std::vector<char> image = {'u', 'n', 't', 'o', 'u', 'c', 'h', 'e', 'd'};
+  std::string why;
+  if (kc::parse_entry(entry.data(), entry.size(), key, &image, &why)) return "(accepted)";
+  EXPECT_EQ(image, bytes_of("untouched")) << "a rejected parse wrote the image";
+  return why;
+}
+
+TEST(KernelCacheFormat, RoundTrip) {
+  for (size_t size : {size_t(0), size_t(1), size_t(1000)}) {
+    std::vector<char> image = sample_image(size), parsed;
+    std::vector<char> entry = kc::format_entry(kKey, image.data(), image.size());
+    EXPECT_EQ(entry.size(), 4 + 4 + 4 + kKey.size() + 8 + size + 32);
+    std::string why;
+    ASSERT_TRUE(kc::parse_entry(entry.data(), entry.size(), kKey, &parsed, &why)) << why;
+    EXPECT_EQ(parsed, image);
+  }
+}
+
+TEST(KernelCacheFormat, LayoutIsLittleEndianFixedWidth) {
+  std::vector<char> entry = kc::format_entry("k", "xy", 2);
+  std::vector<char> header(entry.begin(), entry.begin() + 23);
+  std::vector<char> expected = {'E', 'K', 'K', 'C', 1, 0, 0, 0, 1, 0, 0, 0, 'k',
+                                2,   0,   0,   0,   0, 0, 0, 0, 'x', 'y'};
+  EXPECT_EQ(header, expected);
+  ek::Sha256::Digest digest = ek::Sha256::of(entry.data(), 23);
+  ASSERT_EQ(entry.size(), 23u + 32u);
+  EXPECT_EQ(std::memcmp(digest.data(), entry.data() + 23, 32), 0);
+}
+
+TEST(KernelCacheFormat, RejectsWithSpecificReasons) {
+  std::vector<char> image = sample_image(64);
+  const std::vector<char> good = kc::format_entry(kKey, image.data(), image.size());
+  EXPECT_NE(parse_failure({}).find("too short"), std::string::npos);
+  EXPECT_NE(parse_failure({good.begin(), good.begin() + 20}).find("too short"), std::string::npos);
+  std::vector<char> e = good;
+  e[0] = 'X';
+  EXPECT_EQ(parse_failure(e), "bad magic");
+  e = good;
+  e[4] = 2;
+  EXPECT_EQ(parse_failure(e), "unknown format version 2");
+  e = good;
+  e[8] = char(0xff);  // key length beyond the file
+  EXPECT_NE(parse_failure(e).find("exceeds the file"), std::string::npos);
+  e = good;
+  e.pop_back();
+  EXPECT_NE(parse_failure(e).find("(truncated)"), std::string::npos);
+  e = good;
+  e.push_back(0);
+  EXPECT_NE(parse_failure(e).find("(trailing bytes)"), std::string::npos);
+  e = good;
+  e[e.size() - 40] ^= 1;  // an image byte
+  EXPECT_EQ(parse_failure(e), "checksum mismatch");
+  EXPECT_EQ(parse_failure(good, kOtherKey), "key mismatch");
+  EXPECT_EQ(parse_failure(good, kKey.substr(1)), "key mismatch");
+}
+
+// A huge size field must be rejected without allocating it.
+TEST(KernelCacheFormat, HugeSizeFieldsAreRejectedWithoutAllocation) {
+  std::vector<char> image = sample_image(16);
+  std::vector<char> e = kc::format_entry(kKey, image.data(), image.size());
+  size_t size_at = 12 + kKey.size();
+  for (int i = 0; i < 8; ++i) e[size_at + i] = char(0xff);
+  EXPECT_NE(parse_failure(e).find("inconsistent with file length"), std::string::npos);
+}
+
+// ---- the disk cache
+
+class KernelCacheDisk : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ek_kcache_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    dir_ = (root_ / "cache").string();
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    for (auto &entry : fs::recursive_directory_iterator(root_, ignored))
+      if (entry.is_directory(ignored)) fs::permissions(entry.path(), fs::perms::owner_all, ignored);
+    fs::remove_all(root_, ignored);
+  }
+  fs::path entry_file(const std::string &key) const { return fs::path(dir_) / (key + ".ekc"); }
+
+  // Writes bytes as key's entry; load must reject it with reason and remove it.
+  void expect_rejected(const std::vector<char> &bytes, const std::string &reason,
+                       const std::string &key = kKey) {
+    write_file(entry_file(key), bytes);
+    std::vector<char> image;
+    std::string why;
+    ASSERT_EQ(kc::load(dir_, key, &image, &why), Load::kRejected) << reason;
+    EXPECT_NE(why.find(reason), std::string::npos) << why;
+    EXPECT_NE(why.find(entry_file(key).string()), std::string::npos) << why;
+    EXPECT_FALSE(fs::exists(entry_file(key))) << "rejected entry left in place: " << why;
+  }
+
+  std::vector<char> stored_entry(const std::vector<char> &image) {
+    EXPECT_EQ(kc::store(dir_, kKey, image.data(), image.size()), EK_SUCCESS) << ek_last_error();
+    return read_file(entry_file(kKey));
+  }
+
+  fs::path root_;
+  std::string dir_;
+};
+
+TEST_F(KernelCacheDisk, StoreThenLoad) {
+  for (size_t size : {size_t(0), size_t(3), size_t(100000)}) {
+    std::vector<char> image = sample_image(size, unsigned(size)), loaded;
+    ASSERT_EQ(kc::store(dir_, kKey, image.data(), image.size()), EK_SUCCESS) << ek_last_error();
+    std::string why;
+    ASSERT_EQ(kc::load(dir_, kKey, &loaded, &why), Load::kHit) << why;
+    EXPECT_EQ(loaded, image);
+    EXPECT_EQ(read_file(entry_file(kKey)), kc::format_entry(kKey, image.data(), image.size()));
+  }
+  // Only the entry is left: no temp files.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(KernelCacheDisk, CreatesDirectoriesWithMode0700) {
+  mode_t old_mask = umask(0277);  // mkdir alone would then give 0500
+  std::string nested = (root_ / "a" / "b" / "c").string();
+  ek_status status = kc::store(nested, kKey, "x", 1);
+  umask(old_mask);
+  ASSERT_EQ(status, EK_SUCCESS) << ek_last_error();
+  for (const fs::path &p : {root_ / "a", root_ / "a" / "b", root_ / "a" / "b" / "c"}) {
+    struct stat st;
+    ASSERT_EQ(stat(p.c_str(), &st), 0) << p;
+    EXPECT_EQ(st.st_mode & 07777, 0700u) << p;
+  }
+  struct stat st;
+  ASSERT_EQ(stat((root_ / "a" / "b" / "c" / (kKey + ".ekc")).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0077, 0u) << "entry readable by others";
+}
+
+TEST_F(KernelCacheDisk, EntryFileMode0600) {
+  mode_t old_mask = umask(0022);
+  ek_status status = kc::store(dir_, kKey, "x", 1);
+  umask(old_mask);
+  ASSERT_EQ(status, EK_SUCCESS) << ek_last_error();
+  struct stat st;
+  ASSERT_EQ(stat(entry_file(kKey).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST_F(KernelCacheDisk, MissOnEmptyOrMissingDirectory) {
+  std::vector<char> image;
+  std::string why;
+  EXPECT_EQ(kc::load(dir_, kKey, &image, &why), Load::kMiss);  // dir does not exist yet
+  fs::create_directories(dir_);
+  EXPECT_EQ(kc::load(dir_, kKey, &image, &why), Load::kMiss);
+}
+
+TEST_F(KernelCacheDisk, EveryTruncationIsRejectedAndRemoved) {
+  std::vector<char> good = stored_entry(sample_image(40));
+  for (size_t n = 0; n < good.size(); ++n) {
+    SCOPED_TRACE("truncated to " + std::to_string(n));
+    expect_rejected({good.begin(), good.begin() + n}, "");
+  }
+}
+
+TEST_F(KernelCacheDisk, EveryFlippedByteIsRejectedAndRemoved) {
+  std::vector<char> good = stored_entry(sample_image(40));
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (int mask : {0x01, 0x80}) {
+      SCOPED_TRACE("byte " + std::to_string(i) + " ^ " + std::to_string(mask));
+      std::vector<char> bad = good;
+      bad[i] ^= char(mask);
+      expect_rejected(bad, "");
+    }
+  }
+}
+
+// Changed image bytes with the checksum left as it was: the attacker (or
+// the disk) did not recompute it.
+TEST_F(KernelCacheDisk, TamperedImageFailsTheChecksum) {
+  std::vector<char> image = sample_image(300);
+  std::vector<char> bad = stored_entry(image);
+  std::string evil = "\xcc\xcc\xcc\xcc";  // int3 over the start of the image
+  std::copy(evil.begin(), evil.end(), bad.begin() + 20 + kKey.size());
+  expect_rejected(bad, "checksum mismatch");
+}
+
+TEST_F(KernelCacheDisk, EntryUnderAnotherKeysNameIsRejected) {
+  stored_entry(sample_image(50));
+  fs::rename(entry_file(kKey), entry_file(kOtherKey));
+  expect_rejected(read_file(entry_file(kOtherKey)), "key mismatch", kOtherKey);
+}
+
+TEST_F(KernelCacheDisk, TrailingGarbageIsRejected) {
+  std::vector<char> bad = stored_entry(sample_image(50));
+  bad.insert(bad.end(), {'j', 'u', 'n', 'k'});
+  expect_rejected(bad, "trailing bytes");
+}
+
+TEST_F(KernelCacheDisk, ADirectoryInPlaceOfTheEntryIsRejected) {
+  fs::create_directories(entry_file(kKey));
+  std::vector<char> image;
+  std::string why;
+  EXPECT_EQ(kc::load(dir_, kKey, &image, &why), Load::kRejected);
+  EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
+}
+
+TEST_F(KernelCacheDisk, KeysThatAreNotFileNamesAreRefused) {
+  for (const std::string &key : std::vector<std::string>{"", "../escape", "a/b", ".hidden", "x.tmp",
+                                                         std::string(129, 'a')}) {
+    EXPECT_EQ(kc::store(dir_, key, "x", 1), EK_ERROR_INVALID_ARGUMENT) << key;
+    EXPECT_NE(std::string(ek_last_error()).find("invalid kernel cache key"), std::string::npos);
+    std::vector<char> image;
+    std::string why;
+    EXPECT_EQ(kc::load(dir_, key, &image, &why), Load::kRejected) << key;
+  }
+  EXPECT_FALSE(fs::exists(root_ / "escape.ekc"));
+}
+
+// What each concurrent worker does; returns 0 or a code naming the failure.
+int store_and_load_loop(const std::string &dir, const std::vector<char> &image, bool writer) {
+  for (int i = 0; i < 50; ++i) {
+    if (writer && kc::store(dir, kKey, image.data(), image.size()) != EK_SUCCESS) return 1;
+    std::vector<char> loaded;
+    std::string why;
+    Load result = kc::load(dir, kKey, &loaded, &why);
+    if (result == Load::kRejected) {
+      std::fprintf(stderr, "rejected: %s\n", why.c_str());
+      return 2;
+    }
+    if (result == Load::kHit && loaded != image) return 3;
+    if (writer && result == Load::kMiss) return 4;  // after our own store
+  }
+  return 0;
+}
+
+// Several processes store the same key while others load it: every load sees
+// no entry or a complete one, never a torn one.
+TEST_F(KernelCacheDisk, ConcurrentProcesses) {
+  std::vector<char> image = sample_image(1 << 20);
+  std::vector<pid_t> children;
+  for (int i = 0; i < 12; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) _exit(store_and_load_loop(dir_, image, /*writer=*/i < 8));
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status)) << "child killed";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1 store failed, 2 rejected, 3 wrong bytes, 4 miss";
+  }
+  std::vector<char> loaded;
+  std::string why;
+  ASSERT_EQ(kc::load(dir_, kKey, &loaded, &why), Load::kHit) << why;
+  EXPECT_EQ(loaded, image);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
+      << "temp files left behind";
+}
+
+TEST_F(KernelCacheDisk, ConcurrentThreads) {
+  std::vector<char> image = sample_image(1 << 20);
+  std::vector<int> results(12, -1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 12; ++i)
+    threads.emplace_back([&, i] { results[i] = store_and_load_loop(dir_, image, i < 8); });
+  for (std::thread &t : threads) t.join();
+  for (int result : results) EXPECT_EQ(result, 0) << "1 store failed, 2 rejected, 3 wrong bytes, 4 miss";
+  std::vector<char> loaded;
+  std::string why;
+  ASSERT_EQ(kc::load(dir_, kKey, &loaded, &why), Load::kHit) << why;
+  EXPECT_EQ(loaded, image);
+}
+
+TEST_F(KernelCacheDisk, ClearRemovesEntriesAndTempFilesOnly) {
+  ASSERT_EQ(kc::store(dir_, kKey, "a", 1), EK_SUCCESS);
+  ASSERT_EQ(kc::store(dir_, kOtherKey, "b", 1), EK_SUCCESS);
+  fs::path dir(dir_);
+  write_file(dir / ("." + kKey + ".4242.00000000deadbeef.tmp"), {'t'});  // a dead writer's
+  write_file(dir / "notes.txt", {'n'});
+  write_file(dir / "README.ekc.bak", {'r'});
+  fs::create_directories(dir / (kKey + "x.ekc"));  // a directory with an entry's name
+  write_file(dir / (kKey + "x.ekc") / (kKey + ".ekc"), {'s'});
+  ASSERT_EQ(kc::clear(dir_), EK_SUCCESS) << ek_last_error();
+  std::set<std::string> left;
+  for (auto &entry : fs::directory_iterator(dir)) left.insert(entry.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"notes.txt", "README.ekc.bak", kKey + "x.ekc"}));
+  EXPECT_TRUE(fs::exists(dir / (kKey + "x.ekc") / (kKey + ".ekc")));
+  EXPECT_EQ(kc::clear(dir_), EK_SUCCESS);
+  EXPECT_EQ(kc::clear((root_ / "never made").string()), EK_SUCCESS);
+}
+
+TEST_F(KernelCacheDisk, StoreIntoUnwritableDirectoryFails) {
+  if (geteuid() == 0) GTEST_SKIP() << "running as root, which ignores directory permissions";
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms(0500));
+  ASSERT_EQ(kc::store(dir_, kKey, "x", 1), EK_ERROR_IO);
+  std::string message = ek_last_error();
+  EXPECT_NE(message.find(dir_), std::string::npos) << message;
+  EXPECT_NE(message.find("Permission denied"), std::string::npos) << message;
+}
+
+// These failures happen for root too.
+TEST_F(KernelCacheDisk, StoreBelowARegularFileFails) {
+  fs::create_directories(root_);
+  write_file(root_ / "file", {'f'});
+  std::string below = (root_ / "file" / "cache").string();
+  ASSERT_EQ(kc::store(below, kKey, "x", 1), EK_ERROR_IO);
+  std::string message = ek_last_error();
+  EXPECT_NE(message.find(below), std::string::npos) << message;
+  EXPECT_NE(message.find("Not a directory"), std::string::npos) << message;
+  EXPECT_EQ(kc::store((root_ / "file").string(), kKey, "x", 1), EK_ERROR_IO);
+  EXPECT_NE(std::string(ek_last_error()).find("is not a directory"), std::string::npos);
+}
+
+TEST_F(KernelCacheDisk, FailedRenameLeavesNoTempFile) {
+  fs::create_directories(entry_file(kKey) / "occupied");  // rename cannot replace it
+  ASSERT_EQ(kc::store(dir_, kKey, "x", 1), EK_ERROR_IO);
+  std::string message = ek_last_error();
+  EXPECT_NE(message.find("cannot rename"), std::string::npos) << message;
+  EXPECT_NE(message.find(entry_file(kKey).string()), std::string::npos) << message;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
+      << "temp file left behind";
+}
+
+// ---- the memory cache
+
+class KernelCacheMemory : public ::testing::Test {
+ protected:
+  void SetUp() override { kc::memory_clear(); }
+  void TearDown() override { kc::memory_clear(); }
+};
+
+TEST_F(KernelCacheMemory, PutGetClear) {
+  std::vector<char> image;
+  EXPECT_FALSE(kc::memory_get(kKey, &image));
+  kc::memory_put(kKey, bytes_of("first"));
+  ASSERT_TRUE(kc::memory_get(kKey, &image));
+  EXPECT_EQ(image, bytes_of("first"));
+  kc::memory_put(kKey, bytes_of("second"));  // replaces
+  ASSERT_TRUE(kc::memory_get(kKey, &image));
+  EXPECT_EQ(image, bytes_of("second"));
+  EXPECT_FALSE(kc::memory_get(kOtherKey, &image));
+  kc::memory_clear();
+  EXPECT_FALSE(kc::memory_get(kKey, &image));
+}
+
+TEST_F(KernelCacheMemory, EvictsLeastRecentlyUsedBeyondTheBound) {
+  const size_t quarter = kc::kMemoryCacheBytes / 4;
+  for (int i = 0; i < 4; ++i) kc::memory_put("k" + std::to_string(i), std::vector<char>(quarter, char(i)));
+  std::vector<char> image;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(kc::memory_get("k" + std::to_string(i), &image)) << i;
+  ASSERT_TRUE(kc::memory_get("k0", &image));  // now k1 is the least recently used
+  kc::memory_put("k4", std::vector<char>(quarter, 4));
+  EXPECT_FALSE(kc::memory_get("k1", &image));
+  for (const char *key : {"k0", "k2", "k3", "k4"}) EXPECT_TRUE(kc::memory_get(key, &image)) << key;
+  EXPECT_EQ(image, std::vector<char>(quarter, 4));
+  kc::memory_put("huge", std::vector<char>(kc::kMemoryCacheBytes + 1));  // never fits
+  EXPECT_FALSE(kc::memory_get("huge", &image));
+  EXPECT_TRUE(kc::memory_get("k0", &image)) << "an image too big to keep evicted others";
+}
+
+TEST_F(KernelCacheMemory, ConcurrentUse) {
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        std::string key = "k" + std::to_string((i + t) % 16);
+        std::vector<char> image;
+        if (i % 3 == 0) kc::memory_put(key, bytes_of(key));
+        else if (kc::memory_get(key, &image) && image != bytes_of(key)) ++wrong;
+        if (i % 500 == 499) kc::memory_clear();
+      }
+    });
+  for (std::thread &t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
