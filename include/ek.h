@@ -903,9 +903,20 @@ EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
  * float64); f16/bf16 parameters are float in the body, bool is bool. Names
  * are C identifiers and must differ; the body is CUDA C++ (one statement or
  * several) and sees each parameter as a scalar of the element at hand, plus
- * `i`, the element's index (int64). */
+ * `i`, the element's index (int64, C order over the broadcast shape). Inputs
+ * are const; an output starts as its element's current value (so "z += x"
+ * accumulates into a given output; a new output's start is undefined). */
 typedef struct ek_elementwise_s *ek_elementwise;
 
+/** A builder for the kernel: nothing is compiled yet. name is the kernel's
+ *  symbol, a C identifier (NULL: "ek_elementwise"). EK_ERROR_INVALID_ARGUMENT
+ *  naming the token for: an unknown type, a name that is not a C identifier,
+ *  a duplicate name, a reserved name (`i`, C++ keywords, threadIdx and the
+ *  other CUDA built-ins, names starting ekw_, __ or _ and a capital), no
+ *  outputs, more than 16 parameters in all. The lists are checked before the
+ *  device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The
+ *  builder counts as a live handle of ctx (ek_context_destroy refuses while
+ *  it lives); release it with ek_elementwise_release. */
 EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
                                        const char *out_params, const char *body,
                                        const char *name, ek_elementwise *out);
@@ -915,15 +926,25 @@ EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
  *  parameter's dtype; a given one must have that shape and dtype. Any strides
  *  and offsets; an output may be exactly an input (in place), never partially
  *  overlap one. The kernel is specialised per input rank and contiguity
- *  (the contiguous case is vectorized) and cached like any module. */
+ *  (the contiguous case is vectorized) and cached like any module.
+ *  n_inputs and n_outputs must equal the declared counts. With no inputs,
+ *  the first given output sets the shape. An empty shape allocates the
+ *  outputs and launches (and compiles) nothing. A specialisation is compiled
+ *  at its first launch: a body that does not compile is EK_ERROR_COMPILE with
+ *  NVRTC's log, whose lines in the body read "<name>:body(N)". On failure
+ *  outputs[] is left as it was and nothing new is kept. Asynchronous. */
 EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
                                        const ek_tensor *inputs, int n_inputs,
                                        ek_tensor *outputs, int n_outputs);
+/** Frees the builder and the kernels it compiled, after waiting for the
+ *  context's work when it compiled any (launches may still run them). NULL
+ *  is a no-op. */
 EK_API ek_status ek_elementwise_release(ek_elementwise k);
 
 /* ---------------------------------------------------------------- diagnostics */
 
-/** Number of live handles (contexts, streams, events, tensors) in the process;
+/** Number of live handles (contexts, streams, events, tensors, elementwise
+ *  builders) in the process;
  *  for leak checks. */
 EK_API ek_status ek_live_handles(int64_t *count);
 
