@@ -34,6 +34,11 @@ class ApiScope {
 ek_status fail(ek_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+// This thread's message, saved around an internal step whose failure the call
+// recovers from (a kernel-cache write), so a successful call leaves it as it was.
+std::string last_error_message();
+void restore_last_error(std::string message);
+
 #define EK_CHECK(cond, status, ...)                  \
   do {                                               \
     if (!(cond)) return ::ek::fail(status, __VA_ARGS__); \

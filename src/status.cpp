@@ -17,15 +17,36 @@ namespace ek {
 ApiScope::ApiScope(const char *function) : previous_(t_function) { t_function = function; }
 ApiScope::~ApiScope() { t_function = previous_; }
 
+namespace {
+
+// printf into a string of any length: messages may carry a whole compiler log.
+std::string vformat(const char *format, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  char small[512];
+  int n = std::vsnprintf(small, sizeof small, format, copy);
+  va_end(copy);
+  if (n < 0) return format;
+  if (static_cast<size_t>(n) < sizeof small) return std::string(small, static_cast<size_t>(n));
+  std::string text(static_cast<size_t>(n) + 1, '\0');
+  std::vsnprintf(&text[0], text.size(), format, args);
+  text.resize(static_cast<size_t>(n));
+  return text;
+}
+
+}  // namespace
+
 ek_status fail(ek_status status, const char *format, ...) {
-  char buffer[2048];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
+  std::string message = vformat(format, args);
   va_end(args);
-  t_last_error = std::string(t_function ? t_function : "ek") + ": " + buffer;
+  t_last_error = std::string(t_function ? t_function : "ek") + ": " + message;
   return status;
 }
+
+std::string last_error_message() { return t_last_error; }
+void restore_last_error(std::string message) { t_last_error = std::move(message); }
 
 std::string format_shape(int ndim, const int64_t *shape) {
   std::string text = "[";
@@ -39,12 +60,11 @@ std::string format_shape(int ndim, const int64_t *shape) {
 void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...) {
   if (level == EK_LOG_OFF || level > threshold) return;
   static const char *names[] = {"", "error", "warn", "info", "debug"};
-  char buffer[1024];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
+  std::string message = vformat(format, args);
   va_end(args);
-  std::fprintf(stderr, "[ek %s] %s\n", names[level], buffer);
+  std::fprintf(stderr, "[ek %s] %s\n", names[level], message.c_str());
 }
 
 void handle_created() { g_live_handles.fetch_add(1, std::memory_order_relaxed); }
