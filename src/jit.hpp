@@ -1,0 +1,63 @@
+// Users' kernels below the C API: NVRTC (jit_nvrtc.cpp) and the CUDA driver's
+// module and launch calls (jit_driver.cpp), behind an interface without CUDA
+// types so module.cpp and kernel.cpp build without CUDA; jit_none.cpp stands in
+// when CUDA is not built. Neither libnvrtc nor libcuda is linked: NVRTC is
+// opened with dlopen on first use, the driver's entry points come through the
+// CUDA runtime (cudaGetDriverEntryPointByVersion).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ek.h"
+
+namespace ek::jit {
+
+// ---- NVRTC
+
+// What NVRTC builds for a device: a cubin for "sm_XY", or PTX for
+// "compute_XY" when this NVRTC does not know the device's architecture.
+struct Target {
+  std::string arch;        // "sm_90" or "compute_90"
+  bool ptx = false;
+  int nvrtc_version = 0;   // major * 1000 + minor * 10, as CUDA_VERSION
+};
+
+// Loads NVRTC (EK_ERROR_LIBRARY naming the files tried) and picks the target
+// for compute capability major.minor.
+ek_status nvrtc_target(int major, int minor, Target *out);
+
+// Compiles source for target; name labels it in NVRTC's messages. A compile
+// error is EK_ERROR_COMPILE with NVRTC's whole log in the message. *log gets
+// the log of a successful compilation (warnings), often empty.
+ek_status nvrtc_compile(const std::string &source, const std::string &name,
+                        const std::vector<std::string> &options, const Target &target,
+                        std::vector<char> *image, std::string *log);
+
+// ---- the driver (every call expects the context's device to be current: activate())
+
+// Makes the device's primary context current on this thread when no context is.
+ek_status bind_context(int device);
+
+// Loads a cubin, fatbin or NUL-terminated PTX; EK_ERROR_DEVICE with the
+// driver's message (and its JIT log) when the device cannot load it.
+ek_status module_load(const void *image, void **module);
+void module_unload(void *module);
+
+// *function is NULL (and the status success) when the module has no such symbol.
+ek_status function_get(void *module, const char *name, void **function);
+
+struct FunctionInfo {
+  ek_kernel_attributes attributes{};
+  std::vector<size_t> param_sizes;
+  size_t max_shared_bytes = 0;  // dynamic shared memory a block may have at most
+};
+ek_status function_info(void *function, int device, FunctionInfo *out);
+// Raises the function's dynamic shared memory limit (needed above 48 KiB).
+ek_status function_set_max_dynamic_shared(void *function, size_t bytes);
+
+ek_status launch(void *function, const unsigned grid[3], const unsigned block[3],
+                 size_t shared_bytes, void *stream, void **params);
+
+}  // namespace ek::jit

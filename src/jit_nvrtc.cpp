@@ -1,0 +1,184 @@
+// NVRTC through dlopen: nvrtc.h gives the types only (nothing here is linked),
+// the entry points come from dlsym on first use, as cuBLAS's do (cublas.cpp).
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "internal.hpp"
+#include "jit.hpp"
+
+namespace ek::jit {
+namespace {
+
+// The entry points of the loaded library; `error` says why loading failed.
+struct Library {
+  decltype(&::nvrtcVersion) version = nullptr;
+  decltype(&::nvrtcGetErrorString) error_string = nullptr;
+  decltype(&::nvrtcCreateProgram) create = nullptr;
+  decltype(&::nvrtcDestroyProgram) destroy = nullptr;
+  decltype(&::nvrtcCompileProgram) compile = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype(&::nvrtcGetProgramLog) log = nullptr;
+  decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
+  decltype(&::nvrtcGetPTX) ptx = nullptr;
+  decltype(&::nvrtcGetNumSupportedArchs) num_archs = nullptr;  // optional (NVRTC 11.2+)
+  decltype(&::nvrtcGetSupportedArchs) archs = nullptr;         // optional
+  int version_number = 0;
+  std::string error;
+};
+
+template <typename Fn>
+bool resolve(void *lib, const char *symbol, Fn *fn) {
+  *fn = reinterpret_cast<Fn>(dlsym(lib, symbol));
+  return *fn != nullptr;
+}
+
+void *open_library(std::string *error) {
+  static const char *const kFiles[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  std::string last_error;
+  for (const char *f : kFiles) {
+    if (void *lib = dlopen(f, RTLD_NOW | RTLD_LOCAL)) return lib;
+    if (const char *e = dlerror()) last_error = e;
+  }
+  *error = "NVRTC could not be loaded: tried libnvrtc.so.13, libnvrtc.so.12 and libnvrtc.so "
+           "(last error: " + last_error +
+           "); install CUDA's NVRTC or add its directory to LD_LIBRARY_PATH";
+  return nullptr;
+}
+
+// The required entry points; the first one missing, or nullptr.
+const char *resolve_required(void *lib, Library *l) {
+  if (!resolve(lib, "nvrtcVersion", &l->version)) return "nvrtcVersion";
+  if (!resolve(lib, "nvrtcGetErrorString", &l->error_string)) return "nvrtcGetErrorString";
+  if (!resolve(lib, "nvrtcCreateProgram", &l->create)) return "nvrtcCreateProgram";
+  if (!resolve(lib, "nvrtcDestroyProgram", &l->destroy)) return "nvrtcDestroyProgram";
+  if (!resolve(lib, "nvrtcCompileProgram", &l->compile)) return "nvrtcCompileProgram";
+  if (!resolve(lib, "nvrtcGetProgramLogSize", &l->log_size)) return "nvrtcGetProgramLogSize";
+  if (!resolve(lib, "nvrtcGetProgramLog", &l->log)) return "nvrtcGetProgramLog";
+  if (!resolve(lib, "nvrtcGetCUBINSize", &l->cubin_size)) return "nvrtcGetCUBINSize";
+  if (!resolve(lib, "nvrtcGetCUBIN", &l->cubin)) return "nvrtcGetCUBIN";
+  if (!resolve(lib, "nvrtcGetPTXSize", &l->ptx_size)) return "nvrtcGetPTXSize";
+  if (!resolve(lib, "nvrtcGetPTX", &l->ptx)) return "nvrtcGetPTX";
+  return nullptr;
+}
+
+Library load() {
+  Library l;
+  void *lib = open_library(&l.error);
+  if (!lib) return l;
+  if (const char *missing = resolve_required(lib, &l)) {
+    l.error = std::string("the NVRTC library found lacks ") + missing +
+              " (NVRTC 11.1 or newer is needed)";
+    return l;
+  }
+  resolve(lib, "nvrtcGetNumSupportedArchs", &l.num_archs);
+  resolve(lib, "nvrtcGetSupportedArchs", &l.archs);
+  int major = 0, minor = 0;
+  l.version(&major, &minor);
+  l.version_number = major * 1000 + minor * 10;
+  return l;  // lib stays open for the life of the process
+}
+
+const Library &library() {
+  static const Library lib = load();
+  return lib;
+}
+
+// The architectures this NVRTC compiles for (as 90 for sm_90); empty when it cannot say.
+std::vector<int> supported_archs(const Library &l) {
+  int n = 0;
+  if (!l.num_archs || !l.archs || l.num_archs(&n) != NVRTC_SUCCESS || n <= 0) return {};
+  std::vector<int> archs(static_cast<size_t>(n));
+  if (l.archs(archs.data()) != NVRTC_SUCCESS) return {};
+  return archs;
+}
+
+std::string log_of(const Library &l, nvrtcProgram program) {
+  size_t size = 0;
+  if (l.log_size(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
+  std::string text(size, '\0');
+  if (l.log(program, &text[0]) != NVRTC_SUCCESS) return "";
+  text.resize(size - 1);  // the size counts the NUL
+  return text;
+}
+
+// The compiled image: a cubin, or PTX with its NUL (the driver loads PTX as a C string).
+ek_status image_of(const Library &l, nvrtcProgram program, bool ptx, std::vector<char> *image) {
+  size_t size = 0;
+  nvrtcResult r = ptx ? l.ptx_size(program, &size) : l.cubin_size(program, &size);
+  if (r == NVRTC_SUCCESS) {
+    image->resize(size);
+    r = ptx ? l.ptx(program, image->data()) : l.cubin(program, image->data());
+  }
+  EK_CHECK(r == NVRTC_SUCCESS, EK_ERROR_INTERNAL, "NVRTC could not return the %s: %s",
+           ptx ? "PTX" : "cubin", l.error_string(r));
+  return EK_SUCCESS;
+}
+
+// Runs the compiler; a failure is EK_ERROR_COMPILE carrying the log.
+ek_status run_compiler(const Library &l, nvrtcProgram program, const std::string &name,
+                       const std::vector<std::string> &options, const Target &target,
+                       std::string *log) {
+  const std::string arch = "-arch=" + target.arch;
+  std::vector<const char *> argv;
+  for (const std::string &o : options) argv.push_back(o.c_str());
+  argv.push_back(arch.c_str());
+  nvrtcResult r = l.compile(program, static_cast<int>(argv.size()), argv.data());
+  *log = log_of(l, program);
+  if (r == NVRTC_SUCCESS) return EK_SUCCESS;
+  if (log->empty())
+    return fail(EK_ERROR_COMPILE, "NVRTC failed to compile %s:\n%s (no log)", name.c_str(),
+                l.error_string(r));
+  return fail(EK_ERROR_COMPILE, "NVRTC failed to compile %s:\n%s", name.c_str(), log->c_str());
+}
+
+}  // namespace
+
+ek_status nvrtc_target(int major, int minor, Target *out) {
+  const Library &l = library();
+  EK_CHECK(l.error.empty(), EK_ERROR_LIBRARY, "%s", l.error.c_str());
+  const int cc = major * 10 + minor;
+  Target t;
+  t.nvrtc_version = l.version_number;
+  t.arch = "sm_" + std::to_string(cc);
+  std::vector<int> archs = supported_archs(l);
+  if (!archs.empty() && std::find(archs.begin(), archs.end(), cc) == archs.end()) {
+    // A device newer than this NVRTC: PTX for the newest architecture it
+    // knows below the device, which the driver compiles for the device.
+    int best = 0;
+    for (int a : archs)
+      if (a <= cc) best = std::max(best, a);
+    EK_CHECK(best > 0, EK_ERROR_NOT_SUPPORTED,
+             "NVRTC %d.%d cannot compile for sm_%d (it knows sm_%d to sm_%d)",
+             l.version_number / 1000, l.version_number % 1000 / 10, cc,
+             *std::min_element(archs.begin(), archs.end()),
+             *std::max_element(archs.begin(), archs.end()));
+    t.arch = "compute_" + std::to_string(best);
+    t.ptx = true;
+  }
+  *out = t;
+  return EK_SUCCESS;
+}
+
+ek_status nvrtc_compile(const std::string &source, const std::string &name,
+                        const std::vector<std::string> &options, const Target &target,
+                        std::vector<char> *image, std::string *log) {
+  const Library &l = library();
+  EK_CHECK(l.error.empty(), EK_ERROR_LIBRARY, "%s", l.error.c_str());
+  nvrtcProgram program = nullptr;
+  nvrtcResult r = l.create(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  EK_CHECK(r == NVRTC_SUCCESS, r == NVRTC_ERROR_OUT_OF_MEMORY ? EK_ERROR_OUT_OF_MEMORY
+                                                              : EK_ERROR_INTERNAL,
+           "nvrtcCreateProgram failed for %s: %s", name.c_str(), l.error_string(r));
+  ek_status st = run_compiler(l, program, name, options, target, log);
+  if (st == EK_SUCCESS) st = image_of(l, program, target.ptx, image);
+  l.destroy(&program);
+  return st;
+}
+
+}  // namespace ek::jit
