@@ -155,8 +155,8 @@ EK_API ek_status ek_context_config_init(ek_context_config *config);
  *  ek_context_destroy. */
 EK_API ek_status ek_context_create(ek_device device, const ek_context_config *config,
                                    ek_context *out);
-/** Waits for the context's work, then frees it. Tensors, streams and events of
- *  the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT
+/** Waits for the context's work, then frees it. Tensors, streams, events,
+ *  modules and kernels of the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT
  *  and nothing is freed. NULL is a no-op. */
 EK_API ek_status ek_context_destroy(ek_context ctx);
 EK_API ek_status ek_context_get_device(ek_context ctx, ek_device *device);
@@ -943,9 +943,8 @@ EK_API ek_status ek_elementwise_release(ek_elementwise k);
 
 /* ---------------------------------------------------------------- diagnostics */
 
-/** Number of live handles (contexts, streams, events, tensors, elementwise
- *  builders) in the process;
- *  for leak checks. */
+/** Number of live handles (contexts, streams, events, tensors, modules,
+ *  kernels, elementwise builders) in the process; for leak checks. */
 EK_API ek_status ek_live_handles(int64_t *count);
 
 #ifdef __cplusplus
