@@ -1,0 +1,211 @@
+// Internal units of custom kernels that run without a GPU, compiled from
+// source: the image size checks (image_check.cpp) and, with CUDA, NVRTC's
+// target choice and compilation (jit_nvrtc.cpp; NVRTC needs no device).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "image_check.hpp"
+#include "internal.hpp"
+#ifdef EK_HAVE_CUDA
+#include "jit.hpp"
+#endif
+
+namespace {
+
+std::string message() { return ek_last_error(); }
+
+// The bytes of the file an environment variable names, or empty when unset.
+std::vector<char> file_from_env(const char *variable) {
+  const char *path = std::getenv(variable);
+  if (!path || !*path) return {};
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+template <typename T>
+void put(std::vector<unsigned char> *bytes, size_t at, T value) {
+  std::memcpy(bytes->data() + at, &value, sizeof value);
+}
+
+// A 64-bit ELF header whose section table (n entries of 64 bytes) starts at shoff.
+std::vector<unsigned char> elf_header(size_t file_size, uint64_t shoff, uint16_t n) {
+  std::vector<unsigned char> b(file_size, 0);
+  const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  std::memcpy(b.data(), ident, sizeof ident);
+  put<uint64_t>(&b, 0x28, shoff);
+  put<uint16_t>(&b, 0x3a, 64);
+  put<uint16_t>(&b, 0x3c, n);
+  return b;
+}
+
+}  // namespace
+
+TEST(ImageCheck, TextAndUnknownBytesPassToTheDriver) {
+  const char ptx[] = ".version 8.0\n.target sm_80\n";
+  EXPECT_EQ(ek::check_image(ptx, sizeof ptx), EK_SUCCESS);
+  const unsigned char junk[] = {1, 2, 3};
+  EXPECT_EQ(ek::check_image(junk, sizeof junk), EK_SUCCESS);
+}
+
+TEST(ImageCheck, ElfWhoseSectionTableFitsPasses) {
+  std::vector<unsigned char> elf = elf_header(64 + 2 * 64, 64, 2);
+  EXPECT_EQ(ek::check_image(elf.data(), elf.size()), EK_SUCCESS) << message();
+}
+
+TEST(ImageCheck, ElfWithTableBeyondTheEndIsRejected) {
+  std::vector<unsigned char> elf = elf_header(64 + 64, 64, 2);
+  EXPECT_EQ(ek::check_image(elf.data(), elf.size()), EK_ERROR_DEVICE);
+  EXPECT_NE(message().find("truncated"), std::string::npos) << message();
+}
+
+TEST(ImageCheck, ElfSectionBeyondTheEndIsRejected) {
+  std::vector<unsigned char> elf = elf_header(64 + 64, 64, 1);
+  put<uint32_t>(&elf, 64 + 4, 1);       // PROGBITS
+  put<uint64_t>(&elf, 64 + 0x18, 100);  // offset
+  put<uint64_t>(&elf, 64 + 0x20, 1000); // size: past the 128 bytes
+  EXPECT_EQ(ek::check_image(elf.data(), elf.size()), EK_ERROR_DEVICE);
+  put<uint32_t>(&elf, 64 + 4, 8);       // NOBITS (.bss) takes no file bytes
+  EXPECT_EQ(ek::check_image(elf.data(), elf.size()), EK_SUCCESS) << message();
+}
+
+TEST(ImageCheck, ShortOr32BitElfIsRejected) {
+  std::vector<unsigned char> elf = elf_header(64, 0, 0);
+  EXPECT_EQ(ek::check_image(elf.data(), 40), EK_ERROR_DEVICE);
+  elf[4] = 1;  // ELFCLASS32
+  EXPECT_EQ(ek::check_image(elf.data(), elf.size()), EK_ERROR_DEVICE);
+  EXPECT_NE(message().find("64-bit"), std::string::npos) << message();
+}
+
+TEST(ImageCheck, FatbinSizesAreChecked) {
+  std::vector<unsigned char> fat(16 + 100, 0);
+  put<uint32_t>(&fat, 0, 0xBA55ED50);
+  put<uint16_t>(&fat, 6, 16);
+  put<uint64_t>(&fat, 8, 100);
+  EXPECT_EQ(ek::check_image(fat.data(), fat.size()), EK_SUCCESS) << message();
+  EXPECT_EQ(ek::check_image(fat.data(), fat.size() - 1), EK_ERROR_DEVICE);
+  EXPECT_EQ(ek::check_image(fat.data(), 12), EK_ERROR_DEVICE);
+  put<uint64_t>(&fat, 8, ~uint64_t{0});  // a size that would wrap around
+  EXPECT_EQ(ek::check_image(fat.data(), fat.size()), EK_ERROR_DEVICE);
+}
+
+// The images meson builds with nvcc (CUDA builds): whole they pass, cut they fail.
+TEST(ImageCheck, NvccImagesPassWholeAndFailTruncated) {
+  for (const char *variable : {"EK_TEST_CUBIN", "EK_TEST_FATBIN"}) {
+    std::vector<char> image = file_from_env(variable);
+    if (image.empty()) GTEST_SKIP() << variable << " is not set (a build without CUDA)";
+    EXPECT_EQ(ek::check_image(image.data(), image.size()), EK_SUCCESS) << variable << message();
+    EXPECT_EQ(ek::check_image(image.data(), image.size() / 2), EK_ERROR_DEVICE) << variable;
+    EXPECT_EQ(ek::check_image(image.data(), image.size() - 1), EK_ERROR_DEVICE) << variable;
+  }
+}
+
+#ifdef EK_HAVE_CUDA
+
+namespace {
+
+const char *kSaxpy = R"(
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+})";
+
+bool nvrtc_present() {
+  ek::jit::Target t;
+  return ek::jit::nvrtc_target(9, 0, &t) == EK_SUCCESS;
+}
+
+}  // namespace
+
+#define REQUIRE_NVRTC() \
+  if (!nvrtc_present()) GTEST_SKIP() << "NVRTC cannot be loaded: " << message()
+
+TEST(Nvrtc, TargetIsTheDevicesArchitecture) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(9, 0, &t), EK_SUCCESS) << message();
+  EXPECT_EQ(t.arch, "sm_90");
+  EXPECT_FALSE(t.ptx);
+  EXPECT_GE(t.nvrtc_version, 11020);
+}
+
+TEST(Nvrtc, NewerDeviceGetsPtxOfTheNewestKnownArchitecture) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(99, 9, &t), EK_SUCCESS) << message();
+  EXPECT_TRUE(t.ptx);
+  EXPECT_EQ(t.arch.rfind("compute_", 0), 0u) << t.arch;
+}
+
+TEST(Nvrtc, OlderDeviceThanNvrtcKnowsIsNotSupported) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  EXPECT_EQ(ek::jit::nvrtc_target(1, 0, &t), EK_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(message().find("sm_10"), std::string::npos) << message();
+}
+
+TEST(Nvrtc, CompilesToACubin) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(9, 0, &t), EK_SUCCESS);
+  std::vector<char> image;
+  std::string log;
+  ASSERT_EQ(ek::jit::nvrtc_compile(kSaxpy, "saxpy.cu", {"-DUNUSED=1"}, t, &image, &log),
+            EK_SUCCESS) << message();
+  ASSERT_GT(image.size(), 4u);
+  EXPECT_EQ(std::memcmp(image.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(ek::check_image(image.data(), image.size()), EK_SUCCESS) << message();
+}
+
+TEST(Nvrtc, CompilesToPtxWithItsNul) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(99, 0, &t), EK_SUCCESS);
+  std::vector<char> image;
+  std::string log;
+  ASSERT_EQ(ek::jit::nvrtc_compile(kSaxpy, "saxpy.cu", {}, t, &image, &log), EK_SUCCESS)
+      << message();
+  ASSERT_FALSE(image.empty());
+  EXPECT_EQ(image.back(), '\0');
+  EXPECT_NE(std::string(image.data()).find(".entry saxpy"), std::string::npos);
+}
+
+TEST(Nvrtc, ErrorCarriesTheWholeLog) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(9, 0, &t), EK_SUCCESS);
+  // Sixty errors with long names: a log far beyond any fixed message buffer.
+  std::string source = "extern \"C\" __global__ void k(int *p) {\n";
+  for (int i = 0; i < 60; ++i)
+    source += "  p[" + std::to_string(i) + "] = undefined_identifier_with_a_long_name_number_" +
+              std::to_string(i) + ";\n";
+  source += "}\n";
+  std::vector<char> image;
+  std::string log;
+  ASSERT_EQ(ek::jit::nvrtc_compile(source, "bad.cu", {}, t, &image, &log), EK_ERROR_COMPILE);
+  const std::string m = message();
+  EXPECT_EQ(m.rfind("ek: NVRTC failed to compile bad.cu:\n", 0), 0u) << m.substr(0, 200);
+  EXPECT_NE(m.find("error"), std::string::npos);
+  EXPECT_NE(m.find("undefined_identifier_with_a_long_name_number_59"), std::string::npos)
+      << "message of " << m.size() << " bytes lost the end of the log";
+  EXPECT_GT(m.size(), 4096u);
+}
+
+TEST(Nvrtc, BadOptionIsACompileError) {
+  REQUIRE_NVRTC();
+  ek::jit::Target t;
+  ASSERT_EQ(ek::jit::nvrtc_target(9, 0, &t), EK_SUCCESS);
+  std::vector<char> image;
+  std::string log;
+  EXPECT_EQ(ek::jit::nvrtc_compile(kSaxpy, "saxpy.cu", {"--no-such-option"}, t, &image, &log),
+            EK_ERROR_COMPILE);
+  EXPECT_NE(message().find("no-such-option"), std::string::npos) << message();
+}
+
+#endif  // EK_HAVE_CUDA
