@@ -3,13 +3,14 @@
 #include "cublas.hpp"
 
 #include <cublas_api.h>
-#include <dlfcn.h>
 
 #include <climits>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include "dynlib.hpp"
 
 namespace ek::blas {
 namespace {
@@ -45,31 +46,13 @@ struct Library {
   std::string error;
 };
 
-template <typename Fn>
-bool resolve(void *lib, const char *symbol, Fn *fn) {
-  *fn = reinterpret_cast<Fn>(dlsym(lib, symbol));
-  return *fn != nullptr;
-}
-
 Library load() {
   static const char *const kFiles[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
   Library l;
-  void *lib = nullptr;
   const char *file = nullptr;
-  std::string last_error;
-  for (const char *f : kFiles) {
-    if ((lib = dlopen(f, RTLD_NOW | RTLD_LOCAL))) {
-      file = f;
-      break;
-    }
-    if (const char *e = dlerror()) last_error = e;
-  }
-  if (!lib) {
-    l.error = "cuBLAS could not be loaded: tried libcublas.so.13, libcublas.so.12 and "
-              "libcublas.so (last error: " + last_error +
-              "); install cuBLAS or add its directory to LD_LIBRARY_PATH";
-    return l;
-  }
+  void *lib = open_first(kFiles, "cuBLAS", "install cuBLAS or add its directory to LD_LIBRARY_PATH",
+                         &file, &l.error);
+  if (!lib) return l;
   const char *missing = nullptr;
   if (!resolve(lib, "cublasCreate_v2", &l.create)) missing = "cublasCreate_v2";
   else if (!resolve(lib, "cublasDestroy_v2", &l.destroy)) missing = "cublasDestroy_v2";

@@ -1,12 +1,12 @@
 // NVRTC through dlopen: nvrtc.h gives the types only (nothing here is linked),
 // the entry points come from dlsym on first use, as cuBLAS's do (cublas.cpp).
-#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "dynlib.hpp"
 #include "internal.hpp"
 #include "jit.hpp"
 
@@ -32,25 +32,6 @@ struct Library {
   std::string error;
 };
 
-template <typename Fn>
-bool resolve(void *lib, const char *symbol, Fn *fn) {
-  *fn = reinterpret_cast<Fn>(dlsym(lib, symbol));
-  return *fn != nullptr;
-}
-
-void *open_library(std::string *error) {
-  static const char *const kFiles[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  std::string last_error;
-  for (const char *f : kFiles) {
-    if (void *lib = dlopen(f, RTLD_NOW | RTLD_LOCAL)) return lib;
-    if (const char *e = dlerror()) last_error = e;
-  }
-  *error = "NVRTC could not be loaded: tried libnvrtc.so.13, libnvrtc.so.12 and libnvrtc.so "
-           "(last error: " + last_error +
-           "); install CUDA's NVRTC or add its directory to LD_LIBRARY_PATH";
-  return nullptr;
-}
-
 // The required entry points; the first one missing, or nullptr.
 const char *resolve_required(void *lib, Library *l) {
   if (!resolve(lib, "nvrtcVersion", &l->version)) return "nvrtcVersion";
@@ -68,12 +49,15 @@ const char *resolve_required(void *lib, Library *l) {
 }
 
 Library load() {
+  static const char *const kFiles[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   Library l;
-  void *lib = open_library(&l.error);
+  const char *file = nullptr;
+  void *lib = open_first(kFiles, "NVRTC",
+                         "install CUDA's NVRTC or add its directory to LD_LIBRARY_PATH", &file,
+                         &l.error);
   if (!lib) return l;
   if (const char *missing = resolve_required(lib, &l)) {
-    l.error = std::string("the NVRTC library found lacks ") + missing +
-              " (NVRTC 11.1 or newer is needed)";
+    l.error = std::string(file) + " lacks " + missing + " (NVRTC 11.1 or newer is needed)";
     return l;
   }
   resolve(lib, "nvrtcGetNumSupportedArchs", &l.num_archs);
