@@ -49,9 +49,9 @@ bool parse_log_level(const char *text, ek_log_level *level) {
 
 std::string default_cache_dir() {
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/ek/kernels";
+    return std::string(xdg) + "/libek/kernels";
   if (const char *home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/ek/kernels";
+    return std::string(home) + "/.cache/libek/kernels";
   return ".ek-kernel-cache";
 }
 
