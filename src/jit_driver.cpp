@@ -25,7 +25,9 @@ struct Driver {
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
-  decltype(&::cuFuncGetParamInfo) func_get_param_info = nullptr;  // optional: driver 12.4+
+  // Optional (driver 12.4+), and spelled out so that older toolkits' cuda.h,
+  // which lack its declaration, still build this file.
+  CUresult (*func_get_param_info)(CUfunction, size_t, size_t *, size_t *) = nullptr;
   std::string error;
 };
 
