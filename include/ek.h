@@ -156,8 +156,9 @@ EK_API ek_status ek_context_config_init(ek_context_config *config);
 EK_API ek_status ek_context_create(ek_device device, const ek_context_config *config,
                                    ek_context *out);
 /** Waits for the context's work, then frees it. Tensors, streams, events,
- *  modules and kernels of the context must have been released first;
- *  otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed. NULL is a no-op. */
+ *  modules, kernels and elementwise builders of the context must have been
+ *  released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed.
+ *  NULL is a no-op. */
 EK_API ek_status ek_context_destroy(ek_context ctx);
 EK_API ek_status ek_context_get_device(ek_context ctx, ek_device *device);
 /** Effective configuration after environment and defaults were applied. The

@@ -214,8 +214,8 @@ EK_API ek_status ek_context_destroy(ek_context ctx) {
   EK_CHECK_CONTEXT(ctx);
   int64_t live = ctx->live_objects.load();
   EK_CHECK(live == 0, EK_ERROR_INVALID_ARGUMENT,
-           "%" PRId64 " tensors, streams or events (or modules, kernels) of this context are "
-           "still alive", live);
+           "%" PRId64 " tensors, streams or events (or modules, kernels, elementwise builders) "
+           "of this context are still alive", live);
   EK_FORWARD(activate(ctx));
   if (ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(ctx->default_stream.native));
   destroy_context(ctx);

@@ -243,8 +243,8 @@ EK_API ek_status ek_kernel_get_attributes(ek_kernel k, ek_kernel_attributes *att
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned grid[3],
-                                  const unsigned block[3], size_t shared_bytes,
+EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned *grid,
+                                  const unsigned *block, size_t shared_bytes,
                                   const ek_kernel_arg *args, int n_args) {
   EK_API_ENTRY;
   EK_CHECK_KERNEL(k);
