@@ -576,7 +576,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context],
         ('ctx',),
-        "Waits for the context's work, then frees it. Tensors, streams and events of the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed. NULL is a no-op.",
+        "Waits for the context's work, then frees it. Tensors, streams, events, modules, kernels and elementwise builders of the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed. NULL is a no-op.",
     ),
     'ek_context_get_device': (
         ek_status,
@@ -1158,25 +1158,25 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ek_elementwise)],
         ('ctx', 'in_params', 'out_params', 'body', 'name', 'out'),
-        '',
+        'A builder for the kernel: nothing is compiled yet. name is the kernel\'s symbol, a C identifier (NULL: "ek_elementwise"). EK_ERROR_INVALID_ARGUMENT naming the token for: an unknown type, a name that is not a C identifier, a duplicate name, a reserved name (`i`, C++ keywords, threadIdx and the other CUDA built-ins, names starting ekw_, __ or _ and a capital), no outputs, more than 16 parameters in all. The lists are checked before the device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The builder counts as a live handle of ctx (ek_context_destroy refuses while it lives); release it with ek_elementwise_release.',
     ),
     'ek_elementwise_launch': (
         ek_status,
         [ek_elementwise, ek_stream, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int],
         ('k', 'stream', 'inputs', 'n_inputs', 'outputs', 'n_outputs'),
-        "Runs the kernel over inputs broadcast together (NumPy rules). Each input must have its parameter's dtype (EK_ERROR_DTYPE otherwise). For each output, a NULL outputs[j] gets a new tensor of the broadcast shape and its parameter's dtype; a given one must have that shape and dtype. Any strides and offsets; an output may be exactly an input (in place), never partially overlap one. The kernel is specialised per input rank and contiguity (the contiguous case is vectorized) and cached like any module.",
+        'Runs the kernel over inputs broadcast together (NumPy rules). Each input must have its parameter\'s dtype (EK_ERROR_DTYPE otherwise). For each output, a NULL outputs[j] gets a new tensor of the broadcast shape and its parameter\'s dtype; a given one must have that shape and dtype. Any strides and offsets; an output may be exactly an input (in place), never partially overlap one. The kernel is specialised per input rank and contiguity (the contiguous case is vectorized) and cached like any module. n_inputs and n_outputs must equal the declared counts. With no inputs, the first given output sets the shape. An empty shape allocates the outputs and launches (and compiles) nothing. A specialisation is compiled at its first launch: a body that does not compile is EK_ERROR_COMPILE with NVRTC\'s log, whose lines in the body read "<name>:body(N)". On failure outputs[] is left as it was and nothing new is kept. Asynchronous.',
     ),
     'ek_elementwise_release': (
         ek_status,
         [ek_elementwise],
         ('k',),
-        '',
+        "Frees the builder and the kernels it compiled, after waiting for the context's work when it compiled any (launches may still run them). NULL is a no-op.",
     ),
     'ek_live_handles': (
         ek_status,
         [ctypes.POINTER(ctypes.c_int64)],
         ('count',),
-        'Number of live handles (contexts, streams, events, tensors) in the process; for leak checks.',
+        'Number of live handles (contexts, streams, events, tensors, modules, kernels, elementwise builders) in the process; for leak checks.',
     ),
 }
 

@@ -501,9 +501,10 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " Waits for the context's work, then frees it. Tensors, streams and events of"]
-    #[doc = "  the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT"]
-    #[doc = "  and nothing is freed. NULL is a no-op."]
+    #[doc = " Waits for the context's work, then frees it. Tensors, streams, events,"]
+    #[doc = "  modules, kernels and elementwise builders of the context must have been"]
+    #[doc = "  released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed."]
+    #[doc = "  NULL is a no-op."]
     pub fn ek_context_destroy(ctx: ek_context) -> ek_status;
 }
 extern "C" {
@@ -2731,6 +2732,15 @@ pub struct ek_elementwise_s {
 }
 pub type ek_elementwise = *mut ek_elementwise_s;
 extern "C" {
+    #[doc = " A builder for the kernel: nothing is compiled yet. name is the kernel's"]
+    #[doc = "  symbol, a C identifier (NULL: \"ek_elementwise\"). EK_ERROR_INVALID_ARGUMENT"]
+    #[doc = "  naming the token for: an unknown type, a name that is not a C identifier,"]
+    #[doc = "  a duplicate name, a reserved name (`i`, C++ keywords, threadIdx and the"]
+    #[doc = "  other CUDA built-ins, names starting ekw_, __ or _ and a capital), no"]
+    #[doc = "  outputs, more than 16 parameters in all. The lists are checked before the"]
+    #[doc = "  device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The"]
+    #[doc = "  builder counts as a live handle of ctx (ek_context_destroy refuses while"]
+    #[doc = "  it lives); release it with ek_elementwise_release."]
     pub fn ek_elementwise_create(
         ctx: ek_context,
         in_params: *const ::std::os::raw::c_char,
@@ -2748,6 +2758,12 @@ extern "C" {
     #[doc = "  and offsets; an output may be exactly an input (in place), never partially"]
     #[doc = "  overlap one. The kernel is specialised per input rank and contiguity"]
     #[doc = "  (the contiguous case is vectorized) and cached like any module."]
+    #[doc = "  n_inputs and n_outputs must equal the declared counts. With no inputs,"]
+    #[doc = "  the first given output sets the shape. An empty shape allocates the"]
+    #[doc = "  outputs and launches (and compiles) nothing. A specialisation is compiled"]
+    #[doc = "  at its first launch: a body that does not compile is EK_ERROR_COMPILE with"]
+    #[doc = "  NVRTC's log, whose lines in the body read \"<name>:body(N)\". On failure"]
+    #[doc = "  outputs[] is left as it was and nothing new is kept. Asynchronous."]
     pub fn ek_elementwise_launch(
         k: ek_elementwise,
         stream: ek_stream,
@@ -2758,10 +2774,13 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
+    #[doc = " Frees the builder and the kernels it compiled, after waiting for the"]
+    #[doc = "  context's work when it compiled any (launches may still run them). NULL"]
+    #[doc = "  is a no-op."]
     pub fn ek_elementwise_release(k: ek_elementwise) -> ek_status;
 }
 extern "C" {
-    #[doc = " Number of live handles (contexts, streams, events, tensors) in the process;"]
-    #[doc = "  for leak checks."]
+    #[doc = " Number of live handles (contexts, streams, events, tensors, modules,"]
+    #[doc = "  kernels, elementwise builders) in the process; for leak checks."]
     pub fn ek_live_handles(count: *mut i64) -> ek_status;
 }
