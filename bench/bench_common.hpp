@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,33 @@ inline double median(std::vector<double> v) {
 }
 inline double minimum(const std::vector<double> &v) {
   return v.empty() ? NAN : *std::min_element(v.begin(), v.end());
+}
+
+// In empty_kernel.cu (linked by the benchmarks that time device work).
+extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
+
+// Median device ms of op between events a and b on stream s, after `warmup`
+// calls. With `queued`, a 50 us sleep kernel runs first, so the op is already
+// enqueued when the start event fires: the time is the op's device time,
+// without the host's launch latency (5-7 us on the H100 hosts). Without it,
+// the time is what a lone op costs from an idle stream (launch included).
+inline double device_ms(ek_stream s, ek_event a, ek_event b, const std::function<void()> &op,
+                        bool queued = true, int warmup = 5, int reps = 30) {
+  void *native = nullptr;
+  EK_CHECK(ek_stream_native(s, &native));
+  for (int i = 0; i < warmup; ++i) op();
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    if (queued && bench_launch_sleep(native, 50000) != 0) std::exit(1);
+    EK_CHECK(ek_event_record(a, s));
+    op();
+    EK_CHECK(ek_event_record(b, s));
+    EK_CHECK(ek_event_synchronize(b));
+    float t = 0;
+    EK_CHECK(ek_event_elapsed_ms(a, b, &t));
+    ms.push_back(t);
+  }
+  return median(ms);
 }
 
 // One JSON object with flat values, in insertion order.

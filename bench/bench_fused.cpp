@@ -14,8 +14,6 @@
 
 #include "bench_common.hpp"
 
-extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
-
 namespace {
 
 constexpr int kWarmup = 5, kReps = 30;
@@ -27,21 +25,7 @@ struct Env {
 };
 
 double time_ms(const Env &e, const std::function<void()> &op) {
-  void *native = nullptr;
-  EK_CHECK(ek_stream_native(e.s, &native));
-  for (int i = 0; i < kWarmup; ++i) op();
-  std::vector<double> ms;
-  for (int i = 0; i < kReps; ++i) {
-    if (bench_launch_sleep(native, 50000) != 0) std::exit(1);
-    EK_CHECK(ek_event_record(e.a, e.s));
-    op();
-    EK_CHECK(ek_event_record(e.b, e.s));
-    EK_CHECK(ek_event_synchronize(e.b));
-    float t = 0;
-    EK_CHECK(ek_event_elapsed_ms(e.a, e.b, &t));
-    ms.push_back(t);
-  }
-  return bench::median(ms);
+  return bench::device_ms(e.s, e.a, e.b, op, true, kWarmup, kReps);
 }
 
 // Values in [0.5, 1024): ek_arange with a step that keeps them small.

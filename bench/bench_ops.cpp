@@ -40,29 +40,9 @@ ek_tensor random_like(const Env &e, std::vector<int64_t> shape) {
 }
 
 extern "C" int bench_launch_empty(void *stream);
-extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
 
-// Median device ms of op between two events. With `queued` (the default), a
-// 50 us sleep kernel runs first, so the op is already enqueued when the start
-// event fires: the time is the op's device time, without the host's launch
-// latency (5-7 us on the H100 hosts). Without it, the time is what a lone op
-// costs from an idle stream (launch latency included).
 double time_ms(const Env &e, const std::function<void()> &op, bool queued = true) {
-  void *native = nullptr;
-  EK_CHECK(ek_stream_native(e.s, &native));
-  for (int i = 0; i < kWarmup; ++i) op();
-  std::vector<double> ms;
-  for (int i = 0; i < kReps; ++i) {
-    if (queued && bench_launch_sleep(native, 50000) != 0) std::exit(1);
-    EK_CHECK(ek_event_record(e.a, e.s));
-    op();
-    EK_CHECK(ek_event_record(e.b, e.s));
-    EK_CHECK(ek_event_synchronize(e.b));
-    float t = 0;
-    EK_CHECK(ek_event_elapsed_ms(e.a, e.b, &t));
-    ms.push_back(t);
-  }
-  return bench::median(ms);
+  return bench::device_ms(e.s, e.a, e.b, op, queued, kWarmup, kReps);
 }
 
 void report(const char *name, double bytes, double ms) {
