@@ -8,6 +8,9 @@ OUT=${OUT:-/tmp/ek-out}; mkdir -p "$OUT"
 c=.carry
 export LD_LIBRARY_PATH="$PWD/$c/lib:${LD_LIBRARY_PATH:-}"
 export EK_TEST_DEVICE=${EK_TEST_DEVICE:-all} EK_REQUIRE_GPU=1 EK_LIBRARY="$PWD/$c/lib/libek.so.0"
+# Images the custom-kernel suites load; a fresh kernel cache for this batch.
+export EK_TEST_CUBIN="$PWD/$c/tests/module_kernel.cubin" EK_TEST_FATBIN="$PWD/$c/tests/module_kernel.fatbin"
+export EK_TEST_PTX="$PWD/$c/tests/module_kernel.ptx" EK_KERNEL_CACHE_DIR=$(mktemp -d)
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 pass=0; failed=()
 run() {  # name, command...
@@ -20,6 +23,10 @@ phase() { [[ " $PHASES " == *" $1 "* ]]; }
 if phase tests; then
 for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
 run quickstart_c "$c/examples/quickstart"
+# Twice: the second process finds the kernel in the disk cache.
+run custom_kernel_jit "$c/examples/custom_kernel_jit"
+run custom_kernel_jit_again "$c/examples/custom_kernel_jit"
+run custom_kernel_static "$c/examples/custom_kernel_static" "$c/examples/scale.fatbin"
 for q in rust go; do [ -x "$c/examples/quickstart_$q" ] && run "quickstart_$q" "$c/examples/quickstart_$q"; done
 [ -f examples/python/quickstart.py ] && run quickstart_python env PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 run cuda_copy_check "$c/tests/cuda_copy_check"
@@ -29,7 +36,8 @@ for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 fi
 if phase sanitize; then
 for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce test_ternary \
-         test_random test_softmax test_scan test_matmul test_indexing; do
+         test_random test_softmax test_scan test_matmul test_indexing test_module test_kernel \
+         test_elementwise_kernel; do
   [ -x "$c/tests/$t" ] || continue
   EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
 done
@@ -45,7 +53,7 @@ done
 fi
 if phase bench; then
 # BENCHES picks the C benchmarks (all three: "bench_ops bench_alloc bench_copy").
-for b in ${BENCHES:-bench_ops}; do [ -x "$c/bench/$b" ] && run "$b" "$c/bench/$b" --json "$OUT/$b.json"; done
+for b in ${BENCHES:-bench_ops bench_fused}; do [ -x "$c/bench/$b" ] && run "$b" "$c/bench/$b" --json "$OUT/$b.json"; done
 [ -f bench/compare_copy.py ] && [ -z "${SKIP_COPY:-}" ] && run compare_copy env PYTHONUNBUFFERED=1 python3 bench/compare_copy.py --json "$OUT/compare_copy.json"
 run compare_ops env PYTHONUNBUFFERED=1 python3 bench/compare_ops.py --json "$OUT/compare_ops.json" \
   --md "$OUT/compare_ops.md" --png "$OUT/compare_ops.png"
@@ -56,5 +64,6 @@ for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"
 [ -x "$c/overhead/go" ] && run overhead_go_1 "$c/overhead/go" -numel 1
 fi
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
-for b in bench_ops compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 overhead_go_1 \
-         quickstart_c quickstart_python cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+for b in bench_ops bench_fused compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 \
+         overhead_go_1 quickstart_c quickstart_python custom_kernel_jit custom_kernel_jit_again \
+         custom_kernel_static cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done

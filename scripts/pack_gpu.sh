@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go,overhead}
 cp -P build/libek.so build/libek.so.0 build/libek.so.0.1.0 .carry/lib/
 find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda_copy_check \) -exec cp {} .carry/tests/ \;
-cp build/examples/quickstart .carry/examples/
-cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops .carry/bench/
+cp build/tests/module_kernel.cubin build/tests/module_kernel.fatbin build/tests/module_kernel.ptx .carry/tests/
+cp build/examples/quickstart build/examples/custom_kernel_jit build/examples/custom_kernel_static \
+   build/examples/scale.fatbin .carry/examples/
+cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused .carry/bench/
 export PKG_CONFIG_PATH="$PWD/build/meson-uninstalled" LD_LIBRARY_PATH="$PWD/build"
 if [ -d bindings/rust ]; then
   (cd bindings/rust && cargo test --offline --no-run --message-format=json 2>/dev/null) |
