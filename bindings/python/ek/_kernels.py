@@ -190,6 +190,12 @@ class RawModule(_Handle):
             raise _invalid("ek.RawModule: the module is closed")
         return self._h
 
+    def close(self) -> None:
+        """Release the module now (later calls raise InvalidArgumentError);
+        kernels already taken from it stay usable. Idempotent."""
+        self._kernels = {}
+        _Handle.close(self)
+
     def compile(self) -> None:
         """Compile now (or load from the memory or disk cache) unless done.
         Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is

@@ -481,3 +481,155 @@ def test_torch_interop(cuda_device):
     ref = xt * yt + torch.clamp(xt, min=0)
     torch.testing.assert_close(torch.from_numpy(z.numpy()).cuda(), ref)
     e.close()
+
+
+# ------------------------------------------------ the glue, with a fake C side
+# Without a GPU the C functions refuse; these run the Python side (argument
+# marshalling, handle ownership, output wrapping) against stand-ins for the
+# custom-kernel functions of libek, on CPU tensors.
+
+
+class _FakeLib:
+    FAKE = 0x1000
+
+    def __init__(self, real):
+        self._real = real
+        self.launches = []
+        self.released = []
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def _set(self, ref, value):
+        ctypes.memmove(ctypes.addressof(ref._obj), ctypes.byref(ctypes.c_void_p(value)), 8)
+
+    def ek_module_from_source(self, ctx, src, name, opts, n, out):
+        self.source = (src, name, [ctypes.cast(opts[i], ctypes.c_char_p).value
+                                   for i in range(n)])
+        self._set(out, self.FAKE)
+        return 0
+
+    def ek_module_from_image(self, ctx, data, size, out):
+        self.image = data[:size]
+        self._set(out, self.FAKE)
+        return 0
+
+    def ek_module_get_kernel(self, m, name, out):
+        self._set(out, self.FAKE + 16)
+        return 0
+
+    def ek_module_release(self, m):
+        self.released.append("module")
+        return 0
+
+    def ek_kernel_release(self, k):
+        self.released.append("kernel")
+        return 0
+
+    def ek_kernel_launch(self, k, stream, grid, block, shared, args, n):
+        vals = [ctypes.string_at(args[i].value, args[i].size) for i in range(n)]
+        self.launches.append((list(grid), list(block), shared, vals, stream))
+        return 0
+
+    def ek_kernel_launch_auto(self, k, stream, n, shared, args, n_args, used):
+        used._obj.value = 128
+        return 0
+
+    def ek_elementwise_create(self, ctx, ins, outs, body, name, out):
+        self._set(out, self.FAKE + 32)
+        return 0
+
+    def ek_elementwise_launch(self, k, stream, ins, nin, outs, nout):
+        # outputs[j] = inputs[0] cast to float64 when NULL, else copied into
+        for j in range(nout):
+            if outs[j]:
+                self._real.ek_copy(stream, outs[j], ins[0])
+            else:
+                h = ek._ffi.ek_tensor()
+                self._real.ek_cast(stream, ins[0], ek.float64.code, ctypes.byref(h))
+                outs[j] = h
+        return 0
+
+    def ek_elementwise_release(self, k):
+        self.released.append("elementwise")
+        return 0
+
+
+@pytest.fixture
+def fake_lib(cpu_device, monkeypatch):
+    fake = _FakeLib(_kernels.lib)
+    monkeypatch.setattr(_kernels, "lib", fake)
+    return fake
+
+
+def test_glue_raw_module(fake_lib):
+    t = ek.arange(4, dtype=ek.float32)
+    mod = ek.RawModule(SAXPY, name="s.cu", options=("-DA=1", "--use_fast_math"), device="cpu")
+    assert fake_lib.source == (SAXPY.encode(), b"s.cu", [b"-DA=1", b"--use_fast_math"])
+    k = mod.get_function("saxpy")
+    assert mod.get_function("saxpy") is k
+    k((3, 2), 64, (np.float32(2), t, ctypes.c_int(7), np.uint64(1 << 40)), shared_mem=16)
+    grid, block, shared, vals, stream = fake_lib.launches[-1]
+    assert grid == [3, 2, 1] and block == [64, 1, 1] and shared == 16 and stream is None
+    assert vals[0] == np.float32(2).tobytes() and vals[2] == np.int32(7).tobytes()
+    assert vals[1] == ctypes.c_void_p(t.data_ptr()).value.to_bytes(8, "little")
+    assert vals[3] == np.uint64(1 << 40).tobytes()
+    s = ek.Stream("cpu")
+    k(1, 1, (), stream=s)
+    assert fake_lib.launches[-1][4] is s._h
+    assert k.launch_auto(10, (t,)) == 128
+    with pytest.raises(TypeError, match="ambiguous"):
+        k(1, 1, (t, 3))
+    with mod:
+        pass
+    assert fake_lib.released == ["module"] and mod.closed
+    with pytest.raises(ek.InvalidArgumentError):
+        mod.get_function("other")
+    k(1, 1, (t,))  # still usable
+    del k
+    gc.collect()
+    assert fake_lib.released == ["module", "kernel"]
+    ek.RawModule(path=__file__, device="cpu").close()
+    assert fake_lib.image == open(__file__, "rb").read()
+    ek.RawModule(image=bytearray(b"abc"), device="cpu").close()
+    assert fake_lib.image == b"abc"
+
+
+def test_glue_raw_kernel_lazy(fake_lib):
+    k = ek.RawKernel(SAXPY, "saxpy", options="-DX", device="cpu")
+    assert fake_lib.source[2] == [b"-DX"] and fake_lib.released == []
+    k(1, 1, ())
+    assert fake_lib.released == ["module"]  # the kernel keeps the code loaded
+    k.close()
+    k.close()
+    assert fake_lib.released == ["module", "kernel"] and k.closed
+    with pytest.raises(ek.InvalidArgumentError):
+        k(1, 1, ())
+
+
+def test_glue_elementwise(fake_lib):
+    k = ek.ElementwiseKernel("float32 x, float32 y", "float64 z, float64 w", "z = x; w = y;",
+                             "two")
+    k1 = ek.ElementwiseKernel("float32 x", "float64 z", "z = x")
+    fake_lib.released.clear()  # the constructors' checks of the lists, on the CPU context
+    x = ek.arange(3, dtype=ek.float32)
+    y = ek.ones(3)
+    z, w = k(x, y)
+    assert z.dtype is ek.float64 and z.numpy().tolist() == [0, 1, 2]
+    given = ek.zeros(3, dtype=ek.float64)
+    z2, w2 = k(x, y, None, given)
+    assert w2 is given and given.numpy().tolist() == [0, 1, 2]
+    z3, w3 = k(x, y, out=(given, None))
+    assert z3 is given
+    z4, _ = k(x, 5.0)  # a scalar input becomes a 0-d tensor
+    with pytest.raises(TypeError, match="at least one"):
+        k(1.0, 2.0)
+    with pytest.raises(TypeError):
+        k(x, y, out=given)  # one of two outputs
+    assert isinstance(k1(x), ek.Tensor)
+    del z, w, z2, w2, z3, w3, z4
+    k.close()
+    assert fake_lib.released == ["elementwise"]
+    del k1
+    gc.collect()
+    assert fake_lib.released == ["elementwise", "elementwise"]
