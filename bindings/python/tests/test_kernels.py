@@ -442,6 +442,7 @@ def test_elementwise_on_stream_and_device_arg(cuda_device):
 
 def test_handles_released(cuda_device):
     ek.context(cuda_device)
+    ek.context("cpu")  # ElementwiseKernel checks its lists on the CPU context
     gc.collect()
     before = ek.live_handles()
     x = ek.ones(8, device=cuda_device)
