@@ -10,6 +10,11 @@ in the C library.
     >>> x[x > 2] = 0              # boolean-mask assignment
     >>> y = x.to("cuda")          # needs a GPU
 
+Custom CUDA kernels, as in CuPy: ``ek.RawModule`` / ``ek.RawKernel`` (CUDA C++
+compiled at run time by NVRTC, or a cubin/fatbin/PTX image) and
+``ek.ElementwiseKernel`` (a kernel from an expression);
+``ek.cuda.kernel_cache_clear()`` empties their caches.
+
 Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
 ``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
 Tensor has the same ops as methods, and the Python operators.
@@ -35,6 +40,7 @@ from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOE
 from ._lib import LIBRARY_PATH, lib as _cdll
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
+from ._kernels import ElementwiseKernel, RawKernel, RawModule
 from . import _dlpack, _indexing, _matmul, _ops, _random, _reduce, _ternary
 from ._dlpack import from_dlpack
 from ._reduce import ValuesIndices
@@ -105,6 +111,6 @@ __all__ = [
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
     "LibraryError", "EkIOError", "IOError_", "InternalError",
-    "from_dlpack", "ValuesIndices",
+    "from_dlpack", "ValuesIndices", "RawModule", "RawKernel", "ElementwiseKernel",
 ] + sorted(_FUNCTIONS)
 del annotations

@@ -165,6 +165,13 @@ class Context:
         """Peaks restart from the current values."""
         check(lib.ek_memory_reset_peaks(self._handle()))
 
+    # -- custom kernels
+    def kernel_cache_clear(self) -> None:
+        """Remove every entry of this context's kernel cache directory and
+        empty this process's memory cache of compiled kernels (loaded modules
+        stay usable). NotSupportedError on a CPU context."""
+        check(lib.ek_kernel_cache_clear(self._handle()))
+
     # -- random numbers
     def manual_seed(self, seed: int) -> None:
         """Seed this context's Philox generator and reset its offset to 0."""

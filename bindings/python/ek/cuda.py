@@ -1,5 +1,5 @@
-"""CUDA helpers in the style of ``torch.cuda``: availability, synchronisation
-and the memory pool of each device's default context."""
+"""CUDA helpers in the style of ``torch.cuda``: availability, synchronisation,
+the memory pool of each device's default context and the custom-kernel cache."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ __all__ = ["is_available", "device_count", "get_device_properties", "synchronize
            "current_stream", "Stream", "Event", "memory_stats", "memory_snapshot",
            "empty_cache", "set_memory_fraction", "set_memory_limit",
            "reset_peak_memory_stats", "memory_allocated", "memory_reserved",
-           "max_memory_allocated"]
+           "max_memory_allocated", "kernel_cache_clear"]
 
 
 def _dev(device) -> str:
@@ -87,3 +87,11 @@ def max_memory_allocated(device=None) -> int:
 
 
 _ = Event
+
+
+def kernel_cache_clear(device=None) -> None:
+    """Empty the compiled custom-kernel caches (ek.RawModule,
+    ek.ElementwiseKernel): every entry of the device's default context's disk
+    cache directory and this process's memory cache; loaded modules stay
+    usable."""
+    context(_dev(device)).kernel_cache_clear()

@@ -1,0 +1,565 @@
+"""Custom CUDA kernels: ``RawModule``, ``RawKernel`` and ``ElementwiseKernel``.
+
+In the style of CuPy's classes of the same names, over the "custom kernels"
+section of ``ek.h``:
+
+    mod = ek.RawModule(r'''
+    extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) y[i] = a * x[i] + y[i];
+    }''')
+    saxpy = mod.get_function("saxpy")
+    saxpy((n + 255) // 256, 256, (np.float32(2), x, y, np.int32(n)))
+
+    k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                             "z = x * y + max(x, 0.0f)", "fma_relu")
+    z = k(x, y)
+
+Modules are compiled at run time by NVRTC (lazily, at the first
+``get_function``/``compile``) and cached in memory and on disk (see
+``ek.cuda.kernel_cache_clear``), or loaded from an image built ahead of time
+(a cubin, fatbin or PTX). Every handle is released when its Python object is
+collected, or at once by ``close()`` / leaving a ``with`` block; objects keep
+their context alive. On a CPU context the constructors raise
+``ek.NotSupportedError``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import os
+import weakref
+
+import numpy as np
+
+from . import _ffi
+from ._context import Context, context
+from ._dtype import dtype as _as_dtype
+from ._errors import InvalidArgumentError, check
+from ._lib import lib
+from ._stream import _current_handle
+
+__all__ = ["RawModule", "RawKernel", "ElementwiseKernel"]
+
+_ORIGINS = {
+    _ffi.EK_MODULE_NOT_LOADED: "not loaded",
+    _ffi.EK_MODULE_COMPILED: "compiled",
+    _ffi.EK_MODULE_MEMORY_CACHE: "memory cache",
+    _ffi.EK_MODULE_DISK_CACHE: "disk cache",
+    _ffi.EK_MODULE_IMAGE: "image",
+}
+_UINT_MAX = 0xFFFFFFFF
+
+
+def _invalid(msg: str) -> InvalidArgumentError:
+    return InvalidArgumentError(msg, _ffi.EK_ERROR_INVALID_ARGUMENT)
+
+
+def _release(fn, handle, _ctx) -> None:
+    # Finalizer: never raises. _ctx keeps the context alive until the handle is gone.
+    try:
+        if fn(handle) != _ffi.EK_SUCCESS:
+            lib.ek_clear_error()
+    except Exception:  # noqa: BLE001 - interpreter shutdown
+        pass
+
+
+def _kernel_context(device) -> Context:
+    return context("cuda" if device is None else device)
+
+
+def _stream_handle(stream, ctx: Context):
+    """None (this thread's current stream of ctx) or an ek.Stream -> ek_stream or None."""
+    if stream is None:
+        return _current_handle(ctx)
+    h = getattr(stream, "_h", None)
+    if h is None or not isinstance(h, _ffi.ek_stream):
+        raise TypeError(f"stream: expected an ek.Stream or None, got {type(stream).__name__} "
+                        "(wrap a native stream with ek.Stream.from_native)")
+    return h
+
+
+def _encode(s, what: str) -> bytes:
+    if isinstance(s, bytes):
+        return s
+    if isinstance(s, str):
+        return s.encode("utf-8")
+    raise TypeError(f"{what}: expected str or bytes, got {type(s).__name__}")
+
+
+class _Handle:
+    """A released-once libek handle: ``close()``, ``with``, or collection."""
+
+    _h = None
+    _finalizer = None
+
+    def _own(self, h, release_fn, ctx: Context) -> None:
+        self._h = h
+        self._ctx = ctx
+        self._finalizer = weakref.finalize(self, _release, release_fn, h, ctx)
+
+    def close(self) -> None:
+        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
+        f = self._finalizer
+        if f is not None:
+            self._finalizer = None
+            self._h = None
+            f()
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return self._h is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def context(self) -> Context:
+        """The ek.Context the object belongs to."""
+        return self._ctx
+
+    @property
+    def device(self) -> str:
+        """"cuda:N"."""
+        return self._ctx.device
+
+
+# ---------------------------------------------------------------- modules
+
+
+class RawModule(_Handle):
+    """A module of CUDA C++ code: from source (compiled lazily by NVRTC), or
+    from an image built ahead of time (cubin, fatbin or PTX).
+
+    Exactly one of:
+
+    - ``code``: CUDA C++ source (str). ``options`` are NVRTC options
+      (``("-DN=4", "--use_fast_math")``; libek adds ``-arch`` itself), ``name``
+      labels the program in compiler messages. Nothing is compiled until
+      ``compile()`` or ``get_function()``; a source that does not compile
+      raises ``ek.CompileError`` whose message holds NVRTC's log.
+    - ``path``: a file holding a cubin, fatbin or PTX.
+    - ``image``: the bytes of one (bytes, bytearray, memoryview, ...).
+
+    ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
+    are looked up by symbol name: declare them ``extern "C"``.
+    """
+
+    def __init__(self, code: str | None = None, *, path=None, image=None,
+                 name: str | None = None, options=(), device=None):
+        given = [x is not None for x in (code, path, image)]
+        if sum(given) != 1:
+            raise TypeError("ek.RawModule: give exactly one of code, path= or image=")
+        if isinstance(options, (str, bytes)):
+            options = (options,)
+        options = tuple(options)
+        if code is None and (options or name is not None):
+            raise TypeError("ek.RawModule: options= and name= apply to source code only, "
+                            "not to an image")
+        ctx = _kernel_context(device)
+        h = _ffi.ek_module()
+        if code is not None:
+            src = _encode(code, "ek.RawModule: code")
+            opts = [_encode(o, "ek.RawModule: options") for o in options]
+            arr = None
+            if opts:
+                arr = (ctypes.c_char_p * len(opts))(*opts)
+                arr = ctypes.cast(arr, ctypes.POINTER(ctypes.POINTER(ctypes.c_char)))
+            check(lib.ek_module_from_source(
+                ctx._handle(), src, None if name is None else _encode(name, "name"),
+                arr, len(opts), ctypes.byref(h)))
+        else:
+            if path is not None:
+                with open(os.fspath(path), "rb") as f:
+                    data = f.read()
+            else:
+                data = bytes(memoryview(image).cast("B"))
+            if not data:
+                raise _invalid("ek.RawModule: the image is empty")
+            check(lib.ek_module_from_image(ctx._handle(), data, len(data), ctypes.byref(h)))
+        self._own(h, lib.ek_module_release, ctx)
+        self._kernels: dict = {}
+
+    def _handle(self):
+        if self._h is None:
+            raise _invalid("ek.RawModule: the module is closed")
+        return self._h
+
+    def close(self) -> None:
+        """Release the module now (later calls raise InvalidArgumentError);
+        kernels already taken from it stay usable. Idempotent."""
+        self._kernels = {}
+        _Handle.close(self)
+
+    def compile(self) -> None:
+        """Compile now (or load from the memory or disk cache) unless done.
+        Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is
+        not retried."""
+        check(lib.ek_module_compile(self._handle()))
+
+    @property
+    def origin(self) -> str:
+        """Where the code came from: "not loaded" (source, not compiled yet),
+        "compiled" (by NVRTC in this process), "memory cache" (the image another
+        module of this process compiled), "disk cache" or "image"."""
+        o = _ffi.ek_module_origin()
+        check(lib.ek_module_get_origin(self._handle(), ctypes.byref(o)))
+        return _ORIGINS.get(o.value, str(o.value))
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel ``name`` (compiling the module first if needed);
+        ``ek.InvalidArgumentError`` when the module has none of that name.
+        The same RawKernel is returned for the same name; it stays usable
+        after the module is closed."""
+        k = self._kernels.get(name)
+        if k is None or k.closed:
+            h = _ffi.ek_kernel()
+            check(lib.ek_module_get_kernel(self._handle(), _encode(name, "name"),
+                                           ctypes.byref(h)))
+            k = RawKernel._wrap(h, self._ctx, name)
+            self._kernels[name] = k
+        return k
+
+    def __repr__(self) -> str:
+        state = "closed" if self._h is None else self.origin
+        return f"ek.RawModule(device={self.device!r}, {state})"
+
+
+# ---------------------------------------------------------------- kernels
+
+
+def _dims(v, what: str) -> ctypes.Array:
+    """int or a sequence of 1 to 3 ints -> unsigned[3], padded with 1."""
+    try:
+        vals = [operator.index(v)]
+    except TypeError:
+        try:
+            vals = [operator.index(x) for x in v]
+        except TypeError:
+            raise TypeError(f"{what}: expected an int or a tuple of 1 to 3 ints, got {v!r}") \
+                from None
+    if not 1 <= len(vals) <= 3:
+        raise _invalid(f"{what}: expected 1 to 3 sizes, got {len(vals)}")
+    for x in vals:
+        if not 0 <= x <= _UINT_MAX:
+            raise _invalid(f"{what}: size {x} out of range")
+    vals += [1] * (3 - len(vals))
+    return (ctypes.c_uint * 3)(*vals)
+
+
+_CTYPES_DATA = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array,
+                ctypes._Pointer)
+
+
+def _kernel_args(args, ctx: Context, what: str):
+    """Kernel arguments -> (ek_kernel_arg array, objects to keep alive)."""
+    from ._tensor import Tensor  # cycle
+    if not isinstance(args, (tuple, list)):
+        raise TypeError(f"{what}: args must be a tuple (or list) of kernel arguments, got "
+                        f"{type(args).__name__}")
+    arr = (_ffi.ek_kernel_arg * max(len(args), 1))()
+    keep = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if a.context.device != ctx.device:
+                raise _invalid(f"{what}: args[{i}] is a tensor on {a.device}; the kernel "
+                               f"runs on {ctx.device}")
+            v = ctypes.c_void_p(a.data_ptr() or None)
+        elif isinstance(a, _CTYPES_DATA):
+            v = a
+        elif isinstance(a, np.generic):
+            if a.dtype.kind not in "biufc":
+                raise TypeError(f"{what}: args[{i}]: a NumPy scalar of dtype {a.dtype} is not "
+                                "a kernel argument")
+            v = ctypes.create_string_buffer(a.tobytes(), a.dtype.itemsize)
+        elif isinstance(a, (bool, int, float, complex)):
+            raise TypeError(
+                f"{what}: args[{i}] is a bare Python {type(a).__name__} ({a!r}), whose width "
+                "in the kernel is ambiguous: wrap it in a NumPy or ctypes scalar of the "
+                "parameter's type, e.g. np.int32(5), np.uint64(n), np.float32(2.0) or "
+                "ctypes.c_int(5)")
+        elif hasattr(a, "__cuda_array_interface__"):  # CuPy arrays, PyTorch CUDA tensors
+            v = ctypes.c_void_p(a.__cuda_array_interface__["data"][0] or None)
+        else:
+            raise TypeError(f"{what}: args[{i}]: cannot pass a {type(a).__name__} to a kernel "
+                            "(expected an ek.Tensor, a NumPy scalar or a ctypes value)")
+        keep.append(v)
+        arr[i].value = ctypes.addressof(v)
+        arr[i].size = ctypes.sizeof(v)
+    return arr, keep
+
+
+class RawKernel(_Handle):
+    """A kernel of a RawModule (``RawModule.get_function``), or, as in CuPy,
+    ``ek.RawKernel(code, name, options=(), device=None)``: the kernel ``name``
+    of a module of that source, compiled at first use.
+
+    Call it as ``kernel(grid, block, args, shared_mem=0, stream=None)``:
+    ``grid`` and ``block`` are ints or tuples of up to 3 ints; ``args`` a
+    tuple with one entry per kernel parameter:
+
+    - an ``ek.Tensor`` (or any object with ``__cuda_array_interface__``)
+      passes its device pointer (element 0);
+    - a NumPy scalar (``np.float32(2)``, ``np.int32(n)``, ``np.uint64(n)``) or
+      a ctypes value (``ctypes.c_int(5)``, a ctypes Structure) passes its
+      bytes. Bare Python ints and floats are refused (TypeError): their width
+      in the kernel would be a guess.
+
+    The count and sizes of the arguments are checked against the kernel's
+    parameters (``ek.InvalidArgumentError`` naming the first that differs).
+    Launches are asynchronous, on ``stream`` (an ek.Stream) or else this
+    thread's current stream of the kernel's context; a tensor argument must
+    stay alive until the kernel has run (or be ``record_stream``'d on a stream
+    other than its own).
+    """
+
+    def __init__(self, code: str, name: str, options=(), *, device=None):
+        self._module = RawModule(code, options=options, device=device)
+        self._ctx = self._module.context
+        self._name = name
+        self._lazy = True
+
+    @classmethod
+    def _wrap(cls, h, ctx: Context, name: str) -> "RawKernel":
+        self = cls.__new__(cls)
+        self._module = None
+        self._name = name
+        self._lazy = False
+        self._own(h, lib.ek_kernel_release, ctx)
+        return self
+
+    def _handle(self):
+        if self._lazy:
+            h = _ffi.ek_kernel()
+            check(lib.ek_module_get_kernel(self._module._handle(), _encode(self._name, "name"),
+                                           ctypes.byref(h)))
+            self._lazy = False
+            self._own(h, lib.ek_kernel_release, self._ctx)
+            self._module.close()  # the kernel keeps its code loaded
+            self._module = None
+        if self._h is None:
+            raise _invalid(f"ek.RawKernel {self._name!r}: the kernel is closed")
+        return self._h
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return self._h is None and not self._lazy
+
+    def close(self) -> None:
+        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
+        if self._lazy:
+            self._lazy = False
+            self._module.close()
+            self._module = None
+        _Handle.close(self)
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol name."""
+        return self._name
+
+    @property
+    def attributes(self) -> dict:
+        """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
+        max_threads_per_block, shared_bytes, const_bytes, local_bytes,
+        num_params, param_bytes, ptx_version, binary_version."""
+        a = _ffi.ek_kernel_attributes()
+        check(lib.ek_kernel_get_attributes(self._handle(), ctypes.byref(a)))
+        return {name: getattr(a, name) for name, _ in a._fields_}
+
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
+        """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
+        to 3) with ``args`` and ``shared_mem`` bytes of dynamic shared memory."""
+        h = self._handle()
+        g = _dims(grid, "ek.RawKernel: grid")
+        b = _dims(block, "ek.RawKernel: block")
+        arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
+        check(lib.ek_kernel_launch(h, _stream_handle(stream, self._ctx), g, b,
+                                   operator.index(shared_mem), arr, len(args)))
+        del keep
+
+    def launch_auto(self, n: int, args, *, shared_mem: int = 0, stream=None) -> int:
+        """Launch over ``n`` work items with a 1-D block of the size that ran
+        fastest for this kernel (timed at the first launch of each problem-size
+        bucket, so the kernel must give the same result when run several times
+        on its arguments) and grid ceil(n / block). Returns the block size used
+        (0 when n == 0: nothing is launched)."""
+        h = self._handle()
+        n = operator.index(n)
+        if n < 0:
+            raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
+        arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
+        used = ctypes.c_uint(0)
+        check(lib.ek_kernel_launch_auto(h, _stream_handle(stream, self._ctx), n,
+                                        operator.index(shared_mem), arr, len(args),
+                                        ctypes.byref(used)))
+        del keep
+        return used.value
+
+    def __repr__(self) -> str:
+        return f"ek.RawKernel({self._name!r}, device={self.device!r})"
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+def _params(spec, what: str) -> list:
+    """"float32 x, int64 n" -> [(dtype name, name), ...] (loosely; libek checks)."""
+    if not isinstance(spec, str):
+        raise TypeError(f"{what}: expected a str such as 'float32 x, float32 y', got "
+                        f"{type(spec).__name__}")
+    out = []
+    for part in spec.split(","):
+        words = part.split()
+        if words:
+            out.append((words[0], words[-1]))
+    return out
+
+
+class ElementwiseKernel:
+    """An elementwise kernel built from an expression, as CuPy's::
+
+        k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                 "z = x * y + max(x, 0.0f)", "fma_relu")
+        z = k(x, y)                 # a new tensor of the broadcast shape
+        k(x, y, z)                  # into z (or k(x, y, out=z))
+
+    ``in_params``/``out_params``: comma-separated "dtype name" lists (ek dtype
+    names: bool, int8, ..., float16, bfloat16, float32, float64; f16/bf16 are
+    float in the body). ``operation``: CUDA C++ seeing each parameter as the
+    element at hand, plus ``i``, the element's index (C order over the
+    broadcast shape); an output starts as its current value.
+
+    Called with the inputs (ek Tensors, broadcast together by NumPy's rules;
+    NumPy or Python scalars become 0-d tensors of their parameter's dtype),
+    then optionally the outputs (a Tensor, or None for a new one), given
+    positionally or as ``out=`` (a Tensor or a tuple). Returns the output, or
+    a tuple when there are several. Each input must have its parameter's dtype
+    (``ek.DtypeError``); a body that does not compile raises
+    ``ek.CompileError`` with NVRTC's log at the first call.
+
+    The lists are checked at construction (``ek.InvalidArgumentError`` naming
+    the bad token). With ``device`` (a CUDA device or ek.Context) the kernel
+    is built for that device at once (``ek.NotSupportedError`` on a CPU
+    device); without, it is built per device of the tensors it is called
+    with. ``close()`` (or a ``with`` block) releases what was built.
+    """
+
+    def __init__(self, in_params: str, out_params: str, operation: str,
+                 name: str = "ek_elementwise", *, device=None):
+        self._in = _params(in_params, "ek.ElementwiseKernel: in_params")
+        self._out = _params(out_params, "ek.ElementwiseKernel: out_params")
+        self._args = (_encode(in_params, "in_params"), _encode(out_params, "out_params"),
+                      _encode(operation, "operation"),
+                      None if name is None else _encode(name, "name"))
+        self.name = "ek_elementwise" if name is None else name
+        self.in_params, self.out_params, self.operation = in_params, out_params, operation
+        self._built: dict = {}  # Context -> (handle, weakref.finalize releasing it)
+        self._closed = False
+        if device is not None:
+            self._builder(context(device))
+        else:
+            # The lists are checked before the device: on the CPU context good
+            # lists give EK_ERROR_NOT_SUPPORTED, bad ones the error naming them.
+            h = _ffi.ek_elementwise()
+            st = lib.ek_elementwise_create(context("cpu")._handle(), *self._args,
+                                           ctypes.byref(h))
+            if st == _ffi.EK_SUCCESS:  # a CPU backend that grew support
+                _release(lib.ek_elementwise_release, h, None)
+            elif st == _ffi.EK_ERROR_NOT_SUPPORTED:
+                lib.ek_clear_error()
+            else:
+                check(st)
+
+    @property
+    def nin(self) -> int:
+        """Number of inputs."""
+        return len(self._in)
+
+    @property
+    def nout(self) -> int:
+        """Number of outputs."""
+        return len(self._out)
+
+    def _builder(self, ctx: Context):
+        if self._closed:
+            raise _invalid(f"ek.ElementwiseKernel {self.name!r}: the kernel is closed")
+        entry = self._built.get(ctx)
+        if entry is None:
+            h = _ffi.ek_elementwise()
+            check(lib.ek_elementwise_create(ctx._handle(), *self._args, ctypes.byref(h)))
+            entry = (h, weakref.finalize(self, _release, lib.ek_elementwise_release, h, ctx))
+            self._built[ctx] = entry
+        return entry[0]
+
+    def close(self) -> None:
+        """Release every built kernel now (waits for the context's work when
+        one was compiled). Idempotent."""
+        self._closed = True
+        built, self._built = self._built, {}
+        for _h, f in built.values():
+            f()
+
+    def __enter__(self) -> "ElementwiseKernel":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __call__(self, *args, out=None, stream=None):
+        """Run over the inputs (then optional outputs); see the class docstring."""
+        from ._tensor import Tensor  # cycle
+        nin, nout = len(self._in), len(self._out)
+        if len(args) == nin:
+            outs = [None] * nout
+            if out is not None:
+                outs = list(out) if isinstance(out, (tuple, list)) else [out]
+                if len(outs) != nout:
+                    raise TypeError(f"ek.ElementwiseKernel {self.name!r}: out= has {len(outs)} "
+                                    f"tensor(s); the kernel has {nout} output(s)")
+        elif len(args) == nin + nout:
+            if out is not None:
+                raise TypeError(f"ek.ElementwiseKernel {self.name!r}: outputs given both "
+                                "positionally and as out=")
+            outs = list(args[nin:])
+        else:
+            raise TypeError(f"ek.ElementwiseKernel {self.name!r}: takes {nin} input(s) and "
+                            f"optionally {nout} output(s), got {len(args)} argument(s)")
+        ins = list(args[:nin])
+        for j, o in enumerate(outs):
+            if o is not None and not isinstance(o, Tensor):
+                raise TypeError(f"ek.ElementwiseKernel {self.name!r}: output {j} must be an "
+                                f"ek.Tensor or None, got {type(o).__name__}")
+        ctx = next((t.context for t in ins + outs if isinstance(t, Tensor)), None)
+        if ctx is None:
+            raise TypeError(f"ek.ElementwiseKernel {self.name!r}: needs at least one ek.Tensor "
+                            "among its arguments (to know the device)")
+        for j, a in enumerate(ins):
+            if isinstance(a, Tensor):
+                continue
+            if isinstance(a, (bool, int, float, np.generic)):
+                from ._creation import full  # cycle
+                ins[j] = full((), a.item() if isinstance(a, np.generic) else a,
+                              dtype=_as_dtype(self._in[j][0]), device=ctx)
+            else:
+                raise TypeError(f"ek.ElementwiseKernel {self.name!r}: input {j} "
+                                f"({self._in[j][1]}) must be an ek.Tensor or a scalar, got "
+                                f"{type(a).__name__}")
+        h = self._builder(ctx)
+        in_arr = (_ffi.ek_tensor * max(nin, 1))(*[t._h for t in ins])
+        out_arr = (_ffi.ek_tensor * nout)(*[None if o is None else o._h for o in outs])
+        check(lib.ek_elementwise_launch(h, _stream_handle(stream, ctx), in_arr, nin,
+                                        out_arr, nout))
+        res = tuple(o if o is not None else Tensor._wrap(out_arr[j], ctx)
+                    for j, o in enumerate(outs))
+        return res[0] if nout == 1 else res
+
+    def __repr__(self) -> str:
+        return (f"ek.ElementwiseKernel({self.in_params!r}, {self.out_params!r}, "
+                f"{self.operation!r}, {self.name!r})")
