@@ -233,4 +233,110 @@ static inline ek_status ekgo_set_memory_callback(ek_context c, uintptr_t h, uint
 EKGO(ek_manual_seed, (ek_context c, uint64_t seed), (c, seed))
 EKGO(ek_random_state, (ek_context c, ek_philox_state *st), (c, st))
 
+/* Custom kernels (kernels.go). */
+EKGO(ek_module_from_source, (ek_context c, const char *src, const char *name, const char *const *opt, int n,
+                             ek_module *o), (c, src, name, opt, n, o))
+EKGO(ek_module_from_image, (ek_context c, const void *img, size_t n, ek_module *o), (c, img, n, o))
+EKGO(ek_module_compile, (ek_module m), (m))
+EKGO(ek_module_get_origin, (ek_module m, ek_module_origin *o), (m, o))
+EKGO(ek_module_release, (ek_module m), (m))
+EKGO(ek_module_get_kernel, (ek_module m, const char *name, ek_kernel *o), (m, name, o))
+EKGO(ek_kernel_release, (ek_kernel k), (k))
+EKGO(ek_kernel_get_attributes, (ek_kernel k, ek_kernel_attributes *a), (k, a))
+EKGO(ek_kernel_cache_clear, (ek_context c), (c))
+EKGO(ek_elementwise_create, (ek_context c, const char *in, const char *out, const char *body, const char *name,
+                             ek_elementwise *o), (c, in, out, body, name, o))
+EKGO(ek_elementwise_release, (ek_elementwise k), (k))
+EKGO(ek_elementwise_launch, (ek_elementwise k, ek_stream s, const ek_tensor *in, int ni, ek_tensor *out, int no),
+     (k, s, in, ni, out, no))
+
+/* A kernel argument as the Go side describes it, in C memory (C.malloc'd by
+ * kernels.go): a tensor (its device pointer is read with ek_tensor_data in
+ * the launching C call) or a scalar of kind's width whose bits are in bits. */
+enum { EKGO_ARG_TENSOR = 1, EKGO_ARG_I32, EKGO_ARG_U32, EKGO_ARG_I64, EKGO_ARG_U64, EKGO_ARG_F32, EKGO_ARG_F64,
+       EKGO_ARG_PTR };
+typedef struct {
+  int kind;
+  ek_tensor tensor;
+  uint64_t bits;
+  union {
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    void *ptr;
+  } value; /* filled by ekgo_build_args; args[i].value points here */
+} ekgo_karg;
+
+/* Fills args[0..n) from a[0..n): the values are decoded in C (no assumption
+ * on byte order). On a tensor's failure *bad receives its index. */
+static inline ek_status ekgo_build_args(ekgo_karg *a, ek_kernel_arg *args, int n, int *bad) {
+  for (int i = 0; i < n; ++i) {
+    size_t size = 0;
+    switch (a[i].kind) {
+    case EKGO_ARG_TENSOR: {
+      ek_status s = ek_tensor_data(a[i].tensor, &a[i].value.ptr);
+      if (s != EK_SUCCESS) {
+        *bad = i;
+        return s;
+      }
+      size = sizeof(void *);
+      break;
+    }
+    case EKGO_ARG_I32: a[i].value.i32 = (int32_t)(uint32_t)a[i].bits; size = 4; break;
+    case EKGO_ARG_U32: a[i].value.u32 = (uint32_t)a[i].bits; size = 4; break;
+    case EKGO_ARG_I64: a[i].value.i64 = (int64_t)a[i].bits; size = 8; break;
+    case EKGO_ARG_U64: a[i].value.u64 = a[i].bits; size = 8; break;
+    case EKGO_ARG_F32: {
+      uint32_t b = (uint32_t)a[i].bits;
+      memcpy(&a[i].value.f32, &b, 4);
+      size = 4;
+      break;
+    }
+    case EKGO_ARG_F64: memcpy(&a[i].value.f64, &a[i].bits, 8); size = 8; break;
+    case EKGO_ARG_PTR: a[i].value.ptr = (void *)(uintptr_t)a[i].bits; size = sizeof(void *); break;
+    default: *bad = i; return EK_ERROR_INVALID_ARGUMENT;
+    }
+    args[i].value = &a[i].value;
+    args[i].size = size;
+  }
+  return EK_SUCCESS;
+}
+
+/* The launches: arguments built and kernel launched in one C call, so a
+ * failure's message (of ek_tensor_data or of the launch) is read on the
+ * thread that failed. *bad is -1 unless building argument *bad failed. */
+static inline ek_status ekgo_kernel_launch(ek_kernel k, ek_stream s, unsigned gx, unsigned gy, unsigned gz,
+                                           unsigned bx, unsigned by, unsigned bz, size_t shared, ekgo_karg *a,
+                                           ek_kernel_arg *args, int n, int *bad, char **msg) {
+  unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  *bad = -1;
+  ek_status st = ekgo_build_args(a, args, n, bad);
+  if (st != EK_SUCCESS) return ekgo_fail(st, msg);
+  return ekgo_fail(ek_kernel_launch(k, s, grid, block, shared, args, n), msg);
+}
+static inline ek_status ekgo_kernel_launch_auto(ek_kernel k, ek_stream s, uint64_t n_items, size_t shared,
+                                                ekgo_karg *a, ek_kernel_arg *args, int n, unsigned *used, int *bad,
+                                                char **msg) {
+  *bad = -1;
+  ek_status st = ekgo_build_args(a, args, n, bad);
+  if (st != EK_SUCCESS) return ekgo_fail(st, msg);
+  return ekgo_fail(ek_kernel_launch_auto(k, s, n_items, shared, args, n, used), msg);
+}
+/* For the binding's own tests (no kernel needed): builds the arguments and
+ * copies each value's bytes to out (8 bytes an argument) and size to sizes. */
+static inline ek_status ekgo_debug_args(ekgo_karg *a, ek_kernel_arg *args, int n, unsigned char *out,
+                                        size_t *sizes, int *bad, char **msg) {
+  *bad = -1;
+  ek_status st = ekgo_build_args(a, args, n, bad);
+  if (st != EK_SUCCESS) return ekgo_fail(st, msg);
+  for (int i = 0; i < n; ++i) {
+    memcpy(out + 8 * i, args[i].value, args[i].size);
+    sizes[i] = args[i].size;
+  }
+  return EK_SUCCESS;
+}
+
 #endif

@@ -1,0 +1,531 @@
+package ek
+
+/*
+#include "ekgo.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+// ---------------------------------------------------------------- modules
+
+// ModuleOrigin says where a module's code came from (ek_module_origin).
+type ModuleOrigin int
+
+// Module origins of ek.h.
+const (
+	ModuleNotLoaded   ModuleOrigin = C.EK_MODULE_NOT_LOADED   // from source, not compiled yet
+	ModuleCompiled    ModuleOrigin = C.EK_MODULE_COMPILED     // compiled by NVRTC in this process
+	ModuleMemoryCache ModuleOrigin = C.EK_MODULE_MEMORY_CACHE // the image another module of this process compiled
+	ModuleDiskCache   ModuleOrigin = C.EK_MODULE_DISK_CACHE   // the image read from the disk cache
+	ModuleImage       ModuleOrigin = C.EK_MODULE_IMAGE        // ModuleFromImage
+)
+
+func (o ModuleOrigin) String() string {
+	switch o {
+	case ModuleNotLoaded:
+		return "ModuleNotLoaded"
+	case ModuleCompiled:
+		return "ModuleCompiled"
+	case ModuleMemoryCache:
+		return "ModuleMemoryCache"
+	case ModuleDiskCache:
+		return "ModuleDiskCache"
+	case ModuleImage:
+		return "ModuleImage"
+	}
+	return fmt.Sprintf("ModuleOrigin(%d)", int(o))
+}
+
+// Module is a module of the user's own CUDA code (ek_module): C++ source
+// compiled at run time with NVRTC, or an image built ahead of time. CUDA
+// contexts only: on a CPU context the constructors return an *Error of
+// StatusNotSupported. Close releases it; its kernels keep its code loaded.
+type Module struct {
+	raw C.ek_module
+	ctx *Context // keeps the Go context reachable while the module lives
+}
+
+// ModuleFromSource makes a module of CUDA C++ source, compiled for the
+// context's device architecture (libek adds -arch; do not pass it). name
+// labels the program in compiler messages ("" for the library's default).
+// options are NVRTC options such as "-DN=4" or "--use_fast_math".
+// Compilation is lazy: Compile or the first Kernel compiles, or finds the
+// image in the kernel cache (memory, then disk; see ek.h). Kernels are looked
+// up by symbol name, so declare them extern "C".
+func ModuleFromSource(ctx *Context, source, name string, options ...string) (*Module, error) {
+	csrc := C.CString(source) // the library copies the strings
+	defer C.free(unsafe.Pointer(csrc))
+	var cname *C.char
+	if name != "" {
+		cname = C.CString(name)
+		defer C.free(unsafe.Pointer(cname))
+	}
+	// The option array holds C pointers, so it lives in C memory too.
+	var copts **C.char
+	if len(options) > 0 {
+		copts = (**C.char)(C.malloc(C.size_t(len(options)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+		if copts == nil {
+			return nil, bindingError(StatusOutOfMemory, "ek.ModuleFromSource: no memory for %d options", len(options))
+		}
+		defer C.free(unsafe.Pointer(copts))
+		opts := unsafe.Slice(copts, len(options))
+		for i, o := range options {
+			opts[i] = C.CString(o)
+			defer C.free(unsafe.Pointer(opts[i]))
+		}
+	}
+	var raw C.ek_module
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_module_from_source(h, csrc, cname, copts, C.int(len(options)), &raw, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newModule(raw, ctx), nil
+}
+
+// ModuleFromImage makes a module of an image built ahead of time: a cubin, a
+// fatbin or PTX text. The bytes are loaded before it returns. An image the
+// device cannot load is StatusDevice with the driver's message.
+func ModuleFromImage(ctx *Context, image []byte) (*Module, error) {
+	if len(image) == 0 {
+		return nil, bindingError(StatusInvalidArgument, "ek.ModuleFromImage: the image is empty")
+	}
+	// Go memory without Go pointers, read during the call only: may be passed.
+	p := unsafe.Pointer(&image[0])
+	var raw C.ek_module
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_module_from_image(h, p, C.size_t(len(image)), &raw, m)
+	})
+	runtime.KeepAlive(image)
+	if err != nil {
+		return nil, err
+	}
+	return newModule(raw, ctx), nil
+}
+
+func newModule(raw C.ek_module, ctx *Context) *Module {
+	m := &Module{raw: raw, ctx: ctx}
+	runtime.SetFinalizer(m, (*Module).Close)
+	return m
+}
+
+func (m *Module) call(f func(C.ek_module, **C.char) C.ek_status) error {
+	if m == nil || m.raw == nil {
+		return closedError()
+	}
+	var msg *C.char
+	err := check(f(m.raw, &msg), msg)
+	runtime.KeepAlive(m)
+	return err
+}
+
+// Close releases the module (ek_module_release); its code stays loaded while
+// kernels taken from it live. Closing twice is a no-op.
+func (m *Module) Close() error {
+	if m == nil || m.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_module_release(m.raw, &msg), msg)
+	runtime.KeepAlive(m)
+	m.raw = nil
+	runtime.SetFinalizer(m, nil)
+	return err
+}
+
+// Compile compiles the module now (or loads it from the caches) if not done
+// yet. A compile error is StatusCompile, its Message NVRTC's whole log; a
+// failed compilation is not retried.
+func (m *Module) Compile() error {
+	return m.call(func(h C.ek_module, msg **C.char) C.ek_status { return C.ekgo_ek_module_compile(h, msg) })
+}
+
+// Origin says where the module's code came from; ModuleNotLoaded before it
+// is compiled, and for a closed module.
+func (m *Module) Origin() ModuleOrigin {
+	var o C.ek_module_origin
+	if err := m.call(func(h C.ek_module, msg **C.char) C.ek_status {
+		return C.ekgo_ek_module_get_origin(h, &o, msg)
+	}); err != nil {
+		return ModuleNotLoaded
+	}
+	return ModuleOrigin(o)
+}
+
+// Kernel returns the kernel of that symbol name, compiling the module first
+// if needed. StatusInvalidArgument when the module has no such kernel. The
+// kernel keeps the module's code loaded; Close it when done.
+func (m *Module) Kernel(name string) (*Kernel, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var raw C.ek_kernel
+	if err := m.call(func(h C.ek_module, msg **C.char) C.ek_status {
+		return C.ekgo_ek_module_get_kernel(h, cname, &raw, msg)
+	}); err != nil {
+		return nil, err
+	}
+	k := &Kernel{raw: raw, ctx: m.ctx, name: name}
+	runtime.SetFinalizer(k, (*Kernel).Close)
+	return k, nil
+}
+
+// KernelCacheClear removes every entry of the context's disk kernel cache and
+// empties the process's memory cache; loaded modules stay usable. CUDA only.
+func KernelCacheClear(ctx *Context) error {
+	return ctx.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_kernel_cache_clear(h, m) })
+}
+
+// ---------------------------------------------------------------- kernels
+
+// Kernel is a kernel of a Module (ek_kernel), launched on a stream with
+// Launch or LaunchAuto.
+type Kernel struct {
+	raw  C.ek_kernel
+	ctx  *Context
+	name string
+}
+
+// Close releases the kernel (ek_kernel_release); closing twice is a no-op.
+func (k *Kernel) Close() error {
+	if k == nil || k.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_kernel_release(k.raw, &msg), msg)
+	runtime.KeepAlive(k)
+	k.raw = nil
+	runtime.SetFinalizer(k, nil)
+	return err
+}
+
+// KernelAttributes describe a compiled kernel (ek_kernel_attributes).
+type KernelAttributes struct {
+	NumRegs            int    // registers per thread
+	MaxThreadsPerBlock int    // the most threads a block of this kernel can have
+	SharedBytes        uint64 // static shared memory per block
+	ConstBytes         uint64
+	LocalBytes         uint64 // per thread (spills, local arrays)
+	NumParams          int    // kernel parameters
+	ParamBytes         uint64 // their total size, padding included
+	PTXVersion         int    // e.g. 90 for the PTX ISA of sm_90
+	BinaryVersion      int    // e.g. 90 for sm_90 machine code
+}
+
+// Attributes returns the kernel's attributes.
+func (k *Kernel) Attributes() (KernelAttributes, error) {
+	if k == nil || k.raw == nil {
+		return KernelAttributes{}, closedError()
+	}
+	var a C.ek_kernel_attributes
+	var msg *C.char
+	err := check(C.ekgo_ek_kernel_get_attributes(k.raw, &a, &msg), msg)
+	runtime.KeepAlive(k)
+	if err != nil {
+		return KernelAttributes{}, err
+	}
+	return KernelAttributes{
+		NumRegs:            int(a.num_regs),
+		MaxThreadsPerBlock: int(a.max_threads_per_block),
+		SharedBytes:        uint64(a.shared_bytes),
+		ConstBytes:         uint64(a.const_bytes),
+		LocalBytes:         uint64(a.local_bytes),
+		NumParams:          int(a.num_params),
+		ParamBytes:         uint64(a.param_bytes),
+		PTXVersion:         int(a.ptx_version),
+		BinaryVersion:      int(a.binary_version),
+	}, nil
+}
+
+// Arg is one kernel argument: a tensor (passed as its device pointer) or a
+// fixed-width scalar. Its type must match the kernel parameter's: an int
+// parameter takes Int32Arg, a float one Float32Arg, a pointer TensorArg. The
+// zero Arg is invalid.
+type Arg struct {
+	kind   C.int
+	tensor *Tensor
+	bits   uint64
+}
+
+// TensorArg passes t's device pointer (of its element 0, offset included;
+// ek_tensor_data), read when the kernel is launched. The kernel sees raw
+// memory: mind t's dtype, strides and contiguity. t must stay open until the
+// kernel has run; a kernel on another stream than t's allocation stream needs
+// t.RecordStream (or an event) before t is closed.
+func TensorArg(t *Tensor) Arg { return Arg{kind: C.EKGO_ARG_TENSOR, tensor: t} }
+
+// Int32Arg passes an int32_t (int) parameter.
+func Int32Arg(v int32) Arg { return Arg{kind: C.EKGO_ARG_I32, bits: uint64(uint32(v))} }
+
+// Uint32Arg passes a uint32_t (unsigned) parameter.
+func Uint32Arg(v uint32) Arg { return Arg{kind: C.EKGO_ARG_U32, bits: uint64(v)} }
+
+// Int64Arg passes an int64_t (long long) parameter.
+func Int64Arg(v int64) Arg { return Arg{kind: C.EKGO_ARG_I64, bits: uint64(v)} }
+
+// Uint64Arg passes a uint64_t (unsigned long long, size_t) parameter.
+func Uint64Arg(v uint64) Arg { return Arg{kind: C.EKGO_ARG_U64, bits: v} }
+
+// Float32Arg passes a float parameter.
+func Float32Arg(v float32) Arg { return Arg{kind: C.EKGO_ARG_F32, bits: uint64(math.Float32bits(v))} }
+
+// Float64Arg passes a double parameter.
+func Float64Arg(v float64) Arg { return Arg{kind: C.EKGO_ARG_F64, bits: math.Float64bits(v)} }
+
+// PointerArg passes a device pointer not owned by a tensor, e.g. from
+// Context.Malloc. It must not point to Go memory.
+func PointerArg(p unsafe.Pointer) Arg { return Arg{kind: C.EKGO_ARG_PTR, bits: uint64(uintptr(p))} }
+
+// cArgs is the C memory of a launch's arguments: n ekgo_karg descriptors
+// (values included) and the n ek_kernel_arg the library reads; cgo forbids
+// handing C a Go pointer to memory holding Go pointers, and the
+// ek_kernel_arg array points to the values. Free with free.
+type cArgs struct {
+	desc *C.ekgo_karg
+	args *C.ek_kernel_arg
+	n    int
+}
+
+func newCArgs(fn string, args []Arg) (cArgs, error) {
+	if len(args) == 0 {
+		return cArgs{}, nil
+	}
+	if len(args) > math.MaxInt32 {
+		return cArgs{}, bindingError(StatusInvalidArgument, "%s: %d arguments", fn, len(args))
+	}
+	for i, a := range args {
+		if a.kind == 0 {
+			return cArgs{}, bindingError(StatusInvalidArgument, "%s: argument %d is the zero Arg", fn, i)
+		}
+		if a.kind == C.EKGO_ARG_TENSOR && (a.tensor == nil || a.tensor.raw == nil) {
+			return cArgs{}, bindingError(StatusNullPointer, "%s: argument %d: %v", fn, i, errClosed)
+		}
+	}
+	n := C.size_t(len(args))
+	desc := (*C.ekgo_karg)(C.calloc(n, C.size_t(C.sizeof_ekgo_karg)))
+	cargs := (*C.ek_kernel_arg)(C.calloc(n, C.size_t(C.sizeof_ek_kernel_arg)))
+	if desc == nil || cargs == nil {
+		C.free(unsafe.Pointer(desc))
+		C.free(unsafe.Pointer(cargs))
+		return cArgs{}, bindingError(StatusOutOfMemory, "%s: no memory for %d arguments", fn, len(args))
+	}
+	d := unsafe.Slice(desc, len(args))
+	for i, a := range args {
+		d[i].kind = a.kind
+		d[i].bits = C.uint64_t(a.bits)
+		if a.tensor != nil {
+			d[i].tensor = a.tensor.raw // a C pointer: may be stored in C memory
+		}
+	}
+	return cArgs{desc: desc, args: cargs, n: len(args)}, nil
+}
+
+func (c cArgs) free() {
+	C.free(unsafe.Pointer(c.desc))
+	C.free(unsafe.Pointer(c.args))
+}
+
+// argError prefixes the message of a failure to build argument bad.
+func argError(err error, bad C.int) error {
+	if e, ok := err.(*Error); ok && bad >= 0 {
+		e.Message = fmt.Sprintf("argument %d: %s", int(bad), e.Message)
+	}
+	return err
+}
+
+// Launch launches the kernel on stream (nil: the default stream of the
+// kernel's context) with grid and block sizes {x, y, z}, shared bytes of
+// dynamic shared memory and args, which must match the kernel's parameters
+// in number and size (StatusInvalidArgument naming the first that differs).
+// Asynchronous: synchronize the stream before reading results on the host.
+func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args ...Arg) error {
+	if k == nil || k.raw == nil {
+		return closedError()
+	}
+	ca, err := newCArgs("ek.Kernel.Launch", args)
+	if err != nil {
+		return err
+	}
+	defer ca.free()
+	var msg *C.char
+	var bad C.int
+	s := C.ekgo_kernel_launch(k.raw, stream.rawOrNil(),
+		C.unsigned(grid[0]), C.unsigned(grid[1]), C.unsigned(grid[2]),
+		C.unsigned(block[0]), C.unsigned(block[1]), C.unsigned(block[2]),
+		C.size_t(shared), ca.desc, ca.args, C.int(ca.n), &bad, &msg)
+	err = argError(check(s, msg), bad)
+	runtime.KeepAlive(k)
+	runtime.KeepAlive(stream)
+	runtime.KeepAlive(args) // the tensors' handles
+	return err
+}
+
+// LaunchAuto launches the kernel over n work items with a 1-D block of the
+// size that ran fastest for it (timed at the first launch of each problem
+// size bucket, so the kernel must give the same result when run several
+// times on its arguments) and grid ceil(n / block). It returns the block
+// size launched (0 when n is 0: nothing is launched).
+func (k *Kernel) LaunchAuto(stream *Stream, n uint64, shared uint, args ...Arg) (uint32, error) {
+	if k == nil || k.raw == nil {
+		return 0, closedError()
+	}
+	ca, err := newCArgs("ek.Kernel.LaunchAuto", args)
+	if err != nil {
+		return 0, err
+	}
+	defer ca.free()
+	var msg *C.char
+	var bad C.int
+	var used C.unsigned
+	s := C.ekgo_kernel_launch_auto(k.raw, stream.rawOrNil(), C.uint64_t(n), C.size_t(shared),
+		ca.desc, ca.args, C.int(ca.n), &used, &bad, &msg)
+	err = argError(check(s, msg), bad)
+	runtime.KeepAlive(k)
+	runtime.KeepAlive(stream)
+	runtime.KeepAlive(args)
+	if err != nil {
+		return 0, err
+	}
+	return uint32(used), nil
+}
+
+// debugArgs builds args as a launch does and returns each value's bytes, for
+// the binding's tests (no GPU needed).
+func debugArgs(args []Arg) ([][]byte, error) {
+	ca, err := newCArgs("ek.debugArgs", args)
+	if err != nil || ca.n == 0 {
+		return nil, err
+	}
+	defer ca.free()
+	buf := (*C.uchar)(C.calloc(C.size_t(8*ca.n), 1))
+	sizes := (*C.size_t)(C.calloc(C.size_t(ca.n), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	defer C.free(unsafe.Pointer(buf))
+	defer C.free(unsafe.Pointer(sizes))
+	var msg *C.char
+	var bad C.int
+	err = argError(check(C.ekgo_debug_args(ca.desc, ca.args, C.int(ca.n), buf, sizes, &bad, &msg), msg), bad)
+	runtime.KeepAlive(args)
+	if err != nil {
+		return nil, err
+	}
+	b, sz := unsafe.Slice((*byte)(unsafe.Pointer(buf)), 8*ca.n), unsafe.Slice(sizes, ca.n)
+	out := make([][]byte, ca.n)
+	for i := range out {
+		out[i] = append([]byte(nil), b[8*i:8*i+int(sz[i])]...)
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------- elementwise
+
+// ElementwiseKernel is a kernel built from an expression, in the style of
+// CuPy's ElementwiseKernel (ek_elementwise): see NewElementwiseKernel.
+type ElementwiseKernel struct {
+	raw  C.ek_elementwise
+	ctx  *Context
+	nOut int
+}
+
+// NewElementwiseKernel builds an elementwise kernel: inParams
+// "float32 x, float32 y", outParams "float32 z", body "z = x * y + max(x, 0.0f)".
+// Types are ek dtype names; f16/bf16 parameters are float in the body. The
+// body is CUDA C++ and sees each parameter as the element at hand, and i, the
+// element's index. name is the kernel's symbol ("" for the library's
+// default). Nothing is compiled yet: each specialisation compiles at its
+// first Launch. Bad lists are StatusInvalidArgument naming the token, on any
+// context; good lists on a CPU context are StatusNotSupported. The kernel
+// counts as a live handle of ctx: Close it before the context.
+func NewElementwiseKernel(ctx *Context, inParams, outParams, body, name string) (*ElementwiseKernel, error) {
+	cin, cout, cbody := C.CString(inParams), C.CString(outParams), C.CString(body)
+	defer C.free(unsafe.Pointer(cin))
+	defer C.free(unsafe.Pointer(cout))
+	defer C.free(unsafe.Pointer(cbody))
+	var cname *C.char
+	if name != "" {
+		cname = C.CString(name)
+		defer C.free(unsafe.Pointer(cname))
+	}
+	var raw C.ek_elementwise
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_elementwise_create(h, cin, cout, cbody, cname, &raw, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The library accepted outParams: comma-separated "type name" entries.
+	k := &ElementwiseKernel{raw: raw, ctx: ctx, nOut: strings.Count(outParams, ",") + 1}
+	runtime.SetFinalizer(k, (*ElementwiseKernel).Close)
+	return k, nil
+}
+
+// Close frees the kernel and the code it compiled, after the context's work
+// when it compiled any; closing twice is a no-op.
+func (k *ElementwiseKernel) Close() error {
+	if k == nil || k.raw == nil {
+		return nil
+	}
+	var msg *C.char
+	err := check(C.ekgo_ek_elementwise_release(k.raw, &msg), msg)
+	runtime.KeepAlive(k)
+	k.raw = nil
+	runtime.SetFinalizer(k, nil)
+	return err
+}
+
+// Launch runs the kernel on stream (nil: default) over inputs broadcast
+// together (NumPy rules); each must have its parameter's dtype. outputs has
+// one entry per output parameter (or is nil: all allocated): a nil entry gets
+// a new tensor of the broadcast shape and the parameter's dtype, a given one
+// must have that shape and dtype and may be exactly an input (in place).
+// It returns the outputs, given or new. On failure nothing new is kept.
+// Asynchronous.
+func (k *ElementwiseKernel) Launch(stream *Stream, inputs []*Tensor, outputs []*Tensor) ([]*Tensor, error) {
+	if k == nil || k.raw == nil {
+		return nil, closedError()
+	}
+	if outputs == nil {
+		outputs = make([]*Tensor, k.nOut)
+	}
+	// Handles are C pointers: Go slices of them may be passed to C.
+	in := make([]C.ek_tensor, len(inputs)+1)
+	for i, x := range inputs {
+		if x == nil || x.raw == nil {
+			return nil, bindingError(StatusNullPointer, "ek.ElementwiseKernel.Launch: inputs[%d]: %v", i, errClosed)
+		}
+		in[i] = x.raw
+	}
+	out := make([]C.ek_tensor, len(outputs)+1)
+	for j, y := range outputs {
+		if y != nil && y.raw == nil { // NULL would allocate instead of writing
+			return nil, bindingError(StatusNullPointer, "ek.ElementwiseKernel.Launch: outputs[%d]: %v", j, errClosed)
+		}
+		out[j] = rawOf(y)
+	}
+	var msg *C.char
+	s := C.ekgo_ek_elementwise_launch(k.raw, stream.rawOrNil(), &in[0], C.int(len(inputs)),
+		&out[0], C.int(len(outputs)), &msg)
+	err := check(s, msg)
+	runtime.KeepAlive(k)
+	runtime.KeepAlive(stream)
+	runtime.KeepAlive(inputs)
+	runtime.KeepAlive(outputs)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*Tensor, len(outputs))
+	for j, y := range outputs {
+		if y != nil {
+			res[j] = y
+		} else {
+			res[j] = newTensor(out[j], k.ctx)
+		}
+	}
+	return res, nil
+}
