@@ -97,8 +97,8 @@ func bindingError(s Status, format string, args ...any) error {
 // Version is the loaded library's MAJOR*10000 + MINOR*100 + PATCH (ek_version).
 func Version() int { return int(C.ek_version()) }
 
-// LiveHandles is the number of live contexts, streams, events and tensors in
-// the process (ek_live_handles), for leak checks.
+// LiveHandles is the number of live contexts, streams, events, tensors,
+// modules, kernels and elementwise kernels in the process (ek_live_handles), for leak checks.
 func LiveHandles() (int64, error) {
 	var n C.int64_t
 	var msg *C.char

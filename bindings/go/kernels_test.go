@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -196,6 +197,52 @@ func TestKernelsCUDA(t *testing.T) {
 		must[uint32](t)(k.LaunchAuto(nil, 0, 0, ek.Uint64Arg(0), ek.Float32Arg(2), ek.TensorArg(x), ek.TensorArg(y)))
 		_, err := k.LaunchAuto(nil, n, 0, ek.Uint64Arg(n), ek.TensorArg(x))
 		asError(t, err, ek.StatusInvalidArgument, "ek_kernel_launch_auto")
+	})
+	t.Run("image", func(t *testing.T) {
+		path := os.Getenv("EK_TEST_FATBIN")
+		if path == "" {
+			t.Skip("SKIPPED: set EK_TEST_FATBIN to a fatbin of tests/module_kernel.cu (meson builds build/tests/module_kernel.fatbin)")
+		}
+		img := must[[]byte](t)(os.ReadFile(path))
+		m := must[*ek.Module](t)(ek.ModuleFromImage(g.ctx, img))
+		defer m.Close()
+		if o := m.Origin(); o != ek.ModuleImage {
+			t.Errorf("origin %v", o)
+		}
+		k := must[*ek.Kernel](t)(m.Kernel("scale"))
+		defer k.Close()
+		x := from(g, []int64{3}, float32(1), 2, 3)
+		y := empty(g, ek.Float32, 3)
+		g.nok(k.Launch(nil, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, ek.Uint64Arg(3), ek.Float32Arg(-3), ek.TensorArg(x), ek.TensorArg(y)))
+		near(t, f64s(vals[float32](g, y)), []float64{-3, -6, -9}, 0, "scale")
+		_, err := ek.ModuleFromImage(g.ctx, []byte("not an image at all"))
+		var e *ek.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("a bad image: %v", err)
+		}
+	})
+	t.Run("cache clear", func(t *testing.T) {
+		// a context of its own, so that the user's disk cache is left alone
+		ctx := must[*ek.Context](t)(ek.NewContextWithConfig(ek.CUDADevice(0),
+			&ek.ContextConfig{KernelCacheDir: t.TempDir(), LogLevel: ek.LogWarn}))
+		defer func() {
+			if err := ctx.Close(); err != nil {
+				t.Errorf("context close (a handle leaked?): %v", err)
+			}
+		}()
+		m := must[*ek.Module](t)(ek.ModuleFromSource(ctx, saxpySource, "saxpy.cu", "-DCACHE_CLEAR_TEST"))
+		defer m.Close()
+		g.nok(m.Compile())
+		g.nok(ek.KernelCacheClear(ctx))
+		// loaded modules stay usable; a new one compiles again
+		k := must[*ek.Kernel](t)(m.Kernel("saxpy"))
+		defer k.Close()
+		m2 := must[*ek.Module](t)(ek.ModuleFromSource(ctx, saxpySource, "saxpy.cu", "-DCACHE_CLEAR_TEST"))
+		defer m2.Close()
+		g.nok(m2.Compile())
+		if o := m2.Origin(); o != ek.ModuleCompiled {
+			t.Errorf("origin after clearing the caches: %v", o)
+		}
 	})
 	t.Run("elementwise", func(t *testing.T) {
 		ew := must[*ek.ElementwiseKernel](t)(ek.NewElementwiseKernel(g.ctx,
