@@ -194,7 +194,9 @@ func TestKernelsCUDA(t *testing.T) {
 		}
 		near(t, f64s(vals[float32](g, y)), f64s(want), 1e-5, "scale")
 		// n == 0 launches nothing
-		must[uint32](t)(k.LaunchAuto(nil, 0, 0, ek.Uint64Arg(0), ek.Float32Arg(2), ek.TensorArg(x), ek.TensorArg(y)))
+		if b := must[uint32](t)(k.LaunchAuto(nil, 0, 0, ek.Uint64Arg(0), ek.Float32Arg(2), ek.TensorArg(x), ek.TensorArg(y))); b != 0 {
+			t.Errorf("n = 0 launched a block of %d", b)
+		}
 		_, err := k.LaunchAuto(nil, n, 0, ek.Uint64Arg(n), ek.TensorArg(x))
 		asError(t, err, ek.StatusInvalidArgument, "ek_kernel_launch_auto")
 	})
