@@ -800,7 +800,11 @@ EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);
  * in the context's kernel_cache_dir (EK_KERNEL_CACHE_DIR; default
  * $XDG_CACHE_HOME/libek/kernels, else ~/.cache/libek/kernels). The key is a
  * SHA-256 of the source, the options, the device architecture, the NVRTC
- * version and the libek version. The directory is created with mode 0700;
+ * version and the libek version. For a process that has not loaded NVRTC
+ * yet, the NVRTC version in the key is the one recorded (in the directory's
+ * nvrtc.hint) by the last process that did, as long as that library file is
+ * unchanged (path, size, mtime); on a miss NVRTC is loaded and its own
+ * version used. The directory is created with mode 0700;
  * entries are written to a temporary file and renamed into place, so
  * processes compiling the same kernel at once are safe; each entry carries a
  * SHA-256 of its contents, checked on load: a truncated, corrupted or

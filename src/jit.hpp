@@ -28,6 +28,18 @@ struct Target {
 // for compute capability major.minor.
 ek_status nvrtc_target(int major, int minor, Target *out);
 
+// The target choice itself, for compute capability cc (as 90) and an NVRTC of
+// that version knowing archs (empty: it cannot say): the loaded library's and
+// the hint's (nvrtc_hint.hpp) targets both come from here.
+ek_status pick_target(int cc, int nvrtc_version, const std::vector<int> &archs, Target *out);
+
+// Whether this process has loaded NVRTC (tried to, even): nvrtc_target is cheap then.
+bool nvrtc_loaded();
+
+struct NvrtcIdentity;
+// Loads NVRTC and describes it: its file (dladdr, realpath, stat) and what it reports.
+ek_status nvrtc_identity(NvrtcIdentity *out);
+
 // Compiles source for target; name labels it in NVRTC's messages. A compile
 // error is EK_ERROR_COMPILE with NVRTC's whole log in the message. *log gets
 // the log of a successful compilation (warnings), often empty.

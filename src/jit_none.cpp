@@ -9,6 +9,8 @@ ek_status none() { return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA
 }  // namespace
 
 ek_status nvrtc_target(int, int, Target *) { return none(); }
+bool nvrtc_loaded() { return false; }
+ek_status nvrtc_identity(NvrtcIdentity *) { return none(); }
 ek_status nvrtc_compile(const std::string &, const std::string &,
                         const std::vector<std::string> &, const Target &, std::vector<char> *,
                         std::string *) {

@@ -1,14 +1,21 @@
 // NVRTC through dlopen: nvrtc.h gives the types only (nothing here is linked),
 // the entry points come from dlsym on first use, as cuBLAS's do (cublas.cpp).
+#include <dlfcn.h>
 #include <nvrtc.h>
+#include <sys/stat.h>
 
-#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "dynlib.hpp"
 #include "internal.hpp"
 #include "jit.hpp"
+#include "nvrtc_hint.hpp"
 
 namespace ek::jit {
 namespace {
@@ -68,8 +75,11 @@ Library load() {
   return l;  // lib stays open for the life of the process
 }
 
+std::atomic<bool> g_loaded{false};
+
 const Library &library() {
   static const Library lib = load();
+  g_loaded.store(true);
   return lib;
 }
 
@@ -126,26 +136,29 @@ ek_status run_compiler(const Library &l, nvrtcProgram program, const std::string
 ek_status nvrtc_target(int major, int minor, Target *out) {
   const Library &l = library();
   EK_CHECK(l.error.empty(), EK_ERROR_LIBRARY, "%s", l.error.c_str());
-  const int cc = major * 10 + minor;
-  Target t;
-  t.nvrtc_version = l.version_number;
-  t.arch = "sm_" + std::to_string(cc);
-  std::vector<int> archs = supported_archs(l);
-  if (!archs.empty() && std::find(archs.begin(), archs.end(), cc) == archs.end()) {
-    // A device newer than this NVRTC: PTX for the newest architecture it
-    // knows below the device, which the driver compiles for the device.
-    int best = 0;
-    for (int a : archs)
-      if (a <= cc) best = std::max(best, a);
-    EK_CHECK(best > 0, EK_ERROR_NOT_SUPPORTED,
-             "NVRTC %d.%d cannot compile for sm_%d (it knows sm_%d to sm_%d)",
-             l.version_number / 1000, l.version_number % 1000 / 10, cc,
-             *std::min_element(archs.begin(), archs.end()),
-             *std::max_element(archs.begin(), archs.end()));
-    t.arch = "compute_" + std::to_string(best);
-    t.ptx = true;
-  }
-  *out = t;
+  return pick_target(major * 10 + minor, l.version_number, supported_archs(l), out);
+}
+
+bool nvrtc_loaded() { return g_loaded.load(); }
+
+ek_status nvrtc_identity(NvrtcIdentity *out) {
+  const Library &l = library();
+  EK_CHECK(l.error.empty(), EK_ERROR_LIBRARY, "%s", l.error.c_str());
+  Dl_info info{};
+  EK_CHECK(dladdr(reinterpret_cast<void *>(l.version), &info) != 0 && info.dli_fname,
+           EK_ERROR_LIBRARY, "dladdr cannot name the file of nvrtcVersion");
+  char real[PATH_MAX];
+  EK_CHECK(realpath(info.dli_fname, real) != nullptr, EK_ERROR_IO, "realpath %s: %s",
+           info.dli_fname, std::strerror(errno));
+  struct stat st;
+  EK_CHECK(stat(real, &st) == 0, EK_ERROR_IO, "stat %s: %s", real, std::strerror(errno));
+  NvrtcIdentity id;
+  id.path = real;
+  id.size = static_cast<long long>(st.st_size);
+  id.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  id.version = l.version_number;
+  id.archs = supported_archs(l);
+  *out = std::move(id);
   return EK_SUCCESS;
 }
 

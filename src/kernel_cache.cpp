@@ -268,6 +268,8 @@ Load open_failed(const std::string &path, int error, std::string *why) {
 
 }  // namespace
 
+ek_status make_cache_dir(const std::string &dir) { return make_dirs(dir); }
+
 ek_status store(const std::string &dir, const std::string &key, const void *image, size_t size) {
   EK_CHECK(valid_key(key), EK_ERROR_INVALID_ARGUMENT, "invalid kernel cache key \"%.*s\"",
            int(std::min(key.size(), kMaxKeyBytes)), key.c_str());

@@ -23,6 +23,8 @@ Load load(const std::string &dir, const std::string &key, std::vector<char> *ima
 // refuses (EK_ERROR_INVALID_ARGUMENT) and load rejects any key that is not
 // 1 to 128 characters of [0-9A-Za-z_-], as make_key's are.
 ek_status store(const std::string &dir, const std::string &key, const void *image, size_t size);
+// Creates dir as store does (0700, parents too); EK_ERROR_IO with message.
+ek_status make_cache_dir(const std::string &dir);
 // Removes every cache entry (files this module wrote, incl. stale temp files)
 // in dir; a missing dir is success.
 ek_status clear(const std::string &dir);

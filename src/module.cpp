@@ -2,11 +2,14 @@
 // cache, then the disk cache, then NVRTC) or from an image built ahead of time;
 // reference counted, unloaded with their last kernel. Kernels: kernel.cpp.
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "gpu.hpp"
 #include "image_check.hpp"
 #include "kernel_cache.hpp"
 #include "module.hpp"
+#include "nvrtc_hint.hpp"
 
 namespace ek {
 namespace {
@@ -76,21 +79,72 @@ ek_status compile(ek_module m, const jit::Target &target, const std::string &key
   return EK_SUCCESS;
 }
 
-// The image from the memory cache, the disk cache or NVRTC, in that order.
-ek_status find_or_compile(ek_module m, const jit::Target &target, std::vector<char> *image,
-                          ek_module_origin *origin) {
-  const std::string key = kcache::make_key(m->source, m->options, target.arch,
-                                           target.nvrtc_version, ek_version());
+std::string key_of(ek_module m, const jit::Target &target) {
+  return kcache::make_key(m->source, m->options, target.arch, target.nvrtc_version, ek_version());
+}
+
+// The image from the memory cache or the disk cache; false when neither has it.
+bool find_cached(ek_module m, const std::string &key, std::vector<char> *image,
+                 ek_module_origin *origin) {
   if (kcache::memory_get(key, image)) {
     *origin = EK_MODULE_MEMORY_CACHE;
   } else if (from_disk(m, key, image)) {
     *origin = EK_MODULE_DISK_CACHE;
     kcache::memory_put(key, *image);
   } else {
-    *origin = EK_MODULE_COMPILED;
-    EK_FORWARD(compile(m, target, key, image));
+    return false;
   }
+  return true;
+}
+
+// Records the loaded NVRTC in the cache directory's hint (nvrtc_hint.hpp),
+// once per directory and process; best effort, last error untouched.
+void record_hint(ek_context ctx) {
+  static std::mutex mutex;
+  static std::set<std::string> recorded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!recorded.insert(ctx->cache_dir).second) return;
+  std::string saved = last_error_message();
+  jit::NvrtcIdentity id, old;
+  if (jit::nvrtc_identity(&id) != EK_SUCCESS)
+    log_message(EK_LOG_DEBUG, ctx->config.log_level, "NVRTC hint not written: %s",
+                last_error_message().c_str());
+  else if (!jit::read_hint(ctx->cache_dir, &old) || !(old == id))
+    jit::write_hint(ctx->cache_dir, id, ctx->config.log_level);
+  restore_last_error(std::move(saved));
+}
+
+// The target from the loaded NVRTC (loading it if need be).
+ek_status loaded_target(ek_context ctx, const ek_device_info &d, jit::Target *target) {
+  EK_FORWARD(jit::nvrtc_target(d.compute_major, d.compute_minor, target));
+  record_hint(ctx);
   return EK_SUCCESS;
+}
+
+bool same_target(const jit::Target &a, const jit::Target &b) {
+  return a.arch == b.arch && a.ptx == b.ptx && a.nvrtc_version == b.nvrtc_version;
+}
+
+// The image from the memory cache, the disk cache or NVRTC, in that order.
+// Until this process loads NVRTC, the key comes from the hint when there is
+// one; on a miss NVRTC is loaded, and its own target rules from then on.
+ek_status find_or_compile(ek_module m, const ek_device_info &d, jit::Target *target,
+                          std::vector<char> *image, ek_module_origin *origin) {
+  ek_context ctx = m->ctx;
+  const bool hinted = !jit::nvrtc_loaded() &&
+                      jit::hinted_target(ctx->cache_dir, d.compute_major, d.compute_minor, target);
+  if (!hinted) EK_FORWARD(loaded_target(ctx, d, target));
+  if (find_cached(m, key_of(m, *target), image, origin)) return EK_SUCCESS;
+  if (hinted) {
+    jit::Target real;
+    EK_FORWARD(loaded_target(ctx, d, &real));
+    if (!same_target(real, *target)) {
+      *target = real;
+      if (find_cached(m, key_of(m, *target), image, origin)) return EK_SUCCESS;
+    }
+  }
+  *origin = EK_MODULE_COMPILED;
+  return compile(m, *target, key_of(m, *target), image);
 }
 
 ek_status compile_and_load(ek_module m) {
@@ -99,10 +153,9 @@ ek_status compile_and_load(ek_module m) {
   ek_device_info device{};
   EK_FORWARD(gpu::device_info(ctx->device.index, &device));
   jit::Target target;
-  EK_FORWARD(jit::nvrtc_target(device.compute_major, device.compute_minor, &target));
   std::vector<char> image;
   ek_module_origin origin = EK_MODULE_NOT_LOADED;
-  EK_FORWARD(find_or_compile(m, target, &image, &origin));
+  EK_FORWARD(find_or_compile(m, device, &target, &image, &origin));
   EK_FORWARD(jit::module_load(image.data(), &m->native));
   m->origin = origin;
   log_message(EK_LOG_DEBUG, ctx->config.log_level, "%s loaded for %s (%zu bytes, %s)",

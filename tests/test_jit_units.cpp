@@ -1,18 +1,27 @@
 // Internal units of custom kernels that run without a GPU, compiled from
-// source: the image size checks (image_check.cpp) and, with CUDA, NVRTC's
-// target choice and compilation (jit_nvrtc.cpp; NVRTC needs no device).
+// source: the image size checks (image_check.cpp), the NVRTC identity hint
+// (nvrtc_hint.cpp) and, with CUDA, NVRTC's target choice and compilation
+// (jit_nvrtc.cpp; NVRTC needs no device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "image_check.hpp"
 #include "internal.hpp"
+#include "nvrtc_hint.hpp"
+#include "sha256.hpp"
 #ifdef EK_HAVE_CUDA
 #include "jit.hpp"
 #endif
@@ -104,6 +113,137 @@ TEST(ImageCheck, NvccImagesPassWholeAndFailTruncated) {
     EXPECT_EQ(ek::check_image(image.data(), image.size() / 2), EK_ERROR_DEVICE) << variable;
     EXPECT_EQ(ek::check_image(image.data(), image.size() - 1), EK_ERROR_DEVICE) << variable;
   }
+}
+
+// ---- the NVRTC identity hint
+
+namespace {
+
+// A fresh directory, removed with everything in it at exit.
+std::string temp_dir() {
+  struct Dirs {
+    std::vector<std::string> made;
+    ~Dirs() {
+      for (const std::string &d : made) std::filesystem::remove_all(d);
+    }
+  };
+  static Dirs dirs;
+  char name[] = "/tmp/ek_hint_XXXXXX";
+  EXPECT_NE(mkdtemp(name), nullptr);
+  dirs.made.push_back(name);
+  return name;
+}
+
+std::string read_text(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_text(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// The identity of a stand-in library file at dir/libnvrtc.so.
+ek::jit::NvrtcIdentity fake_library(const std::string &dir) {
+  ek::jit::NvrtcIdentity id;
+  id.path = dir + "/libnvrtc.so";
+  write_text(id.path, "not really NVRTC");
+  struct stat st;
+  EXPECT_EQ(stat(id.path.c_str(), &st), 0);
+  id.size = st.st_size;
+  id.mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+  id.version = 12080;
+  id.archs = {50, 52, 60, 70, 75, 80, 86, 89, 90};
+  return id;
+}
+
+}  // namespace
+
+TEST(NvrtcHint, RoundTripsThroughTheCacheDirectory) {
+  const std::string dir = temp_dir();
+  const ek::jit::NvrtcIdentity id = fake_library(dir);
+  ek::jit::write_hint(dir + "/sub", id, EK_LOG_OFF);  // creates the directory
+  struct stat st;
+  ASSERT_EQ(stat(ek::jit::hint_path(dir + "/sub").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ek::jit::NvrtcIdentity back;
+  ASSERT_TRUE(ek::jit::read_hint(dir + "/sub", &back));
+  EXPECT_TRUE(back == id);
+  ek::jit::NvrtcIdentity no_archs = id, back2;
+  no_archs.archs.clear();
+  EXPECT_TRUE(ek::jit::parse_hint(ek::jit::format_hint(no_archs), &back2));
+  EXPECT_TRUE(back2 == no_archs);
+}
+
+TEST(NvrtcHint, ChangedLibraryFileIsIgnored) {
+  const std::string dir = temp_dir();
+  ek::jit::NvrtcIdentity id = fake_library(dir), back;
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  ASSERT_TRUE(ek::jit::read_hint(dir, &back));
+  struct timespec times[2] = {{0, UTIME_OMIT}, {1000000000, 123}};  // another mtime
+  ASSERT_EQ(utimensat(AT_FDCWD, id.path.c_str(), times, 0), 0);
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back));
+  EXPECT_FALSE(ek::jit::library_unchanged(id));
+  id.mtime_ns = 1000000000LL * 1000000000LL + 123;
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  ASSERT_TRUE(ek::jit::read_hint(dir, &back));
+  write_text(id.path, "not really NVRTC, longer");  // another size (and mtime)
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back));
+  unlink(id.path.c_str());
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back));
+}
+
+TEST(NvrtcHint, CorruptedOrMalformedHintIsIgnored) {
+  const std::string dir = temp_dir();
+  const ek::jit::NvrtcIdentity id = fake_library(dir);
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  const std::string good = read_text(ek::jit::hint_path(dir));
+  ek::jit::NvrtcIdentity back;
+  ASSERT_TRUE(ek::jit::parse_hint(good, &back));
+  for (size_t i = 0; i < good.size(); ++i) {  // every byte flipped
+    std::string bad = good;
+    bad[i] ^= 0x20;
+    EXPECT_FALSE(ek::jit::parse_hint(bad, &back)) << "byte " << i;
+  }
+  for (size_t n = 0; n < good.size(); ++n)  // every truncation
+    EXPECT_FALSE(ek::jit::parse_hint(good.substr(0, n), &back)) << n << " bytes";
+  EXPECT_FALSE(ek::jit::parse_hint(good + "x\n", &back));
+  // Well checksummed but malformed: the checksum is recomputed over bad fields.
+  for (const char *body : {"ek-nvrtc-hint 1\npath /x\nsize 1\nmtime_ns 1\nversion abc\narchs\n",
+                           "ek-nvrtc-hint 1\npath /x\nsize -1\nmtime_ns 1\nversion 1\narchs\n",
+                           "ek-nvrtc-hint 1\npath x\nsize 1\nmtime_ns 1\nversion 1\narchs\n",
+                           "ek-nvrtc-hint 1\npath /x\nsize 1\nmtime_ns 1\nversion 1\narchs 8x\n",
+                           "ek-nvrtc-hint 1\npath /x\nsize 1\nmtime_ns 1\narchs 80\n",
+                           "ek-nvrtc-hint 2\npath /x\nsize 1\nmtime_ns 1\nversion 1\narchs\n"}) {
+    std::string text = std::string(body) + "sha256 " +
+                       ek::Sha256::hex(ek::Sha256::of(body, std::strlen(body))) + "\n";
+    EXPECT_FALSE(ek::jit::parse_hint(text, &back)) << body;
+  }
+  write_text(ek::jit::hint_path(dir), good.substr(0, good.size() / 2));
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back));
+  ek::jit::Target t;
+  EXPECT_FALSE(ek::jit::hinted_target(dir, 9, 0, &t));
+}
+
+TEST(NvrtcHint, TargetFromTheHintIsPickTargets) {
+  const std::string dir = temp_dir();
+  const ek::jit::NvrtcIdentity id = fake_library(dir);
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  for (int cc : {80, 90, 120}) {
+    ek::jit::Target hinted, picked;
+    ASSERT_TRUE(ek::jit::hinted_target(dir, cc / 10, cc % 10, &hinted)) << cc;
+    ASSERT_EQ(ek::jit::pick_target(cc, id.version, id.archs, &picked), EK_SUCCESS);
+    EXPECT_EQ(hinted.arch, picked.arch);
+    EXPECT_EQ(hinted.ptx, picked.ptx);
+    EXPECT_EQ(hinted.nvrtc_version, 12080);
+  }
+  ek::jit::Target t;
+  ASSERT_TRUE(ek::jit::hinted_target(dir, 12, 0, &t));
+  EXPECT_EQ(t.arch, "compute_90");
+  EXPECT_TRUE(t.ptx);
+  ek_clear_error();
+  EXPECT_FALSE(ek::jit::hinted_target(dir, 3, 0, &t));  // older than NVRTC knows
+  EXPECT_STREQ(ek_last_error(), "") << "hinted_target left an error behind";
 }
 
 #ifdef EK_HAVE_CUDA
@@ -206,6 +346,28 @@ TEST(Nvrtc, BadOptionIsACompileError) {
   EXPECT_EQ(ek::jit::nvrtc_compile(kSaxpy, "saxpy.cu", {"--no-such-option"}, t, &image, &log),
             EK_ERROR_COMPILE);
   EXPECT_NE(message().find("no-such-option"), std::string::npos) << message();
+}
+
+// The hint written from the loaded library gives the library's own targets.
+TEST(Nvrtc, HintedTargetEqualsTheLoadedLibrarys) {
+  REQUIRE_NVRTC();
+  ek::jit::NvrtcIdentity id;
+  ASSERT_EQ(ek::jit::nvrtc_identity(&id), EK_SUCCESS) << message();
+  EXPECT_EQ(id.path[0], '/');
+  EXPECT_NE(id.path.find("nvrtc"), std::string::npos) << id.path;
+  EXPECT_TRUE(ek::jit::library_unchanged(id));
+  const std::string dir = temp_dir();
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  const int max_arch = id.archs.empty() ? 90 : *std::max_element(id.archs.begin(), id.archs.end());
+  for (int cc : {80, 90, max_arch + 10}) {
+    ek::jit::Target hinted, loaded;
+    ASSERT_TRUE(ek::jit::hinted_target(dir, cc / 10, cc % 10, &hinted)) << cc;
+    ASSERT_EQ(ek::jit::nvrtc_target(cc / 10, cc % 10, &loaded), EK_SUCCESS) << message();
+    EXPECT_EQ(hinted.arch, loaded.arch) << cc;
+    EXPECT_EQ(hinted.ptx, loaded.ptx) << cc;
+    EXPECT_EQ(hinted.nvrtc_version, loaded.nvrtc_version) << cc;
+  }
+  EXPECT_TRUE(ek::jit::nvrtc_loaded());
 }
 
 #endif  // EK_HAVE_CUDA

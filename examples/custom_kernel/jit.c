@@ -1,10 +1,17 @@
 /* libek custom kernels, JIT: a kernel computing y = a * x + b over 1M floats,
  * compiled at run time by NVRTC, launched with an autotuned block size and
- * checked on the host. Prints how long the first module took (NVRTC, or the
- * disk cache when an earlier run left the image there) and a second module of
+ * checked on the host. Prints how long ek_module_compile took (each time the
+ * driver's module load included) for the first module (NVRTC, or the disk
+ * cache when an earlier run left the image there) and for a second module of
  * the same source (this process's memory cache).
  *
- *   cc -std=c11 jit.c $(pkg-config --cflags --libs ek) -o jit && ./jit
+ * With EK_KERNEL_CACHE_DIR set, a run that compiles stores its compile time in
+ * that directory (jit_example_compile_ms), and a later run, a new process
+ * that finds the image on disk, prints the compile/disk ratio:
+ *
+ *   cc -std=c11 jit.c $(pkg-config --cflags --libs ek) -o jit
+ *   EK_KERNEL_CACHE_DIR=/tmp/ek-jit ./jit   # cold compile, memory cache
+ *   EK_KERNEL_CACHE_DIR=/tmp/ek-jit ./jit   # disk cache, ratio
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ek.h>
@@ -45,17 +52,48 @@ static const char *origin_name(ek_module_origin o) {
   }
 }
 
-/* A module of kSource, compiled (or found in a cache) now; prints how. */
-static ek_module load_module(ek_context ctx, const char *label) {
+/* A module of kSource, compiled (or found in a cache) now; prints how and
+ * sets *ms to how long ek_module_compile took. */
+static ek_module load_module(ek_context ctx, const char *label, ek_module_origin *origin,
+                             double *ms) {
   ek_module m = NULL;
   CHECK(ek_module_from_source(ctx, kSource, "affine.cu", NULL, 0, &m));
   double t0 = now_ms();
   CHECK(ek_module_compile(m));
-  double ms = now_ms() - t0;
-  ek_module_origin origin;
-  CHECK(ek_module_get_origin(m, &origin));
-  printf("%s module: %s in %.2f ms\n", label, origin_name(origin), ms);
+  *ms = now_ms() - t0;
+  CHECK(ek_module_get_origin(m, origin));
+  printf("%s module: %s in %.3f ms\n", label, origin_name(*origin), *ms);
   return m;
+}
+
+/* The file in EK_KERNEL_CACHE_DIR keeping a cold compile's time; NULL when unset. */
+static const char *timing_file(char *path, size_t size) {
+  const char *dir = getenv("EK_KERNEL_CACHE_DIR");
+  if (!dir || !*dir) return NULL;
+  snprintf(path, size, "%s/jit_example_compile_ms", dir);
+  return path;
+}
+
+/* Prints the first module's time by origin; keeps or uses a compile time. */
+static void report_first(ek_module_origin origin, double ms) {
+  char buffer[4096];
+  const char *path = timing_file(buffer, sizeof buffer);
+  FILE *f = NULL;
+  double compile_ms = 0;
+  if (origin == EK_MODULE_COMPILED) {
+    printf("cold compile: %.3f ms\n", ms);
+    if (path && (f = fopen(path, "w")) != NULL) fprintf(f, "%.6f\n", ms);
+  } else if (origin == EK_MODULE_DISK_CACHE) {
+    printf("disk cache (new process): %.3f ms\n", ms);
+    if (path && (f = fopen(path, "r")) != NULL && fscanf(f, "%lf", &compile_ms) == 1 &&
+        compile_ms > 0)
+      printf("compile/disk: %.1fx (cold compile %.3f ms, by an earlier run)\n",
+             compile_ms / ms, compile_ms);
+    else
+      printf("compile/disk: unknown (no compile time kept%s)\n",
+             path ? " in EK_KERNEL_CACHE_DIR" : ": EK_KERNEL_CACHE_DIR is unset");
+  }
+  if (f) fclose(f);
 }
 
 /* y = a * x + b on the device; returns the largest difference from the host. */
@@ -92,8 +130,12 @@ int main(void) {
   }
   ek_context ctx = NULL;
   CHECK(ek_context_create((ek_device){EK_CUDA, 0}, NULL, &ctx));
-  ek_module first = load_module(ctx, "first");
-  ek_module second = load_module(ctx, "second");
+  ek_module_origin origin;
+  double ms = 0;
+  ek_module first = load_module(ctx, "first", &origin, &ms);
+  report_first(origin, ms);
+  ek_module second = load_module(ctx, "second", &origin, &ms);
+  if (origin == EK_MODULE_MEMORY_CACHE) printf("memory cache: %.3f ms\n", ms);
   ek_kernel k = NULL;
   CHECK(ek_module_get_kernel(second, "affine", &k));
   unsigned block = 0;
