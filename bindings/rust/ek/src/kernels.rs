@@ -334,7 +334,10 @@ fn marshal(ctx: &Arc<ContextInner>, args: &[KernelArg<'_>]) -> Result<(Vec<u64>,
                 let mut p: *mut c_void = std::ptr::null_mut();
                 // SAFETY: live tensor, valid out-parameter.
                 check(unsafe { sys::ek_tensor_data(t.as_raw(), &mut p) })?;
-                (p as usize as u64).to_ne_bytes()
+                let mut b = [0u8; 8];
+                let p = (p as usize).to_ne_bytes();
+                b[..p.len()].copy_from_slice(&p);
+                b
             }
             KernelArg::I32(v) => widen(&v.to_ne_bytes()),
             KernelArg::U32(v) => widen(&v.to_ne_bytes()),
@@ -350,7 +353,8 @@ fn marshal(ctx: &Arc<ContextInner>, args: &[KernelArg<'_>]) -> Result<(Vec<u64>,
     Ok((slots, sizes))
 }
 
-/// `b` in the first bytes of an 8-byte array (the slot's first bytes in memory).
+/// `b` in the first bytes of an 8-byte array: the slot's first bytes in
+/// memory, where the library reads the argument's size from.
 fn widen(b: &[u8; 4]) -> [u8; 8] {
     let mut out = [0u8; 8];
     out[..4].copy_from_slice(b);
