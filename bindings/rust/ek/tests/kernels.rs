@@ -249,3 +249,31 @@ fn cuda_elementwise() {
     assert!(k.launch(None, &[&x, &y, &y], &mut none).is_err());
     assert!(none[0].is_none(), "a failed launch left an output");
 }
+
+/// An image built ahead of time (tests/module_kernel.cu, built by meson; the
+/// path in EK_TEST_FATBIN, as for the C and Python suites), and bad images.
+#[test]
+fn cuda_module_from_image() {
+    let _g = serial();
+    let Some(ctx) = cuda_or_skip("cuda_module_from_image") else { return };
+    let e = Module::from_image(&ctx, b"this is neither PTX nor a cubin nor a fatbin").unwrap_err();
+    assert_eq!(e.status, Status::DEVICE, "{e}");
+    let e = Module::from_image(&ctx, &[]).unwrap_err();
+    assert_eq!(e.status, Status::INVALID_ARGUMENT, "{e}");
+    let Some(path) = std::env::var_os("EK_TEST_FATBIN") else {
+        skip("cuda_module_from_image (fatbin part)", "set EK_TEST_FATBIN to build/tests/module_kernel.fatbin");
+        return;
+    };
+    let mut image = std::fs::read(&path).unwrap();
+    let m = Module::from_image(&ctx, &image).unwrap();
+    image.fill(0); // loaded before the call returned
+    assert_eq!(m.origin().unwrap(), ModuleOrigin::Image);
+    let k = m.get_kernel("scale").unwrap(); // (unsigned long long n, float a, const float *x, float *y)
+    let n = 777u64;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 / 100.0 - 3.0).collect();
+    let x = Tensor::from_slice(&ctx, &[n as i64], &xs).unwrap();
+    let y = Tensor::zeros(&ctx, &[n as i64], DType::F32).unwrap();
+    k.launch(None, [(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &kernel_args![n, -3.0f32, &x, &y]).unwrap();
+    let got = y.to_vec::<f32>().unwrap();
+    assert!(got.iter().zip(&xs).all(|(g, x)| *g == -3.0 * x));
+}
