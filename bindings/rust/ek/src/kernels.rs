@@ -310,8 +310,8 @@ macro_rules! kernel_args {
     };
 }
 
-/// The values of `args` in 8-byte slots, and the `ek_kernel_arg` array
-/// pointing at them; `slots` must outlive the C call.
+/// The values of `args`, each in an 8-byte slot, and their sizes (see
+/// `raw_args`, whose array points into the slots: they must outlive the C call).
 fn marshal(ctx: &Arc<ContextInner>, args: &[KernelArg<'_>]) -> Result<(Vec<u64>, Vec<usize>)> {
     let mut slots = vec![0u64; args.len()];
     let mut sizes = Vec::with_capacity(args.len());
