@@ -22,9 +22,10 @@ for l in sys.stdin:
 fi
 [ -d bindings/go ] && (cd bindings/go && go test -c -o ../../.carry/go/ek.test .)
 # The quickstarts in Rust and Go, and the per-op overhead of each binding.
-(cd bindings/rust && cargo build -q --release --offline --example overhead --example quickstart)
+(cd bindings/rust && cargo build -q --release --offline --example overhead --example quickstart --example custom_kernel)
 cp bindings/rust/target/release/examples/overhead .carry/overhead/rust
 cp bindings/rust/target/release/examples/quickstart .carry/examples/quickstart_rust
+cp bindings/rust/target/release/examples/custom_kernel .carry/examples/custom_kernel_rust
 (cd examples/go/overhead && go build -o ../../../.carry/overhead/go .)
 (cd examples/go/quickstart && go build -o ../../../.carry/examples/quickstart_go .)
 # Full strip: the 64 MiB carry limit; the dynamic symbols stay.

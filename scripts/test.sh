@@ -34,7 +34,8 @@ PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 
 step "Rust binding"
 bindings/rust/generate.sh --check
-(cd bindings/rust && cargo test --offline && cargo run -q --offline --example quickstart)
+(cd bindings/rust && cargo test --offline && cargo run -q --offline --example quickstart \
+  && cargo run -q --offline --example custom_kernel)
 
 step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)

@@ -62,6 +62,11 @@ impl Tensor {
         Tensor { raw, ctx: like.ctx.clone() }
     }
 
+    /// Takes ownership of a new handle `raw` (one reference) of context `ctx`.
+    pub(crate) fn adopt_raw(ctx: &Arc<ContextInner>, raw: sys::ek_tensor) -> Tensor {
+        Tensor { raw, ctx: ctx.clone() }
+    }
+
     /// The raw handle, borrowed: valid while `self` lives.
     pub fn as_raw(&self) -> sys::ek_tensor {
         self.raw
