@@ -27,6 +27,7 @@ run quickstart_c "$c/examples/quickstart"
 run custom_kernel_jit "$c/examples/custom_kernel_jit"
 run custom_kernel_jit_again "$c/examples/custom_kernel_jit"
 run custom_kernel_static "$c/examples/custom_kernel_static" "$c/examples/scale.fatbin"
+run jit_race bash tests/jit_race.sh "$c/examples/custom_kernel_jit"
 for q in rust go; do [ -x "$c/examples/quickstart_$q" ] && run "quickstart_$q" "$c/examples/quickstart_$q"; done
 [ -x "$c/examples/custom_kernel_rust" ] && run custom_kernel_rust "$c/examples/custom_kernel_rust"
 [ -f examples/python/quickstart.py ] && run quickstart_python env PYTHONPATH=bindings/python python3 examples/python/quickstart.py
