@@ -55,6 +55,13 @@ inline double minimum(const std::vector<double> &v) {
   return v.empty() ? NAN : *std::min_element(v.begin(), v.end());
 }
 
+// A context with one stream and two timing events, as the op benchmarks use.
+struct Env {
+  ek_context ctx;
+  ek_stream s;
+  ek_event a, b;
+};
+
 // In empty_kernel.cu (linked by the benchmarks that time device work).
 extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
 

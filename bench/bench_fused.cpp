@@ -18,11 +18,7 @@ namespace {
 
 constexpr int kWarmup = 5, kReps = 30;
 
-struct Env {
-  ek_context ctx;
-  ek_stream s;
-  ek_event a, b;
-};
+using bench::Env;
 
 double time_ms(const Env &e, const std::function<void()> &op) {
   return bench::device_ms(e.s, e.a, e.b, op, true, kWarmup, kReps);

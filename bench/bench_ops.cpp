@@ -21,11 +21,7 @@ namespace {
 
 constexpr int kWarmup = 5, kReps = 30;
 
-struct Env {
-  ek_context ctx;
-  ek_stream s;
-  ek_event a, b;
-};
+using bench::Env;
 
 ek_tensor random_like(const Env &e, std::vector<int64_t> shape) {
   int64_t n = 1;

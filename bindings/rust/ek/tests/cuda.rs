@@ -1,27 +1,12 @@
 //! CUDA checks: run when EK_TEST_DEVICE is `cuda` or `all`; otherwise print a
 //! visible SKIPPED line. With EK_REQUIRE_GPU=1 a missing GPU is a failure.
-use std::io::Write;
+mod common;
 
-use ek::{Context, DType, Device, DeviceType, Tensor};
 
-/// Written to the process's stderr directly, past libtest's capture, so the
-/// skip shows in `cargo test` output.
-fn skip(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-}
+use ek::{Context, DType, Device, Tensor};
 
 fn cuda_or_skip(test: &str) -> Option<Context> {
-    let want = std::env::var("EK_TEST_DEVICE").unwrap_or_default();
-    let require = std::env::var("EK_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    if want != "cuda" && want != "all" {
-        assert!(!require, "{test}: EK_REQUIRE_GPU=1 but EK_TEST_DEVICE={want:?} does not select CUDA");
-        skip(test, "set EK_TEST_DEVICE=cuda (or all) to run on a GPU");
-        return None;
-    }
-    let n = ek::device_count(DeviceType::Cuda).unwrap();
-    if n == 0 {
-        assert!(!require, "{test}: EK_REQUIRE_GPU=1 but no CUDA device was found");
-        skip(test, "no CUDA device");
+    if !common::cuda_selected(test) {
         return None;
     }
     Some(Context::new(Device::Cuda(0)).unwrap())

@@ -3,10 +3,11 @@
 //! exists, otherwise print a visible SKIPPED line (as tests/cuda.rs). With
 //! EK_REQUIRE_GPU=1 a missing GPU is a failure. The handle count is process
 //! wide, so the tests here run one after another through a lock.
-use std::io::Write;
+mod common;
+
 use std::sync::Mutex;
 
-use ek::{kernel_args, Context, ContextConfig, DType, Device, DeviceType, ElementwiseKernel, KernelArg, Module, ModuleOrigin, Status, Tensor};
+use ek::{kernel_args, Context, ContextConfig, DType, Device, ElementwiseKernel, KernelArg, Module, ModuleOrigin, Status, Tensor};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -29,22 +30,8 @@ extern "C" __global__ void axpby64(double a, const double *x, double b, double *
 }
 "#;
 
-fn skip(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-}
-
 fn cuda_or_skip(test: &str) -> Option<Context> {
-    let want = std::env::var("EK_TEST_DEVICE").unwrap_or_default();
-    let require = std::env::var("EK_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    if want != "cuda" && want != "all" {
-        assert!(!require, "{test}: EK_REQUIRE_GPU=1 but EK_TEST_DEVICE={want:?} does not select CUDA");
-        skip(test, "set EK_TEST_DEVICE=cuda (or all) to run on a GPU");
-        return None;
-    }
-    let n = ek::device_count(DeviceType::Cuda).unwrap();
-    if n == 0 {
-        assert!(!require, "{test}: EK_REQUIRE_GPU=1 but no CUDA device was found");
-        skip(test, "no CUDA device");
+    if !common::cuda_selected(test) {
         return None;
     }
     // EK_KERNEL_CACHE_DIR when set (scripts/gpu_batch.sh makes a fresh one),
@@ -266,7 +253,7 @@ fn cuda_module_from_image() {
     let e = Module::from_image(&ctx, &[]).unwrap_err();
     assert_eq!(e.status, Status::INVALID_ARGUMENT, "{e}");
     let Some(path) = std::env::var_os("EK_TEST_FATBIN") else {
-        skip("cuda_module_from_image (fatbin part)", "set EK_TEST_FATBIN to build/tests/module_kernel.fatbin");
+        common::skip("cuda_module_from_image (fatbin part)", "set EK_TEST_FATBIN to build/tests/module_kernel.fatbin");
         return;
     };
     let mut image = std::fs::read(&path).unwrap();
