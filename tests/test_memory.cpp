@@ -528,6 +528,142 @@ TEST_P(MemoryTest, ThresholdCallbackFiresOnceWhenReservedCrossesIt) {
   EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
 }
 
+// ---------------------------------------------------------------- out of memory: recovery and tensors
+
+namespace {
+
+// ek_malloc of `bytes` until it fails; returns the blocks and checks the failure.
+std::vector<void *> fill_pool(ek_context c, size_t bytes, size_t cap) {
+  std::vector<void *> held;
+  for (size_t i = 0; i < cap; ++i) {
+    void *p = nullptr;
+    ek_status st = ek_malloc(c, bytes, nullptr, &p);
+    if (st != EK_SUCCESS) {
+      EXPECT_EQ(st, EK_ERROR_OUT_OF_MEMORY) << ek_last_error();
+      return held;
+    }
+    held.push_back(p);
+  }
+  ADD_FAILURE() << "no out-of-memory after " << cap << " blocks";
+  return held;
+}
+
+int64_t live_handles() {
+  int64_t n = 0;
+  EXPECT_EQ(ek_live_handles(&n), EK_SUCCESS);
+  return n;
+}
+
+}  // namespace
+
+// Freeing after an out-of-memory restores full service: the pool fills to
+// exactly the same count again, and every failure reached the callback.
+TEST_P(MemoryTest, FreeingAfterOutOfMemoryAllowsFillingToTheLimitAgain) {
+  CallbackLog log;
+  EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 0));
+  EK_OK(ek_memory_set_limit(ctx, 8 * MiB));
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<void *> held = fill_pool(ctx, 1 * MiB, 64);
+    EXPECT_EQ(held.size(), 8u) << "pass " << pass;  // four 2 MiB segments of two blocks
+    std::string msg = ek_last_error();
+    for (const char *word : {"ek_malloc", "requested 1.00 MiB", "limit 8.00 MiB"})
+      EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
+    for (void *p : held) release(p);
+    EXPECT_EQ(stats().allocated_bytes, 0u);
+    if (pass == 1) EK_OK(ek_memory_empty_cache(ctx));  // from the device again, not the cache
+  }
+  EXPECT_EQ(log.oom_calls, 3);
+  EXPECT_EQ(stats().oom_count, 3u);
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+// Ops that need memory past the limit fail with the pool's numbers, leave
+// *out NULL and keep no handle or block; ops writing into a given output need
+// no memory and still run; a release brings service back.
+TEST_P(MemoryTest, TensorOpsPastTheLimitFailCleanly) {
+  CallbackLog log;
+  EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 0));
+  EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
+  const int64_t n = 256 * 1024;  // 1 MiB of float32: two per 2 MiB segment
+  ektest::Tensor x;
+  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, x.out()));
+  EK_OK(ek_fill(nullptr, x, 2.0));
+  std::vector<ek_tensor> outs(3, nullptr);  // with x: the 4 MiB limit
+  for (ek_tensor &o : outs) EK_OK(ek_unary(nullptr, EK_UNARY_NEG, x, &o));
+  const int64_t handles = live_handles();
+  const ek_memory_stats full = stats();
+  ek_tensor out = nullptr;
+  EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, x, &out), EK_ERROR_OUT_OF_MEMORY, "ek_unary");
+  std::string msg = ek_last_error();
+  for (const char *word : {"requested 1.00 MiB", "limit 4.00 MiB"})
+    EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
+  EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, x, x, &out), EK_ERROR_OUT_OF_MEMORY, "ek_binary");
+  EK_FAILS(ek_cast(nullptr, x, EK_FLOAT64, &out), EK_ERROR_OUT_OF_MEMORY, "ek_cast");
+  EK_FAILS(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, &out), EK_ERROR_OUT_OF_MEMORY,
+           "ek_tensor_empty");
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(log.oom_calls, 4);
+  EXPECT_EQ(live_handles(), handles);
+  ek_memory_stats after = stats();
+  EXPECT_EQ(after.allocated_bytes, full.allocated_bytes);
+  EXPECT_EQ(after.active_blocks, full.active_blocks);
+  EXPECT_EQ(after.oom_count, full.oom_count + 4);
+  EK_OK(ek_binary(nullptr, EK_BINARY_ADD, x, x, &outs[0]));  // into a given output: no memory
+  EXPECT_EQ(ektest::to_host<float>(outs[0])[0], 4.0f);
+  EK_OK(ek_tensor_release(outs.back()));
+  outs.pop_back();
+  EK_OK(ek_unary(nullptr, EK_UNARY_EXP, x, &out));  // room again
+  for (ek_tensor o : outs) EK_OK(ek_tensor_release(o));
+  EK_OK(ek_tensor_release(out));
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+// The real device runs out: 1 GiB tensors until out-of-memory (the loop stops
+// at twice the device's memory), then everything released and the same count
+// allocated again, from the cache and after emptying it. Only on CUDA: a CPU
+// context would allocate host memory until the machine swaps.
+TEST_P(MemoryTest, DeviceCapacityRunsOutAndComesBack) {
+  if (!cuda()) GTEST_SKIP() << "runs against the GPU's memory only";
+  const int64_t gib = int64_t{1} << 30;
+  const size_t cap = static_cast<size_t>(2 * device_memory() / static_cast<uint64_t>(gib)) + 1;
+  auto fill = [&](std::vector<ek_tensor> *held) {
+    for (size_t i = 0; i < cap; ++i) {
+      ek_tensor t = nullptr;
+      ek_status st = ek_tensor_empty(ctx, 1, &gib, EK_UINT8, nullptr, &t);
+      if (st != EK_SUCCESS) return st;
+      held->push_back(t);
+    }
+    return EK_SUCCESS;
+  };
+  size_t first = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<ek_tensor> held;
+    EXPECT_EQ(fill(&held), EK_ERROR_OUT_OF_MEMORY) << "pass " << pass << ": " << ek_last_error();
+    std::string msg = ek_last_error();
+    for (const char *word : {"ek_tensor_empty", "requested 1.00 GiB", "device free"})
+      EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
+    if (pass == 0) first = held.size();
+    EXPECT_GE(held.size(), 1u);
+    EXPECT_LT(held.size(), cap);
+    // The same count again; one fewer tolerated once the cache was returned
+    // to the driver, which may keep some of it for itself.
+    EXPECT_GE(held.size() + (pass == 2 ? 1 : 0), first) << "pass " << pass;
+    for (size_t i = 1; i < held.size(); ++i) EK_EXPECT_OK(ek_tensor_release(held[i]));
+    if (!held.empty()) {  // the context still computes after the failure
+      EK_EXPECT_OK(ek_fill_int(nullptr, held[0], 7));
+      uint8_t v = 0;
+      ektest::Tensor last;
+      EK_EXPECT_OK(ek_view_slice(held[0], 0, gib - 1, gib, 1, last.out()));
+      EK_EXPECT_OK(ek_tensor_to_host(last, &v, 1, nullptr));
+      EXPECT_EQ(v, 7);
+      EK_EXPECT_OK(ek_tensor_release(held[0]));
+    }
+    EXPECT_EQ(stats().allocated_bytes, 0u);
+    if (pass == 1) EK_OK(ek_memory_empty_cache(ctx));
+  }
+  EK_OK(ek_memory_empty_cache(ctx));
+}
+
 // ---------------------------------------------------------------- memcpy
 
 TEST_P(MemoryTest, MemcpyRoundTripsThroughPoolMemory) {
