@@ -10,6 +10,7 @@
 // the CPU run takes well under a second (0.2 s for both cases on 2 cores),
 // and the ThreadSanitizer step in scripts/test.sh lowers it through the
 // environment.
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -110,6 +111,48 @@ void Worker::run(int64_t ops) {
   finish();
 }
 
+// One round on a tensor other threads use too: a reference, a view, a sum
+// of the view; returns "" or what went wrong.
+std::string use_shared(ek_tensor shared, int64_t r) {
+  ek_tensor ref = nullptr, view = nullptr, sum = nullptr;
+  const int64_t start = r % 512;
+  std::string err;
+  double got = 0;
+  if (ek_tensor_retain(shared, &ref) != EK_SUCCESS ||
+      ek_view_slice(ref, 0, start, start + 8, 1, &view) != EK_SUCCESS ||
+      ek_reduce(nullptr, EK_REDUCE_SUM, view, 0, nullptr, 0, &sum) != EK_SUCCESS)
+    err = ek_last_error();
+  float f = 0;
+  if (err.empty() && ek_tensor_to_host(sum, &f, sizeof f, nullptr) != EK_SUCCESS)
+    err = ek_last_error();
+  got = f;
+  if (err.empty() && got != 24.0) err = "sum of 8 threes is " + std::to_string(got);
+  for (ek_tensor t : {sum, view, ref}) ek_tensor_release(t);
+  return err;
+}
+
+// One look at the pool from outside: stats, snapshot and handle count must
+// each hold together even while other threads allocate and free.
+std::string observe(ek_context c) {
+  ek_memory_stats s{};
+  if (ek_memory_stats_get(c, &s) != EK_SUCCESS) return ek_last_error();
+  if (s.allocated_bytes > s.reserved_bytes) return "allocated above reserved";
+  if (s.free_count > s.alloc_count) return "more frees than allocations";
+  std::vector<ek_memory_block> blocks(256);
+  size_t count = 0;
+  if (ek_memory_snapshot(c, blocks.data(), blocks.size(), &count) != EK_SUCCESS)
+    return ek_last_error();
+  for (size_t i = 0; i < std::min(count, blocks.size()); ++i) {
+    const ek_memory_block &b = blocks[i];
+    if (b.address < b.segment_address || b.address + b.size > b.segment_address + b.segment_size)
+      return "block outside its segment";
+    if (b.allocated && b.requested > b.size) return "block smaller than requested";
+  }
+  int64_t handles = 0;
+  if (ek_live_handles(&handles) != EK_SUCCESS || handles < 1) return "no live handles";
+  return "";
+}
+
 ek_memory_stats stats_of(ek_context c) {
   ek_memory_stats s{};
   EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS) << ek_last_error();
@@ -191,4 +234,33 @@ TEST_P(ConcurrencyTest, FourThreadsEachWithItsOwnContext) {
   for (std::thread &th : threads) th.join();
   for (Worker &w : workers) EXPECT_EQ(w.error, "") << "thread " << w.id;
   EXPECT_EQ(live_handles(), handles0);
+}
+
+// Threads on the default stream share one read-only tensor (retained, viewed
+// and released concurrently, so its reference counts race) while an observer
+// polls the statistics, the snapshot and the handle count: each reading must
+// be self-consistent, and the shared tensor must survive with its values.
+TEST_P(ConcurrencyTest, SharedTensorAndObserversUnderLoad) {
+  constexpr int kThreads = 4;
+  const int64_t rounds = std::max<int64_t>(1, ops() / kOpsPerRound), handles0 = live_handles();
+  const int64_t n = 1024;
+  ektest::Tensor shared;
+  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, shared.out()));
+  EK_OK(ek_fill(nullptr, shared, 3.0));
+  std::atomic<int> running{kThreads};
+  std::vector<std::string> errors(kThreads + 1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int64_t r = 0; r < rounds && errors[t].empty(); ++r) errors[t] = use_shared(shared, r);
+      --running;
+    });
+  threads.emplace_back([&] {
+    while (running.load() > 0 && errors[kThreads].empty()) errors[kThreads] = observe(ctx);
+  });
+  for (std::thread &th : threads) th.join();
+  for (int t = 0; t <= kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
+  std::vector<float> h = ektest::to_host<float>(shared);
+  EXPECT_EQ(std::count(h.begin(), h.end(), 3.0f), n);
+  EXPECT_EQ(live_handles(), handles0 + 1);  // shared itself; retain adds no handle
 }
