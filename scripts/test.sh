@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test suite: the C/C++ suites (meson test), the same
 # under AddressSanitizer + UndefinedBehaviorSanitizer on the CPU backend, the
-# Python, Rust and Go bindings, and the checks that generated files match
-# include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
+# threaded suites under ThreadSanitizer, the Python, Rust and Go bindings, and
+# the checks that generated files match include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,6 +22,14 @@ step "C/C++ suites under ASan + UBSan (CPU backend)"
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --no-suite install --num-processes 2
+
+step "threaded suites under ThreadSanitizer (CPU backend)"
+# Only the suites that run threads, and only their targets, to keep CI short.
+[ -d build-tsan ] || meson setup build-tsan -Dcuda=disabled -Dbench=false \
+  -Db_sanitize=thread -Dbuildtype=debugoptimized
+ninja -C build-tsan tests/test_concurrency tests/test_streams tests/test_memory tests/test_pool
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 meson test -C build-tsan --no-rebuild \
+  --print-errorlogs concurrency streams memory pool
 
 export EK_LIBRARY="$root/build/libek.so.0"
 export LD_LIBRARY_PATH="$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
