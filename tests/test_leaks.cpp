@@ -7,6 +7,7 @@
 // 10^5 on every device: the tensors are at most 4096 elements, so the CPU run
 // takes about a second; the error loop runs a tenth as many rounds, each of
 // which makes every listed call fail once.
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -138,4 +139,59 @@ TEST_P(LeakTest, FailingCallsLeakNothing) {
     }
   }
   expect_back_to(before, handles);
+}
+
+// An op that runs out of memory part-way (after its first allocation, before
+// its last) must give back what it took. The limit is swept over the op's
+// needs, 512 KiB at a time, so that each of its allocations fails in turn.
+TEST_P(LeakTest, OpsThatRunOutOfMemoryMidwayLeakNothing) {
+  const int64_t shape[2] = {512, 512}, flat = 512 * 512, idx_n = 512;  // 1 MiB of float32
+  ektest::Tensor x, xt, mask, mask_rows, index;
+  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, x.out()));
+  EK_OK(ek_fill(nullptr, x, 1.0));
+  EK_OK(ek_view_transpose(x, 0, 1, xt.out()));  // non-contiguous: ops may copy it first
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_GT, x, 0.0, 0, mask.out()));
+  EK_OK(ek_view_slice(mask, 0, 0, 128, 1, mask_rows.out()));  // nonzero: 1 MiB of indices
+  EK_OK(ek_arange(ctx, 0, static_cast<double>(idx_n), 1, EK_INT64, nullptr, index.out()));
+  const int dim1 = 1;
+  std::vector<std::pair<const char *, std::function<ek_status(ek_tensor *, ek_tensor *)>>> ops = {
+      {"matmul", [&](ek_tensor *o, ek_tensor *) { return ek_matmul(nullptr, xt, xt, o); }},
+      {"max_dim", [&](ek_tensor *o, ek_tensor *o2) { return ek_max_dim(nullptr, xt, 1, 0, 0, o, o2); }},
+      {"var", [&](ek_tensor *o, ek_tensor *) { return ek_var(nullptr, xt, 1, &dim1, 1.0, 0, 1, o); }},
+      {"softmax", [&](ek_tensor *o, ek_tensor *) { return ek_softmax(nullptr, xt, 1, o); }},
+      {"cumsum", [&](ek_tensor *o, ek_tensor *) { return ek_cumsum(nullptr, xt, 0, o); }},
+      {"reshape", [&](ek_tensor *o, ek_tensor *) { return ek_reshape(nullptr, xt, 1, &flat, o); }},
+      {"masked_select", [&](ek_tensor *o, ek_tensor *) { return ek_masked_select(nullptr, xt, mask, o); }},
+      {"nonzero", [&](ek_tensor *o, ek_tensor *) { return ek_nonzero(nullptr, mask_rows, o); }},
+      {"index_select", [&](ek_tensor *o, ek_tensor *) { return ek_index_select(nullptr, xt, 0, index, o); }},
+      {"where", [&](ek_tensor *o, ek_tensor *) { return ek_where(nullptr, mask, xt, x, o); }},
+      {"copy_overlapping", [&](ek_tensor *, ek_tensor *) { return ek_copy(nullptr, x, xt); }},
+  };
+  for (auto &op : ops) {
+    int failed = 0, succeeded = 0;
+    for (uint64_t k = 0; k <= 12; ++k) {  // up to 6 MiB: more than any op here needs
+      EK_OK(ek_memory_empty_cache(ctx));
+      const ek_memory_stats before = stats();
+      const int64_t handles = live_handles();
+      EK_OK(ek_memory_set_limit(ctx, before.reserved_bytes + k * 512 * 1024));
+      ek_tensor a = nullptr, b = nullptr;
+      ek_status st = op.second(&a, &b);
+      ++(st == EK_SUCCESS ? succeeded : failed);
+      EXPECT_TRUE(st == EK_SUCCESS || st == EK_ERROR_OUT_OF_MEMORY)
+          << op.first << " limit step " << k << ": " << ek_last_error();
+      if (st != EK_SUCCESS) {
+        EXPECT_EQ(a, nullptr) << op.first << " step " << k;
+        EXPECT_EQ(b, nullptr) << op.first << " step " << k;
+      }
+      ek_tensor_release(a);
+      ek_tensor_release(b);
+      EK_OK(ek_memory_set_limit(ctx, 0));
+      ek_memory_stats after = stats();
+      EXPECT_EQ(after.allocated_bytes, before.allocated_bytes) << op.first << " step " << k;
+      EXPECT_EQ(after.active_blocks, before.active_blocks) << op.first << " step " << k;
+      EXPECT_EQ(live_handles(), handles) << op.first << " step " << k;
+    }
+    EXPECT_GT(failed, 0) << op.first << " never ran out: the sweep tests nothing";
+    EXPECT_GT(succeeded, 0) << op.first << " never fitted";
+  }
 }
