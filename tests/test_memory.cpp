@@ -570,7 +570,9 @@ TEST_P(MemoryTest, FreeingAfterOutOfMemoryAllowsFillingToTheLimitAgain) {
       EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
     for (void *p : held) release(p);
     EXPECT_EQ(stats().allocated_bytes, 0u);
-    if (pass == 1) EK_OK(ek_memory_empty_cache(ctx));  // from the device again, not the cache
+    if (pass == 1) {  // from the device again, not the cache
+      EK_OK(ek_memory_empty_cache(ctx));
+    }
   }
   EXPECT_EQ(log.oom_calls, 3);
   EXPECT_EQ(stats().oom_count, 3u);
@@ -659,7 +661,9 @@ TEST_P(MemoryTest, DeviceCapacityRunsOutAndComesBack) {
       EK_EXPECT_OK(ek_tensor_release(held[0]));
     }
     EXPECT_EQ(stats().allocated_bytes, 0u);
-    if (pass == 1) EK_OK(ek_memory_empty_cache(ctx));
+    if (pass == 1) {
+      EK_OK(ek_memory_empty_cache(ctx));
+    }
   }
   EK_OK(ek_memory_empty_cache(ctx));
 }
