@@ -128,6 +128,9 @@ ek_status wrap_dim(int dim, int ndim, const char *what, int *out) {
 }
 
 void *tensor_data(const ek_tensor_s *t) {
+  // An empty tensor may have no storage at all while a view of it keeps an
+  // offset (t[:, 1:] of a [0, 3] tensor): there is nothing to point into.
+  if (t->storage->data == nullptr) return nullptr;
   return static_cast<char *>(t->storage->data) +
          t->offset * static_cast<int64_t>(ek_dtype_size(t->dtype));
 }

@@ -634,3 +634,24 @@ TEST_P(Views, FillThroughASliceWritesTheBase) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: a slice of an empty tensor that moves the
+// offset (t[:, 1:] of a [0, 3] tensor) has no storage to point into; its info,
+// read-back and contiguous copy must work (no arithmetic on a null pointer).
+TEST_P(Views, SliceOfAnEmptyTensorWithAnOffset) {
+  Tensor t, tail, dense;
+  Host h;
+  make({0, 3}, t, &h);
+  EK_OK(ek_view_slice(t, 1, 1, EK_SLICE_MAX, 1, tail.out()));
+  ek_tensor_info info = info_of(tail);
+  EXPECT_EQ(info.numel, 0);
+  EXPECT_EQ(info.shape[1], 2);
+  float none = 0;
+  EK_OK(ek_tensor_to_host(tail, &none, 0, nullptr));
+  EK_OK(ek_contiguous(nullptr, tail, dense.out()));
+  EXPECT_EQ(info_of(dense).numel, 0);
+}
+
+}  // namespace
