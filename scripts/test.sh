@@ -23,6 +23,28 @@ ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --no-suite install --num-processes 2
 
+step "libFuzzer harnesses (bounded)"
+# Each harness runs for a bounded time on a copy of its corpus (the committed
+# one does not grow); a crash, leak or sanitizer report fails the script.
+if command -v clang++ >/dev/null 2>&1; then
+  [ -d build-fuzz ] || CC=clang CXX=clang++ meson setup build-fuzz -Dcuda=disabled -Dfuzz=true \
+    -Dtests=false -Dbench=false
+  ninja -C build-fuzz
+  meson test -C build-fuzz --suite fuzz --print-errorlogs
+  for h in kernel_cache views ops; do
+    work=$(mktemp -d)
+    cp -r "tests/fuzz/corpus/$h" "$work/corpus"
+    if ! (cd "$work" && "$root/build-fuzz/tests/fuzz/fuzz_$h" -max_total_time="${EK_FUZZ_SECONDS:-40}" \
+          -rss_limit_mb=2048 -print_final_stats=0 corpus >log 2>&1); then
+      tail -n 60 "$work/log"; echo "fuzz_$h: FAILED (crash input kept in $work)"; exit 1
+    fi
+    printf 'fuzz_%s: %s\n' "$h" "$(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/log" | tail -n 1)"
+    rm -rf "$work"
+  done
+else
+  echo "SKIPPED: libFuzzer harnesses (clang++ not found; scripts/setup.sh installs clang)"
+fi
+
 export EK_LIBRARY="$root/build/libek.so.0"
 export LD_LIBRARY_PATH="$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PKG_CONFIG_PATH="$root/build/meson-uninstalled"
