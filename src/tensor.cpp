@@ -175,12 +175,26 @@ ek_tensor new_view(const ek_tensor_s *base) {
                      base->offset);
 }
 
+// Every stride must stay an int64 in bytes, even one of a size-1 dim that
+// reaches nothing: the backends step through memory in bytes.
+ek_status check_byte_strides(int ndim, const int64_t *strides, ek_dtype dtype) {
+  const int64_t max_stride = INT64_MAX / static_cast<int64_t>(ek_dtype_size(dtype));
+  for (int i = 0; i < ndim; ++i)
+    EK_CHECK(strides[i] >= -max_stride && strides[i] <= max_stride, EK_ERROR_OVERFLOW,
+             "stride %" PRId64 " of dim %d overflows int64 in bytes (strides %s, %s)", strides[i],
+             i, format_shape(ndim, strides).c_str(), ek_dtype_name(dtype));
+  return EK_SUCCESS;
+}
+
 ek_status check_layout_in_storage(const ek_tensor_s *base, int ndim, const int64_t *shape,
                                   const int64_t *strides, int64_t offset) {
   int64_t lo = 0, hi = 0, numel = 0;
   EK_CHECK(checked_numel(ndim, shape, &numel) && layout_extent(ndim, shape, strides, &lo, &hi),
            EK_ERROR_OVERFLOW, "layout shape %s strides %s overflows int64",
            format_shape(ndim, shape).c_str(), format_shape(ndim, strides).c_str());
+  // Every stride must stay an int64 in bytes, even one of a size-1 dim that
+  // reaches nothing: the backends step through memory in bytes.
+  EK_FORWARD(check_byte_strides(ndim, strides, base->dtype));
   if (hi < lo) return EK_SUCCESS;  // empty: reaches nothing
   int64_t capacity = static_cast<int64_t>(base->storage->bytes / ek_dtype_size(base->dtype));
   // Written so that no sum can overflow: lo <= 0 <= hi.
@@ -291,6 +305,7 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
     contiguous_strides(ndim, shape, layout);
     strides = layout;
   }
+  EK_FORWARD(check_byte_strides(ndim, strides, dtype));
   // The storage spans what the strides reach; element 0 sits -lo elements in.
   auto elem = static_cast<int64_t>(ek_dtype_size(dtype));
   int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;

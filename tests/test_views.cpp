@@ -655,3 +655,27 @@ TEST_P(Views, SliceOfAnEmptyTensorWithAnOffset) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: as_strided accepted any stride on a size-1
+// dim (it reaches nothing), and the copy behind ek_tensor_to_host then
+// overflowed computing that stride in bytes. Strides must fit int64 in bytes.
+TEST_P(Views, AsStridedRefusesAStrideThatOverflowsInBytes) {
+  Tensor t;
+  Host h;
+  make({2, 3}, t, &h);
+  const int64_t shape[2] = {1, 3};
+  for (int64_t bad : {INT64_MIN, INT64_MAX, INT64_MAX / 2}) {
+    const int64_t strides[2] = {bad, 1};
+    ek_tensor v = nullptr;
+    EK_FAILS(ek_view_as_strided(t, 2, shape, strides, 0, &v), EK_ERROR_OVERFLOW, "bytes");
+    EXPECT_EQ(v, nullptr);
+  }
+  const int64_t fine[2] = {INT64_MAX / 8, 1};  // fits in bytes for float32
+  Tensor v;
+  EK_OK(ek_view_as_strided(t, 2, shape, fine, 3, v.out()));
+  expect_view(v, {1, 3}, {h.data[3], h.data[4], h.data[5]});
+}
+
+}  // namespace
