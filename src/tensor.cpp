@@ -60,9 +60,13 @@ bool layout_extent(int ndim, const int64_t *shape, const int64_t *strides, int64
 bool dtype_valid(int dtype) { return dtype >= 0 && dtype < EK_NUM_DTYPES; }
 
 bool checked_numel(int ndim, const int64_t *shape, int64_t *numel) {
-  int64_t n = 1;
+  // The product of the nonzero sizes must fit as well: it is the largest
+  // C-contiguous stride, computed even for an empty tensor ([0, 2^62, 4]).
+  int64_t n = 1, span = 1;
   for (int i = 0; i < ndim; ++i)
-    if (__builtin_mul_overflow(n, shape[i], &n)) return false;
+    if (__builtin_mul_overflow(n, shape[i], &n) ||
+        __builtin_mul_overflow(span, shape[i] > 0 ? shape[i] : 1, &span))
+      return false;
   *numel = n;
   return true;
 }
@@ -305,7 +309,6 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
     contiguous_strides(ndim, shape, layout);
     strides = layout;
   }
-  EK_FORWARD(check_byte_strides(ndim, strides, dtype));
   // The storage spans what the strides reach; element 0 sits -lo elements in.
   auto elem = static_cast<int64_t>(ek_dtype_size(dtype));
   int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;
@@ -316,6 +319,7 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
            EK_ERROR_OVERFLOW, "strides %s overflow for shape %s of %s",
            format_shape(ndim, strides).c_str(), format_shape(ndim, shape).c_str(),
            ek_dtype_name(dtype));
+  EK_FORWARD(check_byte_strides(ndim, strides, dtype));  // size-1 dims too
   auto *st = new Storage;
   st->ctx = ctx;
   st->data = static_cast<char *>(data) + lo_bytes;

@@ -679,3 +679,27 @@ TEST_P(Views, AsStridedRefusesAStrideThatOverflowsInBytes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: reshaping an empty tensor to [0, 2^62, 4]
+// passed the numel check (0 elements) and then overflowed computing the
+// contiguous strides. Shapes whose nonzero sizes multiply past int64 are
+// EK_ERROR_OVERFLOW, as for ek_tensor_empty.
+TEST_P(Views, ReshapeOfAnEmptyTensorToAnOverflowingShape) {
+  Tensor t;
+  Host h;
+  make({0, 3}, t, &h);
+  const int64_t huge[3] = {0, INT64_MAX / 2, 4};
+  ek_tensor v = nullptr;
+  EK_FAILS(ek_view_reshape(t, 3, huge, &v), EK_ERROR_OVERFLOW, "overflow");
+  EXPECT_EQ(v, nullptr);
+  EK_FAILS(ek_tensor_empty(ctx, 3, huge, EK_UINT8, nullptr, &v), EK_ERROR_OVERFLOW, "");
+  EXPECT_EQ(v, nullptr);
+  const int64_t fine[3] = {0, 1LL << 40, 4};
+  Tensor w;
+  EK_OK(ek_view_reshape(t, 3, fine, w.out()));
+  EXPECT_EQ(info_of(w).strides[0], 1LL << 42);
+}
+
+}  // namespace
