@@ -703,3 +703,26 @@ TEST_P(Views, ReshapeOfAnEmptyTensorToAnOverflowingShape) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: ek_copy's overlap check summed
+// (size - 1) * stride over the dims of an empty as_strided view with large
+// strides and overflowed. An empty layout overlaps nothing.
+TEST_P(Views, CopyOfAnEmptyViewWithHugeStrides) {
+  Tensor t, dst;
+  const int64_t shape[2] = {2, 3};
+  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT16, nullptr, t.out()));
+  const int64_t empty[2] = {0, 0};
+  const int64_t strides[2] = {INT64_MAX / 2, INT64_MAX / 2};
+  Tensor v;
+  EK_OK(ek_view_as_strided(t, 2, empty, strides, 0, v.out()));
+  EK_OK(ek_tensor_empty(ctx, 2, empty, EK_FLOAT16, nullptr, dst.out()));
+  EK_OK(ek_copy(nullptr, dst, v));
+  EK_OK(ek_copy(nullptr, v, dst));
+  Tensor c;
+  EK_OK(ek_contiguous(nullptr, v, c.out()));
+  EXPECT_EQ(info_of(c).numel, 0);
+}
+
+}  // namespace
