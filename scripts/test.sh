@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test suite: the C/C++ suites (meson test), the same
 # under AddressSanitizer + UndefinedBehaviorSanitizer on the CPU backend, the
-# Python, Rust and Go bindings, and the checks that generated files match
-# include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
+# libFuzzer harnesses for a bounded time (clang), the Python, Rust and Go
+# bindings, and the checks that generated files match include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
