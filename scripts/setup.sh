@@ -11,6 +11,10 @@ have pkg-config || need_apt+=(pkg-config)
 have c++ || need_apt+=(g++)
 have nm || need_apt+=(binutils)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+# libFuzzer harnesses (tests/fuzz): clang and its runtime libraries.
+have clang++ || need_apt+=(clang)
+[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -1)" ] \
+  || need_apt+=(libclang-rt-14-dev)
 if [ "${EK_SETUP_BINDINGS:-1}" = 1 ]; then
   have go || need_apt+=(golang-go)
   have bindgen || need_apt+=(bindgen)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up and runs every test suite: the C/C++ suites (meson test), the same
 # under AddressSanitizer + UndefinedBehaviorSanitizer on the CPU backend, the
-# threaded suites under ThreadSanitizer, the Python, Rust and Go bindings, and
-# the checks that generated files match include/ek.h. EK_TEST_DEVICE=cuda|all runs the device suites on the GPU too.
+# threaded suites under ThreadSanitizer, libFuzzer harnesses for a bounded
+# time (clang), the Python, Rust and Go bindings, and the checks that
+# generated files match include/ek.h. EK_TEST_DEVICE=cuda|all runs the device
+# suites on the GPU too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -30,6 +32,29 @@ step "threaded suites under ThreadSanitizer (CPU backend)"
 ninja -C build-tsan tests/test_concurrency tests/test_streams tests/test_memory tests/test_pool
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 meson test -C build-tsan --no-rebuild \
   --print-errorlogs concurrency streams memory pool
+
+step "libFuzzer harnesses (bounded)"
+# Each harness runs for a bounded time on a copy of its corpus (the committed
+# one does not grow); a crash, leak or sanitizer report fails the script.
+if command -v clang++ >/dev/null 2>&1; then
+  [ -d build-fuzz ] || CC=clang CXX=clang++ meson setup build-fuzz -Dcuda=disabled -Dfuzz=true \
+    -Dtests=false -Dbench=false
+  # Only the harnesses (they compile the library in themselves): half the build.
+  ninja -C build-fuzz tests/fuzz/fuzz_kernel_cache tests/fuzz/fuzz_views tests/fuzz/fuzz_ops
+  meson test -C build-fuzz --suite fuzz --print-errorlogs --no-rebuild
+  for h in kernel_cache views ops; do
+    work=$(mktemp -d)
+    cp -r "tests/fuzz/corpus/$h" "$work/corpus"
+    if ! (cd "$work" && "$root/build-fuzz/tests/fuzz/fuzz_$h" -max_total_time="${EK_FUZZ_SECONDS:-40}" \
+          -rss_limit_mb=2048 -print_final_stats=0 corpus >log 2>&1); then
+      tail -n 60 "$work/log"; echo "fuzz_$h: FAILED (crash input kept in $work)"; exit 1
+    fi
+    printf 'fuzz_%s: %s\n' "$h" "$(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/log" | tail -n 1)"
+    rm -rf "$work"
+  done
+else
+  echo "SKIPPED: libFuzzer harnesses (clang++ not found; scripts/setup.sh installs clang)"
+fi
 
 export EK_LIBRARY="$root/build/libek.so.0"
 export LD_LIBRARY_PATH="$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -76,7 +76,16 @@ bool same_layout(const TensorDesc &a, const TensorDesc &b) {
   return true;
 }
 
+static bool desc_empty(const TensorDesc &d) {
+  for (int i = 0; i < d.ndim; ++i)
+    if (d.shape[i] == 0) return true;
+  return false;
+}
+
 bool ranges_overlap(const TensorDesc &a, const TensorDesc &b) {
+  // An empty layout touches nothing; its strides may be anything that fits
+  // in bytes, so byte_range's sum of (size - 1) * stride could overflow.
+  if (desc_empty(a) || desc_empty(b)) return false;
   uintptr_t alo, ahi, blo, bhi;
   byte_range(a, &alo, &ahi);
   byte_range(b, &blo, &bhi);

@@ -191,6 +191,8 @@ ek_status new_tensor(ek_context ctx, int ndim, const int64_t *shape, ek_dtype dt
                      ek_stream stream, ek_tensor *out);
 ek_tensor new_view(const ek_tensor_s *base);  // shares storage, copies the layout
 // EK_ERROR_INDEX unless every element of the layout lies inside base's storage.
+// EK_ERROR_OVERFLOW when a stride times the element size leaves int64.
+ek_status check_byte_strides(int ndim, const int64_t *strides, ek_dtype dtype);
 ek_status check_layout_in_storage(const ek_tensor_s *base, int ndim, const int64_t *shape,
                                   const int64_t *strides, int64_t offset);
 void tensor_set_layout(ek_tensor t, int ndim, const int64_t *shape, const int64_t *strides,

@@ -60,9 +60,13 @@ bool layout_extent(int ndim, const int64_t *shape, const int64_t *strides, int64
 bool dtype_valid(int dtype) { return dtype >= 0 && dtype < EK_NUM_DTYPES; }
 
 bool checked_numel(int ndim, const int64_t *shape, int64_t *numel) {
-  int64_t n = 1;
+  // The product of the nonzero sizes must fit as well: it is the largest
+  // C-contiguous stride, computed even for an empty tensor ([0, 2^62, 4]).
+  int64_t n = 1, span = 1;
   for (int i = 0; i < ndim; ++i)
-    if (__builtin_mul_overflow(n, shape[i], &n)) return false;
+    if (__builtin_mul_overflow(n, shape[i], &n) ||
+        __builtin_mul_overflow(span, shape[i] > 0 ? shape[i] : 1, &span))
+      return false;
   *numel = n;
   return true;
 }
@@ -128,6 +132,9 @@ ek_status wrap_dim(int dim, int ndim, const char *what, int *out) {
 }
 
 void *tensor_data(const ek_tensor_s *t) {
+  // An empty tensor may have no storage at all while a view of it keeps an
+  // offset (t[:, 1:] of a [0, 3] tensor): there is nothing to point into.
+  if (t->storage->data == nullptr) return nullptr;
   return static_cast<char *>(t->storage->data) +
          t->offset * static_cast<int64_t>(ek_dtype_size(t->dtype));
 }
@@ -172,12 +179,26 @@ ek_tensor new_view(const ek_tensor_s *base) {
                      base->offset);
 }
 
+// Every stride must stay an int64 in bytes, even one of a size-1 dim that
+// reaches nothing: the backends step through memory in bytes.
+ek_status check_byte_strides(int ndim, const int64_t *strides, ek_dtype dtype) {
+  const int64_t max_stride = INT64_MAX / static_cast<int64_t>(ek_dtype_size(dtype));
+  for (int i = 0; i < ndim; ++i)
+    EK_CHECK(strides[i] >= -max_stride && strides[i] <= max_stride, EK_ERROR_OVERFLOW,
+             "stride %" PRId64 " of dim %d overflows int64 in bytes (strides %s, %s)", strides[i],
+             i, format_shape(ndim, strides).c_str(), ek_dtype_name(dtype));
+  return EK_SUCCESS;
+}
+
 ek_status check_layout_in_storage(const ek_tensor_s *base, int ndim, const int64_t *shape,
                                   const int64_t *strides, int64_t offset) {
   int64_t lo = 0, hi = 0, numel = 0;
   EK_CHECK(checked_numel(ndim, shape, &numel) && layout_extent(ndim, shape, strides, &lo, &hi),
            EK_ERROR_OVERFLOW, "layout shape %s strides %s overflows int64",
            format_shape(ndim, shape).c_str(), format_shape(ndim, strides).c_str());
+  // Every stride must stay an int64 in bytes, even one of a size-1 dim that
+  // reaches nothing: the backends step through memory in bytes.
+  EK_FORWARD(check_byte_strides(ndim, strides, base->dtype));
   if (hi < lo) return EK_SUCCESS;  // empty: reaches nothing
   int64_t capacity = static_cast<int64_t>(base->storage->bytes / ek_dtype_size(base->dtype));
   // Written so that no sum can overflow: lo <= 0 <= hi.
@@ -298,6 +319,7 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
            EK_ERROR_OVERFLOW, "strides %s overflow for shape %s of %s",
            format_shape(ndim, strides).c_str(), format_shape(ndim, shape).c_str(),
            ek_dtype_name(dtype));
+  EK_FORWARD(check_byte_strides(ndim, strides, dtype));  // size-1 dims too
   auto *st = new Storage;
   st->ctx = ctx;
   st->data = static_cast<char *>(data) + lo_bytes;

@@ -95,6 +95,9 @@ ek_status infer_shape(const ek_tensor_s *t, int ndim, const int64_t *shape, int6
     out[infer] = numel / known;
     known = numel;
   }
+  int64_t checked = 0;  // the nonzero sizes too: they give the contiguous strides
+  EK_CHECK(checked_numel(ndim, out, &checked), EK_ERROR_OVERFLOW, "shape %s overflows int64",
+           format_shape(ndim, out).c_str());
   EK_CHECK(known == numel, EK_ERROR_SHAPE, "shape %s has %" PRId64
            " elements but the tensor of shape %s has %" PRId64,
            format_shape(ndim, shape).c_str(), known, format_shape(t->ndim, t->shape).c_str(),

@@ -441,3 +441,24 @@ TEST_P(Reduce, CudaColumnSumsMatchCpuForEveryVectorWidth) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_ops: reducing an empty dim of an empty tensor that
+// has no storage stepped a null pointer forward for every output (undefined
+// behaviour clang's UBSan reports). Every output is the op's identity.
+TEST_P(Reduce, EmptyDimOfAStoragelessTensor) {
+  for (ek_dtype dt : {EK_INT64, EK_FLOAT64, EK_FLOAT16}) {
+    Tensor e, sum, any;
+    int64_t shape[3] = {2, 0, 3};
+    EK_OK(ek_tensor_empty(ctx, 3, shape, dt, nullptr, e.out()));
+    int d = 1;
+    EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, e, 1, &d, 1, sum.out()));
+    EXPECT_EQ(shape_of(sum), (std::vector<int64_t>{2, 1, 3}));
+    for (double x : values_of(sum)) EXPECT_EQ(x, 0);
+    EK_OK(ek_reduce(nullptr, EK_REDUCE_ANY, e, 1, &d, 0, any.out()));
+    for (double x : values_of(any)) EXPECT_EQ(x, 0);
+  }
+}
+
+}  // namespace

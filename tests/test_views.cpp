@@ -634,3 +634,95 @@ TEST_P(Views, FillThroughASliceWritesTheBase) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: a slice of an empty tensor that moves the
+// offset (t[:, 1:] of a [0, 3] tensor) has no storage to point into; its info,
+// read-back and contiguous copy must work (no arithmetic on a null pointer).
+TEST_P(Views, SliceOfAnEmptyTensorWithAnOffset) {
+  Tensor t, tail, dense;
+  Host h;
+  make({0, 3}, t, &h);
+  EK_OK(ek_view_slice(t, 1, 1, EK_SLICE_MAX, 1, tail.out()));
+  ek_tensor_info info = info_of(tail);
+  EXPECT_EQ(info.numel, 0);
+  EXPECT_EQ(info.shape[1], 2);
+  float none = 0;
+  EK_OK(ek_tensor_to_host(tail, &none, 0, nullptr));
+  EK_OK(ek_contiguous(nullptr, tail, dense.out()));
+  EXPECT_EQ(info_of(dense).numel, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: as_strided accepted any stride on a size-1
+// dim (it reaches nothing), and the copy behind ek_tensor_to_host then
+// overflowed computing that stride in bytes. Strides must fit int64 in bytes.
+TEST_P(Views, AsStridedRefusesAStrideThatOverflowsInBytes) {
+  Tensor t;
+  Host h;
+  make({2, 3}, t, &h);
+  const int64_t shape[2] = {1, 3};
+  for (int64_t bad : {INT64_MIN, INT64_MAX, INT64_MAX / 2}) {
+    const int64_t strides[2] = {bad, 1};
+    ek_tensor v = nullptr;
+    EK_FAILS(ek_view_as_strided(t, 2, shape, strides, 0, &v), EK_ERROR_OVERFLOW, "bytes");
+    EXPECT_EQ(v, nullptr);
+  }
+  const int64_t fine[2] = {INT64_MAX / 8, 1};  // fits in bytes for float32
+  Tensor v;
+  EK_OK(ek_view_as_strided(t, 2, shape, fine, 3, v.out()));
+  expect_view(v, {1, 3}, {h.data[3], h.data[4], h.data[5]});
+}
+
+}  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: reshaping an empty tensor to [0, 2^62, 4]
+// passed the numel check (0 elements) and then overflowed computing the
+// contiguous strides. Shapes whose nonzero sizes multiply past int64 are
+// EK_ERROR_OVERFLOW, as for ek_tensor_empty.
+TEST_P(Views, ReshapeOfAnEmptyTensorToAnOverflowingShape) {
+  Tensor t;
+  Host h;
+  make({0, 3}, t, &h);
+  const int64_t huge[3] = {0, INT64_MAX / 2, 4};
+  ek_tensor v = nullptr;
+  EK_FAILS(ek_view_reshape(t, 3, huge, &v), EK_ERROR_OVERFLOW, "overflow");
+  EXPECT_EQ(v, nullptr);
+  EK_FAILS(ek_tensor_empty(ctx, 3, huge, EK_UINT8, nullptr, &v), EK_ERROR_OVERFLOW, "");
+  EXPECT_EQ(v, nullptr);
+  const int64_t fine[3] = {0, 1LL << 40, 4};
+  Tensor w;
+  EK_OK(ek_view_reshape(t, 3, fine, w.out()));
+  EXPECT_EQ(info_of(w).strides[0], 1LL << 42);
+}
+
+}  // namespace
+
+namespace {
+
+// Found by tests/fuzz/fuzz_views: ek_copy's overlap check summed
+// (size - 1) * stride over the dims of an empty as_strided view with large
+// strides and overflowed. An empty layout overlaps nothing.
+TEST_P(Views, CopyOfAnEmptyViewWithHugeStrides) {
+  Tensor t, dst;
+  const int64_t shape[2] = {2, 3};
+  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT16, nullptr, t.out()));
+  const int64_t empty[2] = {0, 0};
+  const int64_t strides[2] = {INT64_MAX / 2, INT64_MAX / 2};
+  Tensor v;
+  EK_OK(ek_view_as_strided(t, 2, empty, strides, 0, v.out()));
+  EK_OK(ek_tensor_empty(ctx, 2, empty, EK_FLOAT16, nullptr, dst.out()));
+  EK_OK(ek_copy(nullptr, dst, v));
+  EK_OK(ek_copy(nullptr, v, dst));
+  Tensor c;
+  EK_OK(ek_contiguous(nullptr, v, c.out()));
+  EXPECT_EQ(info_of(c).numel, 0);
+}
+
+}  // namespace

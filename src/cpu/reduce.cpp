@@ -129,7 +129,9 @@ int reduce(const ReducePlan &p) {
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t i = 0; i < p.inner; ++i) {
       int64_t idx = o * p.inner + i;
-      Line l{in + (o * p.r * p.inner + i) * es, p.inner * es, p.in_dtype};
+      // An empty input may have no storage (in == nullptr; p.r == 0 then):
+      // no arithmetic on a null pointer, the line is never read.
+      Line l{in ? in + (o * p.r * p.inner + i) * es : in, p.inner * es, p.in_dtype};
       if (arg) {
         int64_t best = arg_index(l, p.r, p.kind);
         if (p.indices) p.indices[idx] = best;

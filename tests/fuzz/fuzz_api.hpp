@@ -1,0 +1,167 @@
+// Shared pieces of the C-API harnesses (fuzz_views, fuzz_ops): a reader that
+// turns the input into small choices, the status checks, and the one CPU
+// context every input runs on.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "ek.h"
+
+namespace fuzz {
+
+// Reads the input front to back; past its end every read gives 0, so any
+// input decodes to a program.
+struct Reader {
+  const uint8_t *p;
+  size_t n;
+  size_t pos = 0;
+  Reader(const uint8_t *data, size_t size) : p(data), n(size) {}
+  bool done() const { return pos >= n; }
+  uint8_t u8() { return pos < n ? p[pos++] : 0; }
+  // A value in [lo, hi].
+  int64_t range(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(u8() % static_cast<uint64_t>(hi - lo + 1));
+  }
+  // Mostly small signed values around the interesting edges, now and then an
+  // extreme one (EK_SLICE_MIN/MAX, INT64 limits, large positives).
+  int64_t small_int() {
+    uint8_t b = u8();
+    if (b < 240) return static_cast<int64_t>(b % 17) - 8;  // -8..8
+    switch (b & 7) {
+      case 0: return INT64_MAX;
+      case 1: return INT64_MIN;
+      case 2: return INT64_MAX / 2;
+      case 3: return -(INT64_MAX / 2);
+      case 4: return 1LL << 32;
+      case 5: return INT32_MAX;
+      case 6: return INT32_MIN;
+      default: return 1000;
+    }
+  }
+  int dim_arg() { return static_cast<int>(small_int() % 12); }
+};
+
+[[noreturn]] inline void finding(const char *what, const char *call, int status) {
+  std::fprintf(stderr, "FINDING: %s (%s returned %d, ek_last_error \"%s\")\n", what, call, status,
+               ek_last_error());
+  std::abort();
+}
+
+inline bool valid_status(ek_status s) {
+  return std::strcmp(ek_status_string(s), "EK_UNKNOWN_STATUS") != 0;
+}
+
+// Checks one call's status; true on success.
+inline bool check(ek_status s, const char *call) {
+  if (!valid_status(s)) finding("invalid ek_status", call, s);
+  if (s == EK_SUCCESS) return true;
+  const char *msg = ek_last_error();
+  if (msg == nullptr || msg[0] == '\0') finding("failure without a message", call, s);
+  return false;
+}
+
+// A call that returns a new handle through out (initialised to NULL): on
+// failure *out must still be NULL.
+inline bool check_new(ek_status s, const char *call, ek_tensor out) {
+  bool ok = check(s, call);
+  if (ok && out == nullptr) finding("success without a result handle", call, s);
+  if (!ok && out != nullptr) finding("failure left a handle in *out", call, s);
+  return ok;
+}
+
+inline ek_context cpu_context() {
+  static ek_context ctx = [] {
+    ek_context c = nullptr;
+    ek_device dev{EK_CPU, 0};
+    if (ek_context_create(dev, nullptr, &c) != EK_SUCCESS) {
+      std::fprintf(stderr, "cannot create a CPU context: %s\n", ek_last_error());
+      std::abort();
+    }
+    return c;
+  }();
+  return ctx;
+}
+
+inline int64_t live_handles() {
+  int64_t n = -1;
+  if (ek_live_handles(&n) != EK_SUCCESS) finding("ek_live_handles failed", "ek_live_handles", 0);
+  return n;
+}
+
+inline uint64_t allocated_bytes() {
+  ek_memory_stats st;
+  if (ek_memory_stats_get(cpu_context(), &st) != EK_SUCCESS)
+    finding("ek_memory_stats_get failed", "ek_memory_stats_get", 0);
+  return st.allocated_bytes;
+}
+
+// Views may describe huge tensors (expand to 2^32 elements is a valid view);
+// the harnesses materialise only tensors up to this many elements.
+constexpr int64_t kMaxMaterialized = 1 << 16;
+
+inline int64_t numel_of(ek_tensor t) {
+  ek_tensor_info info;
+  if (!check(ek_tensor_get_info(t, &info), "ek_tensor_get_info"))
+    finding("ek_tensor_get_info failed on a live tensor", "ek_tensor_get_info", 1);
+  return info.numel;
+}
+
+// Reads every element of t back (ek_tensor_to_host): numel * element size
+// bytes must be accepted; one byte fewer must be refused.
+inline void read_back(ek_tensor t) {
+  ek_tensor_info info;
+  if (!check(ek_tensor_get_info(t, &info), "ek_tensor_get_info"))
+    finding("ek_tensor_get_info failed on a live tensor", "ek_tensor_get_info", 1);
+  if (info.ndim < 0 || info.ndim > EK_MAX_DIMS) finding("bad ndim", "ek_tensor_get_info", 0);
+  int64_t numel = 1;
+  for (int i = 0; i < info.ndim; ++i) {
+    if (info.shape[i] < 0) finding("negative size", "ek_tensor_get_info", 0);
+    numel *= info.shape[i];
+  }
+  if (numel != info.numel) finding("numel disagrees with the shape", "ek_tensor_get_info", 0);
+  size_t bytes = static_cast<size_t>(numel) * ek_dtype_size(info.dtype);
+  if (bytes != info.nbytes) finding("nbytes disagrees with numel", "ek_tensor_get_info", 0);
+  if (numel > kMaxMaterialized) return;  // a broadcast view of billions of elements
+  std::vector<unsigned char> host(bytes + 1);
+  if (!check(ek_tensor_to_host(t, host.data(), bytes, nullptr), "ek_tensor_to_host"))
+    finding("ek_tensor_to_host refused the exact size", "ek_tensor_to_host", 1);
+  if (check(ek_tensor_to_host(t, host.data(), bytes + 1, nullptr), "ek_tensor_to_host"))
+    finding("ek_tensor_to_host accepted a wrong size", "ek_tensor_to_host", 0);
+}
+
+inline ek_dtype pick_dtype(Reader &r) { return static_cast<ek_dtype>(r.range(0, EK_NUM_DTYPES - 1)); }
+
+// A new tensor with up to 4 dims of size 0..6 holding input-derived bytes
+// (only finite float values, so the op results stay comparable).
+inline ek_tensor make_tensor(Reader &r, ek_dtype dtype, int ndim, const int64_t *shape) {
+  int64_t numel = 1;
+  for (int i = 0; i < ndim; ++i) numel *= shape[i];
+  size_t es = ek_dtype_size(dtype);
+  std::vector<unsigned char> host(static_cast<size_t>(numel) * es);
+  for (int64_t i = 0; i < numel; ++i) {
+    int64_t v = r.small_int() % 9;
+    unsigned char *e = host.data() + i * es;
+    switch (dtype) {
+      case EK_BOOL: e[0] = v != 0; break;
+      case EK_UINT8: e[0] = static_cast<uint8_t>(v); break;
+      case EK_INT8: e[0] = static_cast<uint8_t>(static_cast<int8_t>(v)); break;
+      case EK_INT16: { int16_t x = static_cast<int16_t>(v); std::memcpy(e, &x, 2); break; }
+      case EK_INT32: { int32_t x = static_cast<int32_t>(v); std::memcpy(e, &x, 4); break; }
+      case EK_INT64: std::memcpy(e, &v, 8); break;
+      case EK_FLOAT16: { uint16_t x = v == 0 ? 0 : 0x3c00; std::memcpy(e, &x, 2); break; }  // 1.0
+      case EK_BFLOAT16: { uint16_t x = v == 0 ? 0 : 0x3f80; std::memcpy(e, &x, 2); break; }  // 1.0
+      case EK_FLOAT32: { float x = static_cast<float>(v) * 0.5f; std::memcpy(e, &x, 4); break; }
+      case EK_FLOAT64: { double x = static_cast<double>(v) * 0.25; std::memcpy(e, &x, 8); break; }
+    }
+  }
+  ek_tensor t = nullptr;
+  if (!check_new(ek_tensor_from_host(cpu_context(), ndim, shape, dtype, host.data(), nullptr, &t),
+                 "ek_tensor_from_host", t))
+    finding("ek_tensor_from_host failed on a small valid shape", "ek_tensor_from_host", 1);
+  return t;
+}
+
+}  // namespace fuzz
