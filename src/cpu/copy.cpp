@@ -19,11 +19,15 @@ struct Odometer {
   int64_t off[2] = {0, 0};
   int64_t step[2][kMaxDims] = {};  // byte stride per dim and tensor
 
+  // Steps only to offsets of elements that exist: stepping past the last one
+  // first could overflow int64 for a huge stride (found by fuzz_views).
   void next() {
     for (int d = ndim - 1; d >= 0; --d) {
-      for (int t = 0; t < 2; ++t) off[t] += step[t][d];
-      if (++idx[d] < shape[d]) return;
-      for (int t = 0; t < 2; ++t) off[t] -= step[t][d] * shape[d];
+      if (++idx[d] < shape[d]) {
+        for (int t = 0; t < 2; ++t) off[t] += step[t][d];
+        return;
+      }
+      for (int t = 0; t < 2; ++t) off[t] -= step[t][d] * (shape[d] - 1);
       idx[d] = 0;
     }
   }
