@@ -946,6 +946,60 @@ EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
  *  is a no-op. */
 EK_API ek_status ek_elementwise_release(ek_elementwise k);
 
+/* ---------------------------------------------------------------- profiler */
+
+/** One recorded call. Times are microseconds since ek_profiler_start. On CUDA
+ *  the device interval runs between events recorded on the call's stream just
+ *  before and after its work (so it includes waiting for earlier work on that
+ *  stream to finish only when the stream was busy); on CPU ops run on the
+ *  calling thread, and the device interval is the host one. */
+typedef struct {
+  char name[64];          /* "binary.add", "matmul", "kernel.saxpy", "elementwise.fma" */
+  char args[192];         /* inputs -> outputs: "float32[1024,1024] float32[1024] ->
+                             float32[1024,1024]"; non-contiguous layouts add their
+                             strides in braces; "..." ends a truncated list */
+  ek_device device;
+  uint64_t stream_id;     /* the stream's identity, as in ek_memory_block */
+  uint64_t thread_id;     /* 1, 2, ...: OS threads numbered in order of first record */
+  double host_start_us;
+  double host_us;         /* time spent in the call on the host */
+  double device_start_us; /* device clock aligned to the host's at ek_profiler_start */
+  double device_us;       /* negative when the device could not time it */
+} ek_profile_record;
+
+/** Largest number of records one profiling session keeps; later calls are
+ *  counted (the summary reports them) but not recorded. */
+#define EK_PROFILER_MAX_RECORDS 262144
+
+/** Starts recording every op and kernel launch made on the context (from any
+ *  thread) and forgets the previous session's records. On CUDA it waits for
+ *  the default stream once, to align the device clock with the host's.
+ *  EK_ERROR_INVALID_ARGUMENT when the profiler is already running. Calls that
+ *  fail are not recorded; ops called by other ops are recorded once, as the
+ *  outer op. While off, profiling costs each op one atomic load. */
+EK_API ek_status ek_profiler_start(ek_context ctx);
+/** Stops recording and waits for the recorded device work to finish, so the
+ *  records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running. */
+EK_API ek_status ek_profiler_stop(ek_context ctx);
+/** Two-phase, like ek_memory_snapshot: writes up to capacity records of the
+ *  last stopped session, in order of completion, and their number into *count.
+ *  EK_ERROR_NOT_READY while the profiler runs. */
+EK_API ek_status ek_profiler_records(ek_context ctx, ek_profile_record *records,
+                                     size_t capacity, size_t *count);
+/** The last session as a text table, one row per op name (calls, total and mean
+ *  device and host time), slowest total device time first. Writes at most
+ *  capacity - 1 characters and a NUL into buffer (which may be NULL when
+ *  capacity is 0) and the full length, without the NUL, into *length.
+ *  EK_ERROR_NOT_READY while the profiler runs. */
+EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capacity,
+                                     size_t *length);
+/** Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or
+ *  chrome://tracing): a host track per thread, a device track per stream and
+ *  an arrow from each call to its device work. The file is replaced
+ *  atomically; EK_ERROR_IO names the path on failure. EK_ERROR_NOT_READY
+ *  while the profiler runs. */
+EK_API ek_status ek_profiler_export_chrome_trace(ek_context ctx, const char *path);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /** Number of live handles (contexts, streams, events, tensors, modules,

@@ -10,6 +10,7 @@
 
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 
 namespace ek {
 namespace {
@@ -123,6 +124,7 @@ ek_status init_default_stream(ek_context ctx) {
 }
 
 void destroy_context(ek_context ctx) {
+  destroy_profiler(ctx);
   if (ctx->release_blas) ctx->release_blas(ctx);
   release_stream_scratch(&ctx->default_stream);
   release_stream_pinned(&ctx->default_stream);

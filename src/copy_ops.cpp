@@ -8,6 +8,7 @@
 #include "cpu/copy.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "copy.cuh"
 #endif
@@ -281,6 +282,9 @@ EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(dst);
   EK_CHECK_TENSOR(src);
+  // A copy between devices runs on the CUDA side's stream.
+  ek_context ctx = dst->storage->ctx->is_cuda() ? dst->storage->ctx : src->storage->ctx;
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(src), EK_OUT(&dst));
   return copy_tensor(stream, dst, src);
 }
 
@@ -290,6 +294,7 @@ EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out) {
   EK_CHECK_NULL(out);
   if (!*out && tensor_contiguous(t)) return ek_tensor_retain(t, out);
   ek_context ctx = t->storage->ctx;
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT(out));
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   return fill_out(ctx, s, t->ndim, t->shape, t->dtype, out,
@@ -302,6 +307,7 @@ EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tenso
   EK_CHECK_NULL(out);
   EK_CHECK(dtype_valid(dtype), EK_ERROR_DTYPE, "unknown dtype %d", static_cast<int>(dtype));
   ek_context ctx = t->storage->ctx;
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT(out));
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   return fill_out(ctx, s, t->ndim, t->shape, dtype, out,
@@ -323,6 +329,7 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
     EK_FORWARD(try_reshape_view(t, ndim, full, &viewable, out));
     if (viewable) return EK_SUCCESS;
   }
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT(out));  // only reshapes that copy
   return fill_out(ctx, s, ndim, full, t->dtype, out, [&](ek_tensor o) {
     // Values travel in C order: view o with t's shape when o is contiguous.
     EK_CHECK(tensor_contiguous(o), EK_ERROR_INVALID_ARGUMENT,
@@ -335,6 +342,7 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
 EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
+  EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
   if (dtype_is_float(t->dtype)) return fill_tensor(stream, t, value, 0);
   EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18, EK_ERROR_INVALID_ARGUMENT,
            "%g does not fit the integer dtype %s", value, ek_dtype_name(t->dtype));
@@ -345,6 +353,7 @@ EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value) {
 EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
+  EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
   return fill_tensor(stream, t, static_cast<double>(value), value);
 }
 
@@ -355,6 +364,7 @@ EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double ste
   EK_CHECK_NULL(out);
   EK_CHECK(dtype_valid(dtype) && dtype != EK_BOOL, EK_ERROR_DTYPE,
            "arange needs a numeric dtype, not %s", ek_dtype_name(dtype));
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(), EK_OUT(out));
   EK_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step) && step != 0,
            EK_ERROR_INVALID_ARGUMENT, "arange(%g, %g, %g): bounds must be finite, step nonzero",
            start, stop, step);

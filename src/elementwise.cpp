@@ -6,6 +6,7 @@
 #include "cpu/elementwise.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #include "promote.hpp"
 
 namespace ek {
@@ -102,6 +103,7 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
   EK_CHECK(iop >= 0 && iop < kNumUnary, EK_ERROR_INVALID_ARGUMENT, "unknown unary op %d", iop);
+  EK_PROFILE_OP(unary_op_name(iop), x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   EK_CHECK(!(iop == EK_UNARY_NEG && x->dtype == EK_BOOL), EK_ERROR_DTYPE,
            "negation of a bool tensor is not defined (use EK_UNARY_LOGICAL_NOT)");
   ek_dtype common = x->dtype;
@@ -131,6 +133,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "a and b belong to different contexts");
+  EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a, b), EK_OUT(out));
   int ndim = 0;
   int64_t shape[EK_MAX_DIMS];
   EK_FORWARD(broadcast_shapes(a, b, &ndim, shape));
@@ -148,6 +151,7 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
   EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
+  EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a), EK_OUT(out));
   // An integral value within int64 counts as an integer scalar (as Python's 2).
   const bool integral = std::isfinite(scalar) && scalar == std::trunc(scalar) &&
                         scalar >= -9.2e18 && scalar <= 9.2e18;

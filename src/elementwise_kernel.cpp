@@ -13,6 +13,7 @@
 
 #include "elementwise_codegen.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #include "promote.hpp"
 
 namespace ek {
@@ -273,6 +274,8 @@ EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
   EK_FORWARD(check_counts(k, inputs, n_inputs, outputs, n_outputs));
   for (int j = 0; j < n_inputs; ++j)
     EK_FORWARD(check_operand(k, inputs[j], "inputs", j, k->sig.in[j]));
+  OpProfile profile("ek_elementwise", k->sig.name.c_str(), k->ctx, stream, inputs, n_inputs,
+                    outputs, n_outputs);
   ek_tensor_s shape;  // only ndim and shape are used
   EK_FORWARD(launch_shape(k, inputs, outputs, &shape));
   ek_stream s = nullptr;

@@ -20,6 +20,7 @@
 #include "cpu/indexing.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #include "promote.hpp"
 #ifdef EK_HAVE_CUDA
 #include "indexing.cuh"
@@ -652,6 +653,7 @@ EK_API ek_status ek_index_select(ek_stream stream, ek_tensor x, int dim, ek_tens
   if (x->ndim) shape[d] = tensor_numel(index);
   EK_CHECK(x->ndim || tensor_numel(index) == 1, EK_ERROR_SHAPE,
            "a 0-d x needs exactly one index, got %" PRId64, tensor_numel(index));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, index), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, x->ndim, shape, x->dtype, out,
@@ -670,6 +672,7 @@ EK_API ek_status ek_gather(ek_stream stream, ek_tensor x, int dim, ek_tensor ind
   int d = 0;
   EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
   EK_FORWARD(check_index_fits(index, x, "x", d));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, index), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, index->ndim, index->shape, x->dtype, out,
@@ -693,6 +696,7 @@ EK_API ek_status ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor in
   EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
   EK_FORWARD(check_index_fits(index, x, "x", d));
   EK_FORWARD(check_index_fits(index, src, "src", -1));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, index, src), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, x->ndim, x->shape, x->dtype, out, [&](ek_tensor o) {
@@ -720,6 +724,7 @@ EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_ten
   EK_FORWARD(put_shape(x, n, indices, &ps));
   TensorDesc unused{};
   EK_FORWARD(broadcast_desc(values, ps.ndim, ps.shape, &unused));  // shape error before out
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, values), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, x->ndim, x->shape, x->dtype, out, [&](ek_tensor o) {
@@ -734,6 +739,7 @@ EK_API ek_status ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask,
   EK_CHECK_NULL(out);
   EK_FORWARD(check_same_context(x, mask, "mask"));
   EK_FORWARD(check_mask_dtype(mask));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return masked_select_entry(c, x, mask, out);
@@ -751,6 +757,7 @@ EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, d
   EK_FORWARD(broadcast_to(mask, x, &md));
   uint64_t bits = 0;
   EK_FORWARD(fill_bits(x->dtype, value, &bits));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, x->ndim, x->shape, x->dtype, out,
@@ -770,6 +777,7 @@ EK_API ek_status ek_masked_scatter(ek_stream stream, ek_tensor x, ek_tensor mask
   EK_FORWARD(check_same_dtype(x, source, "source"));
   TensorDesc md{};
   EK_FORWARD(broadcast_to(mask, x, &md));
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask, source), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return fill_out(c.ctx, c.s, x->ndim, x->shape, x->dtype, out,
@@ -780,6 +788,7 @@ EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
   return nonzero_entry(c, x, out);

@@ -34,6 +34,10 @@ class ApiScope {
 ek_status fail(ek_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+// How many failures this thread has recorded with fail(): a profiled call that
+// saw the count move failed, and is not recorded.
+uint64_t thread_failure_count();
+
 // This thread's message, saved around an internal step whose failure the call
 // recovers from (a kernel-cache write), so a successful call leaves it as it was.
 std::string last_error_message();
@@ -81,6 +85,7 @@ constexpr uint32_t kDeadMagic = 0xdeaddead;
 
 class PoolSync;
 class PoolMemory;
+class Profiler;
 
 }  // namespace ek
 
@@ -125,6 +130,10 @@ struct ek_context_s {
   uint64_t rng_offset = 0;
   std::atomic<void *> blas{nullptr};                // cuBLAS handle (src/cublas.cpp), made on first use
   void (*release_blas)(ek_context ctx) = nullptr;   // set with it; destroy_context calls it
+  // ek_profiler_* (src/profiler.cpp): made at the first start, freed with the context.
+  std::atomic<bool> profiling{false};
+  std::mutex profiler_mutex;
+  ek::Profiler *profiler = nullptr;
   bool is_cuda() const { return device.type == EK_CUDA; }
   ek_context_s();
   ~ek_context_s();  // in memory.cpp, where the pool's parts are complete types

@@ -6,6 +6,7 @@
 
 #include "gpu.hpp"
 #include "module.hpp"
+#include "profiler.hpp"
 
 namespace ek {
 namespace {
@@ -250,6 +251,7 @@ EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned 
   EK_CHECK_KERNEL(k);
   EK_CHECK_NULL(grid);
   EK_CHECK_NULL(block);
+  EK_PROFILE_NAMED("ek_kernel", k->name.c_str(), k->module->ctx, stream, EK_IN(), EK_OUT());
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
   EK_FORWARD(check_dims(k, grid, block));
@@ -263,6 +265,7 @@ EK_API ek_status ek_kernel_launch_auto(ek_kernel k, ek_stream stream, uint64_t n
                                        int n_args, unsigned *block_used) {
   EK_API_ENTRY;
   EK_CHECK_KERNEL(k);
+  EK_PROFILE_NAMED("ek_kernel", k->name.c_str(), k->module->ctx, stream, EK_IN(), EK_OUT());
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
   EK_FORWARD(check_shared(k, shared_bytes));

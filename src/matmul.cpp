@@ -14,6 +14,7 @@
 
 #include "cpu/matmul.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "cublas.hpp"
 #endif
@@ -398,6 +399,7 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, a->storage->ctx, stream, EK_IN(a, b), EK_OUT(out));
   return matmul_entry(stream, a, b, out);
 }
 
@@ -407,6 +409,7 @@ EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor 
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
   EK_CHECK_TENSOR(c);
+  EK_PROFILE_OP(nullptr, c->storage->ctx, stream, EK_IN(a, b), EK_OUT(&c));
   return gemm_entry(stream, alpha, a, b, beta, c);
 }
 

@@ -7,6 +7,7 @@
 #include "cpu/random.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 
 namespace ek {
 namespace {
@@ -115,6 +116,7 @@ EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, doub
   EK_CHECK_TENSOR(t);
   const int idist = raw_enum(dist);
   EK_CHECK(idist >= 0 && idist < kNumDists, EK_ERROR_INVALID_ARGUMENT, "unknown distribution %d", idist);
+  EK_PROFILE_OP(random_op_name(idist), t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
   EK_FORWARD(check_dtype(idist, t->dtype));
   rng::Params g{};
   g.dist = idist;

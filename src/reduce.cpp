@@ -12,6 +12,7 @@
 #include "cpu/reduce.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "reduce.cuh"
 #endif
@@ -314,6 +315,7 @@ EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int n
   const int raw = raw_enum(op);
   EK_CHECK(raw >= EK_REDUCE_SUM && raw <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
            "unknown reduce op %d", raw);
+  EK_PROFILE_OP(reduce_op_name(raw), x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   return reduce_entry(stream, op, x, ndims, dims, keepdim, out);
 }
 
@@ -327,6 +329,7 @@ EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dim
            take_sqrt ? "std" : "var", ek_dtype_name(x->dtype));
   EK_CHECK(std::isfinite(correction), EK_ERROR_INVALID_ARGUMENT, "correction %g is not finite",
            correction);
+  EK_PROFILE_OP(take_sqrt ? "std" : "var", x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   Reduced rd;
   EK_FORWARD(parse_dims(x, ndims, dims, keepdim, &rd));
   ek_context ctx = x->storage->ctx;
@@ -343,6 +346,8 @@ EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim,
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(values);
   EK_CHECK_NULL(indices);
+  EK_PROFILE_OP(take_min ? "min" : "max", x->storage->ctx, stream, EK_IN(x),
+                EK_OUT(values, indices));
   Reduced rd;
   EK_FORWARD(parse_dims(x, 1, &dim, keepdim, &rd));
   EK_CHECK(rd.r > 0, EK_ERROR_SHAPE, "%s over dim %d of shape %s: the dim is empty",

@@ -3,6 +3,7 @@
 #include "along_dim.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "scan.cuh"
 #endif
@@ -30,6 +31,8 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
+                   stream, EK_IN(x), EK_OUT(out));
   ek_dtype out_dtype = dtype_is_float(x->dtype) ? x->dtype : EK_INT64;
   return dimop::entry(stream, x, dim, out_dtype, out,
                       [kind](ek_context ctx, ek_stream s, const DimPlan &p) {

@@ -3,6 +3,7 @@
 #include "along_dim.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "softmax.cuh"
 #endif
@@ -29,6 +30,8 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status softmax_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  EK_PROFILE_NAMED(kind == kSoftmax ? "ek_softmax" : "ek_log_softmax", nullptr, x->storage->ctx,
+                   stream, EK_IN(x), EK_OUT(out));
   EK_CHECK(dtype_is_float(x->dtype), EK_ERROR_DTYPE,
            "needs a floating-point input, got %s (cast first, as in PyTorch)",
            ek_dtype_name(x->dtype));

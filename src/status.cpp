@@ -8,6 +8,7 @@ namespace {
 
 thread_local std::string t_last_error;
 thread_local const char *t_function = nullptr;
+thread_local uint64_t t_failures = 0;
 std::atomic<int64_t> g_live_handles{0};
 
 }  // namespace
@@ -36,7 +37,10 @@ std::string vformat(const char *format, va_list args) {
 
 }  // namespace
 
+uint64_t thread_failure_count() { return t_failures; }
+
 ek_status fail(ek_status status, const char *format, ...) {
+  ++t_failures;
   va_list args;
   va_start(args, format);
   std::string message = vformat(format, args);

@@ -5,6 +5,7 @@
 
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 
 namespace ek {
 namespace {
@@ -260,6 +261,7 @@ EK_API ek_status ek_tensor_from_host(ek_context ctx, int ndim, const int64_t *sh
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(), EK_OUT(out));
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   ek_tensor t = nullptr;
@@ -282,6 +284,7 @@ EK_API ek_status ek_tensor_to_host(ek_tensor t, void *dst, size_t bytes, ek_stre
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   ek_context ctx = t->storage->ctx;
+  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT());
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   uint64_t need = static_cast<uint64_t>(tensor_numel(t)) * ek_dtype_size(t->dtype);

@@ -6,6 +6,7 @@
 #include "cpu/ternary.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "profiler.hpp"
 #include "promote.hpp"
 
 namespace ek {
@@ -140,6 +141,7 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, a->storage->ctx, stream, EK_IN(cond, a, b), EK_OUT(out));
   int ndim = 0;
   int64_t shape[EK_MAX_DIMS];
   EK_FORWARD(broadcast3(a, b, cond, &ndim, shape));
@@ -155,6 +157,7 @@ EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   EK_CHECK(x->dtype != EK_BOOL, EK_ERROR_DTYPE, "clamp of a bool tensor is not defined");
   tern::Args g{};
   g.op = tern::kClamp;
@@ -170,6 +173,7 @@ EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, doubl
   EK_CHECK_TENSOR(start);
   EK_CHECK_TENSOR(end);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, start->storage->ctx, stream, EK_IN(start, end), EK_OUT(out));
   EK_CHECK(dtype_is_float(start->dtype) && dtype_is_float(end->dtype), EK_ERROR_DTYPE,
            "lerp needs float tensors; start is %s, end is %s", ek_dtype_name(start->dtype),
            ek_dtype_name(end->dtype));
@@ -191,6 +195,7 @@ EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double be
   EK_CHECK_TENSOR(x);
   EK_CHECK_TENSOR(y);
   EK_CHECK_NULL(out);
+  EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, y), EK_OUT(out));
   int ndim = 0;
   int64_t shape[EK_MAX_DIMS];
   EK_FORWARD(broadcast_shapes(x, y, &ndim, shape));

@@ -64,6 +64,12 @@ EKGO(ek_memory_set_limit, (ek_context c, uint64_t b), (c, b))
 EKGO(ek_memory_set_fraction, (ek_context c, double f), (c, f))
 EKGO(ek_memory_snapshot, (ek_context c, ek_memory_block *b, size_t cap, size_t *n), (c, b, cap, n))
 
+EKGO(ek_profiler_start, (ek_context c), (c))
+EKGO(ek_profiler_stop, (ek_context c), (c))
+EKGO(ek_profiler_records, (ek_context c, ek_profile_record *r, size_t cap, size_t *n), (c, r, cap, n))
+EKGO(ek_profiler_summary, (ek_context c, char *b, size_t cap, size_t *n), (c, b, cap, n))
+EKGO(ek_profiler_export_chrome_trace, (ek_context c, const char *p), (c, p))
+
 EKGO(ek_tensor_empty, (ek_context c, int nd, const int64_t *sh, ek_dtype dt, ek_stream s, ek_tensor *o),
      (c, nd, sh, dt, s, o))
 EKGO(ek_tensor_from_host, (ek_context c, int nd, const int64_t *sh, ek_dtype dt, const void *d, ek_stream s,

@@ -15,6 +15,9 @@ compiled at run time by NVRTC, or a cubin/fatbin/PTX image) and
 ``ek.ElementwiseKernel`` (a kernel from an expression);
 ``ek.cuda.kernel_cache_clear()`` empties their caches.
 
+``with ek.profile("cuda") as prof:`` records every op with host and device
+times: ``prof.records()``, ``prof.summary()``, ``prof.export_chrome_trace(path)``.
+
 Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
 ``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
 Tensor has the same ops as methods, and the Python operators.
@@ -41,6 +44,7 @@ from ._lib import LIBRARY_PATH, lib as _cdll
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
 from ._kernels import ElementwiseKernel, RawKernel, RawModule
+from ._profiler import ProfileRecord, Profiler, profile
 from . import _dlpack, _indexing, _matmul, _ops, _random, _reduce, _ternary
 from ._dlpack import from_dlpack
 from ._reduce import ValuesIndices
@@ -112,5 +116,6 @@ __all__ = [
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
     "LibraryError", "EkIOError", "IOError_", "InternalError",
     "from_dlpack", "ValuesIndices", "RawModule", "RawKernel", "ElementwiseKernel",
+    "Profiler", "ProfileRecord", "profile",
 ] + sorted(_FUNCTIONS)
 del annotations

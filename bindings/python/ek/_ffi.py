@@ -79,6 +79,7 @@ EK_NUM_DTYPES = 10
 EK_MAX_DIMS = 8
 EK_SLICE_MAX = 9223372036854775807
 EK_SLICE_MIN = -9223372036854775808
+EK_PROFILER_MAX_RECORDS = 262144
 
 # enum ek_status
 ek_status = ctypes.c_int
@@ -513,6 +514,20 @@ class ek_elementwise_s(ctypes.Structure):
 
 
 ek_elementwise = ctypes.POINTER(ek_elementwise_s)
+
+
+class ek_profile_record(ctypes.Structure):
+    _fields_ = [
+        ('name', ctypes.c_char * 64),
+        ('args', ctypes.c_char * 192),
+        ('device', ek_device),
+        ('stream_id', ctypes.c_uint64),
+        ('thread_id', ctypes.c_uint64),
+        ('host_start_us', ctypes.c_double),
+        ('host_us', ctypes.c_double),
+        ('device_start_us', ctypes.c_double),
+        ('device_us', ctypes.c_double),
+    ]
 
 
 # ------------------------------------------------------------------ functions
@@ -1171,6 +1186,36 @@ FUNCTIONS = {
         [ek_elementwise],
         ('k',),
         "Frees the builder and the kernels it compiled, after waiting for the context's work when it compiled any (launches may still run them). NULL is a no-op.",
+    ),
+    'ek_profiler_start': (
+        ek_status,
+        [ek_context],
+        ('ctx',),
+        "Starts recording every op and kernel launch made on the context (from any thread) and forgets the previous session's records. On CUDA it waits for the default stream once, to align the device clock with the host's. EK_ERROR_INVALID_ARGUMENT when the profiler is already running. Calls that fail are not recorded; ops called by other ops are recorded once, as the outer op. While off, profiling costs each op one atomic load.",
+    ),
+    'ek_profiler_stop': (
+        ek_status,
+        [ek_context],
+        ('ctx',),
+        'Stops recording and waits for the recorded device work to finish, so the records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running.',
+    ),
+    'ek_profiler_records': (
+        ek_status,
+        [ek_context, ctypes.POINTER(ek_profile_record), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
+        ('ctx', 'records', 'capacity', 'count'),
+        'Two-phase, like ek_memory_snapshot: writes up to capacity records of the last stopped session, in order of completion, and their number into *count. EK_ERROR_NOT_READY while the profiler runs.',
+    ),
+    'ek_profiler_summary': (
+        ek_status,
+        [ek_context, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
+        ('ctx', 'buffer', 'capacity', 'length'),
+        'The last session as a text table, one row per op name (calls, total and mean device and host time), slowest total device time first. Writes at most capacity - 1 characters and a NUL into buffer (which may be NULL when capacity is 0) and the full length, without the NUL, into *length. EK_ERROR_NOT_READY while the profiler runs.',
+    ),
+    'ek_profiler_export_chrome_trace': (
+        ek_status,
+        [ek_context, ctypes.c_char_p],
+        ('ctx', 'path'),
+        'Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or chrome://tracing): a host track per thread, a device track per stream and an arrow from each call to its device work. The file is replaced atomically; EK_ERROR_IO names the path on failure. EK_ERROR_NOT_READY while the profiler runs.',
     ),
     'ek_live_handles': (
         ek_status,

@@ -7,6 +7,7 @@ pub const EK_VERSION_NUMBER: u32 = 100;
 pub const EK_CONTEXT_CONFIG_VERSION: u32 = 1;
 pub const EK_NUM_DTYPES: u32 = 10;
 pub const EK_MAX_DIMS: u32 = 8;
+pub const EK_PROFILER_MAX_RECORDS: u32 = 262144;
 pub type __int64_t = ::std::os::raw::c_long;
 pub type __uint64_t = ::std::os::raw::c_ulong;
 extern "C" {
@@ -2778,6 +2779,239 @@ extern "C" {
     #[doc = "  context's work when it compiled any (launches may still run them). NULL"]
     #[doc = "  is a no-op."]
     pub fn ek_elementwise_release(k: ek_elementwise) -> ek_status;
+}
+#[doc = " One recorded call. Times are microseconds since ek_profiler_start. On CUDA"]
+#[doc = "  the device interval runs between events recorded on the call's stream just"]
+#[doc = "  before and after its work (so it includes waiting for earlier work on that"]
+#[doc = "  stream to finish only when the stream was busy); on CPU ops run on the"]
+#[doc = "  calling thread, and the device interval is the host one."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_profile_record {
+    pub name: [::std::os::raw::c_char; 64usize],
+    pub args: [::std::os::raw::c_char; 192usize],
+    pub device: ek_device,
+    pub stream_id: u64,
+    pub thread_id: u64,
+    pub host_start_us: f64,
+    pub host_us: f64,
+    pub device_start_us: f64,
+    pub device_us: f64,
+}
+#[test]
+fn bindgen_test_layout_ek_profile_record() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_profile_record>(),
+        312usize,
+        concat!("Size of: ", stringify!(ek_profile_record))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_profile_record>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_profile_record))
+    );
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_args() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).args) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(args)
+            )
+        );
+    }
+    test_field_args();
+    fn test_field_device() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).device) as usize - ptr as usize
+            },
+            256usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(device)
+            )
+        );
+    }
+    test_field_device();
+    fn test_field_stream_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stream_id) as usize - ptr as usize
+            },
+            264usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(stream_id)
+            )
+        );
+    }
+    test_field_stream_id();
+    fn test_field_thread_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).thread_id) as usize - ptr as usize
+            },
+            272usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(thread_id)
+            )
+        );
+    }
+    test_field_thread_id();
+    fn test_field_host_start_us() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).host_start_us) as usize - ptr as usize
+            },
+            280usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(host_start_us)
+            )
+        );
+    }
+    test_field_host_start_us();
+    fn test_field_host_us() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).host_us) as usize - ptr as usize
+            },
+            288usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(host_us)
+            )
+        );
+    }
+    test_field_host_us();
+    fn test_field_device_start_us() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).device_start_us) as usize - ptr as usize
+            },
+            296usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(device_start_us)
+            )
+        );
+    }
+    test_field_device_start_us();
+    fn test_field_device_us() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_profile_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).device_us) as usize - ptr as usize
+            },
+            304usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_profile_record),
+                "::",
+                stringify!(device_us)
+            )
+        );
+    }
+    test_field_device_us();
+}
+extern "C" {
+    #[doc = " Starts recording every op and kernel launch made on the context (from any"]
+    #[doc = "  thread) and forgets the previous session's records. On CUDA it waits for"]
+    #[doc = "  the default stream once, to align the device clock with the host's."]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT when the profiler is already running. Calls that"]
+    #[doc = "  fail are not recorded; ops called by other ops are recorded once, as the"]
+    #[doc = "  outer op. While off, profiling costs each op one atomic load."]
+    pub fn ek_profiler_start(ctx: ek_context) -> ek_status;
+}
+extern "C" {
+    #[doc = " Stops recording and waits for the recorded device work to finish, so the"]
+    #[doc = "  records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running."]
+    pub fn ek_profiler_stop(ctx: ek_context) -> ek_status;
+}
+extern "C" {
+    #[doc = " Two-phase, like ek_memory_snapshot: writes up to capacity records of the"]
+    #[doc = "  last stopped session, in order of completion, and their number into *count."]
+    #[doc = "  EK_ERROR_NOT_READY while the profiler runs."]
+    pub fn ek_profiler_records(
+        ctx: ek_context,
+        records: *mut ek_profile_record,
+        capacity: usize,
+        count: *mut usize,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The last session as a text table, one row per op name (calls, total and mean"]
+    #[doc = "  device and host time), slowest total device time first. Writes at most"]
+    #[doc = "  capacity - 1 characters and a NUL into buffer (which may be NULL when"]
+    #[doc = "  capacity is 0) and the full length, without the NUL, into *length."]
+    #[doc = "  EK_ERROR_NOT_READY while the profiler runs."]
+    pub fn ek_profiler_summary(
+        ctx: ek_context,
+        buffer: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or"]
+    #[doc = "  chrome://tracing): a host track per thread, a device track per stream and"]
+    #[doc = "  an arrow from each call to its device work. The file is replaced"]
+    #[doc = "  atomically; EK_ERROR_IO names the path on failure. EK_ERROR_NOT_READY"]
+    #[doc = "  while the profiler runs."]
+    pub fn ek_profiler_export_chrome_trace(
+        ctx: ek_context,
+        path: *const ::std::os::raw::c_char,
+    ) -> ek_status;
 }
 extern "C" {
     #[doc = " Number of live handles (contexts, streams, events, tensors, modules,"]

@@ -1,0 +1,91 @@
+"""The profiler: every op and kernel launch on a context, with host and device times."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import NamedTuple
+
+from . import _ffi
+from ._context import context as _context
+from ._device import device_str
+from ._errors import check
+from ._lib import lib
+
+__all__ = ["Profiler", "ProfileRecord", "profile"]
+
+
+class ProfileRecord(NamedTuple):
+    """One recorded call; times in microseconds since the session started."""
+    name: str             # "binary.add", "matmul", "kernel.saxpy"
+    args: str             # "float32[1024,1024] float32[1024] -> float32[1024,1024]"
+    device: str
+    stream_id: int
+    thread_id: int
+    host_start_us: float
+    host_us: float
+    device_start_us: float
+    device_us: float      # negative when the device could not time the call
+
+
+def _record(r: _ffi.ek_profile_record) -> ProfileRecord:
+    return ProfileRecord(r.name.decode(errors="replace"), r.args.decode(errors="replace"),
+                         device_str((r.device.type, r.device.index)), r.stream_id, r.thread_id,
+                         r.host_start_us, r.host_us, r.device_start_us, r.device_us)
+
+
+class Profiler:
+    """Records every op on one context (a Context or a device string; the
+    device's shared default context by default)::
+
+        with ek.profile("cuda") as prof:
+            y = (x @ x).softmax(-1)
+        print(prof.summary())
+        prof.export_chrome_trace("trace.json")   # open in ui.perfetto.dev
+
+    Reading the results needs a stopped session; a new start forgets them.
+    """
+
+    def __init__(self, device="cpu"):
+        self.context = _context(device)
+
+    def start(self) -> "Profiler":
+        check(lib.ek_profiler_start(self.context._handle()))
+        return self
+
+    def stop(self) -> None:
+        check(lib.ek_profiler_stop(self.context._handle()))
+
+    def __enter__(self) -> "Profiler":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def records(self) -> list:
+        """The last session's calls, as ProfileRecord tuples in order of completion."""
+        handle = self.context._handle()
+        count = ctypes.c_size_t()
+        check(lib.ek_profiler_records(handle, None, 0, ctypes.byref(count)))
+        cap = count.value
+        buf = (_ffi.ek_profile_record * max(cap, 1))()
+        check(lib.ek_profiler_records(handle, buf, cap, ctypes.byref(count)))
+        return [_record(r) for r in buf[:min(cap, count.value)]]
+
+    def summary(self) -> str:
+        """A table per op name: calls, total and mean device and host time."""
+        handle = self.context._handle()
+        length = ctypes.c_size_t()
+        check(lib.ek_profiler_summary(handle, None, 0, ctypes.byref(length)))
+        buf = ctypes.create_string_buffer(length.value + 1)
+        check(lib.ek_profiler_summary(handle, buf, len(buf), ctypes.byref(length)))
+        return buf.value.decode(errors="replace")
+
+    def export_chrome_trace(self, path: str | os.PathLike) -> None:
+        """Writes the session as Chrome trace JSON (Perfetto, chrome://tracing)."""
+        check(lib.ek_profiler_export_chrome_trace(self.context._handle(), os.fsencode(path)))
+
+
+def profile(device="cpu") -> Profiler:
+    """A Profiler of a context or device, for ``with ek.profile(...) as prof:``."""
+    return Profiler(device)
