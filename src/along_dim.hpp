@@ -14,24 +14,6 @@
 namespace ek {
 namespace dimop {
 
-// A block from ctx's pool, returned on the same stream when done.
-class Scratch {
- public:
-  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
-  ~Scratch() {
-    if (ptr_) pool_free(ctx_, ptr_, s_->id);
-  }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ek_status allocate(size_t bytes) { return bytes ? pool_allocate(ctx_, bytes, s_, &ptr_) : EK_SUCCESS; }
-  void *get() const { return ptr_; }
-
- private:
-  ek_context ctx_;
-  ek_stream s_;
-  void *ptr_ = nullptr;
-};
-
 inline TensorDesc contiguous_like(void *data, int dtype, const TensorDesc &shape_of) {
   TensorDesc d = shape_of;
   d.data = data;

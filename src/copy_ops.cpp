@@ -105,22 +105,6 @@ TensorDesc contiguous_desc(void *data, int dtype, int ndim, const int64_t *shape
   return d;
 }
 
-// A scratch block from ctx's pool, returned on the same stream when done.
-class Scratch {
- public:
-  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
-  ~Scratch() {
-    if (ptr_) pool_free(ctx_, ptr_, s_->id);
-  }
-  ek_status allocate(size_t bytes) { return pool_allocate(ctx_, bytes, s_, &ptr_); }
-  void *get() const { return ptr_; }
-
- private:
-  ek_context ctx_;
-  ek_stream s_;
-  void *ptr_ = nullptr;
-};
-
 size_t desc_bytes(const TensorDesc &d) {
   return static_cast<size_t>(desc_numel(d)) * dtype_size(d.dtype);
 }

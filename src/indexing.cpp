@@ -29,26 +29,6 @@
 namespace ek {
 namespace {
 
-// A block from ctx's pool, returned on the same stream (as in reduce.cpp).
-class Scratch {
- public:
-  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
-  ~Scratch() {
-    if (ptr_) pool_free(ctx_, ptr_, s_->id);
-  }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ek_status allocate(size_t bytes) {
-    return bytes ? pool_allocate(ctx_, bytes, s_, &ptr_) : EK_SUCCESS;
-  }
-  void *get() const { return ptr_; }
-
- private:
-  ek_context ctx_;
-  ek_stream s_;
-  void *ptr_ = nullptr;
-};
-
 // Runs a CPU loop (returns 0 on success) or a CUDA launcher (a cudaError_t).
 template <typename Cpu, typename Cuda>
 ek_status run_backend(ek_context ctx, const char *what, Cpu cpu_call, Cuda cuda_call) {

@@ -241,6 +241,26 @@ ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s);
 // ---- memory
 ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id);
+
+// A block from ctx's pool for one call's temporary data, returned to the pool
+// on the same stream when the call's scope ends (stream order keeps it alive
+// for the work already enqueued).
+class Scratch {
+ public:
+  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
+  ~Scratch() {
+    if (ptr_) pool_free(ctx_, ptr_, s_->id);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ek_status allocate(size_t bytes) { return bytes ? pool_allocate(ctx_, bytes, s_, &ptr_) : EK_SUCCESS; }
+  void *get() const { return ptr_; }
+
+ private:
+  ek_context ctx_;
+  ek_stream s_;
+  void *ptr_ = nullptr;
+};
 ek_status init_memory(ek_context ctx);
 void shutdown_memory(ek_context ctx);
 void register_pool_stream(ek_context ctx, uint64_t id, void *native);

@@ -20,26 +20,6 @@
 namespace ek {
 namespace {
 
-// A block from ctx's pool, returned on the same stream (as in copy_ops.cpp).
-class Scratch {
- public:
-  Scratch(ek_context ctx, ek_stream s) : ctx_(ctx), s_(s) {}
-  ~Scratch() {
-    if (ptr_) pool_free(ctx_, ptr_, s_->id);
-  }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ek_status allocate(size_t bytes) {
-    return bytes ? pool_allocate(ctx_, bytes, s_, &ptr_) : EK_SUCCESS;
-  }
-  void *get() const { return ptr_; }
-
- private:
-  ek_context ctx_;
-  ek_stream s_;
-  void *ptr_ = nullptr;
-};
-
 struct Reduced {
   bool mask[EK_MAX_DIMS] = {};
   int64_t r = 1;  // elements per reduction
@@ -233,11 +213,9 @@ bool is_float(ek_dtype dt) { return dtype_is_float(dt); }
 
 // Internal kind, result dtype and the zero-element rule of a public op.
 ek_status op_plan(ek_reduce_op op, ek_dtype xdt, int64_t r, Job *job, ek_dtype *out_dt) {
-  static const char *const kNames[] = {"sum", "mean", "prod", "max", "min", "argmax",
-                                       "argmin", "any", "all", "norm_l1", "norm_l2", "norm_inf"};
   EK_CHECK(op >= EK_REDUCE_SUM && op <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
            "unknown reduce op %d", static_cast<int>(op));
-  const char *name = kNames[op];
+  const char *name = reduce_op_name(op);
   bool needs_float = op == EK_REDUCE_MEAN || op >= EK_REDUCE_NORM_L1;
   EK_CHECK(!needs_float || is_float(xdt), EK_ERROR_DTYPE,
            "%s needs a floating-point input, got %s (cast first, as in PyTorch)", name,

@@ -18,7 +18,7 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
   }
 #ifdef EK_HAVE_CUDA
   EK_FORWARD(activate(ctx));
-  dimop::Scratch work(ctx, s);  // partial results when a line is split over blocks
+  Scratch work(ctx, s);  // partial results when a line is split over blocks
   EK_FORWARD(work.allocate(cuda::scan_workspace(p)));
   return gpu::check_launch(cuda::scan(p, kind, work.get(), s->native), "scan kernel");
 #else

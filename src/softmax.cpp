@@ -18,7 +18,7 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
   }
 #ifdef EK_HAVE_CUDA
   EK_FORWARD(activate(ctx));
-  dimop::Scratch work(ctx, s);  // only very long rows split over blocks need one
+  Scratch work(ctx, s);  // only very long rows split over blocks need one
   EK_FORWARD(work.allocate(cuda::softmax_workspace(p)));
   return gpu::check_launch(cuda::softmax(p, kind, work.get(), s->native), "softmax kernel");
 #else
