@@ -37,21 +37,36 @@ for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 [ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
 fi
 if phase sanitize; then
-for t in test_copy test_memory test_streams test_tensor test_elementwise test_reduce test_ternary \
-         test_random test_softmax test_scan test_matmul test_indexing test_module test_kernel \
-         test_elementwise_kernel; do
+# MEMCHECK and RACECHECK pick suites (default: all of them). Under memcheck the
+# stress suites run 10^4 operations per thread (EK_STRESS_OPS), not 10^5.
+for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_elementwise test_reduce \
+         test_ternary test_random test_softmax test_scan test_matmul test_indexing test_module \
+         test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler}; do
   [ -x "$c/tests/$t" ] || continue
-  EK_TEST_DEVICE=cuda run "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 1 "$c/tests/$t"
+  # Suites that compile user kernels make driver calls that fail on purpose
+  # (cuFuncGetParamInfo's end-of-parameters probe, the negative tests).
+  api=()
+  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler) api=(--report-api-errors no);; esac
+  EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
+    "${api[@]}" --error-exitcode 1 "$c/tests/$t"
 done
-for t in test_copy test_reduce test_softmax test_scan test_indexing; do
+for t in ${RACECHECK:-test_copy test_reduce test_softmax test_scan test_indexing test_profiler}; do
   [ -x "$c/tests/$t" ] || continue
   # racecheck loses track of launches from several host threads at once
   # ("Internal Sanitizer Error: failure to track a kernel launch"): the
   # multi-threaded test runs under memcheck only.
   EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t" \
-    --gtest_filter='-*ThreadsSharingAStream*'
+    --gtest_filter='-*ThreadsSharingAStream*:*Threads*:*WhileOtherThreads*'
 
 done
+fi
+if phase profile; then
+# The profiler's picture: a small workload's trace, drawn by scripts/plot_trace.py.
+run profile_workload env PYTHONPATH=bindings/python python3 examples/python/profile_workload.py \
+  "$OUT/trace-h100.json"
+fi
+if phase colbench; then
+[ -x "$c/bench/col_variants" ] && run col_variants "$c/bench/col_variants"
 fi
 if phase bench; then
 # BENCHES picks the C benchmarks (all three: "bench_ops bench_alloc bench_copy").
@@ -68,4 +83,4 @@ fi
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
 for b in bench_ops bench_fused compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 \
          overhead_go_1 quickstart_c quickstart_python custom_kernel_jit custom_kernel_jit_again \
-         custom_kernel_static cuda_copy_check; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+         custom_kernel_static cuda_copy_check profile_workload col_variants; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
