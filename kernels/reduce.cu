@@ -278,9 +278,11 @@ template <typename T, int V> struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
 // inner > 1: thread x owns V adjacent columns (one 4- to 16-byte load per
 // row, coalesced across the warp), threadIdx.y strides the rows of this
-// block's chunk (blockIdx.z); blockIdx.y walks outer.
+// block's chunk (blockIdx.z); blockIdx.y walks outer. Three blocks per SM
+// (at most 40 registers) keep enough loads in flight to near DRAM's rate;
+// at two, column sums ran 2.5 µs slower of 53 on an H100.
 template <typename T, int Fam, int V>
-__global__ void __launch_bounds__(kColX * kColY)
+__global__ void __launch_bounds__(kColX * kColY, 3)
 col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial, unsigned *done) {
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
@@ -331,9 +333,15 @@ col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial,
 }
 
 // Second pass: a warp per output combines its `splits` partials in order.
+// Launched as a programmatic dependent of the first pass on sm_90, so its
+// launch overlaps the first pass's tail: it waits here until the first pass
+// has finished and its partials are visible (a no-op without the attribute).
 template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
 combine_kernel(ReducePlan p, int64_t splits, const State<typename AccOf<T>::type> *partial) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   using A = typename AccOf<T>::type;
   const Op<A, Fam> op{p.kind};
   const int64_t nout = p.outer * p.inner, warps = kThreads / 32;
@@ -404,6 +412,29 @@ void launch_columns(const ReducePlan &p, const Config &c, State<typename AccOf<T
   col_kernel<T, Fam, V><<<grid, dim3(kColX, kColY), 0, st>>>(p, c.chunk, partial, done);
 }
 
+// Programmatic dependent launch needs compute capability 9.0.
+bool pdl_supported() {
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+         major >= 9;
+}
+
+template <typename T, int Fam>
+void launch_combine(const ReducePlan &p, int64_t splits, const State<typename AccOf<T>::type> *partial,
+                    cudaStream_t st) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(p.outer * p.inner, kThreads / 32), INT_MAX)));
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = st;
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = pdl_supported() ? 1 : 0;
+  cudaLaunchKernelEx(&cfg, combine_kernel<T, Fam>, p, splits, partial);
+}
+
 template <typename T, int Fam>
 int launch(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
   using S = State<typename AccOf<T>::type>;
@@ -416,16 +447,13 @@ int launch(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
     dim3 grid(static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits));
     row_kernel<T, Fam><<<grid, kThreads, 0, st>>>(p, c.group, c.chunk, partial, done);
   } else if (c.vec == 4) {
-    launch_columns<T, Fam, 4>(p, c, partial, done, st);
+    if constexpr (sizeof(T) <= 4) launch_columns<T, Fam, 4>(p, c, partial, done, st);  // else vec <= 2
   } else if (c.vec == 2) {
     launch_columns<T, Fam, 2>(p, c, partial, done, st);
   } else {
     launch_columns<T, Fam, 1>(p, c, partial, done, st);
   }
-  if (partial && !done) {
-    int64_t blocks = std::min<int64_t>(ceil_div(p.outer * p.inner, kThreads / 32), INT_MAX);
-    combine_kernel<T, Fam><<<static_cast<unsigned>(blocks), kThreads, 0, st>>>(p, c.splits, partial);
-  }
+  if (partial && !done) launch_combine<T, Fam>(p, c.splits, partial, st);
   return static_cast<int>(cudaGetLastError());
 }
 
