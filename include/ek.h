@@ -132,6 +132,29 @@ typedef enum {
   EK_LOG_DEBUG = 4
 } ek_log_level;
 
+/** Receives one log message: level is never EK_LOG_OFF; message is one line or
+ *  more, without a trailing newline, borrowed for the duration of the call
+ *  (copy it to keep it). */
+typedef void (*ek_log_callback)(ek_log_level level, const char *message, void *user_data);
+/** Process-wide: messages that pass a context's log level go to callback
+ *  instead of stderr ("[ek info] message"); callback NULL restores stderr.
+ *  Nothing is logged unless a level asks for it: a context's config.log_level
+ *  (or EK_LOG_LEVEL when it was created; default EK_LOG_OFF) filters the
+ *  messages about it, and messages about no context (e.g. "no CUDA device",
+ *  once per process) pass EK_LOG_LEVEL as read at the first such message.
+ *  Filtered messages cost no formatting.
+ *  Threads: the callback may run concurrently on any thread that calls ek_*
+ *  (often with a pool or stream busy, so it should return quickly). Setting or
+ *  replacing it is safe while other threads log: each message goes wholly to
+ *  one (callback, user_data) pair or to stderr, and once ek_log_set_callback
+ *  returns, calls to the previous callback have finished and none begins, so
+ *  the caller may free the previous user_data. The callback may call ek_*
+ *  functions; a message those log on the same thread goes to stderr, never
+ *  back into the callback. Calling ek_log_set_callback from inside the
+ *  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself); so is
+ *  waiting, inside the callback, on a thread that calls it. */
+EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
+
 #define EK_CONTEXT_CONFIG_VERSION 1
 /** Context options. Zero/NULL fields mean "not set": the environment variable
  *  (read once, at creation) applies, then the default. A set field wins over
