@@ -300,6 +300,35 @@ typedef struct {
 EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks,
                                     size_t capacity, size_t *count);
 
+/** Writes the pool's snapshot and statistics, taken together under the pool's
+ *  lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or
+ *  any reader:
+ *    {"version": 1,
+ *     "device": {"type": "cuda" | "cpu", "index": N, "name": "..."},
+ *     "stats": {every field of ek_memory_stats, by its name},
+ *     "segments": [{"address", "size", "stream_id",
+ *                   "blocks": [{"address", "size", "requested",
+ *                               "allocated": true | false, "stream_id"}]}]}
+ *  Segments and their blocks are in address order, as ek_memory_snapshot
+ *  lists them (the same blocks, same count); a segment's stream_id is the
+ *  stream that created it. Integers are written exactly, in decimal:
+ *  addresses (48-bit virtual addresses on current 64-bit platforms) and
+ *  sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them
+ *  exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX)
+ *  of blocks that destroyed streams left to the pool's shared list.
+ *  The file is written to a temporary name beside path and renamed into place:
+ *  readers never see a partial file, and on failure no file is left. An
+ *  existing file at path is replaced. EK_ERROR_IO (naming path and the system's
+ *  reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "". */
+EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path);
+/** The same JSON text into buffer, like snprintf: *length receives the text's
+ *  length in bytes (without the NUL); up to capacity - 1 bytes of it and a NUL
+ *  are written. The text is complete when *length < capacity; call with buffer
+ *  NULL and capacity 0 to size it (the pool may change before the next call:
+ *  check again). */
+EK_API ek_status ek_memory_snapshot_json_string(ek_context ctx, char *buffer,
+                                                size_t capacity, size_t *length);
+
 typedef enum {
   EK_MEMORY_EVENT_OOM = 0,        /* bytes: the failing request; the pool retries once after */
   EK_MEMORY_EVENT_THRESHOLD = 1   /* bytes: reserved bytes after crossing the threshold */
