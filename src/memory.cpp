@@ -279,7 +279,6 @@ ek_memory_stats public_stats(const PoolStats &p, uint64_t limit) {
   return s;
 }
 
-
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s) {
   if (bytes == 0) return EK_SUCCESS;
   if (!ctx->is_cuda()) {
