@@ -151,8 +151,8 @@ typedef void (*ek_log_callback)(ek_log_level level, const char *message, void *u
  *  the caller may free the previous user_data. The callback may call ek_*
  *  functions; a message those log on the same thread goes to stderr, never
  *  back into the callback. Calling ek_log_set_callback from inside the
- *  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself); so is
- *  waiting, inside the callback, on a thread that calls it. */
+ *  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself), and the
+ *  callback must not wait for a thread that is calling it (a deadlock). */
 EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
 
 #define EK_CONTEXT_CONFIG_VERSION 1

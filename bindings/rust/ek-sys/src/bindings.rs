@@ -383,8 +383,8 @@ extern "C" {
     #[doc = "  the caller may free the previous user_data. The callback may call ek_*"]
     #[doc = "  functions; a message those log on the same thread goes to stderr, never"]
     #[doc = "  back into the callback. Calling ek_log_set_callback from inside the"]
-    #[doc = "  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself); so is"]
-    #[doc = "  waiting, inside the callback, on a thread that calls it."]
+    #[doc = "  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself), and the"]
+    #[doc = "  callback must not wait for a thread that is calling it (a deadlock)."]
     pub fn ek_log_set_callback(
         callback: ek_log_callback,
         user_data: *mut ::std::os::raw::c_void,
