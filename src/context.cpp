@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 #include <thread>
 #include <unistd.h>
 
@@ -35,17 +34,6 @@ bool parse_bytes(const char *text, uint64_t *bytes) {
   if (*end != '\0' || value * static_cast<double>(scale) > 1.8e19) return false;
   *bytes = static_cast<uint64_t>(value * static_cast<double>(scale));
   return true;
-}
-
-bool parse_log_level(const char *text, ek_log_level *level) {
-  static const char *names[] = {"off", "error", "warn", "info", "debug"};
-  for (int i = 0; i <= EK_LOG_DEBUG; ++i) {
-    if (strcasecmp(text, names[i]) == 0) {
-      *level = static_cast<ek_log_level>(i);
-      return true;
-    }
-  }
-  return false;
 }
 
 std::string default_cache_dir() {
@@ -110,6 +98,15 @@ ek_status check_device(ek_device device) {
   return EK_SUCCESS;
 }
 
+// About no context, so at the process's level; once, as callers poll the count.
+void log_no_cuda_device() {
+  static std::atomic<bool> logged{false};
+  if (!log_enabled(EK_LOG_DEBUG, process_log_level()) || logged.exchange(true)) return;
+  log_message(EK_LOG_DEBUG, process_log_level(), "no CUDA device: %s",
+              gpu::compiled_in() ? "no driver, or no GPU visible (CUDA_VISIBLE_DEVICES?)"
+                                 : "libek was built without CUDA");
+}
+
 ek_status init_default_stream(ek_context ctx) {
   ek_stream_s &s = ctx->default_stream;
   s.ctx = ctx;
@@ -161,6 +158,7 @@ EK_API ek_status ek_device_count(ek_device_type type, int *count) {
   const int t = raw_enum(type);
   EK_CHECK(t == EK_CPU || t == EK_CUDA, EK_ERROR_INVALID_ARGUMENT, "unknown device type %d", t);
   *count = t == EK_CPU ? 1 : gpu::device_count();
+  if (t == EK_CUDA && *count == 0) log_no_cuda_device();
   return EK_SUCCESS;
 }
 
@@ -220,6 +218,8 @@ EK_API ek_status ek_context_destroy(ek_context ctx) {
            "of this context are still alive", live);
   EK_FORWARD(activate(ctx));
   if (ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(ctx->default_stream.native));
+  log_message(EK_LOG_DEBUG, ctx->config.log_level, "context on %s:%d destroyed",
+              ctx->is_cuda() ? "cuda" : "cpu", ctx->device.index);
   destroy_context(ctx);
   return EK_SUCCESS;
 }

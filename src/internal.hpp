@@ -68,9 +68,26 @@ int raw_enum(const E &e) {
 }
 
 
-// ---- logging (EK_LOG_LEVEL or the context's config)
+// printf into a std::string of any length.
+std::string vformat(const char *format, va_list args);
+
+// Writes text to a temporary file beside path and renames it onto path:
+// readers see the old file or the whole new one, and a failure (EK_ERROR_IO
+// naming path and the system's reason) leaves no file behind.
+ek_status write_file_replacing(const char *path, const std::string &text);
+
+// ---- logging (log.cpp): threshold is the context's config.log_level, or
+// process_log_level() for a message about no context. Check log_enabled
+// first where the arguments cost something to compute.
+inline bool log_enabled(ek_log_level level, ek_log_level threshold) {
+  return level != EK_LOG_OFF && level <= threshold;
+}
 void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+// EK_LOG_LEVEL as read at the first call (EK_LOG_OFF when unset or invalid).
+ek_log_level process_log_level();
+// "off", "error", "warn", "info", "debug" (any case).
+bool parse_log_level(const char *text, ek_log_level *level);
 
 // ---- live handle accounting (ek_live_handles)
 void handle_created();
@@ -266,6 +283,8 @@ void shutdown_memory(ek_context ctx);
 void register_pool_stream(ek_context ctx, uint64_t id, void *native);
 void unregister_pool_stream(ek_context ctx, uint64_t id);
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s);
+// The pool's statistics as the public struct (ek_memory_stats_get).
+ek_memory_stats public_stats(const PoolStats &p, uint64_t limit);
 
 // ---- per-stream device scratch (CUDA streams)
 // kStreamScratchBytes of device memory owned by stream s, zeroed when first

@@ -159,6 +159,39 @@ void notify(ek_context ctx, ek_memory_event event, uint64_t bytes) {
   if (cb) cb(ctx, event, bytes, user);
 }
 
+const char *device_kind(ek_context ctx) { return ctx->is_cuda() ? "cuda" : "cpu"; }
+
+// INFO: segments come from and go back to the device (installed only when
+// the context logs at INFO or more, so that otherwise the pool records nothing).
+void log_pool_event(ek_context ctx, const PoolEvent &e) {
+  if (e.kind == PoolEvent::segment_reserved) {
+    log_message(EK_LOG_INFO, ctx->config.log_level,
+                "pool %s:%d: reserved a new segment of %s from the device; reserved now %s",
+                device_kind(ctx), ctx->device.index, format_bytes(e.bytes).c_str(),
+                format_bytes(e.reserved).c_str());
+    return;
+  }
+  log_message(EK_LOG_INFO, ctx->config.log_level,
+              "pool %s:%d: released %" PRIu64 " cached segment%s (%s) to the device %s; "
+              "reserved now %s",
+              device_kind(ctx), ctx->device.index, e.segments, e.segments == 1 ? "" : "s",
+              format_bytes(e.bytes).c_str(), e.why, format_bytes(e.reserved).c_str());
+}
+
+// WARN: the pool released its cache and still cannot serve the request; the
+// memory callback runs next, then the last retry.
+void log_out_of_memory(ek_context ctx, size_t requested) {
+  if (!log_enabled(EK_LOG_WARN, ctx->config.log_level)) return;
+  PoolStats st = ctx->pool->stats();
+  uint64_t limit = ctx->pool->limit();
+  log_message(EK_LOG_WARN, ctx->config.log_level,
+              "pool %s:%d: out of memory for %s (allocated %s, reserved %s, limit %s) after "
+              "releasing the cache; retrying once after the memory callback",
+              device_kind(ctx), ctx->device.index, format_bytes(requested).c_str(),
+              format_bytes(st.allocated_bytes).c_str(), format_bytes(st.reserved_bytes).c_str(),
+              limit ? format_bytes(limit).c_str() : "none");
+}
+
 ek_status map_pool_result(PoolResult r, const std::string &message) {
   switch (r) {
     case PoolResult::ok: return EK_SUCCESS;
@@ -178,8 +211,12 @@ ek_status init_memory(ek_context ctx) {
   PoolConfig cfg;
   cfg.limit_bytes = configured_limit(ctx);
   ctx->pool = std::make_unique<Pool>(*ctx->memory, *ctx->sync, cfg);
-  ctx->pool->set_oom_callback(
-      [ctx](size_t requested) { notify(ctx, EK_MEMORY_EVENT_OOM, requested); });
+  ctx->pool->set_oom_callback([ctx](size_t requested) {
+    log_out_of_memory(ctx, requested);
+    notify(ctx, EK_MEMORY_EVENT_OOM, requested);
+  });
+  if (log_enabled(EK_LOG_INFO, ctx->config.log_level))
+    ctx->pool->set_event_callback([ctx](const PoolEvent &e) { log_pool_event(ctx, e); });
   return EK_SUCCESS;
 }
 
@@ -213,6 +250,33 @@ ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **p
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id) {
   std::string message;
   return map_pool_result(ctx->pool->free(ptr, stream_id, &message), message);
+}
+
+ek_memory_stats public_stats(const PoolStats &p, uint64_t limit) {
+  ek_memory_stats s{};
+  s.allocated_bytes = p.allocated_bytes;
+  s.reserved_bytes = p.reserved_bytes;
+  s.requested_bytes = p.requested_bytes;
+  s.peak_allocated_bytes = p.peak_allocated_bytes;
+  s.peak_reserved_bytes = p.peak_reserved_bytes;
+  s.peak_requested_bytes = p.peak_requested_bytes;
+  s.total_allocated_bytes = p.total_allocated_bytes;
+  s.total_freed_bytes = p.total_freed_bytes;
+  s.active_blocks = p.active_blocks;
+  s.cached_blocks = p.cached_blocks;
+  s.segments = p.segments;
+  s.alloc_count = p.alloc_count;
+  s.free_count = p.free_count;
+  s.cache_hits = p.cache_hits;
+  s.device_mallocs = p.device_mallocs;
+  s.device_frees = p.device_frees;
+  s.retries = p.retries;
+  s.oom_count = p.oom_count;
+  s.largest_free_block = p.largest_free_block;
+  s.cached_free_bytes = p.cached_free_bytes;
+  s.limit_bytes = limit;
+  s.fragmentation = p.fragmentation;
+  return s;
 }
 
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s) {
@@ -282,31 +346,7 @@ EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(stats);
-  PoolStats p = ctx->pool->stats();
-  ek_memory_stats s{};
-  s.allocated_bytes = p.allocated_bytes;
-  s.reserved_bytes = p.reserved_bytes;
-  s.requested_bytes = p.requested_bytes;
-  s.peak_allocated_bytes = p.peak_allocated_bytes;
-  s.peak_reserved_bytes = p.peak_reserved_bytes;
-  s.peak_requested_bytes = p.peak_requested_bytes;
-  s.total_allocated_bytes = p.total_allocated_bytes;
-  s.total_freed_bytes = p.total_freed_bytes;
-  s.active_blocks = p.active_blocks;
-  s.cached_blocks = p.cached_blocks;
-  s.segments = p.segments;
-  s.alloc_count = p.alloc_count;
-  s.free_count = p.free_count;
-  s.cache_hits = p.cache_hits;
-  s.device_mallocs = p.device_mallocs;
-  s.device_frees = p.device_frees;
-  s.retries = p.retries;
-  s.oom_count = p.oom_count;
-  s.largest_free_block = p.largest_free_block;
-  s.cached_free_bytes = p.cached_free_bytes;
-  s.limit_bytes = ctx->pool->limit();
-  s.fragmentation = p.fragmentation;
-  *stats = s;
+  *stats = public_stats(ctx->pool->stats(), ctx->pool->limit());
   return EK_SUCCESS;
 }
 

@@ -106,9 +106,10 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   std::unique_lock<std::mutex> lk(mu_);
   Block *b = size ? try_allocate(size, stream_id) : nullptr;
   if (!b && size && oom_cb_) {
-    // The callback may free memory through this pool, so run it unlocked.
+    // The callback may free memory through this pool, so run it unlocked
+    // (after telling what the failed attempt released).
     auto cb = oom_cb_;
-    lk.unlock();
+    fire_queued(lk);
     cb(bytes);
     lk.lock();
     ++st_.retries;
@@ -117,7 +118,7 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   if (!b) {
     ++st_.oom_count;
     if (error) *error = oom_message(bytes);
-    fire_threshold(lk);
+    fire_queued(lk);
     return PoolResult::out_of_memory;
   }
   b->requested = bytes;
@@ -131,7 +132,8 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   st_.peak_allocated_bytes = std::max(st_.peak_allocated_bytes, st_.allocated_bytes);
   st_.peak_requested_bytes = std::max(st_.peak_requested_bytes, st_.requested_bytes);
   *ptr = reinterpret_cast<void *>(b->addr);
-  if (threshold_fire_) fire_threshold(lk);  // rare: keep the call off the hot path
+  // Rare (a segment came or went): keep the call off the hot path.
+  if (threshold_fire_ || !events_.empty()) fire_queued(lk);
   return PoolResult::ok;
 }
 
@@ -140,7 +142,7 @@ Pool::Block *Pool::try_allocate(size_t size, uint64_t stream) {
   if (Block *b = search(size, stream)) return b;
   if (Block *b = grow(size, stream)) return b;
   ++st_.retries;
-  release_cached();
+  release_cached("to retry an allocation");
   if (Block *b = search(size, stream)) return b;
   return grow(size, stream);
 }
@@ -235,6 +237,7 @@ Pool::Block *Pool::grow(size_t size, uint64_t stream) {
   ++st_.device_mallocs;
   ++st_.segments;
   note_reserved_change(static_cast<int64_t>(seg));
+  note_event({PoolEvent::segment_reserved, seg, 1, st_.reserved_bytes, ""});
   return use_block(b, size);
 }
 
@@ -617,9 +620,10 @@ void Pool::stream_destroyed(uint64_t stream_id) {
 
 // ---------------------------------------------------------------- release
 
-void Pool::release_cached() {
+void Pool::release_cached(const char *why) {
   flush_all_parked();
   flush_pending();
+  PoolEvent released{PoolEvent::segments_released, 0, 0, 0, why};
   for (auto it = segments_.begin(); it != segments_.end();) {
     bool all_free = true;
     for (Block *b = it->second.head; b && all_free; b = b->next) all_free = !b->allocated;
@@ -627,9 +631,13 @@ void Pool::release_cached() {
       ++it;
       continue;
     }
+    released.bytes += it->second.size;
+    ++released.segments;
     release_segment(it->second);
     it = segments_.erase(it);
   }
+  released.reserved = st_.reserved_bytes;
+  if (released.segments) note_event(released);
 }
 
 bool Pool::over_gc_bound(size_t seg, size_t size) {
@@ -661,12 +669,17 @@ std::vector<Pool::Segment *> Pool::idle_segments() {
 void Pool::collect_garbage(size_t seg, size_t size) {
   flush_all_parked();  // parked pieces of a segment must coalesce to see it idle
   poll_pending();
+  PoolEvent released{PoolEvent::segments_released, 0, 0, 0, "by garbage collection"};
   for (Segment *s : idle_segments()) {
     if (!over_gc_bound(seg, size)) break;
     uintptr_t addr = s->addr;
+    released.bytes += s->size;
+    ++released.segments;
     release_segment(*s);
     segments_.erase(addr);
   }
+  released.reserved = st_.reserved_bytes;
+  if (released.segments) note_event(released);
 }
 
 void Pool::release_segment(Segment &s) {
@@ -684,8 +697,9 @@ void Pool::release_segment(Segment &s) {
 }
 
 void Pool::empty_cache() {
-  std::lock_guard<std::mutex> lk(mu_);
-  release_cached();
+  std::unique_lock<std::mutex> lk(mu_);
+  release_cached("by empty_cache");
+  fire_queued(lk);
 }
 
 void Pool::note_reserved_change(int64_t delta) {
@@ -696,14 +710,25 @@ void Pool::note_reserved_change(int64_t delta) {
   if (delta > 0 && t && before < t && st_.reserved_bytes >= t) threshold_fire_ = st_.reserved_bytes;
 }
 
-// Runs a threshold callback queued under the lock, with the lock released.
-void Pool::fire_threshold(std::unique_lock<std::mutex> &lk) {
-  if (!threshold_fire_) return;
+void Pool::note_event(const PoolEvent &e) {
+  if (event_cb_) events_.push_back(e);
+}
+
+// Unlocks lk, then runs the callbacks for what was queued under it (the
+// owner's callbacks may call back into the pool).
+void Pool::fire_queued(std::unique_lock<std::mutex> &lk) {
   size_t reserved = threshold_fire_;
   threshold_fire_ = 0;
-  auto cb = threshold_cb_;
+  std::function<void(size_t)> threshold_cb;
+  if (reserved) threshold_cb = threshold_cb_;
+  std::vector<PoolEvent> events;
+  events.swap(events_);
+  std::function<void(const PoolEvent &)> event_cb;
+  if (!events.empty()) event_cb = event_cb_;
   lk.unlock();
-  if (cb) cb(reserved);
+  for (const PoolEvent &e : events)
+    if (event_cb) event_cb(e);
+  if (threshold_cb) threshold_cb(reserved);
 }
 
 // ---------------------------------------------------------------- queries
@@ -736,6 +761,10 @@ bool Pool::owns(const void *ptr, size_t *size, uint64_t *stream) const {
 
 PoolStats Pool::stats() const {
   std::lock_guard<std::mutex> lk(mu_);
+  return stats_locked();
+}
+
+PoolStats Pool::stats_locked() const {
   PoolStats s = st_;
   // Report what a flush of the fast cache would leave, so numbers do not
   // depend on which blocks happen to be parked.
@@ -756,8 +785,9 @@ void Pool::reset_peaks() {
   st_.peak_requested_bytes = st_.requested_bytes;
 }
 
-std::vector<SegmentInfo> Pool::snapshot() const {
+std::vector<SegmentInfo> Pool::snapshot(PoolStats *stats) const {
   std::lock_guard<std::mutex> lk(mu_);
+  if (stats) *stats = stats_locked();
   std::vector<SegmentInfo> out;
   out.reserve(segments_.size());
   for (const auto &kv : segments_) {
@@ -776,9 +806,10 @@ std::vector<SegmentInfo> Pool::snapshot() const {
 }
 
 void Pool::set_limit(size_t bytes) {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::unique_lock<std::mutex> lk(mu_);
   cfg_.limit_bytes = bytes;
-  if (bytes && st_.reserved_bytes > bytes) release_cached();
+  if (bytes && st_.reserved_bytes > bytes) release_cached("as the limit was lowered");
+  fire_queued(lk);
 }
 
 size_t Pool::limit() const {
@@ -795,6 +826,12 @@ void Pool::set_threshold_callback(size_t bytes, std::function<void(size_t)> cb) 
   std::lock_guard<std::mutex> lk(mu_);
   cfg_.threshold_bytes = bytes;
   threshold_cb_ = std::move(cb);
+}
+
+void Pool::set_event_callback(std::function<void(const PoolEvent &)> cb) {
+  std::lock_guard<std::mutex> lk(mu_);
+  event_cb_ = std::move(cb);
+  if (!event_cb_) events_.clear();
 }
 
 }  // namespace ek

@@ -82,6 +82,17 @@ struct SegmentInfo {
 
 enum class PoolResult { ok, out_of_memory, invalid };
 
+// Memory the pool took from or gave back to the device, told to its owner
+// (set_event_callback) for logging, with the pool unlocked, after the call
+// that caused it.
+struct PoolEvent {
+  enum Kind { segment_reserved, segments_released } kind;
+  uint64_t bytes;     // the new segment's size, or the released segments' total
+  uint64_t segments;  // 1, or how many were released
+  uint64_t reserved;  // reserved bytes after the change
+  const char *why;    // static text: what released them; "" for segment_reserved
+};
+
 // Stream id reserved for the shared list that destroyed streams' blocks join.
 constexpr uint64_t kSharedStream = UINT64_MAX;
 
@@ -230,11 +241,14 @@ class Pool {
   void stream_destroyed(uint64_t stream_id);
   PoolStats stats() const;
   void reset_peaks();
-  std::vector<SegmentInfo> snapshot() const;
+  // stats (may be nullptr) receives the statistics of the same moment.
+  std::vector<SegmentInfo> snapshot(PoolStats *stats = nullptr) const;
   void set_limit(size_t bytes);  // releases cached segments if reserved is above it
   size_t limit() const;
   void set_oom_callback(std::function<void(size_t requested)> cb);
   void set_threshold_callback(size_t bytes, std::function<void(size_t reserved)> cb);
+  // nullptr: no events are even recorded (the default).
+  void set_event_callback(std::function<void(const PoolEvent &)> cb);
 
  private:
   struct Segment;
@@ -336,15 +350,17 @@ class Pool {
   void wait_for(Block *b, uint64_t stream);
   void sync_block(Block *b);
   // releasing
-  void release_cached();
+  void release_cached(const char *why);
   void collect_garbage(size_t seg, size_t size);
   std::vector<Segment *> idle_segments();
   bool over_gc_bound(size_t seg, size_t size);
   void release_segment(Segment &seg);
   void note_reserved_change(int64_t delta);
-  void fire_threshold(std::unique_lock<std::mutex> &lk);
+  void note_event(const PoolEvent &e);
+  void fire_queued(std::unique_lock<std::mutex> &lk);
   // messages and queries
   size_t largest_free() const;
+  PoolStats stats_locked() const;
   std::string oom_message(size_t bytes) const;
   std::string invalid_free_message(uintptr_t addr) const;
 
@@ -367,6 +383,8 @@ class Pool {
   std::function<void(size_t)> oom_cb_;
   std::function<void(size_t)> threshold_cb_;
   size_t threshold_fire_ = 0;  // reserved value to report, 0 = nothing to fire
+  std::function<void(const PoolEvent &)> event_cb_;
+  std::vector<PoolEvent> events_;  // recorded under the lock, told by fire_queued
   uint64_t gc_high_ = 0;  // allocated high-water mark for gc_ratio; survives reset_peaks
 };
 

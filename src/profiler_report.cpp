@@ -1,13 +1,10 @@
 // Reports over a profiling session: the summary table and the Chrome trace.
 #include <algorithm>
-#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
-
-#include <unistd.h>
 
 #include "profiler.hpp"
 
@@ -20,14 +17,12 @@ struct OpTotals {
   double host_us = 0;
 };
 
-std::string format_row(const char *format, ...) __attribute__((format(printf, 1, 2)));
-std::string format_row(const char *format, ...) {
-  char line[256];
+void appendf(std::string *out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string *out, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  std::vsnprintf(line, sizeof line, format, args);
+  *out += vformat(format, args);
   va_end(args);
-  return line;
 }
 
 std::vector<std::pair<std::string, OpTotals>> totals_by_name(
@@ -68,14 +63,14 @@ std::string json_escape(const char *text) {
 constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
 
-void write_track_names(std::FILE *f, const std::vector<ek_profile_record> &records) {
+void write_track_names(std::string *f, const std::vector<ek_profile_record> &records) {
   std::string device = "device";
   if (!records.empty())
     device = std::string(records[0].device.type == EK_CUDA ? "cuda:" : "cpu:") +
              std::to_string(records[0].device.index);
-  std::fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"host\"}},\n",
+  appendf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"host\"}},\n",
                kHostPid);
-  std::fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s\"}},\n",
+  appendf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s\"}},\n",
                kDevicePid, device.c_str());
   std::set<uint64_t> threads, streams;
   for (const ek_profile_record &r : records) {
@@ -83,36 +78,36 @@ void write_track_names(std::FILE *f, const std::vector<ek_profile_record> &recor
     streams.insert(r.stream_id);
   }
   for (uint64_t t : threads)
-    std::fprintf(f,
+    appendf(f,
                  "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
                  ",\"args\":{\"name\":\"thread %" PRIu64 "\"}},\n",
                  kHostPid, t, t);
   for (uint64_t s : streams)
-    std::fprintf(f,
+    appendf(f,
                  "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
                  ",\"args\":{\"name\":\"stream %" PRIu64 "\"}},\n",
                  kDevicePid, s, s);
 }
 
 // The call on its thread, its work on its stream, and an arrow between them.
-void write_record(std::FILE *f, const ek_profile_record &r, size_t id) {
+void write_record(std::string *f, const ek_profile_record &r, size_t id) {
   std::string name = json_escape(r.name), args = json_escape(r.args);
-  std::fprintf(f,
+  appendf(f,
                "{\"name\":\"%s\",\"cat\":\"call\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
                ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":\"%s\",\"stream\":%" PRIu64 "}},\n",
                name.c_str(), kHostPid, r.thread_id, r.host_start_us, r.host_us, args.c_str(),
                r.stream_id);
   if (r.device_us < 0) return;
-  std::fprintf(f,
+  appendf(f,
                "{\"name\":\"%s\",\"cat\":\"device\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
                ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":\"%s\"}},\n",
                name.c_str(), kDevicePid, r.stream_id, r.device_start_us, r.device_us,
                args.c_str());
-  std::fprintf(f,
+  appendf(f,
                "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":%zu,\"pid\":%d,\"tid\":%" PRIu64
                ",\"ts\":%.3f},\n",
                id, kHostPid, r.thread_id, r.host_start_us);
-  std::fprintf(f,
+  appendf(f,
                "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"pid\":%d,"
                "\"tid\":%" PRIu64 ",\"ts\":%.3f},\n",
                id, kDevicePid, r.stream_id, r.device_start_us);
@@ -126,38 +121,28 @@ std::string profile_summary(const std::vector<ek_profile_record> &records, uint6
   for (const auto &row : rows) device_total += row.second.device_us;
   const char *header = "%-28s %8s %12s %14s %7s %11s %12s\n";
   const char *line = "%-28s %8" PRIu64 " %12.3f %14.3f %6.1f%% %11.3f %12.3f\n";
-  std::string text = format_row(header, "op", "calls", "device ms", "device mean us", "share",
-                                "host ms", "host mean us");
+  std::string text;
+  appendf(&text, header, "op", "calls", "device ms", "device mean us", "share", "host ms",
+          "host mean us");
   for (const auto &[name, t] : rows)
-    text += format_row(line, name.c_str(), t.calls, t.device_us / 1e3, t.device_us / t.calls,
+    appendf(&text, line, name.c_str(), t.calls, t.device_us / 1e3, t.device_us / t.calls,
                        device_total > 0 ? 100.0 * t.device_us / device_total : 0.0,
                        t.host_us / 1e3, t.host_us / t.calls);
-  text += format_row("%zu calls recorded", records.size());
+  appendf(&text, "%zu calls recorded", records.size());
   if (dropped)
-    text += format_row(", %" PRIu64 " more not recorded (over %d)", dropped,
+    appendf(&text, ", %" PRIu64 " more not recorded (over %d)", dropped,
                        EK_PROFILER_MAX_RECORDS);
   return text + "\n";
 }
 
 ek_status write_chrome_trace(const std::vector<ek_profile_record> &records, const char *path) {
-  std::string temp = std::string(path) + ".tmp." + std::to_string(getpid());
-  std::FILE *f = std::fopen(temp.c_str(), "w");
-  EK_CHECK(f, EK_ERROR_IO, "cannot write %s: %s", temp.c_str(), std::strerror(errno));
-  std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  write_track_names(f, records);
-  for (size_t i = 0; i < records.size(); ++i) write_record(f, records[i], i + 1);
+  std::string json = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  write_track_names(&json, records);
+  for (size_t i = 0; i < records.size(); ++i) write_record(&json, records[i], i + 1);
   // A closing metadata event spares tracking which record was last.
-  std::fprintf(f, "{\"name\":\"libek\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"calls\":%zu}}\n]}\n",
-               kHostPid, records.size());
-  bool written = std::ferror(f) == 0;
-  int saved_errno = errno;
-  written = std::fclose(f) == 0 && written;
-  if (!written || std::rename(temp.c_str(), path) != 0) {
-    if (written) saved_errno = errno;
-    std::remove(temp.c_str());
-    return fail(EK_ERROR_IO, "cannot write %s: %s", path, std::strerror(saved_errno));
-  }
-  return EK_SUCCESS;
+  appendf(&json, "{\"name\":\"libek\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"calls\":%zu}}\n]}\n",
+          kHostPid, records.size());
+  return write_file_replacing(path, json);
 }
 
 }  // namespace ek

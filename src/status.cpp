@@ -1,4 +1,4 @@
-// Version, status names, per-thread error messages, logging, handle counts.
+// Version, status names, per-thread error messages, handle counts.
 #include <cinttypes>
 #include <cstdio>
 
@@ -18,8 +18,6 @@ namespace ek {
 ApiScope::ApiScope(const char *function) : previous_(t_function) { t_function = function; }
 ApiScope::~ApiScope() { t_function = previous_; }
 
-namespace {
-
 // printf into a string of any length: messages may carry a whole compiler log.
 std::string vformat(const char *format, va_list args) {
   va_list copy;
@@ -34,8 +32,6 @@ std::string vformat(const char *format, va_list args) {
   text.resize(static_cast<size_t>(n));
   return text;
 }
-
-}  // namespace
 
 uint64_t thread_failure_count() { return t_failures; }
 
@@ -59,16 +55,6 @@ std::string format_shape(int ndim, const int64_t *shape) {
     text += std::to_string(shape[i]);
   }
   return text + "]";
-}
-
-void log_message(ek_log_level level, ek_log_level threshold, const char *format, ...) {
-  if (level == EK_LOG_OFF || level > threshold) return;
-  static const char *names[] = {"", "error", "warn", "info", "debug"};
-  va_list args;
-  va_start(args, format);
-  std::string message = vformat(format, args);
-  va_end(args);
-  std::fprintf(stderr, "[ek %s] %s\n", names[level], message.c_str());
 }
 
 void handle_created() { g_live_handles.fetch_add(1, std::memory_order_relaxed); }

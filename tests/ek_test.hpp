@@ -50,6 +50,29 @@ inline int64_t stress_ops(ek_device_type device, int64_t cpu_default) {
   return device == EK_CUDA ? 100000 : cpu_default;
 }
 
+// Sets (or, with value NULL, unsets) an environment variable for a scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) {
+      had_ = true;
+      old_ = old;
+    }
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 #define EK_OK(call) ASSERT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
 #define EK_EXPECT_OK(call) EXPECT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
 // Expects a status and that the message names the function and contains text.

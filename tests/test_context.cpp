@@ -10,28 +10,7 @@
 
 namespace {
 
-// Sets (or, with value NULL, unsets) an environment variable for a scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) {
-      had_ = true;
-      old_ = old;
-    }
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv &) = delete;
-  ScopedEnv &operator=(const ScopedEnv &) = delete;
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
+using ektest::ScopedEnv;
 
 // Clears every variable a context reads, so tests start from the defaults.
 struct CleanEnv {

@@ -479,6 +479,73 @@ TEST_F(PoolTest, ThresholdCallbackFiresOnUpwardCrossing) {
   EXPECT_EQ(fired, (std::vector<size_t>{22 * MiB, 50 * MiB}));
 }
 
+// What set_event_callback received, in order.
+struct EventLog {
+  std::vector<ek::PoolEvent> events;
+  std::vector<std::string> whys;  // copied: the texts are static, but compare by value
+};
+
+TEST_F(PoolTest, EventsTellSegmentsReservedAndReleasedWithThePoolUnlocked) {
+  FakeMemory dev(40 * MiB);
+  Pool p(dev, sync);
+  EventLog log;
+  p.set_event_callback([&](const ek::PoolEvent &e) {
+    log.events.push_back(e);
+    log.whys.push_back(e.why);
+    EXPECT_EQ(p.stats().reserved_bytes, e.reserved);  // lock is released
+  });
+  void *a = alloc(p, 1 * MiB), *b = alloc(p, 3 * MiB);  // a 2 MiB and a 20 MiB segment
+  void *c = alloc(p, 1 * MiB);                          // fits a's segment: no event
+  ASSERT_EQ(log.events.size(), 2u);
+  EXPECT_EQ(log.events[0].kind, ek::PoolEvent::segment_reserved);
+  EXPECT_EQ(log.events[0].bytes, 2 * MiB);
+  EXPECT_EQ(log.events[0].segments, 1u);
+  EXPECT_EQ(log.events[0].reserved, 2 * MiB);
+  EXPECT_EQ(log.events[1].bytes, 20 * MiB);
+  EXPECT_EQ(log.events[1].reserved, 22 * MiB);
+  release(p, a);
+  release(p, b);
+  release(p, c);
+  p.empty_cache();
+  ASSERT_EQ(log.events.size(), 3u);
+  EXPECT_EQ(log.events[2].kind, ek::PoolEvent::segments_released);
+  EXPECT_EQ(log.events[2].bytes, 22 * MiB);
+  EXPECT_EQ(log.events[2].segments, 2u);
+  EXPECT_EQ(log.events[2].reserved, 0u);
+  EXPECT_EQ(log.whys[2], "by empty_cache");
+
+  // Out of device memory: the release made for the retry is told before the
+  // OOM callback runs; lowering the limit releases too.
+  void *d = alloc(p, 30 * MiB);
+  release(p, d);
+  size_t events_before_oom = 0;
+  p.set_oom_callback([&](size_t) { events_before_oom = log.events.size(); });
+  void *e = alloc(p, 20 * MiB);  // 30 MiB segment cached on stream 1: same stream, reused
+  release(p, e);
+  void *big = nullptr;
+  std::string err;
+  EXPECT_EQ(p.allocate(50 * MiB, 1, &big, &err), PoolResult::out_of_memory);
+  ASSERT_GE(log.events.size(), 5u);
+  EXPECT_EQ(log.whys[4], "to retry an allocation");
+  EXPECT_EQ(events_before_oom, 5u);
+  void *f = alloc(p, 8 * MiB);
+  release(p, f);
+  p.set_limit(1 * MiB);
+  EXPECT_EQ(log.whys.back(), "as the limit was lowered");
+  EXPECT_EQ(log.events.back().reserved, 0u);
+}
+
+TEST_F(PoolTest, NoEventsAreRecordedWithoutACallback) {
+  Pool p(mem, sync);
+  std::vector<ek::PoolEvent> got;
+  void *a = alloc(p, 1 * MiB);  // reserved before a callback exists: never told
+  p.set_event_callback([&](const ek::PoolEvent &e) { got.push_back(e); });
+  release(p, a);
+  p.set_event_callback(nullptr);
+  p.empty_cache();
+  EXPECT_TRUE(got.empty());
+}
+
 bool same_stats(const ek::PoolStats &a, const ek::PoolStats &b) {
   return a.allocated_bytes == b.allocated_bytes && a.reserved_bytes == b.reserved_bytes &&
          a.active_blocks == b.active_blocks && a.cached_blocks == b.cached_blocks &&

@@ -1,6 +1,6 @@
 package ek
 
-// This file holds the one //export of the package: its preamble may only
+// This file holds the //exports of the package: its preamble may only
 // declare (cgo copies it into two C files).
 
 /*
@@ -45,4 +45,15 @@ func ekgoMemoryCallback(h C.uintptr_t, event C.int, bytes C.uint64_t) {
 	}
 	defer func() { _ = recover() }() // a panic must not unwind into C
 	f(MemoryEvent(event), uint64(bytes))
+}
+
+//export ekgoLogCallback
+func ekgoLogCallback(h C.uintptr_t, level C.int, message *C.char) {
+	f, ok := cgo.Handle(h).Value().(LogCallback)
+	if !ok {
+		return
+	}
+	msg := C.GoString(message)       // borrowed by C for the call only: copied
+	defer func() { _ = recover() }() // a panic must not unwind into C
+	f(LogLevel(level), msg)
 }

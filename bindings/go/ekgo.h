@@ -63,6 +63,8 @@ EKGO(ek_memory_empty_cache, (ek_context c), (c))
 EKGO(ek_memory_set_limit, (ek_context c, uint64_t b), (c, b))
 EKGO(ek_memory_set_fraction, (ek_context c, double f), (c, f))
 EKGO(ek_memory_snapshot, (ek_context c, ek_memory_block *b, size_t cap, size_t *n), (c, b, cap, n))
+EKGO(ek_memory_snapshot_json, (ek_context c, const char *path), (c, path))
+EKGO(ek_memory_snapshot_json_string, (ek_context c, char *b, size_t cap, size_t *n), (c, b, cap, n))
 
 EKGO(ek_profiler_start, (ek_context c), (c))
 EKGO(ek_profiler_stop, (ek_context c), (c))

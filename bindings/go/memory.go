@@ -8,6 +8,7 @@ import "C"
 import (
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"unsafe"
 )
 
@@ -98,6 +99,44 @@ func (c *Context) Snapshot() ([]MemoryBlock, error) {
 				uint64(b.size), uint64(b.requested), b.allocated != 0, uint64(b.stream_id)}
 		}
 		return out, nil
+	}
+}
+
+// MemorySnapshotJSON writes the pool's segments, blocks and statistics of one
+// moment as JSON to path (ek_memory_snapshot_json; the format is in ek.h),
+// replacing any file there atomically; StatusIO naming the path when it
+// cannot be written. scripts/plot_memory.py draws the file.
+func (c *Context) MemorySnapshotJSON(path string) error {
+	if strings.IndexByte(path, 0) >= 0 {
+		return bindingError(StatusInvalidArgument, "ek: path %q contains a NUL byte", path)
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_memory_snapshot_json(h, p, m)
+	})
+}
+
+// MemorySnapshotJSONBytes returns the JSON text MemorySnapshotJSON writes
+// (ek_memory_snapshot_json_string), for encoding/json.
+func (c *Context) MemorySnapshotJSONBytes() ([]byte, error) {
+	var n C.size_t
+	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_memory_snapshot_json_string(h, nil, 0, &n, m)
+	}); err != nil {
+		return nil, err
+	}
+	for {
+		buf := make([]byte, int(n)+4096) // slack for blocks added between the calls
+		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+			return C.ekgo_ek_memory_snapshot_json_string(h, (*C.char)(unsafe.Pointer(&buf[0])),
+				C.size_t(len(buf)), &n, m)
+		}); err != nil {
+			return nil, err
+		}
+		if int(n) < len(buf) {
+			return buf[:int(n)], nil
+		}
 	}
 }
 

@@ -18,6 +18,10 @@ compiled at run time by NVRTC, or a cubin/fatbin/PTX image) and
 ``with ek.profile("cuda") as prof:`` records every op with host and device
 times: ``prof.records()``, ``prof.summary()``, ``prof.export_chrome_trace(path)``.
 
+``ek.set_log_callback(fn)`` sends libek's log messages (per context's
+``log_level``) to ``fn(level, message)``; ``Context.memory_snapshot_json``
+gives the pool's snapshot as JSON for ``scripts/plot_memory.py``.
+
 Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
 ``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
 Tensor has the same ops as methods, and the Python operators.
@@ -41,6 +45,7 @@ from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOE
                       IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
                       NullPointerError, OutOfMemoryError, OverflowError_, ShapeError, check)
 from ._lib import LIBRARY_PATH, lib as _cdll
+from ._log import set_log_callback
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
 from ._kernels import ElementwiseKernel, RawKernel, RawModule
@@ -101,12 +106,19 @@ def memory_snapshot(device="cpu") -> list:
     return context(device).memory_snapshot()
 
 
+def memory_snapshot_json(path=None, device="cpu"):
+    """Pool snapshot and statistics of a device's default context as JSON:
+    written to path, or returned as a dict (see Context.memory_snapshot_json)."""
+    return context(device).memory_snapshot_json(path)
+
+
 __version__ = version()
 
 __all__ = [
     "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
     "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
-    "live_handles", "memory_stats", "memory_snapshot", "LIBRARY_PATH",
+    "live_handles", "memory_stats", "memory_snapshot", "memory_snapshot_json",
+    "set_log_callback", "LIBRARY_PATH",
     "empty", "zeros", "ones", "full", "arange", "tensor", "from_numpy",
     "empty_like", "zeros_like", "ones_like", "full_like",
     "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",

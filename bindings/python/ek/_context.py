@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import threading
 import weakref
@@ -148,6 +149,28 @@ class Context:
             d["allocated"] = bool(d["allocated"])
             out.append(d)
         return out
+
+    def memory_snapshot_json(self, path=None):
+        """The pool's segments, blocks and statistics of one moment as JSON
+        (ek_memory_snapshot_json; the format is in ek.h). With a path, the file
+        is written (replaced atomically; EkIOError when it cannot be) and None
+        returned; without one, the document is returned as a dict.
+        ``python3 scripts/plot_memory.py FILE -o memory.png`` draws the file."""
+        if path is not None:
+            check(lib.ek_memory_snapshot_json(self._handle(), os.fsencode(path)))
+            return None
+        return json.loads(self._memory_snapshot_json_text())
+
+    def _memory_snapshot_json_text(self) -> str:
+        length = ctypes.c_size_t()
+        check(lib.ek_memory_snapshot_json_string(self._handle(), None, 0, ctypes.byref(length)))
+        while True:
+            # Slack for blocks other threads add between the two calls.
+            buf = ctypes.create_string_buffer(length.value + 4096)
+            check(lib.ek_memory_snapshot_json_string(self._handle(), buf, len(buf),
+                                                     ctypes.byref(length)))
+            if length.value < len(buf):
+                return buf.raw[:length.value].decode("utf-8")
 
     def empty_cache(self) -> None:
         """Return every cached, fully free segment to the device."""

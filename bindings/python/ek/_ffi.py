@@ -177,6 +177,9 @@ ek_log_level_values = {
 }
 
 
+ek_log_callback = ctypes.CFUNCTYPE(None, ek_log_level, ctypes.c_char_p, ctypes.c_void_p)
+
+
 class ek_context_config(ctypes.Structure):
     _fields_ = [
         ('version', ctypes.c_uint),
@@ -575,6 +578,12 @@ FUNCTIONS = {
         ('device', 'info'),
         'Fills *info. EK_ERROR_NO_DEVICE when the device does not exist.',
     ),
+    'ek_log_set_callback': (
+        ek_status,
+        [ek_log_callback, ctypes.c_void_p],
+        ('callback', 'user_data'),
+        'Process-wide: messages that pass a context\'s log level go to callback instead of stderr ("[ek info] message"); callback NULL restores stderr. Nothing is logged unless a level asks for it: a context\'s config.log_level (or EK_LOG_LEVEL when it was created; default EK_LOG_OFF) filters the messages about it, and messages about no context (e.g. "no CUDA device", once per process) pass EK_LOG_LEVEL as read at the first such message. Filtered messages cost no formatting. Threads: the callback may run concurrently on any thread that calls ek_* (often with a pool or stream busy, so it should return quickly). Setting or replacing it is safe while other threads log: each message goes wholly to one (callback, user_data) pair or to stderr, and once ek_log_set_callback returns, calls to the previous callback have finished and none begins, so the caller may free the previous user_data. The callback may call ek_* functions; a message those log on the same thread goes to stderr, never back into the callback. Calling ek_log_set_callback from inside the callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself), and the callback must not wait for a thread that is calling it (a deadlock).',
+    ),
     'ek_context_config_init': (
         ek_status,
         [ctypes.POINTER(ek_context_config)],
@@ -760,6 +769,18 @@ FUNCTIONS = {
         [ek_context, ctypes.POINTER(ek_memory_block), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
         ('ctx', 'blocks', 'capacity', 'count'),
         'Two-phase snapshot: writes up to capacity blocks (segment by segment, in address order) and the total number into *count. Call with blocks NULL to size the array.',
+    ),
+    'ek_memory_snapshot_json': (
+        ek_status,
+        [ek_context, ctypes.c_char_p],
+        ('ctx', 'path'),
+        'Writes the pool\'s snapshot and statistics, taken together under the pool\'s lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or any reader: {"version": 1, "device": {"type": "cuda" | "cpu", "index": N, "name": "..."}, "stats": {every field of ek_memory_stats, by its name}, "segments": [{"address", "size", "stream_id", "blocks": [{"address", "size", "requested", "allocated": true | false, "stream_id"}]}]} Segments and their blocks are in address order, as ek_memory_snapshot lists them (the same blocks, same count); a segment\'s stream_id is the stream that created it. Integers are written exactly, in decimal: addresses (48-bit virtual addresses on current 64-bit platforms) and sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX) of blocks that destroyed streams left to the pool\'s shared list. The file is written to a temporary name beside path and renamed into place: readers never see a partial file, and on failure no file is left. An existing file at path is replaced. EK_ERROR_IO (naming path and the system\'s reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "".',
+    ),
+    'ek_memory_snapshot_json_string': (
+        ek_status,
+        [ek_context, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
+        ('ctx', 'buffer', 'capacity', 'length'),
+        "The same JSON text into buffer, like snprintf: *length receives the text's length in bytes (without the NUL); up to capacity - 1 bytes of it and a NUL are written. The text is complete when *length < capacity; call with buffer NULL and capacity 0 to size it (the pool may change before the next call: check again).",
     ),
     'ek_memory_set_callback': (
         ek_status,

@@ -9,6 +9,7 @@ from ._stream import Event, Stream, current_stream as _current_stream
 
 __all__ = ["is_available", "device_count", "get_device_properties", "synchronize",
            "current_stream", "Stream", "Event", "memory_stats", "memory_snapshot",
+           "memory_snapshot_json",
            "empty_cache", "set_memory_fraction", "set_memory_limit",
            "reset_peak_memory_stats", "memory_allocated", "memory_reserved",
            "max_memory_allocated", "kernel_cache_clear"]
@@ -53,6 +54,12 @@ def memory_stats(device=None) -> dict:
 def memory_snapshot(device=None) -> list:
     """The blocks of the device's default pool, as dicts."""
     return context(_dev(device)).memory_snapshot()
+
+
+def memory_snapshot_json(path=None, device=None):
+    """The device's default pool as JSON: written to path, or returned as a
+    dict (see Context.memory_snapshot_json)."""
+    return context(_dev(device)).memory_snapshot_json(path)
 
 
 def empty_cache(device=None) -> None:

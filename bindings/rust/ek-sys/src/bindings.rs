@@ -358,6 +358,39 @@ impl ek_log_level {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct ek_log_level(pub ::std::os::raw::c_uint);
+#[doc = " Receives one log message: level is never EK_LOG_OFF; message is one line or"]
+#[doc = "  more, without a trailing newline, borrowed for the duration of the call"]
+#[doc = "  (copy it to keep it)."]
+pub type ek_log_callback = ::std::option::Option<
+    unsafe extern "C" fn(
+        level: ek_log_level,
+        message: *const ::std::os::raw::c_char,
+        user_data: *mut ::std::os::raw::c_void,
+    ),
+>;
+extern "C" {
+    #[doc = " Process-wide: messages that pass a context's log level go to callback"]
+    #[doc = "  instead of stderr (\"[ek info] message\"); callback NULL restores stderr."]
+    #[doc = "  Nothing is logged unless a level asks for it: a context's config.log_level"]
+    #[doc = "  (or EK_LOG_LEVEL when it was created; default EK_LOG_OFF) filters the"]
+    #[doc = "  messages about it, and messages about no context (e.g. \"no CUDA device\","]
+    #[doc = "  once per process) pass EK_LOG_LEVEL as read at the first such message."]
+    #[doc = "  Filtered messages cost no formatting."]
+    #[doc = "  Threads: the callback may run concurrently on any thread that calls ek_*"]
+    #[doc = "  (often with a pool or stream busy, so it should return quickly). Setting or"]
+    #[doc = "  replacing it is safe while other threads log: each message goes wholly to"]
+    #[doc = "  one (callback, user_data) pair or to stderr, and once ek_log_set_callback"]
+    #[doc = "  returns, calls to the previous callback have finished and none begins, so"]
+    #[doc = "  the caller may free the previous user_data. The callback may call ek_*"]
+    #[doc = "  functions; a message those log on the same thread goes to stderr, never"]
+    #[doc = "  back into the callback. Calling ek_log_set_callback from inside the"]
+    #[doc = "  callback is EK_ERROR_INVALID_ARGUMENT (it would wait for itself), and the"]
+    #[doc = "  callback must not wait for a thread that is calling it (a deadlock)."]
+    pub fn ek_log_set_callback(
+        callback: ek_log_callback,
+        user_data: *mut ::std::os::raw::c_void,
+    ) -> ek_status;
+}
 #[doc = " Context options. Zero/NULL fields mean \"not set\": the environment variable"]
 #[doc = "  (read once, at creation) applies, then the default. A set field wins over"]
 #[doc = "  the environment. Initialise with EK_CONTEXT_CONFIG_INIT or"]
@@ -1217,6 +1250,45 @@ extern "C" {
         blocks: *mut ek_memory_block,
         capacity: usize,
         count: *mut usize,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Writes the pool's snapshot and statistics, taken together under the pool's"]
+    #[doc = "  lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or"]
+    #[doc = "  any reader:"]
+    #[doc = "    {\"version\": 1,"]
+    #[doc = "     \"device\": {\"type\": \"cuda\" | \"cpu\", \"index\": N, \"name\": \"...\"},"]
+    #[doc = "     \"stats\": {every field of ek_memory_stats, by its name},"]
+    #[doc = "     \"segments\": [{\"address\", \"size\", \"stream_id\","]
+    #[doc = "                   \"blocks\": [{\"address\", \"size\", \"requested\","]
+    #[doc = "                               \"allocated\": true | false, \"stream_id\"}]}]}"]
+    #[doc = "  Segments and their blocks are in address order, as ek_memory_snapshot"]
+    #[doc = "  lists them (the same blocks, same count); a segment's stream_id is the"]
+    #[doc = "  stream that created it. Integers are written exactly, in decimal:"]
+    #[doc = "  addresses (48-bit virtual addresses on current 64-bit platforms) and"]
+    #[doc = "  sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them"]
+    #[doc = "  exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX)"]
+    #[doc = "  of blocks that destroyed streams left to the pool's shared list."]
+    #[doc = "  The file is written to a temporary name beside path and renamed into place:"]
+    #[doc = "  readers never see a partial file, and on failure no file is left. An"]
+    #[doc = "  existing file at path is replaced. EK_ERROR_IO (naming path and the system's"]
+    #[doc = "  reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for \"\"."]
+    pub fn ek_memory_snapshot_json(
+        ctx: ek_context,
+        path: *const ::std::os::raw::c_char,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The same JSON text into buffer, like snprintf: *length receives the text's"]
+    #[doc = "  length in bytes (without the NUL); up to capacity - 1 bytes of it and a NUL"]
+    #[doc = "  are written. The text is complete when *length < capacity; call with buffer"]
+    #[doc = "  NULL and capacity 0 to size it (the pool may change before the next call:"]
+    #[doc = "  check again)."]
+    pub fn ek_memory_snapshot_json_string(
+        ctx: ek_context,
+        buffer: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
     ) -> ek_status;
 }
 impl ek_memory_event {

@@ -185,7 +185,7 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
-    fn from_raw(l: sys::ek_log_level) -> Option<LogLevel> {
+    pub(crate) fn from_raw(l: sys::ek_log_level) -> Option<LogLevel> {
         Some(match l.0 {
             1 => LogLevel::Error,
             2 => LogLevel::Warn,

@@ -54,6 +54,7 @@ mod error;
 mod indexing;
 mod kernels;
 mod linalg;
+mod log;
 mod memory;
 mod ops;
 mod profiler;
@@ -70,6 +71,7 @@ pub use device::{device_count, live_handles, version, Device, DeviceInfo, Device
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
 pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module, ModuleOrigin};
+pub use log::{clear_log_callback, set_log_callback};
 pub use memory::{MemoryBlock, MemoryEvent, MemoryStats};
 pub use ops::{BinaryOp, UnaryOp};
 pub use profiler::ProfileRecord;

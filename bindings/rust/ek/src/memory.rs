@@ -1,6 +1,9 @@
 //! The context's caching memory pool: statistics, limits, snapshots and raw
 //! stream-ordered allocations.
+use std::ffi::CString;
 use std::os::raw::c_void;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use ek_sys as sys;
 
@@ -75,6 +78,49 @@ impl Context {
                 return Ok(blocks);
             }
             // The pool grew between the two calls (another thread): retry.
+        }
+    }
+
+    /// Writes the pool's segments, blocks and statistics of one moment as
+    /// JSON to `path` (`ek_memory_snapshot_json`; the format is in `ek.h`),
+    /// replacing any file there atomically; `Status::IO` naming the path when
+    /// it cannot be written. `scripts/plot_memory.py` draws the file.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let path = std::env::temp_dir().join(format!("ek-doc-snapshot-{}.json", std::process::id()));
+    /// ctx.memory_snapshot_json(&path)?;
+    /// assert!(std::fs::read_to_string(&path).unwrap().contains("\"segments\""));
+    /// std::fs::remove_file(&path).unwrap();
+    /// let e = ctx.memory_snapshot_json("/no/such/dir/x.json").unwrap_err();
+    /// assert_eq!(e.status, ek::Status::IO);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn memory_snapshot_json(&self, path: impl AsRef<Path>) -> Result<()> {
+        let c = CString::new(path.as_ref().as_os_str().as_bytes())
+            .map_err(|_| Error::new(Status::INVALID_ARGUMENT, "ek (Rust): path contains a NUL byte"))?;
+        // SAFETY: live handle, NUL-terminated path.
+        check(unsafe { sys::ek_memory_snapshot_json(self.inner.raw, c.as_ptr()) })
+    }
+
+    /// The same JSON text as [`Context::memory_snapshot_json`] writes
+    /// (`ek_memory_snapshot_json_string`).
+    pub fn memory_snapshot_json_string(&self) -> Result<String> {
+        let mut length = 0usize;
+        // SAFETY: sizing call with buffer NULL and capacity 0.
+        check(unsafe { sys::ek_memory_snapshot_json_string(self.inner.raw, std::ptr::null_mut(), 0, &mut length) })?;
+        loop {
+            // Slack for blocks other threads add between the two calls.
+            let mut buf = vec![0u8; length + 4096];
+            // SAFETY: the library writes at most buf.len() bytes, NUL included.
+            check(unsafe {
+                sys::ek_memory_snapshot_json_string(self.inner.raw, buf.as_mut_ptr().cast(), buf.len(), &mut length)
+            })?;
+            if length < buf.len() {
+                buf.truncate(length);
+                return String::from_utf8(buf)
+                    .map_err(|_| Error::new(Status::INTERNAL, "ek (Rust): the snapshot JSON is not UTF-8"));
+            }
         }
     }
 

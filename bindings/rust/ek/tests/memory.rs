@@ -54,3 +54,37 @@ fn raw_malloc_and_free() {
     assert!(ctx.memory_stats().unwrap().limit_bytes > 0);
     assert!(ctx.set_fraction(1.5).is_err());
 }
+
+#[test]
+fn snapshot_json_matches_the_snapshot_and_stats() {
+    let ctx = Context::new(Device::Cpu).unwrap();
+    let _a = Tensor::empty(&ctx, &[300], DType::U8).unwrap();
+    let b = Tensor::empty(&ctx, &[100_000], DType::U8).unwrap();
+    let _c = Tensor::empty(&ctx, &[3 << 20], DType::U8).unwrap();
+    drop(b);
+    let path = std::env::temp_dir().join(format!("ek-rust-snapshot-{}.json", std::process::id()));
+    ctx.memory_snapshot_json(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(text, ctx.memory_snapshot_json_string().unwrap());
+    assert!(text.starts_with("{\n  \"version\": 1,\n  \"device\": {\"type\": \"cpu\""), "{text}");
+    let stats = ctx.memory_stats().unwrap();
+    let blocks = ctx.snapshot().unwrap();
+    assert_eq!(text.matches("\"allocated\": true").count(), blocks.iter().filter(|b| b.allocated == 1).count());
+    assert_eq!(text.matches("\"allocated\": ").count(), blocks.len());
+    assert!(text.contains(&format!("\"allocated_bytes\": {},", stats.allocated_bytes)));
+    assert!(text.contains(&format!("\"reserved_bytes\": {},", stats.reserved_bytes)));
+    for b in &blocks {
+        assert!(text.contains(&format!("{{\"address\": {}, \"size\": {},", b.address, b.size)));
+    }
+}
+
+#[test]
+fn snapshot_json_errors() {
+    let ctx = Context::new(Device::Cpu).unwrap();
+    let e = ctx.memory_snapshot_json("/no/such/dir/snapshot.json").unwrap_err();
+    assert_eq!(e.status, ek::Status::IO);
+    assert!(e.message.contains("ek_memory_snapshot_json: cannot write /no/such/dir/snapshot.json"), "{e}");
+    assert_eq!(ctx.memory_snapshot_json("").unwrap_err().status, ek::Status::INVALID_ARGUMENT);
+    assert_eq!(ctx.memory_snapshot_json("a\0b").unwrap_err().status, ek::Status::INVALID_ARGUMENT);
+}

@@ -1,0 +1,189 @@
+// The pool's snapshot and statistics as JSON (ek_memory_snapshot_json), into
+// a file replaced atomically or into the caller's buffer. The format is
+// documented in ek.h; scripts/plot_memory.py reads it.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "internal.hpp"
+
+namespace ek {
+namespace {
+
+// Every integer field of ek_memory_stats, in declaration order;
+// fragmentation, the one double, comes last.
+#define EK_MEMORY_STATS_COUNTERS(X)                                                   \
+  X(allocated_bytes) X(reserved_bytes) X(requested_bytes) X(peak_allocated_bytes)     \
+  X(peak_reserved_bytes) X(peak_requested_bytes) X(total_allocated_bytes)             \
+  X(total_freed_bytes) X(active_blocks) X(cached_blocks) X(segments) X(alloc_count)   \
+  X(free_count) X(cache_hits) X(device_mallocs) X(device_frees) X(retries)            \
+  X(oom_count) X(largest_free_block) X(cached_free_bytes) X(limit_bytes)
+#define EK_COUNT_FIELD_(name) +1
+// A field added to ek_memory_stats must be added to the list above too.
+static_assert(sizeof(ek_memory_stats) ==
+                  (0 EK_MEMORY_STATS_COUNTERS(EK_COUNT_FIELD_)) * sizeof(uint64_t) + sizeof(double),
+              "EK_MEMORY_STATS_COUNTERS does not list every field of ek_memory_stats");
+#undef EK_COUNT_FIELD_
+
+// Length of the valid UTF-8 sequence at p (1 to 4 bytes), 0 if invalid.
+size_t utf8_length(const unsigned char *p) {
+  unsigned c = p[0];
+  size_t n = 0;
+  uint32_t min = 0;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) n = 2, min = 0x80;
+  else if (c >= 0xe0 && c <= 0xef) n = 3, min = 0x800;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4, min = 0x10000;
+  else return 0;
+  uint32_t cp = c & (0x3fu >> (n - 1));
+  for (size_t i = 1; i < n; ++i) {
+    if ((p[i] & 0xc0) != 0x80) return 0;  // also stops at the terminating NUL
+    cp = cp << 6 | (p[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+// A JSON string: quotes, backslashes and control characters escaped, valid
+// UTF-8 kept, any other byte replaced by U+FFFD so the document stays valid.
+void append_string(std::string &out, const char *text) {
+  out += '"';
+  for (auto p = reinterpret_cast<const unsigned char *>(text); *p;) {
+    size_t n = utf8_length(p);
+    if (n == 0) {
+      out += "\\ufffd";
+      ++p;
+    } else if (*p == '"' || *p == '\\') {
+      out += '\\';
+      out += char(*p++);
+    } else if (*p < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(*p++));
+      out += escaped;
+    } else {
+      out.append(reinterpret_cast<const char *>(p), n);
+      p += n;
+    }
+  }
+  out += '"';
+}
+
+// "name": value, for integers (exact, in decimal).
+void append_field(std::string &out, const char *name, uint64_t value) {
+  out += '"';
+  out += name;
+  out += "\": ";
+  out += std::to_string(value);
+}
+
+void append_device(std::string &out, const ek_device_info &info) {
+  out += "  \"device\": {\"type\": ";
+  out += info.type == EK_CUDA ? "\"cuda\"" : "\"cpu\"";
+  out += ", \"index\": " + std::to_string(info.index) + ", \"name\": ";
+  append_string(out, info.name);
+  out += "},\n";
+}
+
+void append_stats(std::string &out, const ek_memory_stats &s) {
+  out += "  \"stats\": {\n";
+#define EK_APPEND_COUNTER_(name) \
+  out += "    ";                 \
+  append_field(out, #name, s.name); \
+  out += ",\n";
+  EK_MEMORY_STATS_COUNTERS(EK_APPEND_COUNTER_)
+#undef EK_APPEND_COUNTER_
+  // JSON has no NaN or infinity; the ratio is always finite, in [0, 1].
+  char fragmentation[32];
+  std::snprintf(fragmentation, sizeof fragmentation, "%.17g",
+                std::isfinite(s.fragmentation) ? s.fragmentation : 0.0);
+  out += "    \"fragmentation\": ";
+  out += fragmentation;
+  out += "\n  },\n";
+}
+
+void append_block(std::string &out, const BlockInfo &b) {
+  out += "      {";
+  append_field(out, "address", b.address);
+  out += ", ";
+  append_field(out, "size", b.size);
+  out += ", ";
+  append_field(out, "requested", b.allocated ? b.requested : 0);
+  out += b.allocated ? ", \"allocated\": true, " : ", \"allocated\": false, ";
+  append_field(out, "stream_id", b.stream_id);
+  out += "}";
+}
+
+void append_segment(std::string &out, const SegmentInfo &seg) {
+  out += "    {";
+  append_field(out, "address", seg.address);
+  out += ", ";
+  append_field(out, "size", seg.size);
+  out += ", ";
+  append_field(out, "stream_id", seg.stream_id);
+  out += ", \"blocks\": [\n";
+  for (size_t i = 0; i < seg.blocks.size(); ++i) {
+    append_block(out, seg.blocks[i]);
+    out += i + 1 < seg.blocks.size() ? ",\n" : "\n";
+  }
+  out += "    ]}";
+}
+
+ek_status snapshot_json(ek_context ctx, std::string *out) {
+  ek_device_info info{};
+  EK_FORWARD(ek_device_get_info(ctx->device, &info));
+  PoolStats pool_stats;
+  std::vector<SegmentInfo> segments = ctx->pool->snapshot(&pool_stats);
+  std::string &text = *out;
+  text = "{\n  \"version\": 1,\n";
+  append_device(text, info);
+  append_stats(text, public_stats(pool_stats, ctx->pool->limit()));
+  text += "  \"segments\": [";
+  for (size_t i = 0; i < segments.size(); ++i) {
+    text += i ? ",\n" : "\n";
+    append_segment(text, segments[i]);
+  }
+  text += segments.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return EK_SUCCESS;
+}
+
+}  // namespace
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(path);
+  EK_CHECK(*path, EK_ERROR_INVALID_ARGUMENT, "path is empty");
+  std::string text;
+  EK_FORWARD(snapshot_json(ctx, &text));
+  return write_file_replacing(path, text);
+}
+
+EK_API ek_status ek_memory_snapshot_json_string(ek_context ctx, char *buffer, size_t capacity,
+                                                size_t *length) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(length);
+  EK_CHECK(buffer || capacity == 0, EK_ERROR_NULL_POINTER, "buffer is NULL but capacity is %zu",
+           capacity);
+  std::string text;
+  EK_FORWARD(snapshot_json(ctx, &text));
+  if (capacity > 0) {
+    size_t n = std::min(text.size(), capacity - 1);
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  *length = text.size();
+  return EK_SUCCESS;
+}
+
+}  // extern "C"
