@@ -36,30 +36,6 @@ run cuda_copy_check "$c/tests/cuda_copy_check"
 for b in "$c"/rust/*; do [ -x "$b" ] && run "rust_$(basename "$b")" "$b"; done
 [ -x "$c/go/ek.test" ] && run go_test "$c/go/ek.test" -test.count=1 -test.v
 fi
-if phase sanitize; then
-# MEMCHECK and RACECHECK pick suites (default: all of them). Under memcheck the
-# stress suites run 10^4 operations per thread (EK_STRESS_OPS), not 10^5.
-for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_elementwise test_reduce \
-         test_ternary test_random test_softmax test_scan test_matmul test_indexing test_module \
-         test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler}; do
-  [ -x "$c/tests/$t" ] || continue
-  # Suites that compile user kernels make driver calls that fail on purpose
-  # (cuFuncGetParamInfo's end-of-parameters probe, the negative tests).
-  api=()
-  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler) api=(--report-api-errors no);; esac
-  EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
-    "${api[@]}" --error-exitcode 1 "$c/tests/$t"
-done
-for t in ${RACECHECK:-test_copy test_reduce test_softmax test_scan test_indexing test_profiler}; do
-  [ -x "$c/tests/$t" ] || continue
-  # racecheck loses track of launches from several host threads at once
-  # ("Internal Sanitizer Error: failure to track a kernel launch"): the
-  # multi-threaded test runs under memcheck only.
-  EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t" \
-    --gtest_filter='-*ThreadsSharingAStream*:*Threads*:*WhileOtherThreads*'
-
-done
-fi
 if phase profile; then
 # The profiler's picture: a small workload's trace, drawn by scripts/plot_trace.py.
 run profile_workload env PYTHONPATH=bindings/python python3 examples/python/profile_workload.py \
@@ -79,6 +55,32 @@ for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"
 # Host overhead alone (1-element tensors: the GPU never paces the loop).
 [ -x "$c/overhead/rust" ] && run overhead_rust_1 "$c/overhead/rust" --numel 1
 [ -x "$c/overhead/go" ] && run overhead_go_1 "$c/overhead/go" -numel 1
+fi
+if phase sanitize; then
+# MEMCHECK and RACECHECK pick suites (default: all of them). Under memcheck the
+# stress suites run 10^4 operations per thread (EK_STRESS_OPS), not 10^5.
+for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_elementwise test_reduce \
+         test_ternary test_random test_softmax test_scan test_matmul test_indexing test_module \
+         test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler}; do
+  [ -x "$c/tests/$t" ] || continue
+  # Driver and runtime calls that fail on purpose: the suites that compile user
+  # kernels (cuFuncGetParamInfo's end-of-parameters probe, the negative tests)
+  # and test_memory's cudaMalloc until the device is full.
+  api=()
+  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory)
+    api=(--report-api-errors no);; esac
+  EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
+    "${api[@]}" --error-exitcode 1 "$c/tests/$t"
+done
+for t in ${RACECHECK:-test_copy test_reduce test_softmax test_scan test_indexing test_profiler}; do
+  [ -x "$c/tests/$t" ] || continue
+  # racecheck loses track of launches from several host threads at once
+  # ("Internal Sanitizer Error: failure to track a kernel launch"): the
+  # multi-threaded test runs under memcheck only.
+  EK_TEST_DEVICE=cuda run "racecheck_$t" compute-sanitizer --tool racecheck --error-exitcode 1 "$c/tests/$t" \
+    --gtest_filter='-*ThreadsSharingAStream*:*Threads*:*WhileOtherThreads*'
+
+done
 fi
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
 for b in bench_ops bench_fused compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 \
