@@ -76,6 +76,19 @@ std::string vformat(const char *format, va_list args);
 // naming path and the system's reason) leaves no file behind.
 ek_status write_file_replacing(const char *path, const std::string &text);
 
+// snprintf's contract for text out of the library: up to capacity - 1 bytes
+// and a NUL into buffer (untouched when capacity is 0), the full length into
+// *length.
+inline void copy_text_out(const std::string &text, char *buffer, size_t capacity,
+                          size_t *length) {
+  if (capacity > 0) {
+    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  *length = text.size();
+}
+
 // ---- logging (log.cpp): threshold is the context's config.log_level, or
 // process_log_level() for a message about no context. Check log_enabled
 // first where the arguments cost something to compute.

@@ -177,12 +177,7 @@ EK_API ek_status ek_memory_snapshot_json_string(ek_context ctx, char *buffer, si
            capacity);
   std::string text;
   EK_FORWARD(snapshot_json(ctx, &text));
-  if (capacity > 0) {
-    size_t n = std::min(text.size(), capacity - 1);
-    std::memcpy(buffer, text.data(), n);
-    buffer[n] = '\0';
-  }
-  *length = text.size();
+  copy_text_out(text, buffer, capacity, length);
   return EK_SUCCESS;
 }
 

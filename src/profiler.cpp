@@ -342,13 +342,7 @@ EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capaci
   std::vector<ek_profile_record> all;
   uint64_t dropped = 0;
   EK_FORWARD(stopped_records(ctx, &all, &dropped));
-  std::string text = profile_summary(all, dropped);
-  if (capacity > 0) {
-    size_t n = std::min(capacity - 1, text.size());
-    std::memcpy(buffer, text.data(), n);
-    buffer[n] = '\0';
-  }
-  *length = text.size();
+  copy_text_out(profile_summary(all, dropped), buffer, capacity, length);
   return EK_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -232,26 +233,35 @@ TEST_P(Profiler, ChromeTraceHasACallADeviceSliceAndAnArrowPerRecord) {
             std::string::npos);
 }
 
-TEST_P(Profiler, ThreadsOnTheirOwnStreamsAreAllRecorded) {
-  constexpr int kThreads = 4, kOps = 200;
-  Tensor a(filled({512}, 1));
-  EK_OK(ek_profiler_start(ctx));
+// Runs op on x from each of n threads, each on a stream of its own, while
+// more(i) says so for the thread's i-th op; each thread's first failure.
+std::vector<ek_status> on_own_streams(ek_context ctx, int n, ek_unary_op op, ek_tensor x,
+                                      const std::function<bool(int)> &more) {
+  std::vector<ek_status> status(n, EK_SUCCESS);
   std::vector<std::thread> threads;
-  std::vector<ek_status> status(kThreads, EK_SUCCESS);
-  for (int t = 0; t < kThreads; ++t)
+  for (int t = 0; t < n; ++t)
     threads.emplace_back([&, t] {
       ek_stream s = nullptr;
       status[t] = ek_stream_create(ctx, &s);
-      for (int i = 0; i < kOps && status[t] == EK_SUCCESS; ++i) {
+      for (int i = 0; more(i) && status[t] == EK_SUCCESS; ++i) {
         ek_tensor out = nullptr;
-        status[t] = ek_unary(s, EK_UNARY_SQUARE, a, &out);
+        status[t] = ek_unary(s, op, x, &out);
         ek_tensor_release(out);
       }
       if (status[t] == EK_SUCCESS) status[t] = ek_stream_synchronize(s);
       ek_stream_destroy(s);
     });
   for (auto &t : threads) t.join();
-  for (ek_status st : status) EXPECT_EQ(st, EK_SUCCESS);
+  return status;
+}
+
+TEST_P(Profiler, ThreadsOnTheirOwnStreamsAreAllRecorded) {
+  constexpr int kThreads = 4, kOps = 200;
+  Tensor a(filled({512}, 1));
+  EK_OK(ek_profiler_start(ctx));
+  for (ek_status st : on_own_streams(ctx, kThreads, EK_UNARY_SQUARE, a,
+                                     [](int i) { return i < kOps; }))
+    EXPECT_EQ(st, EK_SUCCESS);
   EK_OK(ek_profiler_stop(ctx));
   auto recs = records();
   EXPECT_EQ(recs.size(), static_cast<size_t>(kThreads * kOps));
@@ -266,35 +276,23 @@ TEST_P(Profiler, ThreadsOnTheirOwnStreamsAreAllRecorded) {
 }
 
 TEST_P(Profiler, StartingAndStoppingWhileOtherThreadsRunOps) {
-  constexpr int kThreads = 3;
   Tensor a(filled({256}, 1));
   std::atomic<bool> done{false};
-  std::vector<std::thread> threads;
-  std::vector<ek_status> status(kThreads, EK_SUCCESS);
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      ek_stream s = nullptr;
-      status[t] = ek_stream_create(ctx, &s);
-      while (!done.load() && status[t] == EK_SUCCESS) {
-        ek_tensor out = nullptr;
-        status[t] = ek_unary(s, EK_UNARY_RELU, a, &out);
-        ek_tensor_release(out);
+  std::thread sessions([&] {
+    for (int session = 0; session < 50; ++session) {
+      EK_EXPECT_OK(ek_profiler_start(ctx));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      EK_EXPECT_OK(ek_profiler_stop(ctx));
+      for (const auto &r : records()) {
+        EXPECT_STREQ(r.name, "unary.relu");
+        EXPECT_GE(r.device_us, 0);
       }
-      if (status[t] == EK_SUCCESS) status[t] = ek_stream_synchronize(s);
-      ek_stream_destroy(s);
-    });
-  for (int session = 0; session < 50; ++session) {
-    EK_EXPECT_OK(ek_profiler_start(ctx));
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-    EK_EXPECT_OK(ek_profiler_stop(ctx));
-    for (const auto &r : records()) {
-      EXPECT_STREQ(r.name, "unary.relu");
-      EXPECT_GE(r.device_us, 0);
     }
-  }
-  done = true;
-  for (auto &t : threads) t.join();
-  for (ek_status st : status) EXPECT_EQ(st, EK_SUCCESS);
+    done = true;
+  });
+  for (ek_status st : on_own_streams(ctx, 3, EK_UNARY_RELU, a, [&](int) { return !done.load(); }))
+    EXPECT_EQ(st, EK_SUCCESS);
+  sessions.join();
 }
 
 TEST_P(Profiler, DestroyingTheContextWhileRecordingFreesEverything) {
