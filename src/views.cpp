@@ -282,7 +282,10 @@ EK_API ek_status ek_view_unsqueeze(ek_tensor t, int dim, ek_tensor *out) {
   for (int i = 0, src = 0; i <= t->ndim; ++i) {
     if (i == d) {
       shape[i] = 1;
-      strides[i] = src < t->ndim ? t->shape[src] * t->strides[src] : 1;
+      // PyTorch's choice; any stride serves a size-1 dim, so 1 where it overflows.
+      int64_t next = 1;
+      if (src < t->ndim && __builtin_mul_overflow(t->shape[src], t->strides[src], &next)) next = 1;
+      strides[i] = next;
       continue;
     }
     shape[i] = t->shape[src];

@@ -485,6 +485,21 @@ TEST_P(Views, UnsqueezeInsertsSizeOneDimAtNegativeOrPositivePosition) {
   EK_FAILS(ek_view_unsqueeze(t, -4, &v), EK_ERROR_INDEX, "dim -4 is out of range");
 }
 
+TEST_P(Views, UnsqueezeBeforeAHugeStrideOfAnEmptyView) {
+  // Found by fuzz_views: the new dim's stride, size * stride of the next dim,
+  // overflowed int64; a size-1 dim's stride is never used, so 1 serves.
+  const int64_t n = 4, shape[2] = {0, 2}, strides[2] = {1, INT64_MAX};
+  Tensor t, empty, u;
+  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_UINT8, nullptr, t.out()));
+  EK_OK(ek_view_as_strided(t, 2, shape, strides, 0, empty.out()));
+  EK_OK(ek_view_unsqueeze(empty, 1, u.out()));
+  ek_tensor_info info = info_of(u);
+  EXPECT_EQ(info.ndim, 3);
+  EXPECT_EQ(info.shape[1], 1);
+  EXPECT_EQ(info.strides[1], 1);
+  EXPECT_EQ(info.strides[2], INT64_MAX);
+}
+
 TEST_P(Views, UnsqueezeReachesEightDimsAndRejectsANinth) {
   Tensor t;
   Host h;
