@@ -1,7 +1,10 @@
 """ek.profile: records, summary and Chrome trace through the binding."""
 
 import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +74,19 @@ def test_threads_each_get_their_own_track(device):
     assert len(recs) == 60
     assert len({r.thread_id for r in recs}) == 3
     assert len({r.stream_id for r in recs}) == 3
+
+
+def test_plot_trace_script_draws_a_png(tmp_path):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        pytest.skip("matplotlib is not installed (pip install matplotlib) to run "
+                    "scripts/plot_trace.py")
+    x = ek.ones(4096)
+    with ek.profile("cpu") as prof:
+        (x * 2).exp().sum()
+    trace, png = tmp_path / "trace.json", tmp_path / "trace.png"
+    prof.export_chrome_trace(trace)
+    script = Path(__file__).resolve().parents[3] / "scripts" / "plot_trace.py"
+    subprocess.run([sys.executable, str(script), str(trace), "-o", str(png)], check=True)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
