@@ -236,6 +236,7 @@ EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(config);
+  std::lock_guard<std::mutex> lock(ctx->config_mutex);
   *config = ctx->config;
   return EK_SUCCESS;
 }

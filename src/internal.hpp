@@ -144,6 +144,9 @@ struct ek_context_s {
   uint32_t magic = ek::kContextMagic;
   ek_device device{};
   ek_context_config config{};
+  // Guards config's memory_limit and memory_fraction, which the limit setters
+  // change after creation (the other fields never change); held by no pool call.
+  std::mutex config_mutex;
   std::string cache_dir;
   std::unique_ptr<ek::PoolMemory> memory;
   std::unique_ptr<ek::PoolSync> sync;

@@ -369,6 +369,7 @@ EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   ctx->pool->set_limit(bytes);
+  std::lock_guard<std::mutex> lock(ctx->config_mutex);
   ctx->config.memory_limit = bytes;
   ctx->config.memory_fraction = 0;
   return EK_SUCCESS;
@@ -380,6 +381,7 @@ EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction) {
   EK_CHECK(fraction > 0 && fraction <= 1, EK_ERROR_INVALID_ARGUMENT,
            "fraction %g is not in (0, 1]", fraction);
   ctx->pool->set_limit(static_cast<uint64_t>(fraction * static_cast<double>(total_memory(ctx))));
+  std::lock_guard<std::mutex> lock(ctx->config_mutex);
   ctx->config.memory_limit = 0;
   ctx->config.memory_fraction = fraction;
   return EK_SUCCESS;

@@ -296,6 +296,26 @@ TEST_P(MemoryTest, SetFractionSetsALimitAndRejectsBadValues) {
   EK_OK(ek_memory_set_fraction(ctx, 1.0));
 }
 
+TEST_P(MemoryTest, ConfigReadsWhileAnotherThreadSetsLimits) {
+  // Under TSan (CI) a missing lock shows as a data race on ctx->config.
+  std::atomic<bool> done{false};
+  std::thread setter([&] {
+    for (int i = 0; i < 2000; ++i) {
+      EK_EXPECT_OK(ek_memory_set_limit(ctx, uint64_t(1 + i % 7) << 30));
+      EK_EXPECT_OK(ek_memory_set_fraction(ctx, 0.5));
+    }
+    done = true;
+  });
+  while (!done.load()) {
+    ek_context_config cfg;
+    EK_EXPECT_OK(ek_context_get_config(ctx, &cfg));
+    // Each setter writes both fields at once: one of them is always zero.
+    EXPECT_TRUE(cfg.memory_limit == 0 || cfg.memory_fraction == 0.0);
+  }
+  setter.join();
+  EK_OK(ek_memory_set_limit(ctx, 0));
+}
+
 // ---------------------------------------------------------------- invalid frees
 
 TEST_P(MemoryTest, DoubleFreeIsRejectedAndChangesNothing) {
