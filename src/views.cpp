@@ -137,11 +137,14 @@ EK_API ek_status ek_view_slice(ek_tensor t, int dim, int64_t start, int64_t stop
     strides[i] = t->strides[i];
   }
   int64_t len = slice_length(t->shape[d], &start, &stop, step);
-  int64_t offset = t->offset + (len > 0 ? start * t->strides[d] : 0);
+  // A view of no element, or with at most one along d, never uses the offset
+  // or stride it would move; keeping the source's avoids overflowing
+  // start * stride or stride * step with the huge strides an empty tensor may
+  // have. Otherwise both stay inside the storage and cannot overflow.
+  const bool moves = len > 0 && tensor_numel(t) > 0;
+  int64_t offset = t->offset + (moves ? start * t->strides[d] : 0);
   shape[d] = len;
-  // With at most one element the stride is never used; keeping the source's
-  // avoids overflowing stride * step for huge steps.
-  strides[d] = len > 1 ? t->strides[d] * step : t->strides[d];
+  strides[d] = moves && len > 1 ? t->strides[d] * step : t->strides[d];
   return emit_view(t, t->ndim, shape, strides, offset, out);
 }
 
@@ -163,7 +166,10 @@ EK_API ek_status ek_view_select(ek_tensor t, int dim, int64_t index, ek_tensor *
     shape[n] = t->shape[i];
     strides[n++] = t->strides[i];
   }
-  return emit_view(t, n, shape, strides, t->offset + index * t->strides[d], out);
+  // An empty tensor's huge strides would overflow index * stride; its views
+  // address nothing, so they keep its offset.
+  int64_t offset = tensor_numel(t) > 0 ? t->offset + index * t->strides[d] : t->offset;
+  return emit_view(t, n, shape, strides, offset, out);
 }
 
 EK_API ek_status ek_view_permute(ek_tensor t, int ndim, const int *perm, ek_tensor *out) {

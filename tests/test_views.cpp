@@ -485,6 +485,28 @@ TEST_P(Views, UnsqueezeInsertsSizeOneDimAtNegativeOrPositivePosition) {
   EK_FAILS(ek_view_unsqueeze(t, -4, &v), EK_ERROR_INDEX, "dim -4 is out of range");
 }
 
+TEST_P(Views, SlicingAndSelectingAnEmptyViewAlongAHugeStride) {
+  // Found by fuzz_views: start * stride (and stride * step) overflowed int64
+  // for an empty view whose other dim has a huge stride; an empty view keeps
+  // its offset and strides.
+  const int64_t n = 4, shape[2] = {0, 3}, strides[2] = {1, INT64_MAX};
+  Tensor t, empty, one, two;
+  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_UINT8, nullptr, t.out()));
+  EK_OK(ek_view_as_strided(t, 2, shape, strides, 3, empty.out()));
+  EK_OK(ek_view_slice(empty, 1, 1, 3, 1, one.out()));
+  EK_OK(ek_view_slice(empty, 1, 0, 3, 2, two.out()));
+  for (ek_tensor v : {one.t, two.t}) {
+    ek_tensor_info info = info_of(v);
+    EXPECT_EQ(info.shape[0], 0);
+    EXPECT_EQ(info.shape[1], 2);
+    EXPECT_EQ(info.strides[1], INT64_MAX);
+    EXPECT_EQ(info.offset, 3);
+  }
+  Tensor picked;  // select has the same product: index * stride
+  EK_OK(ek_view_select(empty, 1, 2, picked.out()));
+  EXPECT_EQ(info_of(picked).offset, 3);
+}
+
 TEST_P(Views, UnsqueezeBeforeAHugeStrideOfAnEmptyView) {
   // Found by fuzz_views: the new dim's stride, size * stride of the next dim,
   // overflowed int64; a size-1 dim's stride is never used, so 1 serves.
