@@ -76,6 +76,11 @@ std::string vformat(const char *format, va_list args);
 // naming path and the system's reason) leaves no file behind.
 ek_status write_file_replacing(const char *path, const std::string &text);
 
+// Appends text as a quoted JSON string: quotes, backslashes and control
+// characters escaped, valid UTF-8 kept, any other byte as U+FFFD (names can
+// come from users' kernels and may be cut mid-character).
+void append_json_string(std::string &out, const char *text);
+
 // snprintf's contract for text out of the library: up to capacity - 1 bytes
 // and a NUL into buffer (untouched when capacity is 0), the full length into
 // *length.

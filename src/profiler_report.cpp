@@ -41,25 +41,6 @@ std::vector<std::pair<std::string, OpTotals>> totals_by_name(
   return rows;
 }
 
-// JSON string contents: names can come from user kernels.
-std::string json_escape(const char *text) {
-  std::string out;
-  for (const char *p = text; *p; ++p) {
-    unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\u%04x", c);
-      out += code;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
 
@@ -69,9 +50,9 @@ void write_track_names(std::string *f, const std::vector<ek_profile_record> &rec
     device = std::string(records[0].device.type == EK_CUDA ? "cuda:" : "cpu:") +
              std::to_string(records[0].device.index);
   appendf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"host\"}},\n",
-               kHostPid);
+          kHostPid);
   appendf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s\"}},\n",
-               kDevicePid, device.c_str());
+          kDevicePid, device.c_str());
   std::set<uint64_t> threads, streams;
   for (const ek_profile_record &r : records) {
     threads.insert(r.thread_id);
@@ -79,38 +60,43 @@ void write_track_names(std::string *f, const std::vector<ek_profile_record> &rec
   }
   for (uint64_t t : threads)
     appendf(f,
-                 "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
-                 ",\"args\":{\"name\":\"thread %" PRIu64 "\"}},\n",
-                 kHostPid, t, t);
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
+            ",\"args\":{\"name\":\"thread %" PRIu64 "\"}},\n",
+            kHostPid, t, t);
   for (uint64_t s : streams)
     appendf(f,
-                 "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
-                 ",\"args\":{\"name\":\"stream %" PRIu64 "\"}},\n",
-                 kDevicePid, s, s);
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64
+            ",\"args\":{\"name\":\"stream %" PRIu64 "\"}},\n",
+            kDevicePid, s, s);
+}
+
+std::string json_string(const char *text) {
+  std::string out;
+  append_json_string(out, text);
+  return out;
 }
 
 // The call on its thread, its work on its stream, and an arrow between them.
 void write_record(std::string *f, const ek_profile_record &r, size_t id) {
-  std::string name = json_escape(r.name), args = json_escape(r.args);
+  std::string name = json_string(r.name), args = json_string(r.args);
   appendf(f,
-               "{\"name\":\"%s\",\"cat\":\"call\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
-               ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":\"%s\",\"stream\":%" PRIu64 "}},\n",
-               name.c_str(), kHostPid, r.thread_id, r.host_start_us, r.host_us, args.c_str(),
-               r.stream_id);
+          "{\"name\":%s,\"cat\":\"call\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
+          ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":%s,\"stream\":%" PRIu64 "}},\n",
+          name.c_str(), kHostPid, r.thread_id, r.host_start_us, r.host_us, args.c_str(),
+          r.stream_id);
   if (r.device_us < 0) return;
   appendf(f,
-               "{\"name\":\"%s\",\"cat\":\"device\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
-               ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":\"%s\"}},\n",
-               name.c_str(), kDevicePid, r.stream_id, r.device_start_us, r.device_us,
-               args.c_str());
+          "{\"name\":%s,\"cat\":\"device\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu64
+          ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tensors\":%s}},\n",
+          name.c_str(), kDevicePid, r.stream_id, r.device_start_us, r.device_us, args.c_str());
   appendf(f,
-               "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":%zu,\"pid\":%d,\"tid\":%" PRIu64
-               ",\"ts\":%.3f},\n",
-               id, kHostPid, r.thread_id, r.host_start_us);
+          "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":%zu,\"pid\":%d,"
+          "\"tid\":%" PRIu64 ",\"ts\":%.3f},\n",
+          id, kHostPid, r.thread_id, r.host_start_us);
   appendf(f,
-               "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"pid\":%d,"
-               "\"tid\":%" PRIu64 ",\"ts\":%.3f},\n",
-               id, kDevicePid, r.stream_id, r.device_start_us);
+          "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,"
+          "\"pid\":%d,\"tid\":%" PRIu64 ",\"ts\":%.3f},\n",
+          id, kDevicePid, r.stream_id, r.device_start_us);
 }
 
 }  // namespace
@@ -126,12 +112,11 @@ std::string profile_summary(const std::vector<ek_profile_record> &records, uint6
           "host mean us");
   for (const auto &[name, t] : rows)
     appendf(&text, line, name.c_str(), t.calls, t.device_us / 1e3, t.device_us / t.calls,
-                       device_total > 0 ? 100.0 * t.device_us / device_total : 0.0,
-                       t.host_us / 1e3, t.host_us / t.calls);
+            device_total > 0 ? 100.0 * t.device_us / device_total : 0.0, t.host_us / 1e3,
+            t.host_us / t.calls);
   appendf(&text, "%zu calls recorded", records.size());
   if (dropped)
-    appendf(&text, ", %" PRIu64 " more not recorded (over %d)", dropped,
-                       EK_PROFILER_MAX_RECORDS);
+    appendf(&text, ", %" PRIu64 " more not recorded (over %d)", dropped, EK_PROFILER_MAX_RECORDS);
   return text + "\n";
 }
 
