@@ -164,4 +164,23 @@ inline ek_tensor make_tensor(Reader &r, ek_dtype dtype, int ndim, const int64_t 
   return t;
 }
 
+// One input: the tensors first(r) makes, then step(r, pool) until the input
+// or max_steps runs out, then the pool released; afterwards a live handle or
+// pool byte more than before is a leak, reported as a finding.
+template <class First, class Step>
+int run_input(const uint8_t *data, size_t size, int max_steps, First first, Step step) {
+  cpu_context();
+  const int64_t live0 = live_handles();
+  const uint64_t bytes0 = allocated_bytes();
+  {
+    Reader r(data, size);
+    std::vector<ek_tensor> pool = first(r);
+    for (int i = 0; i < max_steps && !r.done(); ++i) step(r, pool);
+    for (ek_tensor t : pool) check(ek_tensor_release(t), "ek_tensor_release");
+  }
+  if (live_handles() != live0) finding("handle leak", "ek_live_handles", 0);
+  if (allocated_bytes() != bytes0) finding("allocation leak", "ek_memory_stats_get", 0);
+  return 0;
+}
+
 }  // namespace fuzz

@@ -210,16 +210,7 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  cpu_context();
-  const int64_t live0 = live_handles();
-  const uint64_t bytes0 = allocated_bytes();
-  {
-    Reader r(data, size);
-    std::vector<ek_tensor> pool{new_operand(r), new_operand(r)};
-    for (int i = 0; i < kMaxSteps && !r.done(); ++i) step(r, pool);
-    for (ek_tensor t : pool) check(ek_tensor_release(t), "ek_tensor_release");
-  }
-  if (live_handles() != live0) finding("handle leak", "ek_live_handles", 0);
-  if (allocated_bytes() != bytes0) finding("allocation leak", "ek_memory_stats_get", 0);
-  return 0;
+  return run_input(
+      data, size, kMaxSteps,
+      [](Reader &r) { return std::vector<ek_tensor>{new_operand(r), new_operand(r)}; }, step);
 }

@@ -152,21 +152,14 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  cpu_context();
-  const int64_t live0 = live_handles();
-  const uint64_t bytes0 = allocated_bytes();
-  {
-    Reader r(data, size);
+  auto first = [](Reader &r) {
     ek_dtype dtype = pick_dtype(r);
     int ndim = static_cast<int>(r.range(0, 4));
     int64_t shape[4];
     for (int64_t &d : shape) d = r.range(0, 6);
     std::vector<ek_tensor> pool{make_tensor(r, dtype, ndim, shape)};
     read_back(pool[0]);
-    for (int i = 0; i < kMaxSteps && !r.done(); ++i) step(r, pool);
-    for (ek_tensor t : pool) check(ek_tensor_release(t), "ek_tensor_release");
-  }
-  if (live_handles() != live0) finding("handle leak", "ek_live_handles", 0);
-  if (allocated_bytes() != bytes0) finding("allocation leak", "ek_memory_stats_get", 0);
-  return 0;
+    return pool;
+  };
+  return run_input(data, size, kMaxSteps, first, step);
 }
