@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
-#include <cstdio>
-#include <map>
 #include <vector>
 
 #include "gpu.hpp"
@@ -100,14 +97,16 @@ ek_status Profiler::stop() {
   ctx_->profiling.store(false, std::memory_order_release);
   session_.fetch_add(1, std::memory_order_acq_rel);  // calls still in flight are dropped
   running_ = false;
-  if (ctx_->is_cuda()) EK_FORWARD(activate(ctx_));
+  // Resolved even when the device cannot be made current (then untimed), so
+  // every pending event goes back to the free list.
+  ek_status st = ctx_->is_cuda() ? activate(ctx_) : EK_SUCCESS;
   records_.reserve(pending_.size());
   for (Pending &p : pending_) {
     resolve(&p);
     records_.push_back(p.rec);
   }
   pending_.clear();
-  return EK_SUCCESS;
+  return st;
 }
 
 void Profiler::resolve(Pending *p) {

@@ -1,5 +1,5 @@
 // The context's profiler (ek_profiler_*): every public op records a scope.
-// When the profiler is off a scope costs one relaxed atomic load.
+// When the profiler is off a scope costs one atomic load.
 #pragma once
 
 #include "internal.hpp"
