@@ -9,6 +9,13 @@
  *  - Handles are opaque, reference counted where stated, and owned by the
  *    caller: each *_create / *_empty / view function returns a handle the caller
  *    must destroy or release. destroy/release of NULL is a no-op.
+ *  - Passing a handle after its last release or its destroy (a stale handle:
+ *    a second release included) is undefined behaviour, as in libuv and zstd:
+ *    the library may catch it while the memory is still mapped and return
+ *    EK_ERROR_INVALID_ARGUMENT, but it cannot tell a stale handle from a new
+ *    object at the same address. Checking a generation on every handle would
+ *    cost a registry lookup on every call of every op; the bindings (Python,
+ *    Rust, Go) instead make a stale handle impossible to pass.
  *  - A NULL ek_stream means the default stream of the context involved.
  *  - Ops take their output last: when *out is NULL a new tensor is allocated and
  *    returned (caller releases it); otherwise the result is written into *out,

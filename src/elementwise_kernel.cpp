@@ -37,7 +37,7 @@ using ewgen::Param;
 ek_status check_elementwise(ek_elementwise k, const char *name) {
   EK_CHECK(k != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
   EK_CHECK(k->magic == kElementwiseMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_elementwise (released?)", name);
+           "%s is not a live ek_elementwise " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
 

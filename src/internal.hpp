@@ -117,6 +117,10 @@ constexpr uint32_t kStreamMagic = 0x454b5354;
 constexpr uint32_t kEventMagic = 0x454b4556;
 constexpr uint32_t kTensorMagic = 0x454b5453;
 constexpr uint32_t kDeadMagic = 0xdeaddead;
+// The magic checks catch a wrong or already-dead handle while its memory is
+// still mapped, as a debugging aid only: ek.h makes a released handle
+// undefined behaviour, so the messages promise no detection.
+#define EK_STALE_HANDLE_NOTE "(using a released handle is undefined behaviour: see ek.h)"
 
 class PoolSync;
 class PoolMemory;

@@ -187,7 +187,7 @@ ek_status choose_block(ek_kernel k, ek_stream s, uint64_t n, size_t shared_bytes
 ek_status check_kernel(ek_kernel k, const char *name) {
   EK_CHECK(k != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
   EK_CHECK(k->magic == kKernelMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_kernel (released?)", name);
+           "%s is not a live ek_kernel " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
 

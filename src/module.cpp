@@ -177,7 +177,7 @@ std::string without_function(const std::string &message) {
 ek_status check_module(ek_module m, const char *name) {
   EK_CHECK(m != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
   EK_CHECK(m->magic == kModuleMagic && !m->released.load(), EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_module (released?)", name);
+           "%s is not a live ek_module " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
 

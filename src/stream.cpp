@@ -38,14 +38,14 @@ ek_status register_stream(ek_context ctx, void *native, bool owned, ek_stream *o
 ek_status check_stream(ek_stream s, const char *name) {
   EK_CHECK(s != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
   EK_CHECK(s->magic == kStreamMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_stream (destroyed?)", name);
+           "%s is not a live ek_stream " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
 
 ek_status check_event(ek_event e, const char *name) {
   EK_CHECK(e != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
   EK_CHECK(e->magic == kEventMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_event (destroyed?)", name);
+           "%s is not a live ek_event " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
 
