@@ -11,7 +11,7 @@ cp build/tests/module_kernel.cubin build/tests/module_kernel.fatbin build/tests/
 cp build/examples/quickstart build/examples/custom_kernel_jit build/examples/custom_kernel_static \
    build/examples/scale.fatbin .carry/examples/
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
-   build/bench/col_variants .carry/bench/
+   build/bench/col_variants build/bench/bench_handles .carry/bench/
 export PKG_CONFIG_PATH="$PWD/build/meson-uninstalled" LD_LIBRARY_PATH="$PWD/build"
 if [ -d bindings/rust ]; then
   (cd bindings/rust && cargo test --offline --no-run --message-format=json 2>/dev/null) |
