@@ -215,7 +215,12 @@ EK_API ek_status ek_stream_get_context(ek_stream stream, ek_context *ctx);
 
 /* ---------------------------------------------------------------- events */
 
-/** An event with timing enabled. Destroy with ek_event_destroy. */
+/** An event with timing enabled. Destroy with ek_event_destroy.
+ *  Events may be shared between threads: ek_event_record on one thread while
+ *  others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or
+ *  ek_stream_wait_event on the same event is safe, and each reader sees the
+ *  event as of one record or the other (as with CUDA events). Only
+ *  ek_event_destroy must not race any other use of the event. */
 EK_API ek_status ek_event_create(ek_context ctx, ek_event *out);
 EK_API ek_status ek_event_destroy(ek_event event);
 /** Captures the work submitted to stream so far (NULL: default stream). */

@@ -600,6 +600,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " An event with timing enabled. Destroy with ek_event_destroy."]
+    #[doc = "  Events may be shared between threads: ek_event_record on one thread while"]
+    #[doc = "  others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or"]
+    #[doc = "  ek_stream_wait_event on the same event is safe, and each reader sees the"]
+    #[doc = "  event as of one record or the other (as with CUDA events). Only"]
+    #[doc = "  ek_event_destroy must not race any other use of the event."]
     pub fn ek_event_create(ctx: ek_context, out: *mut ek_event) -> ek_status;
 }
 extern "C" {
