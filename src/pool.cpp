@@ -224,10 +224,12 @@ Pool::Block *Pool::grow(size_t size, uint64_t stream, bool exact_fallback) {
   size_t seg = small ? kSmallSegment
                      : size <= kMediumRequest ? kMediumSegment : round_up(size, kLargeRound);
   void *p = nullptr;
-  // Where the limit or the device has no room for the usual segment, one of
-  // the request's own size may still fit.
-  if (!reserve(seg, size, &p) && !(exact_fallback && seg > size && reserve(seg = size, size, &p)))
-    return nullptr;
+  if (!reserve(seg, size, &p)) {
+    // Where the limit or the device has no room for the usual segment, one
+    // of the request's own size may still fit.
+    if (!exact_fallback || seg == size || !reserve(size, size, &p)) return nullptr;
+    seg = size;
+  }
   uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   Segment &s = segments_.emplace(addr, Segment{addr, seg, stream, small, nullptr}).first->second;
   Block *b = new_block();
