@@ -169,8 +169,9 @@ EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
  *  ek_context_config_init() so fields added later get their defaults. */
 typedef struct {
   unsigned version;            /* EK_CONTEXT_CONFIG_VERSION */
-  uint64_t memory_limit;       /* pool limit in bytes (EK_MEMORY_LIMIT) */
-  double memory_fraction;      /* of device memory, (0, 1] (EK_MEMORY_FRACTION) */
+  uint64_t memory_limit;       /* pool limit in bytes (EK_MEMORY_LIMIT; its grammar: README) */
+  double memory_fraction;      /* of device memory, (0, 1] (EK_MEMORY_FRACTION); one that
+                                  gives less than one byte fails the creation */
   int allow_tf32;              /* 1: float32 matrix products may use TF32 */
   const char *kernel_cache_dir;/* copied at creation (EK_KERNEL_CACHE_DIR) */
   ek_log_level log_level;      /* EK_LOG_LEVEL: off, error, warn, info, debug */
@@ -222,7 +223,12 @@ EK_API ek_status ek_stream_get_context(ek_stream stream, ek_context *ctx);
 
 /* ---------------------------------------------------------------- events */
 
-/** An event with timing enabled. Destroy with ek_event_destroy. */
+/** An event with timing enabled. Destroy with ek_event_destroy.
+ *  Events may be shared between threads: ek_event_record on one thread while
+ *  others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or
+ *  ek_stream_wait_event on the same event is safe, and each reader sees the
+ *  event as of one record or the other (as with CUDA events). Only
+ *  ek_event_destroy must not race any other use of the event. */
 EK_API ek_status ek_event_create(ek_context ctx, ek_event *out);
 EK_API ek_status ek_event_destroy(ek_event event);
 /** Captures the work submitted to stream so far (NULL: default stream). */
@@ -239,8 +245,10 @@ EK_API ek_status ek_event_elapsed_ms(ek_event start, ek_event end, float *ms);
 /** Stream-ordered allocation from the context's caching pool, 512-byte
  *  aligned. The block may be used on `stream` at once; other streams need
  *  ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with
- *  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers) after the
- *  pool has released its cache and retried. */
+ *  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the
+ *  segment it last tried) after the pool has released its cache and retried,
+ *  the last time with a segment of the request's own size when the limit or
+ *  the device had no room for the usual one. */
 EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
 /** Returns a block to the pool, ordered after the work already submitted to
  *  `stream`: that stream may reuse it at once, other streams only after that
@@ -286,9 +294,12 @@ EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats);
 EK_API ek_status ek_memory_reset_peaks(ek_context ctx);
 /** Returns every cached, fully free segment to the device. */
 EK_API ek_status ek_memory_empty_cache(ek_context ctx);
-/** Limit on reserved bytes (0: none). */
+/** Limit on reserved bytes; 0, and only 0, means no limit. */
 EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes);
-/** Limit as a fraction (0, 1] of the device's total memory. */
+/** Limit as a fraction (0, 1] of the device's total memory, rounded down to
+ *  whole bytes. A fraction outside (0, 1], or one that gives less than one
+ *  byte (it would read as "no limit"), is EK_ERROR_INVALID_ARGUMENT and
+ *  changes nothing. */
 EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction);
 
 typedef struct {
@@ -344,7 +355,11 @@ typedef void (*ek_memory_callback)(ek_context ctx, ek_memory_event event, uint64
                                    void *user_data);
 /** Called (with the pool unlocked, on the allocating thread) when an allocation
  *  cannot be served, before the final retry — it may free memory — and when
- *  reserved memory rises past threshold_bytes (0: never). NULL callback clears. */
+ *  reserved memory rises past threshold_bytes (0: never). NULL callback clears.
+ *  The callback may call ek_* functions, ek_malloc included; while it runs,
+ *  memory events on its thread (of any context) call no memory callback, so an
+ *  allocation made from inside it that runs out of memory fails with
+ *  EK_ERROR_OUT_OF_MEMORY on its own (or succeeds) instead of recursing. */
 EK_API ek_status ek_memory_set_callback(ek_context ctx, ek_memory_callback callback,
                                         void *user_data, uint64_t threshold_bytes);
 

@@ -1,5 +1,6 @@
 // Devices, contexts and the configuration they read from the environment.
-#include <cerrno>
+#include <cctype>
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
@@ -14,26 +15,82 @@
 namespace ek {
 namespace {
 
-// "4G", "512MiB", "1073741824" -> bytes.
-bool parse_bytes(const char *text, uint64_t *bytes) {
-  errno = 0;
-  char *end = nullptr;
-  double value = std::strtod(text, &end);
-  // !(value >= 0) also rejects "nan", which would pass every comparison below.
-  if (end == text || errno != 0 || !(value >= 0) || !std::isfinite(value)) return false;
-  uint64_t scale = 1;
-  switch (*end) {
-    case 'k': case 'K': scale = 1ull << 10; ++end; break;
-    case 'm': case 'M': scale = 1ull << 20; ++end; break;
-    case 'g': case 'G': scale = 1ull << 30; ++end; break;
-    case 't': case 'T': scale = 1ull << 40; ++end; break;
-    default: break;
+// The one grammar of EK_MEMORY_LIMIT and EK_MEMORY_FRACTION (README,
+// "Environment"): a decimal number DIGITS[.DIGITS][(e|E)[+|-]DIGITS], with no
+// sign, spaces, hex, inf or nan. `positive` is true when a digit of the
+// mantissa is nonzero, so that a value that underflows to 0 is told apart
+// from a spelled zero.
+struct Decimal {
+  double value = 0;
+  bool positive = false;
+  const char *end = nullptr;  // first character after the number
+};
+
+bool parse_decimal(const char *text, Decimal *d) {
+  const char *p = text;
+  auto digits = [&p, d](bool mantissa) {
+    const char *first = p;
+    for (; *p >= '0' && *p <= '9'; ++p) d->positive |= mantissa && *p != '0';
+    return p > first;
+  };
+  if (!digits(true)) return false;
+  if (*p == '.') {
+    ++p;
+    if (!digits(true)) return false;
   }
-  if (scale > 1 && (*end == 'i' || *end == 'I')) ++end;
+  bool tiny = false;  // negative exponent: out of range means underflow
+  if (*p == 'e' || *p == 'E') {
+    tiny = *++p == '-';
+    if (*p == '+' || *p == '-') ++p;
+    if (!digits(false)) return false;
+  }
+  // from_chars, not strtod: the decimal point must not depend on the locale.
+  auto r = std::from_chars(text, p, d->value, std::chars_format::general);
+  if (r.ec == std::errc::result_out_of_range) d->value = tiny ? 0.0 : HUGE_VAL;
+  d->end = p;
+  return r.ptr == p || r.ec == std::errc::result_out_of_range;
+}
+
+// EK_MEMORY_LIMIT -> bytes: a decimal number and an optional unit K, M, G or T
+// (powers of 1024; KiB, KB and K alike, any case) or B. "0" exactly is no
+// limit; any other zero, and a positive value under one byte, is refused, as
+// is 2^64 or more. Fractions of a byte are dropped. Returns why it is refused,
+// or nullptr.
+const char *parse_bytes(const char *text, uint64_t *bytes) {
+  *bytes = 0;
+  if (std::strcmp(text, "0") == 0) return nullptr;
+  Decimal d;
+  static const char grammar[] =
+      "is not a byte count: a decimal number with an optional unit K, M, G, T "
+      "(KiB, MB, ...: powers of 1024) or B, no spaces, e.g. 4G, 512MiB, 1.5G, 1048576";
+  if (!parse_decimal(text, &d)) return grammar;
+  const char *end = d.end;
+  static const char units[] = "KMGT";
+  double scale = 1;
+  if (const char *u = *end ? std::strchr(units, std::toupper(static_cast<unsigned char>(*end)))
+                           : nullptr) {
+    scale = std::ldexp(1.0, 10 * static_cast<int>(u - units + 1));
+    if (*++end == 'i' || *end == 'I') ++end;
+  }
   if (*end == 'b' || *end == 'B') ++end;
-  if (*end != '\0' || value * static_cast<double>(scale) > 1.8e19) return false;
-  *bytes = static_cast<uint64_t>(value * static_cast<double>(scale));
-  return true;
+  if (*end != '\0') return grammar;
+  double value = d.value * scale;
+  if (!d.positive) return "is zero: write 0, or leave it unset, for no limit";
+  if (value < 1) return "is less than one byte (a limit of 0 would mean no limit)";
+  if (value >= 0x1p64) return "is 2^64 bytes or more";
+  *bytes = static_cast<uint64_t>(value);
+  return nullptr;
+}
+
+// EK_MEMORY_FRACTION: a decimal number in (0, 1]. Returns why it is refused, or nullptr.
+const char *parse_fraction(const char *text, double *fraction) {
+  Decimal d;
+  if (!parse_decimal(text, &d) || *d.end != '\0')
+    return "is not a decimal number in (0, 1] (e.g. 0.5, 1e-3; no sign, no spaces)";
+  if (d.positive && d.value == 0) return "is too small: the limit would be 0 bytes";
+  if (!(d.value > 0 && d.value <= 1)) return "is not in (0, 1]";
+  *fraction = d.value;
+  return nullptr;
 }
 
 std::string default_cache_dir() {
@@ -49,14 +106,13 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
                          std::string *cache_dir) {
   ek_context_config_init(cfg);
   *cache_dir = default_cache_dir();
-  if (const char *v = std::getenv("EK_MEMORY_LIMIT"); v && *v)
-    EK_CHECK(parse_bytes(v, &cfg->memory_limit), EK_ERROR_INVALID_ARGUMENT,
-             "EK_MEMORY_LIMIT=\"%s\" is not a byte count (e.g. 4G, 512M, 1048576)", v);
+  if (const char *v = std::getenv("EK_MEMORY_LIMIT"); v && *v) {
+    const char *why = parse_bytes(v, &cfg->memory_limit);
+    EK_CHECK(!why, EK_ERROR_INVALID_ARGUMENT, "EK_MEMORY_LIMIT=\"%s\" %s", v, why);
+  }
   if (const char *v = std::getenv("EK_MEMORY_FRACTION"); v && *v) {
-    char *end = nullptr;
-    cfg->memory_fraction = std::strtod(v, &end);
-    EK_CHECK(*end == '\0' && cfg->memory_fraction > 0 && cfg->memory_fraction <= 1,
-             EK_ERROR_INVALID_ARGUMENT, "EK_MEMORY_FRACTION=\"%s\" is not in (0, 1]", v);
+    const char *why = parse_fraction(v, &cfg->memory_fraction);
+    EK_CHECK(!why, EK_ERROR_INVALID_ARGUMENT, "EK_MEMORY_FRACTION=\"%s\" %s", v, why);
   }
   if (const char *v = std::getenv("EK_KERNEL_CACHE_DIR"); v && *v) *cache_dir = v;
   if (const char *v = std::getenv("EK_LOG_LEVEL"); v && *v)

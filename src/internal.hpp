@@ -145,8 +145,9 @@ struct ek_event_s {
   uint32_t magic = ek::kEventMagic;
   ek_context ctx = nullptr;
   void *native = nullptr;     // cudaEvent_t; nullptr on CPU
-  double host_ms = 0;         // CPU: time of the last record
-  bool recorded = false;
+  // Atomic: one thread may record the event while others query or time it.
+  std::atomic<double> host_ms{0};   // CPU: time of the last record
+  std::atomic<bool> recorded{false};  // set after host_ms (release)
 };
 
 struct ek_context_s {

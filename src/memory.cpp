@@ -138,17 +138,33 @@ uint64_t total_memory(ek_context ctx) {
   return total_bytes;
 }
 
-uint64_t configured_limit(ek_context ctx) {
-  uint64_t limit = ctx->config.memory_limit;
-  if (ctx->config.memory_fraction > 0) {
-    auto by_fraction =
-        static_cast<uint64_t>(ctx->config.memory_fraction * static_cast<double>(total_memory(ctx)));
-    if (limit == 0 || by_fraction < limit) limit = by_fraction;
-  }
-  return limit;
+// A positive fraction must give a limit of at least one byte: 0 means none.
+ek_status fraction_limit(ek_context ctx, const char *what, double fraction, uint64_t *bytes) {
+  uint64_t total = total_memory(ctx);
+  *bytes = static_cast<uint64_t>(fraction * static_cast<double>(total));
+  EK_CHECK(*bytes > 0, EK_ERROR_INVALID_ARGUMENT,
+           "%s %g of %s of device memory is less than one byte (a limit of 0 would mean no "
+           "limit)", what, fraction, format_bytes(total).c_str());
+  return EK_SUCCESS;
 }
 
+ek_status configured_limit(ek_context ctx, uint64_t *limit) {
+  *limit = ctx->config.memory_limit;
+  if (!(ctx->config.memory_fraction > 0)) return EK_SUCCESS;
+  uint64_t by_fraction = 0;
+  EK_FORWARD(fraction_limit(ctx, "memory fraction (config->memory_fraction or EK_MEMORY_FRACTION)",
+                            ctx->config.memory_fraction, &by_fraction));
+  if (*limit == 0 || by_fraction < *limit) *limit = by_fraction;
+  return EK_SUCCESS;
+}
+
+// Set while this thread runs a memory callback: memory events it causes
+// meanwhile (the callback allocates, and that runs out of memory too) do not
+// call a callback again, which would recurse until the stack overflows.
+thread_local bool t_in_memory_callback = false;
+
 void notify(ek_context ctx, ek_memory_event event, uint64_t bytes) {
+  if (t_in_memory_callback) return;
   ek_memory_callback cb;
   void *user;
   {
@@ -156,7 +172,10 @@ void notify(ek_context ctx, ek_memory_event event, uint64_t bytes) {
     cb = ctx->callback;
     user = ctx->callback_user;
   }
-  if (cb) cb(ctx, event, bytes, user);
+  if (!cb) return;
+  t_in_memory_callback = true;
+  cb(ctx, event, bytes, user);
+  t_in_memory_callback = false;
 }
 
 const char *device_kind(ek_context ctx) { return ctx->is_cuda() ? "cuda" : "cpu"; }
@@ -180,14 +199,14 @@ void log_pool_event(ek_context ctx, const PoolEvent &e) {
 
 // WARN: the pool released its cache and still cannot serve the request; the
 // memory callback runs next, then the last retry.
-void log_out_of_memory(ek_context ctx, size_t requested) {
+void log_out_of_memory(ek_context ctx, size_t requested, const std::string &cause) {
   if (!log_enabled(EK_LOG_WARN, ctx->config.log_level)) return;
   PoolStats st = ctx->pool->stats();
   uint64_t limit = ctx->pool->limit();
   log_message(EK_LOG_WARN, ctx->config.log_level,
-              "pool %s:%d: out of memory for %s (allocated %s, reserved %s, limit %s) after "
+              "pool %s:%d: out of memory for %s (%s; allocated %s, reserved %s, limit %s) after "
               "releasing the cache; retrying once after the memory callback",
-              device_kind(ctx), ctx->device.index, format_bytes(requested).c_str(),
+              device_kind(ctx), ctx->device.index, format_bytes(requested).c_str(), cause.c_str(),
               format_bytes(st.allocated_bytes).c_str(), format_bytes(st.reserved_bytes).c_str(),
               limit ? format_bytes(limit).c_str() : "none");
 }
@@ -209,10 +228,10 @@ ek_status init_memory(ek_context ctx) {
   ctx->sync = std::make_unique<PoolSync>(device);
   ctx->sync->add_stream(ctx->default_stream.id, ctx->default_stream.native);
   PoolConfig cfg;
-  cfg.limit_bytes = configured_limit(ctx);
+  EK_FORWARD(configured_limit(ctx, &cfg.limit_bytes));
   ctx->pool = std::make_unique<Pool>(*ctx->memory, *ctx->sync, cfg);
-  ctx->pool->set_oom_callback([ctx](size_t requested) {
-    log_out_of_memory(ctx, requested);
+  ctx->pool->set_oom_callback([ctx](size_t requested, const std::string &cause) {
+    log_out_of_memory(ctx, requested, cause);
     notify(ctx, EK_MEMORY_EVENT_OOM, requested);
   });
   if (log_enabled(EK_LOG_INFO, ctx->config.log_level))
@@ -380,7 +399,9 @@ EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction) {
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK(fraction > 0 && fraction <= 1, EK_ERROR_INVALID_ARGUMENT,
            "fraction %g is not in (0, 1]", fraction);
-  ctx->pool->set_limit(static_cast<uint64_t>(fraction * static_cast<double>(total_memory(ctx))));
+  uint64_t limit = 0;
+  EK_FORWARD(fraction_limit(ctx, "fraction", fraction, &limit));
+  ctx->pool->set_limit(limit);
   std::lock_guard<std::mutex> lock(ctx->config_mutex);
   ctx->config.memory_limit = 0;
   ctx->config.memory_fraction = fraction;

@@ -104,13 +104,15 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   // Sizes that would overflow when rounded can never be satisfied.
   size_t size = bytes > SIZE_MAX - kLargeRound ? 0 : round_up(bytes, kRound);
   std::unique_lock<std::mutex> lk(mu_);
+  tried_segment_ = 0;
   Block *b = size ? try_allocate(size, stream_id) : nullptr;
   if (!b && size && oom_cb_) {
     // The callback may free memory through this pool, so run it unlocked
     // (after telling what the failed attempt released).
     auto cb = oom_cb_;
+    std::string cause = grow_failure();
     fire_queued(lk);
-    cb(bytes);
+    cb(bytes, cause);
     lk.lock();
     ++st_.retries;
     b = try_allocate(size, stream_id);
@@ -137,14 +139,15 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
   return PoolResult::ok;
 }
 
-// search -> grow -> release cached segments -> search -> grow
+// search -> grow -> release cached segments -> search -> grow, where a
+// segment of the request's own size is the last resort
 Pool::Block *Pool::try_allocate(size_t size, uint64_t stream) {
   if (Block *b = search(size, stream)) return b;
-  if (Block *b = grow(size, stream)) return b;
+  if (Block *b = grow(size, stream, false)) return b;
   ++st_.retries;
   release_cached("to retry an allocation");
   if (Block *b = search(size, stream)) return b;
-  return grow(size, stream);
+  return grow(size, stream, true);
 }
 
 Pool::Block *Pool::search(size_t size, uint64_t stream) {
@@ -216,14 +219,17 @@ Pool::Candidate Pool::candidate_on(bool small, uint64_t owner, size_t size) {
   return {*it, is_safe(*it)};
 }
 
-Pool::Block *Pool::grow(size_t size, uint64_t stream) {
+Pool::Block *Pool::grow(size_t size, uint64_t stream, bool exact_fallback) {
   bool small = size <= kSmallRequest;
   size_t seg = small ? kSmallSegment
                      : size <= kMediumRequest ? kMediumSegment : round_up(size, kLargeRound);
-  if (cfg_.limit_bytes && st_.reserved_bytes + seg > cfg_.limit_bytes) return nullptr;
-  if (over_gc_bound(seg, size)) collect_garbage(seg, size);
   void *p = nullptr;
-  if (!mem_.allocate(seg, &p)) return nullptr;
+  if (!reserve(seg, size, &p)) {
+    // Where the limit or the device has no room for the usual segment, one
+    // of the request's own size may still fit.
+    if (!exact_fallback || seg == size || !reserve(size, size, &p)) return nullptr;
+    seg = size;
+  }
   uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   Segment &s = segments_.emplace(addr, Segment{addr, seg, stream, small, nullptr}).first->second;
   Block *b = new_block();
@@ -239,6 +245,16 @@ Pool::Block *Pool::grow(size_t size, uint64_t stream) {
   note_reserved_change(static_cast<int64_t>(seg));
   note_event({PoolEvent::segment_reserved, seg, 1, st_.reserved_bytes, ""});
   return use_block(b, size);
+}
+
+// A new segment of seg bytes for a request of size, unless the limit or the
+// device refuses it; the attempt is kept for the out-of-memory message.
+bool Pool::reserve(size_t seg, size_t size, void **p) {
+  tried_segment_ = seg;
+  tried_over_limit_ = cfg_.limit_bytes && st_.reserved_bytes + seg > cfg_.limit_bytes;
+  if (tried_over_limit_) return false;
+  if (over_gc_bound(seg, size)) collect_garbage(seg, size);
+  return mem_.allocate(seg, p);
 }
 
 // b is out of the free set; split off the unused tail as a new free block.
@@ -740,11 +756,19 @@ size_t Pool::largest_free() const {
   return largest;
 }
 
+std::string Pool::grow_failure() const {
+  if (!tried_segment_) return "the request is too large";
+  std::string seg = "a new segment of " + format_bytes(tried_segment_);
+  return tried_over_limit_ ? seg + " would exceed the limit"
+                           : "the device could not provide " + seg;
+}
+
 std::string Pool::oom_message(size_t bytes) const {
   size_t dev_free = 0, dev_total = 0;
   mem_.mem_info(&dev_free, &dev_total);
   std::string limit = cfg_.limit_bytes ? format_bytes(cfg_.limit_bytes) : "none";
-  return "out of memory: requested " + format_bytes(bytes) + "; allocated " +
+  return "out of memory: requested " + format_bytes(bytes) + " (" + grow_failure() +
+         "); allocated " +
          format_bytes(st_.allocated_bytes) + ", reserved " + format_bytes(st_.reserved_bytes) +
          ", largest free block " + format_bytes(largest_free()) + ", limit " + limit +
          ", device free " + format_bytes(dev_free) + " of " + format_bytes(dev_total);
@@ -817,7 +841,7 @@ size_t Pool::limit() const {
   return cfg_.limit_bytes;
 }
 
-void Pool::set_oom_callback(std::function<void(size_t)> cb) {
+void Pool::set_oom_callback(std::function<void(size_t, const std::string &)> cb) {
   std::lock_guard<std::mutex> lk(mu_);
   oom_cb_ = std::move(cb);
 }

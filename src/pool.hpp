@@ -245,7 +245,9 @@ class Pool {
   std::vector<SegmentInfo> snapshot(PoolStats *stats = nullptr) const;
   void set_limit(size_t bytes);  // releases cached segments if reserved is above it
   size_t limit() const;
-  void set_oom_callback(std::function<void(size_t requested)> cb);
+  // cause: why the last attempt to grow failed, as in the error message
+  // ("a new segment of 20.00 MiB would exceed the limit").
+  void set_oom_callback(std::function<void(size_t requested, const std::string &cause)> cb);
   void set_threshold_callback(size_t bytes, std::function<void(size_t reserved)> cb);
   // nullptr: no events are even recorded (the default).
   void set_event_callback(std::function<void(const PoolEvent &)> cb);
@@ -323,7 +325,8 @@ class Pool {
   FreeSet::iterator best_fit(bool small, uint64_t stream, size_t size);
   Block *take_from_other_streams(size_t size, uint64_t stream);
   Candidate candidate_on(bool small, uint64_t owner, size_t size);
-  Block *grow(size_t size, uint64_t stream);
+  Block *grow(size_t size, uint64_t stream, bool exact_fallback);
+  bool reserve(size_t seg, size_t size, void **p);
   Block *use_block(Block *b, size_t size);
   bool usable(const Block *b, size_t size) const;
   // fast cache
@@ -361,6 +364,7 @@ class Pool {
   // messages and queries
   size_t largest_free() const;
   PoolStats stats_locked() const;
+  std::string grow_failure() const;
   std::string oom_message(size_t bytes) const;
   std::string invalid_free_message(uintptr_t addr) const;
 
@@ -380,11 +384,15 @@ class Pool {
   size_t parked_blocks_ = 0, parked_bytes_ = 0;
   uint64_t seq_ = 0;
   PoolStats st_;
-  std::function<void(size_t)> oom_cb_;
+  std::function<void(size_t, const std::string &)> oom_cb_;
   std::function<void(size_t)> threshold_cb_;
   size_t threshold_fire_ = 0;  // reserved value to report, 0 = nothing to fire
   std::function<void(const PoolEvent &)> event_cb_;
   std::vector<PoolEvent> events_;  // recorded under the lock, told by fire_queued
+  // The segment the last reserve() tried, and whether the limit (not the device)
+  // refused it, for the out-of-memory message. 0: none was tried.
+  size_t tried_segment_ = 0;
+  bool tried_over_limit_ = false;
   uint64_t gc_high_ = 0;  // allocated high-water mark for gc_ratio; survives reset_peaks
 };
 

@@ -232,9 +232,9 @@ EK_API ek_status ek_event_record(ek_event event, ek_stream stream) {
     EK_FORWARD(activate(event->ctx));
     EK_FORWARD(gpu::event_record(event->native, s->native));
   } else {
-    event->host_ms = host_now_ms();
+    event->host_ms.store(host_now_ms(), std::memory_order_relaxed);
   }
-  event->recorded = true;
+  event->recorded.store(true, std::memory_order_release);
   return EK_SUCCESS;
 }
 
@@ -266,15 +266,19 @@ EK_API ek_status ek_event_elapsed_ms(ek_event start, ek_event end, float *ms) {
   EK_CHECK_NULL(ms);
   EK_CHECK(start->ctx == end->ctx, EK_ERROR_INVALID_ARGUMENT,
            "start and end belong to different contexts");
-  EK_CHECK(start->recorded && end->recorded, EK_ERROR_INVALID_ARGUMENT,
+  // Acquire: the host times of those records are visible below.
+  const bool start_recorded = start->recorded.load(std::memory_order_acquire);
+  const bool end_recorded = end->recorded.load(std::memory_order_acquire);
+  EK_CHECK(start_recorded && end_recorded, EK_ERROR_INVALID_ARGUMENT,
            "both events must have been recorded (start %s, end %s)",
-           start->recorded ? "recorded" : "never recorded",
-           end->recorded ? "recorded" : "never recorded");
+           start_recorded ? "recorded" : "never recorded",
+           end_recorded ? "recorded" : "never recorded");
   if (start->ctx->is_cuda()) {
     EK_FORWARD(activate(start->ctx));
     return gpu::event_elapsed(start->native, end->native, ms);
   }
-  *ms = static_cast<float>(end->host_ms - start->host_ms);
+  *ms = static_cast<float>(end->host_ms.load(std::memory_order_relaxed) -
+                           start->host_ms.load(std::memory_order_relaxed));
   return EK_SUCCESS;
 }
 

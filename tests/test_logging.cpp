@@ -114,7 +114,8 @@ TEST_F(Logging, MessagesBelowTheContextsLevelAreFilteredOut) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].level, EK_LOG_WARN);
   EXPECT_EQ(got[0].text,
-            "pool cpu:0: out of memory for 8.00 MiB (allocated 0 B, reserved 0 B, limit 4.00 MiB) "
+            "pool cpu:0: out of memory for 8.00 MiB (a new segment of 8.00 MiB would exceed the "
+            "limit; allocated 0 B, reserved 0 B, limit 4.00 MiB) "
             "after releasing the cache; retrying once after the memory callback");
   EK_OK(ek_context_destroy(ctx));
   EXPECT_TRUE(r.take().empty());

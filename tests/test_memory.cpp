@@ -260,9 +260,9 @@ TEST_P(MemoryTest, AllocationPastTheLimitIsOutOfMemoryWithNumbers) {
   ptrs.back() = alloc(1 * MiB);  // room again
   for (void *q : ptrs) release(q);
   void *big = nullptr;
-  EK_FAILS(ek_malloc(ctx, 3 * MiB, nullptr, &big), EK_ERROR_OUT_OF_MEMORY, "limit");
+  EK_FAILS(ek_malloc(ctx, 5 * MiB, nullptr, &big), EK_ERROR_OUT_OF_MEMORY, "limit");
   EK_OK(ek_memory_set_limit(ctx, 0));  // no limit
-  big = alloc(3 * MiB);
+  big = alloc(5 * MiB);
   release(big);
 }
 
@@ -294,6 +294,124 @@ TEST_P(MemoryTest, SetFractionSetsALimitAndRejectsBadValues) {
   EK_FAILS(ek_memory_set_fraction(ctx, std::nan("")), EK_ERROR_INVALID_ARGUMENT, "fraction");
   EXPECT_NEAR(static_cast<double>(stats().limit_bytes), expected, expected * 0.01);
   EK_OK(ek_memory_set_fraction(ctx, 1.0));
+}
+
+// One grammar for EK_MEMORY_LIMIT and EK_MEMORY_FRACTION (README,
+// "Environment"): "0" exactly (or unset) is no limit; any other zero, a
+// positive value that rounds to 0 bytes, signs, spaces, hex, inf and nan are
+// refused by ek_context_create, naming the variable and the value.
+TEST_P(MemoryTest, EnvironmentLimitsFollowOneGrammar) {
+  using ektest::ScopedEnv;
+  const uint64_t total = device_memory();
+  auto limit_with = [&](const char *name, const char *value, ek_status *status) {
+    ScopedEnv limit("EK_MEMORY_LIMIT", nullptr), fraction("EK_MEMORY_FRACTION", nullptr);
+    ScopedEnv var(name, value);
+    ek_context c = nullptr;
+    *status = ek_context_create(ek_device{GetParam(), 0}, nullptr, &c);
+    uint64_t bytes = c ? stats_of(c).limit_bytes : 0;
+    ek_context_destroy(c);
+    return bytes;
+  };
+  const std::pair<const char *, uint64_t> limits[] = {
+      {"0", 0},           {"1", 1},                 {"1048576", 1048576},
+      {"64M", 64 * MiB},  {"64m", 64 * MiB},        {"512KiB", 512 * KiB},
+      {"512kib", 512 * KiB}, {"4GB", 4096 * MiB},   {"1T", 1024 * 1024 * MiB},
+      {"10B", 10},        {"1.5G", 1536 * MiB},     {"0.5K", 512},
+      {"1e3", 1000},      {"1E3K", 1000 * KiB},     {"2.5e-1K", 256},
+      {"007M", 7 * MiB},  {"1.9", 1}};
+  for (const auto &[text, bytes] : limits) {
+    ek_status st;
+    EXPECT_EQ(limit_with("EK_MEMORY_LIMIT", text, &st), bytes) << text;
+    EXPECT_EQ(st, EK_SUCCESS) << text << ": " << ek_last_error();
+  }
+  const std::pair<const char *, double> fractions[] = {
+      {"1", 1.0}, {"0.5", 0.5}, {"5E-1", 0.5}, {"1e-3", 1e-3}};
+  for (const auto &[text, fraction] : fractions) {
+    ek_status st;
+    const uint64_t expected = static_cast<uint64_t>(fraction * static_cast<double>(total));
+    EXPECT_EQ(limit_with("EK_MEMORY_FRACTION", text, &st), expected) << text;
+    EXPECT_EQ(st, EK_SUCCESS) << text << ": " << ek_last_error();
+  }
+  const std::pair<const char *, const char *> refused[] = {
+      {"EK_MEMORY_LIMIT", "0.5"},     {"EK_MEMORY_LIMIT", "1e-9"},   {"EK_MEMORY_LIMIT", "1e-400"},
+      {"EK_MEMORY_LIMIT", "-0"},      {"EK_MEMORY_LIMIT", "0.0"},    {"EK_MEMORY_LIMIT", "00"},
+      {"EK_MEMORY_LIMIT", "0G"},      {"EK_MEMORY_LIMIT", "0B"},     {"EK_MEMORY_LIMIT", "-5M"},
+      {"EK_MEMORY_LIMIT", "+5M"},     {"EK_MEMORY_LIMIT", " 64M"},   {"EK_MEMORY_LIMIT", "64M "},
+      {"EK_MEMORY_LIMIT", "64 M"},    {"EK_MEMORY_LIMIT", "0x10G"},  {"EK_MEMORY_LIMIT", "0x10"},
+      {"EK_MEMORY_LIMIT", "inf"},     {"EK_MEMORY_LIMIT", "nan"},    {"EK_MEMORY_LIMIT", "1e30"},
+      {"EK_MEMORY_LIMIT", "16384P"},  {"EK_MEMORY_LIMIT", "1.5e-1"}, {"EK_MEMORY_LIMIT", ".5G"},
+      {"EK_MEMORY_LIMIT", "1.G"},     {"EK_MEMORY_LIMIT", "1e"},     {"EK_MEMORY_LIMIT", "1,5G"},
+      {"EK_MEMORY_LIMIT", "64iB"},    {"EK_MEMORY_LIMIT", "64MiBs"}, {"EK_MEMORY_LIMIT", "lots"},
+      {"EK_MEMORY_LIMIT", "18446744073709551616"},
+      {"EK_MEMORY_FRACTION", "0"},    {"EK_MEMORY_FRACTION", "-0"},  {"EK_MEMORY_FRACTION", "0.0"},
+      {"EK_MEMORY_FRACTION", "1e-320"}, {"EK_MEMORY_FRACTION", "1e-400"},
+      {"EK_MEMORY_FRACTION", "1e-15"}, {"EK_MEMORY_FRACTION", "1.5"},
+      {"EK_MEMORY_FRACTION", " 0.5"}, {"EK_MEMORY_FRACTION", "0.5 "}, {"EK_MEMORY_FRACTION", "+0.5"},
+      {"EK_MEMORY_FRACTION", "0x0.8"}, {"EK_MEMORY_FRACTION", ".5"},  {"EK_MEMORY_FRACTION", "nan"},
+      {"EK_MEMORY_FRACTION", "inf"},  {"EK_MEMORY_FRACTION", "0.5G"}};
+  for (const auto &[name, text] : refused) {
+    SCOPED_TRACE(std::string(name) + "=\"" + text + "\"");
+    ek_status st;
+    limit_with(name, text, &st);
+    EXPECT_EQ(st, EK_ERROR_INVALID_ARGUMENT);
+    std::string msg = ek_last_error();
+    EXPECT_NE(msg.find("ek_context_create"), std::string::npos) << msg;
+    // Tiny fractions parse; they are refused once the device's memory is
+    // known (as config->memory_fraction is), naming the variable but not the text.
+    const bool late = std::strcmp(text, "1e-320") == 0 || std::strcmp(text, "1e-15") == 0;
+    const std::string named = late ? name : std::string(name) + "=\"" + text + "\"";
+    EXPECT_NE(msg.find(named), std::string::npos) << msg;
+  }
+}
+
+// The same rules through the API: 0 bytes is the one way to say "no limit",
+// and a positive fraction that gives less than one byte is refused.
+TEST_P(MemoryTest, ApiLimitsThatRoundToZeroAreRefused) {
+  EK_OK(ek_memory_set_limit(ctx, 1));
+  EXPECT_EQ(stats().limit_bytes, 1u);
+  void *p = reinterpret_cast<void *>(0x400);
+  EK_FAILS(ek_malloc(ctx, 1, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "limit 1 B");
+  EK_OK(ek_memory_set_limit(ctx, 0));
+  EXPECT_EQ(stats().limit_bytes, 0u);
+  EK_OK(ek_memory_set_fraction(ctx, 1e-6));
+  const uint64_t tiny = stats().limit_bytes;
+  EXPECT_GT(tiny, 0u);
+  for (double fraction : {0.0, -0.0, 1e-15, 1e-320, -1e-320, 1.5, std::nan(""), HUGE_VAL}) {
+    SCOPED_TRACE(fraction);
+    EXPECT_EQ(ek_memory_set_fraction(ctx, fraction), EK_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(ek_last_error()).find("ek_memory_set_fraction: fraction"),
+              std::string::npos) << ek_last_error();
+    EXPECT_EQ(stats().limit_bytes, tiny) << "a refused fraction changes nothing";
+  }
+  EK_FAILS(ek_memory_set_fraction(ctx, 1e-15), EK_ERROR_INVALID_ARGUMENT, "less than one byte");
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  cfg.memory_fraction = 1e-320;
+  ek_context c = nullptr;
+  EK_FAILS(ek_context_create(ek_device{GetParam(), 0}, &cfg, &c), EK_ERROR_INVALID_ARGUMENT,
+           "less than one byte");
+  EXPECT_EQ(c, nullptr);
+  EK_OK(ek_memory_set_limit(ctx, 0));
+}
+
+// Under a limit smaller than a request's usual segment (20 MiB for 1-10 MiB),
+// the request gets a segment of its own size, as the last resort; when even
+// that does not fit, the message names the segment the pool tried.
+TEST_P(MemoryTest, LimitBelowTheSegmentSizeGivesExactSizeSegments) {
+  EK_OK(ek_memory_set_limit(ctx, 8 * MiB));
+  void *a = alloc(2 * MiB);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(stats().reserved_bytes, 2 * MiB);
+  void *b = alloc(5 * MiB);
+  EXPECT_EQ(stats().reserved_bytes, 7 * MiB);
+  void *c = nullptr;
+  EK_FAILS(ek_malloc(ctx, 2 * MiB, nullptr, &c), EK_ERROR_OUT_OF_MEMORY,
+           "requested 2.00 MiB (a new segment of 2.00 MiB would exceed the limit)");
+  release(a);
+  release(b);
+  EK_OK(ek_memory_set_limit(ctx, 0));
+  EK_OK(ek_memory_empty_cache(ctx));
+  release(alloc(2 * MiB));
+  EXPECT_EQ(stats().reserved_bytes, 20 * MiB) << "without a limit: the usual segment";
 }
 
 TEST_P(MemoryTest, ConfigReadsWhileAnotherThreadSetsLimits) {
@@ -528,6 +646,39 @@ TEST_P(MemoryTest, OomCallbackMayFreeMemory) {
   EXPECT_EQ(f.calls, 1);
   release(p);
   EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+}
+
+// A callback that allocates is not called again from inside itself (that
+// recursed until the stack overflowed): the nested ek_malloc fails or
+// succeeds on its own. The guard is per call: the next failure calls it again.
+TEST_P(MemoryTest, OomCallbackThatAllocatesIsNotCalledFromInsideItself) {
+  struct Nested {
+    uint64_t bytes = 0;  // what the callback asks for; 0: the failing request's size
+    int calls = 0;
+    ek_status status = EK_SUCCESS;
+    void *p = nullptr;
+  } n;
+  auto cb = [](ek_context c, ek_memory_event ev, uint64_t bytes, void *user) {
+    auto *st = static_cast<Nested *>(user);
+    if (ev != EK_MEMORY_EVENT_OOM || ++st->calls > 3) return;  // bounded without the guard too
+    st->status = ek_malloc(c, st->bytes ? st->bytes : bytes, nullptr, &st->p);
+  };
+  EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
+  EK_OK(ek_memory_set_callback(ctx, cb, &n, 0));
+  void *p = nullptr;
+  EK_FAILS(ek_malloc(ctx, 8 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
+  EXPECT_EQ(n.calls, 1);
+  EXPECT_EQ(n.status, EK_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(n.p, nullptr);
+  n.bytes = 1 * MiB;  // fits: the nested allocation succeeds
+  EK_FAILS(ek_malloc(ctx, 8 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
+  EXPECT_EQ(n.calls, 2);
+  EXPECT_EQ(n.status, EK_SUCCESS);
+  ASSERT_NE(n.p, nullptr);
+  release(n.p);
+  EXPECT_EQ(stats().oom_count, 3u);  // two requests and the first nested one
+  EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
+  EK_OK(ek_memory_set_limit(ctx, 0));
 }
 
 TEST_P(MemoryTest, ThresholdCallbackFiresOnceWhenReservedCrossesIt) {

@@ -383,9 +383,52 @@ TEST_F(PoolTest, OomMessage) {
   std::string err;
   EXPECT_EQ(p.allocate(1 * GiB, 1, &ptr, &err), PoolResult::out_of_memory);
   EXPECT_EQ(err,
-            "out of memory: requested 1.00 GiB; allocated 3.50 GiB, reserved 4.00 GiB, "
+            "out of memory: requested 1.00 GiB (a new segment of 1.00 GiB would exceed the "
+            "limit); allocated 3.50 GiB, reserved 4.00 GiB, "
             "largest free block 512.00 MiB, limit 4.00 GiB, device free 0 B of 80.00 GiB");
   EXPECT_EQ(p.stats().retries, 1u);
+}
+
+// Under a limit below a request's usual segment (20 MiB for 1-10 MiB), the
+// last attempt takes a segment of the request's own size; when that does not
+// fit either, the message and the OOM callback name it.
+TEST_F(PoolTest, LimitBelowTheUsualSegmentGivesAnExactSizeOne) {
+  PoolConfig cfg;
+  cfg.limit_bytes = 8 * MiB;
+  Pool p(mem, sync, cfg);
+  void *a = alloc(p, 2 * MiB);
+  std::vector<ek::SegmentInfo> segs = p.snapshot();
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].size, 2 * MiB);
+  void *b = alloc(p, 100 * KiB);  // its usual 2 MiB segment fits
+  EXPECT_EQ(p.stats().reserved_bytes, 4 * MiB);
+  std::string cause;
+  p.set_oom_callback([&](size_t, const std::string &why) { cause = why; });
+  void *c = nullptr;
+  std::string err;
+  EXPECT_EQ(p.allocate(5 * MiB, 1, &c, &err), PoolResult::out_of_memory);
+  EXPECT_EQ(cause, "a new segment of 5.00 MiB would exceed the limit");
+  EXPECT_EQ(err.rfind("out of memory: requested 5.00 MiB (a new segment of 5.00 MiB would "
+                      "exceed the limit); allocated ", 0), 0u) << err;
+  release(p, a);
+  c = alloc(p, 5 * MiB);  // a's segment released: 2 + 5 fits
+  EXPECT_EQ(p.stats().reserved_bytes, 7 * MiB);
+  release(p, b);
+  release(p, c);
+}
+
+// The same on a device with no room for the usual segment.
+TEST_F(PoolTest, DeviceWithoutRoomForTheUsualSegmentGivesAnExactSizeOne) {
+  FakeMemory dev(8 * MiB);
+  Pool p(dev, sync);
+  void *a = alloc(p, 3 * MiB);
+  EXPECT_EQ(dev.used, 3 * MiB);
+  void *c = nullptr;
+  std::string err;
+  EXPECT_EQ(p.allocate(6 * MiB, 1, &c, &err), PoolResult::out_of_memory);
+  EXPECT_NE(err.find("requested 6.00 MiB (the device could not provide a new segment of "
+                     "6.00 MiB)"), std::string::npos) << err;
+  release(p, a);
 }
 
 TEST_F(PoolTest, OomOnDeviceReleasesCacheAndRetries) {
@@ -439,7 +482,7 @@ TEST_F(PoolTest, OomCallbackFreesAndRetrySucceeds) {
   Pool p(dev, sync);
   void *a = alloc(p, 30 * MiB);
   std::vector<size_t> calls;
-  p.set_oom_callback([&](size_t req) {
+  p.set_oom_callback([&](size_t req, const std::string &) {
     calls.push_back(req);
     if (calls.size() > 1) return;
     release(p, a);  // the lock is released: re-entering the pool works
@@ -519,7 +562,7 @@ TEST_F(PoolTest, EventsTellSegmentsReservedAndReleasedWithThePoolUnlocked) {
   void *d = alloc(p, 30 * MiB);
   release(p, d);
   size_t events_before_oom = 0;
-  p.set_oom_callback([&](size_t) { events_before_oom = log.events.size(); });
+  p.set_oom_callback([&](size_t, const std::string &) { events_before_oom = log.events.size(); });
   void *e = alloc(p, 20 * MiB);  // 30 MiB segment cached on stream 1: same stream, reused
   release(p, e);
   void *big = nullptr;

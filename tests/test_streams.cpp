@@ -1,6 +1,8 @@
 // Streams and events: lifetime, queries, ordering between streams, timing,
 // native handles and the checks on handles from other contexts.
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ek_test.hpp"
@@ -246,6 +248,38 @@ TEST_P(StreamTest, ElapsedAroundWorkIsNonNegative) {
   EK_OK(ek_event_elapsed_ms(start, end, &ms));
   EXPECT_GE(ms, 0.0f);
   EXPECT_LT(ms, 60000.0f);
+}
+
+// Events may be shared between threads: one thread re-records a pair while
+// others time and query it (a data race on the event's state before; the
+// TSan step runs this suite). Fixed iteration counts, not a stop flag, so
+// that no synchronization orders the readers after the writer.
+TEST_P(StreamTest, EventsMayBeRecordedWhileOtherThreadsReadThem) {
+  Event start, end;
+  make_event(&start);
+  make_event(&end);
+  EK_OK(ek_event_record(start, nullptr));
+  EK_OK(ek_event_record(end, nullptr));
+  EK_OK(ek_event_synchronize(end));
+  constexpr int kRounds = 2000;
+  std::atomic<int> bad{0};
+  auto reader = [&] {
+    for (int i = 0; i < kRounds; ++i) {
+      float ms = 0;
+      ek_status s = ek_event_elapsed_ms(start, end, &ms);
+      bad += s != EK_SUCCESS && s != EK_ERROR_NOT_READY;  // NOT_READY: end re-recorded, pending
+      int done = 0;
+      bad += ek_event_query(end, &done) != EK_SUCCESS;
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (int i = 0; i < kRounds; ++i) {
+    bad += ek_event_record(i % 2 ? start : end, nullptr) != EK_SUCCESS;
+  }
+  r1.join();
+  r2.join();
+  EXPECT_EQ(bad.load(), 0);
+  EK_OK(ek_event_synchronize(end));
 }
 
 TEST_P(StreamTest, ElapsedOfNeverRecordedEventIsAnError) {

@@ -678,7 +678,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.POINTER(ek_event)],
         ('ctx', 'out'),
-        'An event with timing enabled. Destroy with ek_event_destroy.',
+        'An event with timing enabled. Destroy with ek_event_destroy. Events may be shared between threads: ek_event_record on one thread while others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or ek_stream_wait_event on the same event is safe, and each reader sees the event as of one record or the other (as with CUDA events). Only ek_event_destroy must not race any other use of the event.',
     ),
     'ek_event_destroy': (
         ek_status,
@@ -714,7 +714,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.c_size_t, ek_stream, ctypes.POINTER(ctypes.c_void_p)],
         ('ctx', 'bytes', 'stream', 'ptr'),
-        "Stream-ordered allocation from the context's caching pool, 512-byte aligned. The block may be used on `stream` at once; other streams need ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers) after the pool has released its cache and retried.",
+        "Stream-ordered allocation from the context's caching pool, 512-byte aligned. The block may be used on `stream` at once; other streams need ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the segment it last tried) after the pool has released its cache and retried, the last time with a segment of the request's own size when the limit or the device had no room for the usual one.",
     ),
     'ek_free': (
         ek_status,
@@ -756,13 +756,13 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.c_uint64],
         ('ctx', 'bytes'),
-        'Limit on reserved bytes (0: none).',
+        'Limit on reserved bytes; 0, and only 0, means no limit.',
     ),
     'ek_memory_set_fraction': (
         ek_status,
         [ek_context, ctypes.c_double],
         ('ctx', 'fraction'),
-        "Limit as a fraction (0, 1] of the device's total memory.",
+        'Limit as a fraction (0, 1] of the device\'s total memory, rounded down to whole bytes. A fraction outside (0, 1], or one that gives less than one byte (it would read as "no limit"), is EK_ERROR_INVALID_ARGUMENT and changes nothing.',
     ),
     'ek_memory_snapshot': (
         ek_status,
@@ -786,7 +786,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ek_memory_callback, ctypes.c_void_p, ctypes.c_uint64],
         ('ctx', 'callback', 'user_data', 'threshold_bytes'),
-        'Called (with the pool unlocked, on the allocating thread) when an allocation cannot be served, before the final retry — it may free memory — and when reserved memory rises past threshold_bytes (0: never). NULL callback clears.',
+        'Called (with the pool unlocked, on the allocating thread) when an allocation cannot be served, before the final retry — it may free memory — and when reserved memory rises past threshold_bytes (0: never). NULL callback clears. The callback may call ek_* functions, ek_malloc included; while it runs, memory events on its thread (of any context) call no memory callback, so an allocation made from inside it that runs out of memory fails with EK_ERROR_OUT_OF_MEMORY on its own (or succeeds) instead of recursing.',
     ),
     'ek_dtype_size': (
         ctypes.c_size_t,

@@ -600,6 +600,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " An event with timing enabled. Destroy with ek_event_destroy."]
+    #[doc = "  Events may be shared between threads: ek_event_record on one thread while"]
+    #[doc = "  others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or"]
+    #[doc = "  ek_stream_wait_event on the same event is safe, and each reader sees the"]
+    #[doc = "  event as of one record or the other (as with CUDA events). Only"]
+    #[doc = "  ek_event_destroy must not race any other use of the event."]
     pub fn ek_event_create(ctx: ek_context, out: *mut ek_event) -> ek_status;
 }
 extern "C" {
@@ -625,8 +630,10 @@ extern "C" {
     #[doc = " Stream-ordered allocation from the context's caching pool, 512-byte"]
     #[doc = "  aligned. The block may be used on `stream` at once; other streams need"]
     #[doc = "  ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with"]
-    #[doc = "  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers) after the"]
-    #[doc = "  pool has released its cache and retried."]
+    #[doc = "  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the"]
+    #[doc = "  segment it last tried) after the pool has released its cache and retried,"]
+    #[doc = "  the last time with a segment of the request's own size when the limit or"]
+    #[doc = "  the device had no room for the usual one."]
     pub fn ek_malloc(
         ctx: ek_context,
         bytes: usize,
@@ -1091,11 +1098,14 @@ extern "C" {
     pub fn ek_memory_empty_cache(ctx: ek_context) -> ek_status;
 }
 extern "C" {
-    #[doc = " Limit on reserved bytes (0: none)."]
+    #[doc = " Limit on reserved bytes; 0, and only 0, means no limit."]
     pub fn ek_memory_set_limit(ctx: ek_context, bytes: u64) -> ek_status;
 }
 extern "C" {
-    #[doc = " Limit as a fraction (0, 1] of the device's total memory."]
+    #[doc = " Limit as a fraction (0, 1] of the device's total memory, rounded down to"]
+    #[doc = "  whole bytes. A fraction outside (0, 1], or one that gives less than one"]
+    #[doc = "  byte (it would read as \"no limit\"), is EK_ERROR_INVALID_ARGUMENT and"]
+    #[doc = "  changes nothing."]
     pub fn ek_memory_set_fraction(ctx: ek_context, fraction: f64) -> ek_status;
 }
 #[repr(C)]
@@ -1312,6 +1322,10 @@ extern "C" {
     #[doc = " Called (with the pool unlocked, on the allocating thread) when an allocation"]
     #[doc = "  cannot be served, before the final retry — it may free memory — and when"]
     #[doc = "  reserved memory rises past threshold_bytes (0: never). NULL callback clears."]
+    #[doc = "  The callback may call ek_* functions, ek_malloc included; while it runs,"]
+    #[doc = "  memory events on its thread (of any context) call no memory callback, so an"]
+    #[doc = "  allocation made from inside it that runs out of memory fails with"]
+    #[doc = "  EK_ERROR_OUT_OF_MEMORY on its own (or succeeds) instead of recursing."]
     pub fn ek_memory_set_callback(
         ctx: ek_context,
         callback: ek_memory_callback,
