@@ -32,7 +32,8 @@ from . import _ffi
 from ._errors import EkIndexError
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _scalar
-from ._tensor import Tensor, _i64, _INT64_MAX, _INT64_MIN
+from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int
+from ._tensor import Tensor, _i64
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
            "index_put", "masked_select", "masked_fill", "masked_scatter", "nonzero", "install"]
@@ -78,8 +79,11 @@ def _basic(t, key) -> Tensor:
             step = 1 if k.step is None else operator.index(k.step)
             if step == 0:
                 raise ValueError("slice step cannot be zero")
+            # Clamped as Python clamps slices (a step beyond the size takes one
+            # element either way): never wrapped by ctypes.
             start = min(max(start, _INT64_MIN), _INT64_MAX)
             stop = min(max(stop, _INT64_MIN), _INT64_MAX)
+            step = min(max(step, -_INT64_MAX), _INT64_MAX)
             v = v._new(lib.ek_view_slice, v._h, d, start, stop, step)
             d += 1
         else:
@@ -350,7 +354,7 @@ def index_select(input, dim: int, index, *, out=None):  # noqa: A002
     negative indices count from the end; EkIndexError when out of range)."""
     x = _arg(input)
     i = _idx(index, x)  # a local: the Tensor must outlive the call
-    return _op(lib.ek_index_select, x._ctx, out, x._h, operator.index(dim), i._h)
+    return _op(lib.ek_index_select, x._ctx, out, x._h, c_int(dim, "index_select: dim"), i._h)
 
 
 def gather(input, dim: int, index, *, out=None):  # noqa: A002
@@ -358,7 +362,7 @@ def gather(input, dim: int, index, *, out=None):  # noqa: A002
     input's ndim and, outside dim, sizes no larger than input's."""
     x = _arg(input)
     i = _idx(index, x)
-    return _op(lib.ek_gather, x._ctx, out, x._h, operator.index(dim), i._h)
+    return _op(lib.ek_gather, x._ctx, out, x._h, c_int(dim, "gather: dim"), i._h)
 
 
 def _src(src, x, index) -> Tensor:
@@ -381,7 +385,7 @@ def scatter(input, dim: int, index, src, *, reduce: str | None = None, out=None)
     x = _arg(input)
     idx = _idx(index, x)
     s = _src(src, x, idx)
-    return _op(lib.ek_scatter, x._ctx, out, x._h, operator.index(dim), idx._h, s._h,
+    return _op(lib.ek_scatter, x._ctx, out, x._h, c_int(dim, "scatter: dim"), idx._h, s._h,
                0 if reduce is None else 1)
 
 
