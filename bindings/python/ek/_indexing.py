@@ -48,6 +48,11 @@ def _index_error(msg):
 
 # ------------------------------------------------------------------ basic indexing
 
+def _bound(v) -> int:
+    """A slice bound as an int64 that is not the EK_SLICE_MIN/MAX sentinel."""
+    return min(max(operator.index(v), _INT64_MIN + 1), _INT64_MAX - 1)
+
+
 def _basic(t, key) -> Tensor:
     """Views for ints, slices, None and ... (key a tuple)."""
     n_ell = 0
@@ -74,15 +79,14 @@ def _basic(t, key) -> Tensor:
             if k.start is None and k.stop is None and k.step is None:
                 d += 1
                 continue
-            start = _ffi.EK_SLICE_MIN if k.start is None else operator.index(k.start)
-            stop = _ffi.EK_SLICE_MAX if k.stop is None else operator.index(k.stop)
             step = 1 if k.step is None else operator.index(k.step)
             if step == 0:
                 raise ValueError("slice step cannot be zero")
-            # Clamped as Python clamps slices (a step beyond the size takes one
-            # element either way): never wrapped by ctypes.
-            start = min(max(start, _INT64_MIN), _INT64_MAX)
-            stop = min(max(stop, _INT64_MIN), _INT64_MAX)
+            # Clamped, never wrapped by ctypes: out-of-range bounds act as in
+            # Python (INT64_MIN/MAX themselves mean None: EK_SLICE_MIN/MAX),
+            # and a step beyond the size takes one element either way.
+            start = _ffi.EK_SLICE_MIN if k.start is None else _bound(k.start)
+            stop = _ffi.EK_SLICE_MAX if k.stop is None else _bound(k.stop)
             step = min(max(step, -_INT64_MAX), _INT64_MAX)
             v = v._new(lib.ek_view_slice, v._h, d, start, stop, step)
             d += 1
