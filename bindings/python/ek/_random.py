@@ -10,8 +10,6 @@ device. Each fill advances the context's offset by the tensor's element count.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from . import _context, _ffi

@@ -115,8 +115,8 @@ class Stream:
         CUDA only (NotSupportedError on CPU)."""
         ctx = context(device)
         h = _ffi.ek_stream()
-        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(c_uint64(ptr, "from_native: ptr") or None),
-                                 ctypes.byref(h)))
+        native = c_uint64(ptr, "Stream.from_native: ptr")
+        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(native or None), ctypes.byref(h)))
         self = cls.__new__(cls)
         self._init(h, ctx, owned=True)
         return self

@@ -315,7 +315,8 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         """Merge dims start..end (inclusive): a view when the strides allow,
         otherwise a view of a contiguous copy."""
-        start_dim, end_dim = c_int(start_dim, "flatten: start_dim"), c_int(end_dim, "flatten: end_dim")
+        start_dim = c_int(start_dim, "flatten: start_dim")
+        end_dim = c_int(end_dim, "flatten: end_dim")
         try:
             return self._new(lib.ek_view_flatten, self._h, start_dim, end_dim)
         except Exception as e:  # ShapeError: no view exists
