@@ -43,7 +43,8 @@ from ._dtype import DType, DTYPES as _DTYPES, dtype
 from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOError,
                       EkOverflowError, Error, IndexError_, InternalError, InvalidArgumentError,
                       IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
-                      NullPointerError, OutOfMemoryError, OverflowError_, ShapeError, check)
+                      NullPointerError, OutOfMemoryError, OverflowError_, ShapeError,
+                      ShutdownError, check)
 from ._lib import LIBRARY_PATH, lib as _cdll
 from ._log import set_log_callback
 from ._stream import Event, Stream, current_stream, synchronize
@@ -126,7 +127,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
-    "LibraryError", "EkIOError", "IOError_", "InternalError",
+    "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError",
     "from_dlpack", "ValuesIndices", "RawModule", "RawKernel", "ElementwiseKernel",
     "Profiler", "ProfileRecord", "profile",
 ] + sorted(_FUNCTIONS)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ctypes
 import json
+import operator
 import os
 import threading
 import weakref
 
 from . import _ffi
+from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64
 from ._device import device_str, parse_device, to_struct
-from ._errors import check
+from ._errors import check, shut_down
+from ._handles import check_running, closed_error, own, releaser, set_null
 from ._lib import lib
 
 __all__ = ["Context", "context"]
@@ -19,15 +22,7 @@ _LOG_LEVELS = {"off": _ffi.EK_LOG_OFF, "error": _ffi.EK_LOG_ERROR, "warn": _ffi.
                "info": _ffi.EK_LOG_INFO, "debug": _ffi.EK_LOG_DEBUG}
 
 
-def _destroy_context(handle) -> None:
-    # Finalizer: never raises. ek_context_destroy refuses (and frees nothing)
-    # while tensors/streams/events of the context live; then the context is
-    # simply left to the process exit.
-    try:
-        if lib.ek_context_destroy(handle) != _ffi.EK_SUCCESS:
-            lib.ek_clear_error()
-    except Exception:  # noqa: BLE001 - interpreter shutdown
-        pass
+_DESTROY = releaser("ek_context_destroy")
 
 
 class Context:
@@ -39,8 +34,9 @@ class Context:
     and then to the library's defaults.
 
     Tensors, streams and events keep their context alive; the context is
-    destroyed when the last of them and the Context object are gone (or at
-    interpreter exit). ``close()`` destroys it explicitly.
+    destroyed when the last of them and the Context object are gone (at
+    interpreter exit nothing is destroyed: the process's end frees it).
+    ``close()`` destroys it explicitly.
     """
 
     def __init__(self, device="cpu", *, memory_limit: int | None = None,
@@ -51,7 +47,7 @@ class Context:
         cfg = _ffi.ek_context_config()
         check(lib.ek_context_config_init(ctypes.byref(cfg)))
         if memory_limit is not None:
-            cfg.memory_limit = int(memory_limit)
+            cfg.memory_limit = c_uint64(memory_limit, "ek.Context: memory_limit")
         if memory_fraction is not None:
             cfg.memory_fraction = float(memory_fraction)
         if allow_tf32 is not None:
@@ -61,12 +57,17 @@ class Context:
             cache_dir = os.fsencode(kernel_cache_dir)
             cfg.kernel_cache_dir = cache_dir  # copied by ek_context_create
         if log_level is not None:
-            cfg.log_level = _LOG_LEVELS[log_level] if isinstance(log_level, str) else int(log_level)
+            cfg.log_level = (_LOG_LEVELS[log_level] if isinstance(log_level, str)
+                             else c_int(log_level, "ek.Context: log_level"))
         h = _ffi.ek_context()
+        check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
-        self._h = h
         self._dev = dev
-        self._finalizer = weakref.finalize(self, _destroy_context, h)
+        self._tok = own(h, _DESTROY)
+        self._h = h
+        # The weakref callback releasing this context's tensors: it keeps the
+        # token, so the context is destroyed after its last tensor.
+        self._free_tensor = releaser("ek_tensor_release", keep=self._tok)
         if _seed[0] is not None:  # ek.manual_seed applies to contexts created later too
             check(lib.ek_manual_seed(h, _seed[0]))
         _all_contexts.add(self)
@@ -86,18 +87,31 @@ class Context:
         return f"ek.Context({self.device!r}{state})"
 
     def _handle(self):
-        if not self._h:
-            from ._errors import InvalidArgumentError
-            raise InvalidArgumentError(f"ek: {self!r} was closed", _ffi.EK_ERROR_INVALID_ARGUMENT)
-        return self._h
+        h = self._h
+        if not h or shut_down[0]:
+            raise closed_error(f"ek: ek.Context({self.device!r})")
+        return h
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return not self._h
 
     def close(self) -> None:
         """Destroy the context now. Raises InvalidArgumentError (and keeps the
-        context) while tensors, streams or events of it are alive."""
-        if self._h:
-            check(lib.ek_context_destroy(self._h))
-            self._finalizer.detach()
-            self._h = None
+        context) while tensors, streams or events of it are alive. Closing
+        twice does nothing; later uses raise InvalidArgumentError."""
+        h = self._h
+        if not h or shut_down[0]:
+            return
+        copy = self._tok.handle
+        self._h = None   # no use from here on
+        set_null(copy)   # the token's release becomes a no-op (an interrupt: a leak, no crash)
+        st = lib.ek_context_destroy(h)
+        if st != _ffi.EK_SUCCESS:
+            ctypes.c_void_p.from_buffer(copy).value = ctypes.cast(h, ctypes.c_void_p).value
+            self._h = h
+            check(st)
 
     @property
     def config(self) -> dict:
@@ -178,7 +192,7 @@ class Context:
 
     def set_memory_limit(self, nbytes: int) -> None:
         """Limit on reserved bytes (0: none)."""
-        check(lib.ek_memory_set_limit(self._handle(), int(nbytes)))
+        check(lib.ek_memory_set_limit(self._handle(), c_uint64(nbytes, "set_memory_limit")))
 
     def set_memory_fraction(self, fraction: float) -> None:
         """Limit as a fraction (0, 1] of the device's total memory."""
@@ -198,7 +212,7 @@ class Context:
     # -- random numbers
     def manual_seed(self, seed: int) -> None:
         """Seed this context's Philox generator and reset its offset to 0."""
-        check(lib.ek_manual_seed(self._handle(), int(seed) & 0xFFFFFFFFFFFFFFFF))
+        check(lib.ek_manual_seed(self._handle(), seed64(seed)))
 
     def random_state(self) -> tuple:
         """The generator's (seed, offset): the next random tensor's element i
@@ -206,6 +220,16 @@ class Context:
         st = _ffi.ek_philox_state()
         check(lib.ek_random_state(self._handle(), ctypes.byref(st)))
         return int(st.seed), int(st.offset)
+
+
+def seed64(seed) -> int:
+    """A seed as uint64: negative seeds count from 2**64 (as PyTorch's);
+    OverflowError outside [-2**63, 2**64 - 1]."""
+    s = operator.index(seed)
+    if not INT64_MIN <= s <= UINT64_MAX:
+        raise OverflowError(f"manual_seed: {s} does not fit in 64 bits "
+                            f"[{INT64_MIN}, {UINT64_MAX}]")
+    return s & UINT64_MAX
 
 
 _all_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()
@@ -217,14 +241,15 @@ _defaults_lock = threading.Lock()
 
 def context(device="cpu") -> Context:
     """The shared default Context of a device ("cpu", "cuda", "cuda:N"),
-    created on first use. A Context passed in is returned as is."""
+    created on first use (and again after it was closed). A Context passed in
+    is returned as is."""
     if isinstance(device, Context):
         return device
     dev = parse_device(device)
     ctx = _defaults.get(dev)
-    if ctx is None:
+    if ctx is None or not ctx._h:  # a closed default is replaced
         with _defaults_lock:
             ctx = _defaults.get(dev)
-            if ctx is None:
+            if ctx is None or not ctx._h:
                 ctx = _defaults[dev] = Context(dev)
     return ctx

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 
 from . import _ffi
+from ._cint import c_int
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
 
@@ -21,14 +22,14 @@ def parse_device(device) -> tuple:
     if isinstance(device, Context):
         return device._dev
     if isinstance(device, tuple) and len(device) == 2:
-        return int(device[0]), int(device[1])
+        return c_int(device[0], "device type"), c_int(device[1], "device index")
     s = device if isinstance(device, str) else str(device)
     kind, _, idx = s.strip().lower().partition(":")
     if kind not in _TYPES or (idx and not idx.isdigit()):
         raise InvalidArgumentError(
             f"ek: bad device {device!r}: expected 'cpu', 'cuda' or 'cuda:N'",
             _ffi.EK_ERROR_INVALID_ARGUMENT)
-    return _TYPES[kind], int(idx) if idx else 0
+    return _TYPES[kind], c_int(int(idx), "device index") if idx else 0
 
 
 def device_str(dev: tuple) -> str:

@@ -16,8 +16,10 @@ Import: the DLTensor's memory is wrapped with ``ek_tensor_wrap`` (shape,
 strides in elements, byte offset applied) and an ek deleter that calls the
 DLManagedTensor's own deleter when the last view is released (for CUDA memory
 after ``ek_context_synchronize``, so that the producer never reuses memory
-ek's queued kernels still touch); the capsule is renamed "used_...". Memory of a CUDA device gets that device's default
-context, host memory (kDLCPU, kDLCUDAHost) the CPU context.
+ek's queued kernels still touch); the capsule is renamed "used_...". Memory
+of a CUDA device gets that device's default context, host memory (kDLCPU,
+kDLCUDAHost) the CPU context. A read-only source (``DLPACK_FLAG_BITMASK_READ_ONLY``)
+is copied, since ek tensors are writable.
 
 Streams (CUDA): ``__dlpack__(stream=s)`` makes the consumer's stream ``s``
 (1: legacy default, 2: per-thread default, else a cudaStream_t; -1: no
@@ -36,7 +38,7 @@ import threading
 from . import _ffi
 from ._context import context
 from ._dtype import DTYPES
-from ._errors import DtypeError, InvalidArgumentError, check
+from ._errors import DtypeError, InvalidArgumentError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
 from ._tensor import Tensor, _empty
@@ -131,7 +133,7 @@ _lock = threading.RLock()  # reentrant: a deleter may run inside a locked sectio
 def _export_deleter(addr) -> None:
     with _lock:
         entry = _exports.pop(addr, None)
-    if entry is not None:
+    if entry is not None and not shut_down[0]:  # at exit nothing is freed
         lib.ek_tensor_release(entry[3])
 
 
@@ -241,8 +243,8 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         mt.version = DLPackVersion(DLPACK_MAJOR, DLPACK_MINOR)
         mt.flags = 0
     addr = ctypes.addressof(mt)
-    with _lock:
-        _exports[addr] = (mt, shape, strides, h)
+    with _lock:  # t's context: destroyed after the consumer is done
+        _exports[addr] = (mt, shape, strides, h, t._ctx)
     try:
         return _PyCapsule_New(addr, _NAME_V if versioned else _NAME, _CAPSULE_DESTRUCTOR_ADDR)
     except BaseException:
@@ -290,7 +292,7 @@ def _import_deleter(_data, user_data) -> None:
     if entry is None:
         return
     deleter, cuda_ctx = entry
-    if cuda_ctx is not None and cuda_ctx._h:
+    if cuda_ctx is not None and not cuda_ctx.closed:
         lib.ek_context_synchronize(cuda_ctx._h)
     if deleter:
         _VOID_FN(deleter)(user_data)
@@ -316,7 +318,14 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     NumPy array, a PyTorch or CuPy tensor, ...) or a DLPack capsule. The
     producer is kept alive until the tensor (and every view of it) is gone.
     ``device`` moves the result there (a copy when it differs); ``copy=True``
-    always copies."""
+    always copies.
+
+    A read-only source (a versioned capsule flagged
+    ``DLPACK_FLAG_BITMASK_READ_ONLY``, e.g. a NumPy array with
+    ``flags.writeable = False``) is copied: ek tensors are always writable,
+    so sharing it would let ``x += 1`` change memory its producer promised
+    not to change. ``copy=False`` then raises BufferError. (A legacy
+    "dltensor" capsule carries no read-only flag: it is shared.)"""
     if _is_capsule(x):
         cap = x
     else:
@@ -328,7 +337,12 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
             cap = x.__dlpack__(stream=stream, max_version=(DLPACK_MAJOR, DLPACK_MINOR))
         except TypeError:
             cap = x.__dlpack__(stream=stream)
-    t = _import_capsule(cap)
+    t, read_only = _import_capsule(cap)
+    if read_only:
+        if copy is False:
+            raise BufferError("ek.from_dlpack: the source is read-only and ek tensors are "
+                              "writable; copy=False cannot be honoured (pass copy=None or True)")
+        copy = True
     if device is not None:
         t = t.to(device, copy=bool(copy))
     elif copy:
@@ -336,7 +350,9 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     return t
 
 
-def _import_capsule(cap) -> Tensor:
+def _import_capsule(cap) -> tuple:
+    """(a tensor wrapping the capsule's memory, whether the producer marked it read-only)."""
+    read_only = False
     if _PyCapsule_IsValid(cap, _NAME_V):
         addr = _PyCapsule_GetPointer(cap, _NAME_V)
         mt = DLManagedTensorVersioned.from_address(addr)
@@ -344,6 +360,7 @@ def _import_capsule(cap) -> Tensor:
             raise BufferError(f"ek.from_dlpack: DLPack {mt.version.major}.{mt.version.minor} "
                               f"is newer than this binding's {DLPACK_MAJOR}.{DLPACK_MINOR}")
         used = _USED_V
+        read_only = bool(mt.flags & DLPACK_FLAG_BITMASK_READ_ONLY)
     elif _PyCapsule_IsValid(cap, _NAME):
         addr = _PyCapsule_GetPointer(cap, _NAME)
         mt = DLManagedTensor.from_address(addr)
@@ -375,7 +392,7 @@ def _import_capsule(cap) -> Tensor:
     if numel == 0 or not dl.data:
         if deleter:
             _VOID_FN(deleter)(addr)
-        return _empty(shape, dt, ctx)
+        return _empty(shape, dt, ctx), False
     with _lock:
         _imports[addr] = (deleter, ctx if ctx.is_cuda else None)
     h = _ffi.ek_tensor()
@@ -386,7 +403,7 @@ def _import_capsule(cap) -> Tensor:
     if rc:
         _import_deleter(None, addr)
         check(rc)
-    return Tensor._wrap(h, ctx)
+    return Tensor._wrap(h, ctx), read_only
 
 
 def install(cls) -> None:

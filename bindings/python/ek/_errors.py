@@ -9,7 +9,8 @@ __all__ = [
     "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
-    "LibraryError", "EkIOError", "IOError_", "InternalError", "check", "error_for",
+    "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError", "check",
+    "error_for",
 ]
 
 
@@ -100,6 +101,24 @@ class InternalError(Error, RuntimeError):
     status = _ffi.EK_ERROR_INTERNAL
 
 
+SHUTDOWN_MESSAGE = ("ek: libek is shut down (the interpreter is exiting); ek objects can no "
+                    "longer be used")
+shut_down = [False]
+"""[True] once the binding's exit hook ran (see _handles)."""
+
+
+class ShutdownError(Error, RuntimeError):
+    """Raised by every call into libek once the interpreter's exit began (the
+    binding's ``atexit`` hook ran): objects still alive then (read by a later
+    ``atexit`` hook, a ``__del__`` or a daemon thread) can no longer be used.
+    Nothing is freed at exit, so such a call never touches freed memory."""
+
+    status = _ffi.EK_ERROR_INVALID_ARGUMENT
+
+    def __init__(self, message: str = "", status: int | None = None):
+        Error.__init__(self, message or SHUTDOWN_MESSAGE, status)
+
+
 IndexError_ = EkIndexError
 OverflowError_ = EkOverflowError
 IOError_ = EkIOError
@@ -118,7 +137,9 @@ def error_for(status: int, message: str = "") -> Error:
 
 def check(status: int) -> None:
     """Raise the exception for ``status`` (with this thread's ek_last_error())
-    unless it is EK_SUCCESS."""
+    unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began."""
     if status != _ffi.EK_SUCCESS:
+        if shut_down[0]:  # the handles were set to NULL at exit: that is the cause
+            raise ShutdownError()
         raw = lib.ek_last_error()
         raise error_for(status, raw.decode("utf-8", "replace") if raw else "")

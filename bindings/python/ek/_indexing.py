@@ -32,7 +32,8 @@ from . import _ffi
 from ._errors import EkIndexError
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _scalar
-from ._tensor import Tensor, _i64, _INT64_MAX, _INT64_MIN
+from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int
+from ._tensor import Tensor, _i64
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
            "index_put", "masked_select", "masked_fill", "masked_scatter", "nonzero", "install"]
@@ -46,6 +47,11 @@ def _index_error(msg):
 
 
 # ------------------------------------------------------------------ basic indexing
+
+def _bound(v) -> int:
+    """A slice bound as an int64 that is not the EK_SLICE_MIN/MAX sentinel."""
+    return min(max(operator.index(v), _INT64_MIN + 1), _INT64_MAX - 1)
+
 
 def _basic(t, key) -> Tensor:
     """Views for ints, slices, None and ... (key a tuple)."""
@@ -73,13 +79,15 @@ def _basic(t, key) -> Tensor:
             if k.start is None and k.stop is None and k.step is None:
                 d += 1
                 continue
-            start = _ffi.EK_SLICE_MIN if k.start is None else operator.index(k.start)
-            stop = _ffi.EK_SLICE_MAX if k.stop is None else operator.index(k.stop)
             step = 1 if k.step is None else operator.index(k.step)
             if step == 0:
                 raise ValueError("slice step cannot be zero")
-            start = min(max(start, _INT64_MIN), _INT64_MAX)
-            stop = min(max(stop, _INT64_MIN), _INT64_MAX)
+            # Clamped, never wrapped by ctypes: out-of-range bounds act as in
+            # Python (INT64_MIN/MAX themselves mean None: EK_SLICE_MIN/MAX),
+            # and a step beyond the size takes one element either way.
+            start = _ffi.EK_SLICE_MIN if k.start is None else _bound(k.start)
+            stop = _ffi.EK_SLICE_MAX if k.stop is None else _bound(k.stop)
+            step = min(max(step, -_INT64_MAX), _INT64_MAX)
             v = v._new(lib.ek_view_slice, v._h, d, start, stop, step)
             d += 1
         else:
@@ -350,7 +358,7 @@ def index_select(input, dim: int, index, *, out=None):  # noqa: A002
     negative indices count from the end; EkIndexError when out of range)."""
     x = _arg(input)
     i = _idx(index, x)  # a local: the Tensor must outlive the call
-    return _op(lib.ek_index_select, x._ctx, out, x._h, operator.index(dim), i._h)
+    return _op(lib.ek_index_select, x._ctx, out, x._h, c_int(dim, "index_select: dim"), i._h)
 
 
 def gather(input, dim: int, index, *, out=None):  # noqa: A002
@@ -358,7 +366,7 @@ def gather(input, dim: int, index, *, out=None):  # noqa: A002
     input's ndim and, outside dim, sizes no larger than input's."""
     x = _arg(input)
     i = _idx(index, x)
-    return _op(lib.ek_gather, x._ctx, out, x._h, operator.index(dim), i._h)
+    return _op(lib.ek_gather, x._ctx, out, x._h, c_int(dim, "gather: dim"), i._h)
 
 
 def _src(src, x, index) -> Tensor:
@@ -381,7 +389,7 @@ def scatter(input, dim: int, index, src, *, reduce: str | None = None, out=None)
     x = _arg(input)
     idx = _idx(index, x)
     s = _src(src, x, idx)
-    return _op(lib.ek_scatter, x._ctx, out, x._h, operator.index(dim), idx._h, s._h,
+    return _op(lib.ek_scatter, x._ctx, out, x._h, c_int(dim, "scatter: dim"), idx._h, s._h,
                0 if reduce is None else 1)
 
 

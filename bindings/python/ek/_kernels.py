@@ -29,14 +29,15 @@ from __future__ import annotations
 import ctypes
 import operator
 import os
-import weakref
 
 import numpy as np
 
 from . import _ffi
 from ._context import Context, context
 from ._dtype import dtype as _as_dtype
-from ._errors import InvalidArgumentError, check
+from ._cint import c_uint64
+from ._errors import InvalidArgumentError, check, shut_down
+from ._handles import closed_error, own, releaser
 from ._lib import lib
 from ._stream import _current_handle
 
@@ -56,13 +57,10 @@ def _invalid(msg: str) -> InvalidArgumentError:
     return InvalidArgumentError(msg, _ffi.EK_ERROR_INVALID_ARGUMENT)
 
 
-def _release(fn, handle, _ctx) -> None:
-    # Finalizer: never raises. _ctx keeps the context alive until the handle is gone.
-    try:
-        if fn(handle) != _ffi.EK_SUCCESS:
-            lib.ek_clear_error()
-    except Exception:  # noqa: BLE001 - interpreter shutdown
-        pass
+def _own(h, release_name: str, ctx: Context):
+    """Register h (see _handles); returns the token whose death releases it.
+    The release function comes from this module's ``lib`` (a test may replace it)."""
+    return own(h, releaser(release_name, lib_=lib), ctx._tok)
 
 
 def _kernel_context(device) -> Context:
@@ -92,20 +90,17 @@ class _Handle:
     """A released-once libek handle: ``close()``, ``with``, or collection."""
 
     _h = None
-    _finalizer = None
+    _tok = None
 
-    def _own(self, h, release_fn, ctx: Context) -> None:
-        self._h = h
+    def _own(self, h, release_name: str, ctx: Context) -> None:
         self._ctx = ctx
-        self._finalizer = weakref.finalize(self, _release, release_fn, h, ctx)
+        self._tok = _own(h, release_name, ctx)
+        self._h = h
 
     def close(self) -> None:
         """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
-        f = self._finalizer
-        if f is not None:
-            self._finalizer = None
-            self._h = None
-            f()
+        self._h = None
+        self._tok = None  # its death releases the handle
 
     @property
     def closed(self) -> bool:
@@ -182,12 +177,12 @@ class RawModule(_Handle):
             if not data:
                 raise _invalid("ek.RawModule: the image is empty")
             check(lib.ek_module_from_image(ctx._handle(), data, len(data), ctypes.byref(h)))
-        self._own(h, lib.ek_module_release, ctx)
+        self._own(h, "ek_module_release", ctx)
         self._kernels: dict = {}
 
     def _handle(self):
-        if self._h is None:
-            raise _invalid("ek.RawModule: the module is closed")
+        if self._h is None or shut_down[0]:
+            raise closed_error("ek.RawModule: the module")
         return self._h
 
     def close(self) -> None:
@@ -330,7 +325,7 @@ class RawKernel(_Handle):
         self._module = None
         self._name = name
         self._lazy = False
-        self._own(h, lib.ek_kernel_release, ctx)
+        self._own(h, "ek_kernel_release", ctx)
         return self
 
     def _handle(self):
@@ -339,11 +334,11 @@ class RawKernel(_Handle):
             check(lib.ek_module_get_kernel(self._module._handle(), _encode(self._name, "name"),
                                            ctypes.byref(h)))
             self._lazy = False
-            self._own(h, lib.ek_kernel_release, self._ctx)
+            self._own(h, "ek_kernel_release", self._ctx)
             self._module.close()  # the kernel keeps its code loaded
             self._module = None
-        if self._h is None:
-            raise _invalid(f"ek.RawKernel {self._name!r}: the kernel is closed")
+        if self._h is None or shut_down[0]:
+            raise closed_error(f"ek.RawKernel {self._name!r}: the kernel")
         return self._h
 
     @property
@@ -381,7 +376,7 @@ class RawKernel(_Handle):
         b = _dims(block, "ek.RawKernel: block")
         arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
         check(lib.ek_kernel_launch(h, _stream_handle(stream, self._ctx), g, b,
-                                   operator.index(shared_mem), arr, len(args)))
+                                   c_uint64(shared_mem, "shared_mem"), arr, len(args)))
         del keep
 
     def launch_auto(self, n: int, args, *, shared_mem: int = 0, stream=None) -> int:
@@ -396,8 +391,9 @@ class RawKernel(_Handle):
             raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
         arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
         used = ctypes.c_uint(0)
-        check(lib.ek_kernel_launch_auto(h, _stream_handle(stream, self._ctx), n,
-                                        operator.index(shared_mem), arr, len(args),
+        check(lib.ek_kernel_launch_auto(h, _stream_handle(stream, self._ctx),
+                                        c_uint64(n, "launch_auto: n"),
+                                        c_uint64(shared_mem, "shared_mem"), arr, len(args),
                                         ctypes.byref(used)))
         del keep
         return used.value
@@ -460,7 +456,7 @@ class ElementwiseKernel:
                       None if name is None else _encode(name, "name"))
         self.name = "ek_elementwise" if name is None else name
         self.in_params, self.out_params, self.operation = in_params, out_params, operation
-        self._built: dict = {}  # Context -> (handle, weakref.finalize releasing it)
+        self._built: dict = {}  # Context -> (handle, token releasing it)
         self._closed = False
         if device is not None:
             self._builder(context(device))
@@ -471,7 +467,7 @@ class ElementwiseKernel:
             st = lib.ek_elementwise_create(context("cpu")._handle(), *self._args,
                                            ctypes.byref(h))
             if st == _ffi.EK_SUCCESS:  # a CPU backend that grew support
-                _release(lib.ek_elementwise_release, h, None)
+                lib.ek_elementwise_release(h)
             elif st == _ffi.EK_ERROR_NOT_SUPPORTED:
                 lib.ek_clear_error()
             else:
@@ -488,13 +484,13 @@ class ElementwiseKernel:
         return len(self._out)
 
     def _builder(self, ctx: Context):
-        if self._closed:
-            raise _invalid(f"ek.ElementwiseKernel {self.name!r}: the kernel is closed")
+        if self._closed or shut_down[0]:
+            raise closed_error(f"ek.ElementwiseKernel {self.name!r}: the kernel")
         entry = self._built.get(ctx)
         if entry is None:
             h = _ffi.ek_elementwise()
             check(lib.ek_elementwise_create(ctx._handle(), *self._args, ctypes.byref(h)))
-            entry = (h, weakref.finalize(self, _release, lib.ek_elementwise_release, h, ctx))
+            entry = (h, _own(h, "ek_elementwise_release", ctx))
             self._built[ctx] = entry
         return entry[0]
 
@@ -502,9 +498,7 @@ class ElementwiseKernel:
         """Release every built kernel now (waits for the context's work when
         one was compiled). Idempotent."""
         self._closed = True
-        built, self._built = self._built, {}
-        for _h, f in built.values():
-            f()
+        self._built = {}  # the tokens die: the kernels are released
 
     def __enter__(self) -> "ElementwiseKernel":
         return self

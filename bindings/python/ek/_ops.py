@@ -8,8 +8,11 @@ the C library. This module only turns Python operands into handles:
 
 - a Tensor is passed as is; a Python or NumPy number goes to
   ``ek_binary_scalar`` (it only raises the tensor's category, as in PyTorch:
-  ``int8_tensor + 1`` stays int8, ``int_tensor * 2.5`` is float32); a bool
-  with a bool tensor, or an integer beyond 2**53, becomes a 0-d tensor;
+  ``int8_tensor + 1`` stays int8, ``bool_tensor + 2`` is int64); a float
+  number with an integer or bool tensor casts the tensor to float32 first, so
+  ``int_tensor * 2.0`` is float32 like ``* 2.5`` (the C call alone would
+  count 2.0 as an integer); a bool with a bool tensor, or an integer beyond
+  2**53, becomes a 0-d tensor;
 - lists and NumPy arrays become tensors on the other operand's device (Python
   floats as float32, ints as int64, arrays keep their dtype).
 
@@ -173,6 +176,17 @@ def _unary(op, x, out=None) -> Tensor:
 
 # ------------------------------------------------------------------ binary
 
+_FLOAT_CODES = frozenset(d.code for d in DTYPES.values() if d.is_floating_point)
+
+
+def _to_float(a) -> Tensor:
+    """An integer or bool tensor meeting a float number: float32 first, so that
+    the result is float32 whatever the value (PyTorch's rule). The C call
+    alone would keep int64 for an integral value: ek_binary_scalar takes a
+    double and counts 2.0 as an integer."""
+    return a.astype(DTYPES["float32"])
+
+
 def _binary(op, a, b, out=None) -> Tensor:
     """a op b; a is a Tensor, b anything (NotImplemented when b has no tensor form)."""
     ctx = a._ctx
@@ -192,6 +206,8 @@ def _binary(op, a, b, out=None) -> Tensor:
             check(rc)
         return out
     if tb is float or (tb is int and -_EXACT <= b <= _EXACT):
+        if tb is float and a._meta.dtype not in _FLOAT_CODES:
+            a = _to_float(a)
         if out is None:
             h = _new_handle()
             rc = _c_binary_scalar(st, op, a._h, b, 0, _byref(h))
@@ -223,6 +239,8 @@ def _binary_other(op, a, b, out, scalar_first) -> Tensor:
             dt = a.dtype if _kind(a.dtype) == 1 else DTYPES["int64"]
             b = _full0(v, dt, ctx)                # exact beyond 2**53
         else:
+            if kind == 2 and a._meta.dtype not in _FLOAT_CODES:
+                a = _to_float(a)
             return _op(_c_binary_scalar, ctx, out, op, a._h, float(v) if kind == 2 else int(v),
                        1 if scalar_first else 0)
     else:

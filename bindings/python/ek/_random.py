@@ -10,8 +10,6 @@ device. Each fill advances the context's offset by the tensor's element count.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from . import _context, _ffi
@@ -26,7 +24,6 @@ __all__ = ["manual_seed", "random_state", "rand", "randn", "normal", "randint", 
            "rand_like", "randn_like", "randint_like", "install"]
 
 _D = {k[len("EK_RANDOM_"):].lower(): v for k, v in _ffi.ek_random_dist_values.items()}
-_MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
 def manual_seed(seed: int, device=None) -> None:
@@ -34,13 +31,13 @@ def manual_seed(seed: int, device=None) -> None:
     created later) when device is None, else that device's default context's.
     The offset restarts at 0, so ``manual_seed(0); randn(3)`` gives the same
     numbers on every device and in every binding."""
-    seed = operator.index(seed) & _MASK64
+    seed = _context.seed64(seed)
     if device is not None:
         context(device).manual_seed(seed)
         return
     _context._seed[0] = seed
     for ctx in list(_context._all_contexts):
-        if ctx._h:
+        if not ctx.closed:
             ctx.manual_seed(seed)
 
 

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from . import _ffi
+from ._cint import c_int, int_array
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
 from ._ops import _arg, _op, _stream
@@ -38,11 +39,11 @@ def _dims(dim):
     if dim is None:
         return _NONE
     if isinstance(dim, (int, np.integer)):
-        return 1, (ctypes.c_int * 1)(operator.index(dim))
+        return 1, int_array((dim,), "dim")
     d = [operator.index(v) for v in dim]
     if not d:
         return _NONE
-    return len(d), (ctypes.c_int * len(d))(*d)
+    return len(d), int_array(d, "dim")
 
 
 def _cast_input(x, dtype):
@@ -94,15 +95,16 @@ def _max_min(x, dim, keepdim, out, take_min, name):
         raise TypeError(f"{name}(dim=...): dim must be an int (values and indices along one "
                         f"dim); use a{name}(dim=tuple) for the values over several dims")
     st = _stream(x._ctx)
+    dim = c_int(dim, f"{name}: dim")
     if out is None:
         v, i = _ffi.ek_tensor(), _ffi.ek_tensor()
-        rc = lib.ek_max_dim(st, x._h, operator.index(dim), 1 if keepdim else 0,
+        rc = lib.ek_max_dim(st, x._h, dim, 1 if keepdim else 0,
                             1 if take_min else 0, ctypes.byref(v), ctypes.byref(i))
         if rc:
             check(rc)
         return ValuesIndices(_wrap(v, x._ctx), _wrap(i, x._ctx))
     values, indices = out
-    rc = lib.ek_max_dim(st, x._h, operator.index(dim), 1 if keepdim else 0, 1 if take_min else 0,
+    rc = lib.ek_max_dim(st, x._h, dim, 1 if keepdim else 0, 1 if take_min else 0,
                         values._outp(), indices._outp())
     if rc:
         check(rc)
@@ -182,7 +184,7 @@ def std(input, dim=None, *, correction: float = 1, keepdim: bool = False,  # noq
 
 def _along(fn, x, dim, dtype, out):
     x = _cast_input(x, dtype)
-    return _op(fn, x._ctx, out, x._h, operator.index(dim))
+    return _op(fn, x._ctx, out, x._h, c_int(dim))
 
 
 def softmax(input, dim: int = -1, *, dtype=None, out=None):  # noqa: A002

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import weakref
 
 from . import _ffi
 from ._context import Context, context
-from ._errors import InvalidArgumentError, check
+from ._errors import InvalidArgumentError, check, shut_down
+from ._cint import c_uint64
+from ._handles import closed_error, own, releaser
 from ._lib import lib
 
 __all__ = ["Stream", "Event", "current_stream", "synchronize"]
@@ -36,25 +37,12 @@ def _current_handle(ctx: Context):
     if s:
         for st in reversed(s):
             if st._ctx is ctx:
-                return st._h
+                return st._h  # not closed: close() refuses while entered
     return None
 
 
-def _destroy_stream(handle, _ctx) -> None:
-    # _ctx: keeps the context alive until the stream is gone.
-    try:
-        if lib.ek_stream_destroy(handle) != _ffi.EK_SUCCESS:
-            lib.ek_clear_error()
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def _destroy_event(handle, _ctx) -> None:
-    try:
-        if lib.ek_event_destroy(handle) != _ffi.EK_SUCCESS:
-            lib.ek_clear_error()
-    except Exception:  # noqa: BLE001
-        pass
+_DESTROY_STREAM = releaser("ek_stream_destroy")
+_DESTROY_EVENT = releaser("ek_event_destroy")
 
 
 def _addr(h) -> int:
@@ -72,6 +60,9 @@ class Stream:
         with s:
             y = x.contiguous()
         s.synchronize()
+
+    ``close()`` destroys it now (after its work completed); otherwise it is
+    destroyed when collected.
     """
 
     def __init__(self, device="cpu"):
@@ -81,10 +72,35 @@ class Stream:
         self._init(h, ctx, owned=True)
 
     def _init(self, h, ctx, owned):
-        self._h = h
         self._ctx = ctx
         self._owned = owned
-        self._finalizer = weakref.finalize(self, _destroy_stream, h, ctx) if owned else None
+        self._addr = _addr(h)
+        self._entered = 0
+        self._tok = own(h, _DESTROY_STREAM, ctx._tok) if owned else None
+        self._h = h
+
+    def _handle(self):
+        """The handle; "closed" after close() (or, for a context's default
+        stream, after the context's)."""
+        h = self._h
+        if not h or shut_down[0] or (not self._owned and self._ctx.closed):
+            raise closed_error(f"ek: {self!r}")
+        return h
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()`` (or the context's close, for its default stream)."""
+        return not self._h or (not self._owned and self._ctx.closed)
+
+    def close(self) -> None:
+        """Destroy the stream now (a context's default stream is only
+        forgotten). Later uses raise InvalidArgumentError; closing twice does
+        nothing. InvalidArgumentError while a ``with`` block of it is open."""
+        if self._entered:
+            raise InvalidArgumentError(f"ek: {self!r}.close() inside a 'with' block of it",
+                                       _ffi.EK_ERROR_INVALID_ARGUMENT)
+        self._h = None
+        self._tok = None  # its death destroys the stream
 
     @classmethod
     def _borrowed(cls, h, ctx) -> "Stream":
@@ -99,7 +115,8 @@ class Stream:
         CUDA only (NotSupportedError on CPU)."""
         ctx = context(device)
         h = _ffi.ek_stream()
-        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(int(ptr) or None), ctypes.byref(h)))
+        native = c_uint64(ptr, "Stream.from_native: ptr")
+        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(native or None), ctypes.byref(h)))
         self = cls.__new__(cls)
         self._init(h, ctx, owned=True)
         return self
@@ -116,24 +133,24 @@ class Stream:
     def native(self) -> int:
         """The cudaStream_t as an int (0 on CPU)."""
         p = ctypes.c_void_p()
-        check(lib.ek_stream_native(self._h, ctypes.byref(p)))
+        check(lib.ek_stream_native(self._handle(), ctypes.byref(p)))
         return p.value or 0
 
     cuda_stream = native
 
     def synchronize(self) -> None:
         """Wait until all work submitted to the stream has completed."""
-        check(lib.ek_stream_synchronize(self._h))
+        check(lib.ek_stream_synchronize(self._handle()))
 
     def query(self) -> bool:
         """True when all work submitted to the stream has completed."""
         done = ctypes.c_int()
-        check(lib.ek_stream_query(self._h, ctypes.byref(done)))
+        check(lib.ek_stream_query(self._handle(), ctypes.byref(done)))
         return bool(done.value)
 
     def wait_event(self, event: "Event") -> None:
         """Later work on this stream waits for ``event`` (no host wait)."""
-        check(lib.ek_stream_wait_event(self._h, event._handle()))
+        check(lib.ek_stream_wait_event(self._handle(), event._handle()))
 
     def wait_stream(self, other: "Stream") -> None:
         """Later work on this stream waits for the work submitted to ``other`` so far."""
@@ -146,9 +163,11 @@ class Stream:
         return event
 
     def __enter__(self) -> "Stream":
+        self._handle()  # not closed
         _stack().append(self)
         with _entered_lock:
             _entered[0] += 1
+            self._entered += 1
         return self
 
     def __exit__(self, *exc) -> None:
@@ -159,17 +178,18 @@ class Stream:
                 del s[i]
                 with _entered_lock:
                     _entered[0] -= 1
+                    self._entered -= 1
                 break
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and _addr(self._h) == _addr(other._h)
+        return isinstance(other, Stream) and self._addr == other._addr
 
     def __hash__(self) -> int:
-        return hash(_addr(self._h))
+        return hash(self._addr)
 
     def __repr__(self) -> str:
         kind = "" if self._owned else ", default"
-        return f"ek.Stream(device={self.device!r}{kind}, handle=0x{_addr(self._h):x})"
+        return f"ek.Stream(device={self.device!r}{kind}, handle=0x{self._addr:x})"
 
 
 def current_stream(device="cpu") -> Stream:
@@ -199,21 +219,37 @@ class Event:
     def __init__(self, device=None):
         self._h = None
         self._ctx = None
-        self._finalizer = None
+        self._tok = None
+        self._closed = False
         if device is not None:
             self._create(context(device))
 
     def _create(self, ctx: Context) -> None:
         h = _ffi.ek_event()
         check(lib.ek_event_create(ctx._handle(), ctypes.byref(h)))
-        self._h, self._ctx = h, ctx
-        self._finalizer = weakref.finalize(self, _destroy_event, h, ctx)
+        self._ctx = ctx
+        self._tok = own(h, _DESTROY_EVENT, ctx._tok)
+        self._h = h
 
     def _handle(self):
+        if self._closed or shut_down[0]:
+            raise closed_error("ek: ek.Event")
         if self._h is None:
             raise InvalidArgumentError("ek.Event: the event was never recorded",
                                        _ffi.EK_ERROR_INVALID_ARGUMENT)
         return self._h
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return self._closed
+
+    def close(self) -> None:
+        """Destroy the event now; later uses raise InvalidArgumentError.
+        Closing twice does nothing."""
+        self._closed = True
+        self._h = None
+        self._tok = None  # its death destroys the event
 
     @property
     def device(self) -> str | None:
@@ -222,18 +258,20 @@ class Event:
     def record(self, stream: Stream | None = None) -> None:
         """Capture the work submitted to ``stream`` so far (default: this
         thread's current stream of the event's context)."""
+        if self._closed or shut_down[0]:
+            raise closed_error("ek: ek.Event")
         if stream is None:
             if self._ctx is None:
                 st = _stack()
                 stream = st[-1] if st else None
                 ctx = stream._ctx if stream is not None else context("cpu")
                 self._create(ctx)
-            h = _current_handle(self._ctx) if stream is None else stream._h
+            h = _current_handle(self._ctx) if stream is None else stream._handle()
         else:
+            h = stream._handle()
             if self._ctx is None:
                 self._create(stream._ctx)
-            h = stream._h
-        check(lib.ek_event_record(self._h, h))
+        check(lib.ek_event_record(self._handle(), h))
 
     def synchronize(self) -> None:
         """Wait until the captured work has completed."""
@@ -241,10 +279,10 @@ class Event:
 
     def query(self) -> bool:
         """True when the captured work has completed (or the event was never recorded)."""
-        if self._h is None:
+        if self._h is None and not self._closed:
             return True
         done = ctypes.c_int()
-        check(lib.ek_event_query(self._h, ctypes.byref(done)))
+        check(lib.ek_event_query(self._handle(), ctypes.byref(done)))
         return bool(done.value)
 
     def elapsed_time(self, end: "Event") -> float:

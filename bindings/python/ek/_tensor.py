@@ -12,72 +12,38 @@ functions of ``_ops``, ``_ternary``, ``_matmul``, ``_reduce``, ``_indexing``,
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import operator
 import weakref
 
 import numpy as np
 
-from . import _ffi
+from . import _ffi, _handles
+from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int, c_int64, \
+    int64_array, int_array
 from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
-from ._errors import DtypeError, check
+from ._errors import DtypeError, ShutdownError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
 
 __all__ = ["Tensor"]
 
 _byref = ctypes.byref
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-# Lifetimes. Each Tensor owns one reference to its handle, dropped when the
-# Tensor is collected: a weakref callback (cheaper than weakref.finalize, which
-# costs ~1 us per tensor) finds the handle in _live, keyed by the weakref's id,
-# and releases it. The entry also holds the Context, so a context outlives its
-# tensors. At exit, _release_all runs before weakref.finalize's own exit hook
-# (which destroys streams, events and contexts): the finalize hook is
-# registered first, below, and atexit runs hooks last-registered first.
-_live: dict = {}
+# Lifetimes (see _handles). Each Tensor owns one reference to its handle,
+# registered in _live under a weakref to the Tensor whose callback is its
+# context's C-level release (ek_tensor_release(_live.pop(wr)), no bytecode in
+# between): released once, when the Tensor is collected, even under a
+# KeyboardInterrupt. The callback keeps the context's token, so a context is
+# destroyed after its tensors. At exit the handles are set to NULL, not freed.
+_live = _handles._live
 _new_weakref = weakref.ref
-_ek_release = lib.ek_tensor_release
 
 
-def _on_collect(wr, _pop=_live.pop, _rel=_ek_release) -> None:
-    entry = _pop(id(wr), None)
-    if entry is not None:
-        try:
-            _rel(entry[1])
-        except Exception:  # noqa: BLE001 - interpreter shutdown
-            pass
-
-
-def _release_all() -> None:
-    while _live:
-        _, (_wr, h, _ctx) = _live.popitem()
-        try:
-            _ek_release(h)
-        except Exception:  # noqa: BLE001
-            pass
-
-
-class _Anchor:
-    pass
-
-
-weakref.finalize(_Anchor(), int)  # registers weakref.finalize's exit hook now
-atexit.register(_release_all)
-
-
-def _i64(seq) -> ctypes.Array:
-    vals = [operator.index(v) for v in seq]
-    return (ctypes.c_int64 * len(vals))(*vals)
-
-
-def _ints(seq) -> ctypes.Array:
-    vals = [operator.index(v) for v in seq]
-    return (ctypes.c_int * len(vals))(*vals)
+_i64 = int64_array
+_ints = int_array
 
 
 def _shape_args(args) -> tuple:
@@ -113,6 +79,10 @@ class Tensor:
 
     __slots__ = ("_h", "_ctx", "_info", "_p", "__weakref__")
 
+    # == is elementwise; hashing is by identity, as in PyTorch (object's, in C:
+    # registering a tensor hashes its weakref).
+    __hash__ = object.__hash__
+
     # NumPy defers to Tensor's reflected operators (np_array + t calls t.__radd__).
     __array_ufunc__ = None
 
@@ -120,13 +90,14 @@ class Tensor:
     @classmethod
     def _wrap(cls, handle, ctx: Context) -> "Tensor":
         """Own ``handle`` (one reference) as a new Tensor of ``ctx``."""
+        if shut_down[0]:  # a call in flight at exit made it: left unused, not freed
+            raise ShutdownError()
         self = object.__new__(cls)
         self._h = handle
         self._ctx = ctx
         self._info = None
         self._p = None
-        wr = _new_weakref(self, _on_collect)
-        _live[id(wr)] = (wr, handle, ctx)
+        _live[_new_weakref(self, ctx._free_tensor)] = handle
         return self
 
     def _outp(self):
@@ -136,10 +107,6 @@ class Tensor:
         if p is None:
             p = self._p = ctypes.pointer(self._h)
         return p
-
-    def __hash__(self) -> int:
-        # == is elementwise; hashing is by identity, as in PyTorch.
-        return id(self)
 
     def __init__(self, *args, **kwargs):
         raise TypeError("ek.Tensor is not constructed directly: use ek.tensor(), ek.empty(), "
@@ -301,23 +268,24 @@ class Tensor:
         """A view with a new shape (one entry may be -1); ShapeError when the
         strides do not allow one (use reshape)."""
         s = _shape_args(shape)
-        return self._new(lib.ek_view_reshape, self._h, len(s), _i64(s))
+        return self._new(lib.ek_view_reshape, self._h, len(s), _i64(s, "view: shape"))
 
     def reshape(self, *shape) -> "Tensor":
         """A view with a new shape when the strides allow, else a contiguous copy."""
         s = _shape_args(shape)
-        return self._new(lib.ek_reshape, self._stream(), self._h, len(s), _i64(s))
+        return self._new(lib.ek_reshape, self._stream(), self._h, len(s), _i64(s, "reshape: shape"))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         """A view with two dims swapped."""
-        return self._new(lib.ek_view_transpose, self._h, dim0, dim1)
+        return self._new(lib.ek_view_transpose, self._h, c_int(dim0, "transpose: dim0"),
+                         c_int(dim1, "transpose: dim1"))
 
     swapaxes = transpose
 
     def permute(self, *dims) -> "Tensor":
         """A view whose dim i is this tensor's dim ``dims[i]``."""
         d = _shape_args(dims)
-        return self._new(lib.ek_view_permute, self._h, len(d), _ints(d))
+        return self._new(lib.ek_view_permute, self._h, len(d), _ints(d, "permute: dims"))
 
     @property
     def T(self) -> "Tensor":
@@ -327,7 +295,7 @@ class Tensor:
     def expand(self, *sizes) -> "Tensor":
         """Broadcast size-1 dims (stride 0) and prepend dims; -1 keeps a size."""
         s = _shape_args(sizes)
-        return self._new(lib.ek_view_expand, self._h, len(s), _i64(s))
+        return self._new(lib.ek_view_expand, self._h, len(s), _i64(s, "expand: sizes"))
 
     def broadcast_to(self, shape) -> "Tensor":
         """A broadcast view with the given shape (as expand)."""
@@ -338,15 +306,17 @@ class Tensor:
         dims = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
         if dim is not None and not dims:
             return self._new(lib.ek_view_reshape, self._h, self.ndim, _i64(self.shape))
-        return self._new(lib.ek_view_squeeze, self._h, len(dims), _ints(dims))
+        return self._new(lib.ek_view_squeeze, self._h, len(dims), _ints(dims, "squeeze: dim"))
 
     def unsqueeze(self, dim: int) -> "Tensor":
         """Insert a size-1 dim at ``dim`` (in [-ndim-1, ndim])."""
-        return self._new(lib.ek_view_unsqueeze, self._h, dim)
+        return self._new(lib.ek_view_unsqueeze, self._h, c_int(dim, "unsqueeze: dim"))
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         """Merge dims start..end (inclusive): a view when the strides allow,
         otherwise a view of a contiguous copy."""
+        start_dim = c_int(start_dim, "flatten: start_dim")
+        end_dim = c_int(end_dim, "flatten: end_dim")
         try:
             return self._new(lib.ek_view_flatten, self._h, start_dim, end_dim)
         except Exception as e:  # ShapeError: no view exists
@@ -364,10 +334,12 @@ class Tensor:
         """Any shape/strides (elements) over this tensor's storage; ``storage_offset``
         counts elements from the storage start (default: this view's offset)."""
         size, stride = _shape_args((size,)), _shape_args((stride,))
-        off = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
+        off = self.storage_offset() if storage_offset is None else \
+            c_int64(storage_offset, "as_strided: storage_offset")
         if len(size) != len(stride):
             raise ValueError(f"as_strided: {len(size)} sizes but {len(stride)} strides")
-        return self._new(lib.ek_view_as_strided, self._h, len(size), _i64(size), _i64(stride), off)
+        return self._new(lib.ek_view_as_strided, self._h, len(size), _i64(size, "as_strided: size"),
+                         _i64(stride, "as_strided: stride"), off)
 
     # ------------------------------------------------------------ copies, casts, devices
     def contiguous(self) -> "Tensor":
@@ -380,6 +352,27 @@ class Tensor:
         """A contiguous copy."""
         out = _empty(self.shape, self.dtype, self._ctx)
         return out.copy_(self)
+
+    def __copy__(self) -> "Tensor":
+        """copy.copy: a new Tensor of the same view of the same storage (its
+        own reference: ek_tensor_retain), as PyTorch's shares storage."""
+        return self._new(lib.ek_tensor_retain, self._h)
+
+    def __deepcopy__(self, memo) -> "Tensor":
+        """copy.deepcopy: a copy of the values on the same context (``clone()``)."""
+        return self.clone()
+
+    def __reduce__(self):
+        """Pickling goes through host memory: the values' bytes (C order),
+        dtype, shape and device ("cpu", "cuda:N"); unpickling recreates the
+        tensor on that device's default context (NoDeviceError without it)."""
+        return _unpickle, (self._host_bytes(), self.dtype.name, self.shape, self.device)
+
+    def _host_bytes(self) -> bytes:
+        buf = bytearray(self.numel() * self.itemsize)
+        ptr = (ctypes.c_char * len(buf)).from_buffer(buf) if buf else None
+        check(lib.ek_tensor_to_host(self._h, ptr, len(buf), self._stream()))
+        return bytes(buf)
 
     def astype(self, dtype) -> "Tensor":
         """A new tensor of the values converted to dtype (PyTorch rules:
@@ -454,8 +447,8 @@ class Tensor:
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
     s = tuple(shape)
     out = _ffi.ek_tensor()
-    check(lib.ek_tensor_empty(ctx._handle(), len(s), _i64(s), dt.code, _current_handle(ctx),
-                              _byref(out)))
+    check(lib.ek_tensor_empty(ctx._handle(), len(s), _i64(s, "shape"), dt.code,
+                              _current_handle(ctx), _byref(out)))
     return Tensor._wrap(out, ctx)
 
 
@@ -476,6 +469,21 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
     check(lib.ek_tensor_from_host(ctx._handle(), len(s), _i64(s), dt.code,
                                   arr.ctypes.data if arr.size else None,
                                   _current_handle(ctx), _byref(out)))
+    return Tensor._wrap(out, ctx)
+
+
+def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor:
+    """Tensor.__reduce__'s inverse."""
+    dt, ctx = _as_dtype(dtype_name), context(device)
+    n = 1
+    for d in shape:
+        n *= d
+    if len(data) != n * dt.itemsize:
+        raise ValueError(f"ek: a pickled {dtype_name} tensor of shape {list(shape)} needs "
+                         f"{n * dt.itemsize} bytes, got {len(data)}")
+    out = _ffi.ek_tensor()
+    check(lib.ek_tensor_from_host(ctx._handle(), len(shape), _i64(shape), dt.code,
+                                  data if data else None, _current_handle(ctx), _byref(out)))
     return Tensor._wrap(out, ctx)
 
 

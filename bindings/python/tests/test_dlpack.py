@@ -198,3 +198,22 @@ def test_compare_ops_with_torch(device):
     ek.manual_seed(3)
     u = th.from_dlpack(ek.rand(1000, device=device))
     assert 0 <= u.min().item() and u.max().item() < 1
+
+
+def test_read_only_numpy_source_is_copied():
+    # Issue 12 item 18: ek tensors are writable, so a read-only source is
+    # copied (its versioned capsule carries DLPACK_FLAG_BITMASK_READ_ONLY).
+    a = np.arange(4, dtype=np.float32)
+    a.flags.writeable = False
+    x = ek.from_dlpack(a)
+    x += 1
+    assert a.tolist() == [0, 1, 2, 3] and x.tolist() == [1, 2, 3, 4]
+    y = ek.from_dlpack(a.__dlpack__(max_version=(1, 0)))  # the capsule itself
+    y[0] = 9
+    assert a[0] == 0
+    with pytest.raises(BufferError, match="read-only"):
+        ek.from_dlpack(a, copy=False)
+    w = np.zeros(2, dtype=np.float32)  # writable: still shared
+    z = ek.from_dlpack(w, copy=False)
+    z += 1
+    assert w.tolist() == [1, 1]

@@ -501,6 +501,14 @@ class _FakeLib:
     def __getattr__(self, name):
         return getattr(self._real, name)
 
+    _RELEASE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+
+    def __getitem__(self, name):
+        # The binding releases through a C function object (lib[name]) it
+        # gives its own argtypes: a C-callable wrapper of the recording method.
+        fn = self._RELEASE(getattr(self, name))
+        return fn
+
     def _set(self, ref, value):
         ctypes.memmove(ctypes.addressof(ref._obj), ctypes.byref(ctypes.c_void_p(value)), 8)
 

@@ -221,7 +221,7 @@ def test_operators(device, sym, fn, name):
         check(z, ref, res)
 
 
-SCALARS = [2, 3.5, True, -1, np.int16(3), np.float32(0.5)]
+SCALARS = [2, 3.5, 2.0, True, -1, np.int16(3), np.float32(0.5), np.float64(-1.0)]
 
 
 @pytest.mark.parametrize("s", SCALARS, ids=repr)
@@ -267,6 +267,28 @@ def test_scalar_promotion_details(device):
     with pytest.raises(TypeError):
         pow(ek.ones(2, device=device), 2, 3)
     assert (ek.ones(2, device=device) == None) is False  # noqa: E711
+
+
+def test_integral_float_scalar_gives_float(device):
+    # Issue 12 item 22: the dtype does not depend on the value: a float number
+    # with an integer or bool tensor gives float32, as 2.5 does (PyTorch).
+    a = ek.arange(3, device=device)
+    b = ek.tensor([True, False], device=device)
+    for r, want in [(a + 2.0, [2, 3, 4]), (a * 1.0, [0, 1, 2]), (a ** 2.0, [0, 1, 4]),
+                    (b + 2.0, [3, 2]), (2.0 - a, [2, 1, 0]), (a - 2.0, [-2, -1, 0]),
+                    (a // 2.0, [0, 0, 1]), (a % 2.0, [0, 1, 0]), (ek.add(1.0, a), [1, 2, 3]),
+                    (a.mul(1.0), [0, 1, 2]), (a + np.float64(2.0), [2, 3, 4]),
+                    (ek.tensor([1, 2, 4], dtype=ek.int8, device=device) ** -1.0,
+                     [1, 0.5, 0.25])]:
+        assert r.dtype is ek.float32 and r.tolist() == want, (r.dtype, r.tolist(), want)
+    assert (a == 2.0).tolist() == [False, False, True]
+    assert (a + 2).dtype is ek.int64 and (b + 2).dtype is ek.int64 and (b + True).dtype is ek.bool_
+    x = ek.arange(3, device=device)
+    with pytest.raises(ek.DtypeError):  # float32 result into an int64 tensor, as PyTorch
+        x += 2.0
+    assert x.tolist() == [0, 1, 2]
+    with pytest.raises(ek.DtypeError):  # no bitwise op on floats
+        a & 2.0
 
 
 def test_invert_neg_abs_pos(device):
