@@ -160,6 +160,9 @@ impl Tensor {
     /// `data` must point at memory of the context's device holding every
     /// element the shape and strides reach, valid (and not mutated through
     /// Rust references) for as long as the tensor or any view of it lives.
+    /// Another tensor wrapping the same memory counts as another storage: it
+    /// must not be moved to another thread ([`Tensor::into_send`]) while
+    /// this one is used, since the crate cannot see that they alias.
     pub unsafe fn wrap(ctx: &Context, data: *mut c_void, shape: &[i64], strides: Option<&[i64]>, dtype: DType) -> Result<Tensor> {
         let n = ndim(shape.len())?;
         if strides.is_some_and(|st| st.len() != shape.len()) {
