@@ -38,10 +38,17 @@ type ContextConfig struct {
 // Context is a libek context on one device: its memory pool, default stream
 // and caches. Close it after closing its tensors, streams and events.
 type Context struct {
-	raw C.ek_context
+	raw C.ek_context // set at creation, passed to C only while pinned
+	g   guard
 
 	mu        sync.Mutex
 	callbacks []cgo.Handle // every memory callback registered; deleted by Close
+
+	// The blocks Malloc returned and Free has not freed: Free takes only
+	// these, since the pool would also free a tensor's storage (whose address
+	// Tensor.Info gives) and hand it out again.
+	blocksMu sync.Mutex
+	blocks   map[uintptr]struct{}
 }
 
 // NewContext creates a context with the default configuration.
@@ -75,24 +82,27 @@ func NewContextWithConfig(d Device, cfg *ContextConfig) (*Context, error) {
 		return nil, err
 	}
 	ctx := &Context{raw: raw}
+	ctx.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_context_destroy(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(ctx, (*Context).Close)
 	return ctx, nil
 }
 
 // Close waits for the context's work and frees it. Its tensors, streams and
 // events must be closed first, otherwise StatusInvalidArgument and nothing is
-// freed (Close may then be called again). Closing twice is a no-op.
+// freed (Close may then be called again); the same while a call on the context
+// (or its default stream) is in progress in another goroutine. Closing twice
+// is a no-op; a closed context's methods return a StatusNullPointer error.
 func (c *Context) Close() error {
-	if c == nil || c.raw == nil {
+	if c == nil {
 		return nil
 	}
-	var msg *C.char
-	err := check(C.ekgo_ek_context_destroy(c.raw, &msg), msg)
-	runtime.KeepAlive(c)
-	if err != nil {
+	closed, err := c.g.closeIdle()
+	if !closed {
 		return err
 	}
-	c.raw = nil
 	runtime.SetFinalizer(c, nil)
 	c.mu.Lock()
 	for _, h := range c.callbacks {
@@ -105,23 +115,26 @@ func (c *Context) Close() error {
 
 var errClosed = errors.New("ek: use of a closed handle")
 
-func (c *Context) handle() (C.ek_context, error) {
-	if c == nil || c.raw == nil {
-		return nil, &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+func (c *Context) guardOf() *guard {
+	if c == nil {
+		return nil
 	}
-	return c.raw, nil
+	return &c.g
 }
 
-// call runs f with the context's raw handle and keeps the context alive across it.
-func (c *Context) call(f func(C.ek_context, **C.char) C.ek_status) error {
-	h, err := c.handle()
+// call runs f with the context's handle pinned, and with the handles in also
+// pinned.
+func (c *Context) call(f func(C.ek_context, **C.char) C.ek_status, also ...pinnable) error {
+	if c == nil {
+		return closedError()
+	}
+	pinned, err := pin(append(also, c)...)
 	if err != nil {
 		return err
 	}
+	defer pinned.unpin()
 	var msg *C.char
-	err = check(f(h, &msg), msg)
-	runtime.KeepAlive(c)
-	return err
+	return check(f(c.raw, &msg), msg)
 }
 
 // Device returns the context's device.
@@ -134,11 +147,16 @@ func (c *Context) Device() (Device, error) {
 // Config returns the effective configuration (environment and defaults applied).
 func (c *Context) Config() (ContextConfig, error) {
 	var r C.ek_context_config
+	var dir string
 	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
 		if s := C.ekgo_ek_context_config_init(&r, m); s != C.EK_SUCCESS {
 			return s
 		}
-		return C.ekgo_ek_context_get_config(h, &r, m)
+		s := C.ekgo_ek_context_get_config(h, &r, m)
+		if s == C.EK_SUCCESS && r.kernel_cache_dir != nil {
+			dir = C.GoString(r.kernel_cache_dir) // borrowed from c: copied while pinned
+		}
+		return s
 	})
 	if err != nil {
 		return ContextConfig{}, err
@@ -148,11 +166,8 @@ func (c *Context) Config() (ContextConfig, error) {
 		MemoryFraction: float64(r.memory_fraction),
 		AllowTF32:      r.allow_tf32 != 0,
 		LogLevel:       LogLevel(r.log_level),
+		KernelCacheDir: dir,
 	}
-	if r.kernel_cache_dir != nil {
-		cfg.KernelCacheDir = C.GoString(r.kernel_cache_dir) // borrowed from c: copy now
-	}
-	runtime.KeepAlive(c)
 	return cfg, nil
 }
 
@@ -169,5 +184,6 @@ func (c *Context) DefaultStream() (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{raw: s, ctx: c, owned: false}, nil
+	// Borrowed: it lives as long as the context, so it shares its guard.
+	return &Stream{raw: s, ctx: c, g: &c.g}, nil
 }

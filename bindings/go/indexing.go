@@ -5,8 +5,6 @@ package ek
 */
 import "C"
 
-import "runtime"
-
 // Indexing and masks, with PyTorch's semantics. Index tensors are int64 or
 // int32 (negative values count from the end; out of range is StatusIndex,
 // naming the value and the size); masks are bool tensors that broadcast to
@@ -16,15 +14,16 @@ import "runtime"
 // IndexSelectOn takes t's slices along dim at the positions of the 1-D index
 // (torch.index_select) on stream s (nil: default), into out when not nil.
 func (t *Tensor) IndexSelectOn(dim int, index *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, index, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_index_select(s.rawOrNil(), rawOf(t), C.int(dim), rawOf(index), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(index)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -36,15 +35,16 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) (*Tensor, error) {
 // GatherOn computes out[i][j] = t[index[i][j]][j] for dim 0 (torch.gather) on
 // stream s (nil: default), into out when not nil; the result has index's shape.
 func (t *Tensor) GatherOn(dim int, index *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, index, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_gather(s.rawOrNil(), rawOf(t), C.int(dim), rawOf(index), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(index)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -58,16 +58,16 @@ func (t *Tensor) Gather(dim int, index *Tensor) (*Tensor, error) {
 // s (nil: default), into out when not nil (out may be t: in place). src has
 // t's dtype.
 func (t *Tensor) ScatterOn(dim int, index, src *Tensor, accumulate bool, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, index, src, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_scatter(s.rawOrNil(), rawOf(t), C.int(dim), rawOf(index), rawOf(src), b2i(accumulate), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(index)
-	runtime.KeepAlive(src)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -96,21 +96,27 @@ func (t *Tensor) ScatterInto(dim int, index, src *Tensor, accumulate bool, out *
 // instead (duplicates add up). On stream s (nil: default), into out when not
 // nil (out may be t: in place).
 func (t *Tensor) IndexPutOn(indices []*Tensor, values *Tensor, accumulate bool, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, values, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
+	// nil indices reach C, which names them; closed ones are refused here.
+	unpinIdx, err := pinEach("ek.Tensor.IndexPut: indices", indices, true)
+	if err != nil {
+		return nil, err
+	}
+	defer unpinIdx()
 	// Handles are C pointers: a Go slice of them may be passed to C.
 	raw := make([]C.ek_tensor, len(indices)+1)
 	for i, x := range indices {
 		raw[i] = rawOf(x)
 	}
 	r := C.ekgo_op_ek_index_put(s.rawOrNil(), rawOf(t), C.int(len(indices)), &raw[0], rawOf(values), b2i(accumulate), o)
-	runtime.KeepAlive(indices)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(values)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -131,15 +137,16 @@ func (t *Tensor) IndexPutInto(indices []*Tensor, values *Tensor, accumulate bool
 // MaskedSelectOn returns the 1-D tensor of t's elements where mask is true,
 // in C order, on stream s (nil: default), into out when not nil.
 func (t *Tensor) MaskedSelectOn(mask *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, mask, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_masked_select(s.rawOrNil(), rawOf(t), rawOf(mask), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(mask)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -149,15 +156,16 @@ func (t *Tensor) MaskedSelect(mask *Tensor) (*Tensor, error) { return t.MaskedSe
 // MaskedFillOn computes a copy of t with value where mask is true, on stream
 // s (nil: default), into out when not nil (out may be t: in place).
 func (t *Tensor) MaskedFillOn(mask *Tensor, value float64, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, mask, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_masked_fill(s.rawOrNil(), rawOf(t), rawOf(mask), C.double(value), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(mask)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -179,16 +187,16 @@ func (t *Tensor) MaskedFillInto(mask *Tensor, value float64, out *Tensor) error 
 // take source's elements in C order, on stream s (nil: default), into out
 // when not nil (out may be t: in place).
 func (t *Tensor) MaskedScatterOn(mask, source *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, mask, source, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_masked_scatter(s.rawOrNil(), rawOf(t), rawOf(mask), rawOf(source), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(mask)
-	runtime.KeepAlive(source)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -209,14 +217,16 @@ func (t *Tensor) MaskedScatterInto(mask, source, out *Tensor) error {
 // NonzeroOn returns the int64 tensor [n, ndim] of the indices of t's nonzero
 // elements, in C order, on stream s (nil: default), into out when not nil.
 func (t *Tensor) NonzeroOn(s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_nonzero(s.rawOrNil(), rawOf(t), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 

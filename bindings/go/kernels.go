@@ -48,8 +48,9 @@ func (o ModuleOrigin) String() string {
 // contexts only: on a CPU context the constructors return an *Error of
 // StatusNotSupported. Close releases it; its kernels keep its code loaded.
 type Module struct {
-	raw C.ek_module
-	ctx *Context // keeps the Go context reachable while the module lives
+	raw C.ek_module // set at creation, passed to C only while pinned
+	ctx *Context    // keeps the Go context reachable while the module lives
+	g   guard
 }
 
 // ModuleFromSource makes a module of CUDA C++ source, compiled for the
@@ -113,30 +114,42 @@ func ModuleFromImage(ctx *Context, image []byte) (*Module, error) {
 
 func newModule(raw C.ek_module, ctx *Context) *Module {
 	m := &Module{raw: raw, ctx: ctx}
+	m.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_module_release(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(m, (*Module).Close)
 	return m
 }
 
-func (m *Module) call(f func(C.ek_module, **C.char) C.ek_status) error {
-	if m == nil || m.raw == nil {
-		return closedError()
-	}
-	var msg *C.char
-	err := check(f(m.raw, &msg), msg)
-	runtime.KeepAlive(m)
-	return err
-}
-
-// Close releases the module (ek_module_release); its code stays loaded while
-// kernels taken from it live. Closing twice is a no-op.
-func (m *Module) Close() error {
-	if m == nil || m.raw == nil {
+func (m *Module) guardOf() *guard {
+	if m == nil {
 		return nil
 	}
+	return &m.g
+}
+
+func (m *Module) call(f func(C.ek_module, **C.char) C.ek_status) error {
+	if m == nil {
+		return closedError()
+	}
+	pinned, err := pin(m)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	var msg *C.char
-	err := check(C.ekgo_ek_module_release(m.raw, &msg), msg)
-	runtime.KeepAlive(m)
-	m.raw = nil
+	return check(f(m.raw, &msg), msg)
+}
+
+// Close releases the module (ek_module_release), after any call using it
+// that is in progress; its code stays loaded while kernels taken from it
+// live. Closing again is a no-op.
+func (m *Module) Close() error {
+	if m == nil {
+		return nil
+	}
+	err := m.g.close()
 	runtime.SetFinalizer(m, nil)
 	return err
 }
@@ -173,6 +186,10 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 		return nil, err
 	}
 	k := &Kernel{raw: raw, ctx: m.ctx, name: name}
+	k.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_kernel_release(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(k, (*Kernel).Close)
 	return k, nil
 }
@@ -188,20 +205,26 @@ func KernelCacheClear(ctx *Context) error {
 // Kernel is a kernel of a Module (ek_kernel), launched on a stream with
 // Launch or LaunchAuto.
 type Kernel struct {
-	raw  C.ek_kernel
+	raw  C.ek_kernel // set at creation, passed to C only while pinned
 	ctx  *Context
 	name string
+	g    guard
 }
 
-// Close releases the kernel (ek_kernel_release); closing twice is a no-op.
-func (k *Kernel) Close() error {
-	if k == nil || k.raw == nil {
+func (k *Kernel) guardOf() *guard {
+	if k == nil {
 		return nil
 	}
-	var msg *C.char
-	err := check(C.ekgo_ek_kernel_release(k.raw, &msg), msg)
-	runtime.KeepAlive(k)
-	k.raw = nil
+	return &k.g
+}
+
+// Close releases the kernel (ek_kernel_release), after any launch in
+// progress; closing again is a no-op.
+func (k *Kernel) Close() error {
+	if k == nil {
+		return nil
+	}
+	err := k.g.close()
 	runtime.SetFinalizer(k, nil)
 	return err
 }
@@ -221,14 +244,17 @@ type KernelAttributes struct {
 
 // Attributes returns the kernel's attributes.
 func (k *Kernel) Attributes() (KernelAttributes, error) {
-	if k == nil || k.raw == nil {
+	if k == nil {
 		return KernelAttributes{}, closedError()
 	}
+	pinned, err := pin(k)
+	if err != nil {
+		return KernelAttributes{}, err
+	}
+	defer pinned.unpin()
 	var a C.ek_kernel_attributes
 	var msg *C.char
-	err := check(C.ekgo_ek_kernel_get_attributes(k.raw, &a, &msg), msg)
-	runtime.KeepAlive(k)
-	if err != nil {
+	if err := check(C.ekgo_ek_kernel_get_attributes(k.raw, &a, &msg), msg); err != nil {
 		return KernelAttributes{}, err
 	}
 	return KernelAttributes{
@@ -288,9 +314,10 @@ func PointerArg(p unsafe.Pointer) Arg { return Arg{kind: C.EKGO_ARG_PTR, bits: u
 // handing C a Go pointer to memory holding Go pointers, and the
 // ek_kernel_arg array points to the values. Free with free.
 type cArgs struct {
-	desc *C.ekgo_karg
-	args *C.ek_kernel_arg
-	n    int
+	desc  *C.ekgo_karg
+	args  *C.ek_kernel_arg
+	n     int
+	unpin func() // the tensors among the arguments are pinned until free
 }
 
 func newCArgs(fn string, args []Arg) (cArgs, error) {
@@ -300,13 +327,18 @@ func newCArgs(fn string, args []Arg) (cArgs, error) {
 	if len(args) > math.MaxInt32 {
 		return cArgs{}, bindingError(StatusInvalidArgument, "%s: %d arguments", fn, len(args))
 	}
+	tensors := make([]*Tensor, 0, len(args))
 	for i, a := range args {
 		if a.kind == 0 {
 			return cArgs{}, bindingError(StatusInvalidArgument, "%s: argument %d is the zero Arg", fn, i)
 		}
-		if a.kind == C.EKGO_ARG_TENSOR && (a.tensor == nil || a.tensor.raw == nil) {
-			return cArgs{}, bindingError(StatusNullPointer, "%s: argument %d: %v", fn, i, errClosed)
+		if a.kind == C.EKGO_ARG_TENSOR {
+			tensors = append(tensors, a.tensor)
 		}
+	}
+	unpin, err := pinEach(fn+": argument", tensors, false)
+	if err != nil {
+		return cArgs{}, err
 	}
 	n := C.size_t(len(args))
 	desc := (*C.ekgo_karg)(C.calloc(n, C.size_t(C.sizeof_ekgo_karg)))
@@ -314,6 +346,7 @@ func newCArgs(fn string, args []Arg) (cArgs, error) {
 	if desc == nil || cargs == nil {
 		C.free(unsafe.Pointer(desc))
 		C.free(unsafe.Pointer(cargs))
+		unpin()
 		return cArgs{}, bindingError(StatusOutOfMemory, "%s: no memory for %d arguments", fn, len(args))
 	}
 	d := unsafe.Slice(desc, len(args))
@@ -324,12 +357,15 @@ func newCArgs(fn string, args []Arg) (cArgs, error) {
 			d[i].tensor = a.tensor.raw // a C pointer: may be stored in C memory
 		}
 	}
-	return cArgs{desc: desc, args: cargs, n: len(args)}, nil
+	return cArgs{desc: desc, args: cargs, n: len(args), unpin: unpin}, nil
 }
 
 func (c cArgs) free() {
 	C.free(unsafe.Pointer(c.desc))
 	C.free(unsafe.Pointer(c.args))
+	if c.unpin != nil {
+		c.unpin()
+	}
 }
 
 // argError prefixes the message of a failure to build argument bad.
@@ -346,9 +382,14 @@ func argError(err error, bad C.int) error {
 // in number and size (StatusInvalidArgument naming the first that differs).
 // Asynchronous: synchronize the stream before reading results on the host.
 func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args ...Arg) error {
-	if k == nil || k.raw == nil {
+	if k == nil {
 		return closedError()
 	}
+	pinned, err := pin(k, stream)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	ca, err := newCArgs("ek.Kernel.Launch", args)
 	if err != nil {
 		return err
@@ -373,9 +414,14 @@ func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args
 // times on its arguments) and grid ceil(n / block). It returns the block
 // size launched (0 when n is 0: nothing is launched).
 func (k *Kernel) LaunchAuto(stream *Stream, n uint64, shared uint, args ...Arg) (uint32, error) {
-	if k == nil || k.raw == nil {
+	if k == nil {
 		return 0, closedError()
 	}
+	pinned, err := pin(k, stream)
+	if err != nil {
+		return 0, err
+	}
+	defer pinned.unpin()
 	ca, err := newCArgs("ek.Kernel.LaunchAuto", args)
 	if err != nil {
 		return 0, err
@@ -428,9 +474,17 @@ func debugArgs(args []Arg) ([][]byte, error) {
 // ElementwiseKernel is a kernel built from an expression, in the style of
 // CuPy's ElementwiseKernel (ek_elementwise): see NewElementwiseKernel.
 type ElementwiseKernel struct {
-	raw  C.ek_elementwise
+	raw  C.ek_elementwise // set at creation, passed to C only while pinned
 	ctx  *Context
 	nOut int
+	g    guard
+}
+
+func (k *ElementwiseKernel) guardOf() *guard {
+	if k == nil {
+		return nil
+	}
+	return &k.g
 }
 
 // NewElementwiseKernel builds an elementwise kernel: inParams
@@ -461,20 +515,22 @@ func NewElementwiseKernel(ctx *Context, inParams, outParams, body, name string) 
 	}
 	// The library accepted outParams: comma-separated "type name" entries.
 	k := &ElementwiseKernel{raw: raw, ctx: ctx, nOut: strings.Count(outParams, ",") + 1}
+	k.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_elementwise_release(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(k, (*ElementwiseKernel).Close)
 	return k, nil
 }
 
 // Close frees the kernel and the code it compiled, after the context's work
-// when it compiled any; closing twice is a no-op.
+// when it compiled any, and after any launch in progress; closing again is a
+// no-op.
 func (k *ElementwiseKernel) Close() error {
-	if k == nil || k.raw == nil {
+	if k == nil {
 		return nil
 	}
-	var msg *C.char
-	err := check(C.ekgo_ek_elementwise_release(k.raw, &msg), msg)
-	runtime.KeepAlive(k)
-	k.raw = nil
+	err := k.g.close()
 	runtime.SetFinalizer(k, nil)
 	return err
 }
@@ -487,36 +543,41 @@ func (k *ElementwiseKernel) Close() error {
 // It returns the outputs, given or new. On failure nothing new is kept.
 // Asynchronous.
 func (k *ElementwiseKernel) Launch(stream *Stream, inputs []*Tensor, outputs []*Tensor) ([]*Tensor, error) {
-	if k == nil || k.raw == nil {
+	if k == nil {
 		return nil, closedError()
 	}
+	pinned, err := pin(k, stream)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	if outputs == nil {
 		outputs = make([]*Tensor, k.nOut)
 	}
+	unpinIn, err := pinEach("ek.ElementwiseKernel.Launch: inputs", inputs, false)
+	if err != nil {
+		return nil, err
+	}
+	defer unpinIn()
+	// A nil output is allocated; a closed one is an error (NULL would allocate).
+	unpinOut, err := pinEach("ek.ElementwiseKernel.Launch: outputs", outputs, true)
+	if err != nil {
+		return nil, err
+	}
+	defer unpinOut()
 	// Handles are C pointers: Go slices of them may be passed to C.
 	in := make([]C.ek_tensor, len(inputs)+1)
 	for i, x := range inputs {
-		if x == nil || x.raw == nil {
-			return nil, bindingError(StatusNullPointer, "ek.ElementwiseKernel.Launch: inputs[%d]: %v", i, errClosed)
-		}
 		in[i] = x.raw
 	}
 	out := make([]C.ek_tensor, len(outputs)+1)
 	for j, y := range outputs {
-		if y != nil && y.raw == nil { // NULL would allocate instead of writing
-			return nil, bindingError(StatusNullPointer, "ek.ElementwiseKernel.Launch: outputs[%d]: %v", j, errClosed)
-		}
 		out[j] = rawOf(y)
 	}
 	var msg *C.char
 	s := C.ekgo_ek_elementwise_launch(k.raw, stream.rawOrNil(), &in[0], C.int(len(inputs)),
 		&out[0], C.int(len(outputs)), &msg)
-	err := check(s, msg)
-	runtime.KeepAlive(k)
-	runtime.KeepAlive(stream)
-	runtime.KeepAlive(inputs)
-	runtime.KeepAlive(outputs)
-	if err != nil {
+	if err := check(s, msg); err != nil {
 		return nil, err
 	}
 	res := make([]*Tensor, len(outputs))

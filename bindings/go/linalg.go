@@ -5,22 +5,21 @@ package ek
 */
 import "C"
 
-import "runtime"
-
 // MatmulOn computes t @ b with NumPy's rules on stream s (nil: default),
 // into out when not nil (ek_matmul): 1-D operands are vectors, dims before
 // the last two are broadcast batch dims. float16, bfloat16, float32 and
 // float64, both operands of one dtype; cuBLAS on CUDA.
 func (t *Tensor) MatmulOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, b, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_matmul(s.rawOrNil(), rawOf(t), rawOf(b), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -41,11 +40,12 @@ func (t *Tensor) MatmulInto(b, out *Tensor) error {
 // with a batch dim (a and b may broadcast a batch of 1). beta == 0 ignores
 // c's old values.
 func (c *Tensor) GemmOn(alpha float64, a, b *Tensor, beta float64, s *Stream) error {
+	pinned, err := pin(c, a, b, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	r := C.ekgo_op_ek_gemm(s.rawOrNil(), C.double(alpha), rawOf(a), rawOf(b), C.double(beta), rawOf(c))
-	runtime.KeepAlive(a)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(c)
-	runtime.KeepAlive(s)
 	return check(r.status, r.msg)
 }
 

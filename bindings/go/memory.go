@@ -6,7 +6,6 @@ package ek
 import "C"
 
 import (
-	"runtime"
 	"runtime/cgo"
 	"strings"
 	"unsafe"
@@ -144,29 +143,60 @@ func (c *Context) MemorySnapshotJSONBytes() ([]byte, error) {
 // aligned: device memory on CUDA, host memory on the CPU; nil for 0 bytes.
 // s nil: the default stream. Release with Free.
 func (c *Context) Malloc(bytes uintptr, s *Stream) (unsafe.Pointer, error) {
+	pinned, err := pin(c, s)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	var p unsafe.Pointer
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
 		return C.ekgo_ek_malloc(h, C.size_t(bytes), s.rawOrNil(), &p, m)
 	})
-	runtime.KeepAlive(s)
+	if err == nil && p != nil {
+		c.blocksMu.Lock()
+		if c.blocks == nil {
+			c.blocks = map[uintptr]struct{}{}
+		}
+		c.blocks[uintptr(p)] = struct{}{}
+		c.blocksMu.Unlock()
+	}
 	return p, err
 }
 
 // Free returns a block from Malloc to the pool, ordered after the work already
-// on s; an unknown or already-freed pointer is StatusInvalidArgument.
+// on s. Any other pointer (already freed, another context's, a tensor's
+// storage) is StatusInvalidArgument and changes nothing; nil is a no-op.
 func (c *Context) Free(p unsafe.Pointer, s *Stream) error {
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(h, p, s.rawOrNil(), m) })
-	runtime.KeepAlive(s)
+	pinned, err := pin(c, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	// Held across ek_free, so that a Malloc returning the same address again
+	// records it only after this Free removed it.
+	c.blocksMu.Lock()
+	defer c.blocksMu.Unlock()
+	if _, ok := c.blocks[uintptr(p)]; p != nil && !ok {
+		return bindingError(StatusInvalidArgument, "ek.Context.Free: %p is not a live block from Malloc of this context", p)
+	}
+	err = c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(h, p, s.rawOrNil(), m) })
+	if err == nil {
+		delete(c.blocks, uintptr(p))
+	}
 	return err
 }
 
 // RecordStream declares that the block at p (from Malloc) is also used on s:
 // its reuse after Free waits for s's work too (ek_record_stream).
 func (c *Context) RecordStream(p unsafe.Pointer, s *Stream) error {
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+	pinned, err := pin(c, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
 		return C.ekgo_ek_record_stream(h, p, s.rawOrNil(), m)
 	})
-	runtime.KeepAlive(s)
 	return err
 }
 
@@ -176,10 +206,14 @@ func (c *Context) RecordStream(p unsafe.Pointer, s *Stream) error {
 // for a copy that is synchronous, i.e. on a CPU context or followed at once
 // by s.Synchronize() before the Go memory is used or released.
 func (c *Context) Memcpy(dst, src unsafe.Pointer, bytes uintptr, s *Stream) error {
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
+	pinned, err := pin(c, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
 		return C.ekgo_ek_memcpy(h, dst, src, C.size_t(bytes), s.rawOrNil(), m)
 	})
-	runtime.KeepAlive(s)
 	return err
 }
 

@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"fmt"
-	"runtime"
 	"unsafe"
 )
 
@@ -138,8 +137,9 @@ func (op BinaryOp) String() string {
 
 // ---------------------------------------------------------------- plumbing
 
-// rawOf is t's handle, NULL for a nil or closed tensor: the C library then
-// reports EK_ERROR_NULL_POINTER naming the function and the argument.
+// rawOf is t's handle, NULL for a nil tensor: the C library then reports
+// EK_ERROR_NULL_POINTER naming the function and the argument. t must be
+// pinned around the C call.
 func rawOf(t *Tensor) C.ek_tensor {
 	if t == nil {
 		return nil
@@ -147,8 +147,8 @@ func rawOf(t *Tensor) C.ek_tensor {
 	return t.raw
 }
 
-// hnd is t's handle as an integer (0 for a nil or closed tensor), for the
-// wrappers that take handles as uintptr_t.
+// hnd is t's handle as an integer (0 for a nil tensor), for the wrappers
+// that take handles as uintptr_t; t must be pinned around the C call.
 func hnd(t *Tensor) C.uintptr_t {
 	if t == nil {
 		return 0
@@ -159,13 +159,11 @@ func hnd(t *Tensor) C.uintptr_t {
 func closedError() error { return &Error{Status: StatusNullPointer, Message: errClosed.Error()} }
 
 // outOf is the *out to pass for a given out tensor: NULL (allocate) for nil.
-// A closed out is an error: passing NULL would allocate instead of writing.
+// out must be pinned (a closed out then is an error before this: passing
+// NULL would allocate instead of writing).
 func outOf(out *Tensor) (C.ek_tensor, error) {
 	if out == nil {
 		return nil, nil
-	}
-	if out.raw == nil {
-		return nil, closedError()
 	}
 	return out.raw, nil
 }
@@ -200,14 +198,16 @@ func b2i(b bool) C.int {
 
 // UnaryOn computes op(t) on stream s (nil: default), into out when not nil (ek_unary).
 func (t *Tensor) UnaryOn(op UnaryOp, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_unary(s.rawOrNil(), C.ek_unary_op(op), rawOf(t), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -217,12 +217,15 @@ func (t *Tensor) Unary(op UnaryOp) (*Tensor, error) { return t.UnaryOn(op, nil, 
 
 // UnaryInto writes op(t) into out (which may be t).
 func (t *Tensor) UnaryInto(op UnaryOp, out *Tensor) error {
-	if out == nil || out.raw == nil {
+	pinned, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	if out == nil {
 		return closedError()
 	}
 	r := C.ekgo_into_unary(0, C.int(op), hnd(t), hnd(out))
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(out)
 	if r.status != C.EK_SUCCESS {
 		return check(r.status, r.msg)
 	}
@@ -327,15 +330,16 @@ func (t *Tensor) IsFinite() (*Tensor, error) { return t.Unary(UnaryIsFinite) }
 // BinaryOn computes t op b, broadcast, on stream s (nil: default), into out
 // when not nil (ek_binary). t and b must share a context.
 func (t *Tensor) BinaryOn(op BinaryOp, b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, b, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_binary(s.rawOrNil(), C.ek_binary_op(op), rawOf(t), rawOf(b), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -344,15 +348,17 @@ func (t *Tensor) Binary(op BinaryOp, b *Tensor) (*Tensor, error) { return t.Bina
 
 // BinaryInto writes t op b into out (which may be t or b).
 func (t *Tensor) BinaryInto(op BinaryOp, b, out *Tensor) error {
-	if out == nil || out.raw == nil {
+	pinned, err := pin(t, b, out)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	if out == nil {
 		return closedError()
 	}
 	// The small-op hot path: handles cross as integers (no cgo pointer
 	// checks, no allocation).
 	r := C.ekgo_into_binary(0, C.int(op), hnd(t), hnd(b), hnd(out))
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(out)
 	if r.status != C.EK_SUCCESS {
 		return check(r.status, r.msg)
 	}
@@ -364,14 +370,16 @@ func (t *Tensor) BinaryInto(op BinaryOp, b, out *Tensor) error {
 // scalar behaves as a Python number: an integral value counts as an integer
 // and only raises t's category (int tensor + 2.5 is float32, + 2 stays int).
 func (t *Tensor) BinaryScalarOn(op BinaryOp, scalar float64, scalarFirst bool, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_binary_scalar(s.rawOrNil(), C.ek_binary_op(op), rawOf(t), C.double(scalar), b2i(scalarFirst), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -387,12 +395,15 @@ func (t *Tensor) RBinaryScalar(op BinaryOp, scalar float64) (*Tensor, error) {
 
 // BinaryScalarInto writes t op scalar into out (which may be t).
 func (t *Tensor) BinaryScalarInto(op BinaryOp, scalar float64, out *Tensor) error {
-	if out == nil || out.raw == nil {
+	pinned, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	if out == nil {
 		return closedError()
 	}
 	r := C.ekgo_into_binary_scalar(0, C.int(op), hnd(t), C.double(scalar), 0, hnd(out))
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(out)
 	if r.status != C.EK_SUCCESS {
 		return check(r.status, r.msg)
 	}
@@ -567,16 +578,16 @@ func (t *Tensor) ShiftRightScalar(v int64) (*Tensor, error) {
 // default), into out when not nil (ek_where). cond may have any dtype
 // (nonzero is true); the result has a's and b's promoted dtype.
 func WhereOn(cond, a, b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(cond, a, b, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_where(s.rawOrNil(), rawOf(cond), rawOf(a), rawOf(b), o)
-	runtime.KeepAlive(cond)
-	runtime.KeepAlive(a)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(a))
 }
 
@@ -599,6 +610,11 @@ func Bound(v float64) *float64 { return &v }
 // out when not nil (ek_clamp); a nil bound leaves that side open. NaN stays
 // NaN; the bounds are cast to t's dtype (truncated for integers).
 func (t *Tensor) ClampOn(lo, hi *float64, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
@@ -611,9 +627,6 @@ func (t *Tensor) ClampOn(lo, hi *float64, s *Stream, out *Tensor) (*Tensor, erro
 		h = C.double(*hi)
 	}
 	r := C.ekgo_op_ek_clamp(s.rawOrNil(), rawOf(t), b2i(lo != nil), l, b2i(hi != nil), h, o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -633,15 +646,16 @@ func (t *Tensor) ClampInto(lo, hi *float64, out *Tensor) error {
 // LerpOn computes t + weight * (end - t), float tensors only, broadcast, on
 // stream s (nil: default), into out when not nil (ek_lerp).
 func (t *Tensor) LerpOn(end *Tensor, weight float64, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, end, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_lerp(s.rawOrNil(), rawOf(t), rawOf(end), C.double(weight), o)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(end)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -662,15 +676,16 @@ func (t *Tensor) LerpInto(end *Tensor, weight float64, out *Tensor) error {
 // AxpbyOn computes alpha*x + beta*y in one pass on stream s (nil: default),
 // into out when not nil (ek_axpby); out == y accumulates in place.
 func AxpbyOn(alpha float64, x *Tensor, beta float64, y *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(x, y, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
 	}
 	r := C.ekgo_op_ek_axpby(s.rawOrNil(), C.double(alpha), rawOf(x), C.double(beta), rawOf(y), o)
-	runtime.KeepAlive(x)
-	runtime.KeepAlive(y)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(x))
 }
 

@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"fmt"
-	"runtime"
 )
 
 // RandomDist selects a distribution of ek_random (ek_random_dist); its
@@ -50,13 +49,16 @@ type PhiloxState struct {
 // on stream s (nil: default). Bad parameters (b <= a, std < 0, p outside
 // [0, 1]) are StatusInvalidArgument.
 func (t *Tensor) RandomWith(dist RandomDist, a, b float64, state *PhiloxState, s *Stream) error {
+	pinned, err := pin(t, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	var seed, offset C.uint64_t
 	if state != nil {
 		seed, offset = C.uint64_t(state.Seed), C.uint64_t(state.Offset)
 	}
 	r := C.ekgo_op_ek_random(s.rawOrNil(), C.ek_random_dist(dist), C.double(a), C.double(b), b2i(state != nil), seed, offset, rawOf(t))
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
 	return check(r.status, r.msg)
 }
 

@@ -54,6 +54,11 @@ func (op ReduceOp) String() string {
 // dim), keeping them with size 1 when keepdim, on stream s (nil: default),
 // into out when not nil (ek_reduce).
 func (t *Tensor) ReduceOn(op ReduceOp, dims []int, keepdim bool, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
@@ -61,9 +66,6 @@ func (t *Tensor) ReduceOn(op ReduceOp, dims []int, keepdim bool, s *Stream, out 
 	p, keep := intptr(dims)
 	r := C.ekgo_op_ek_reduce(s.rawOrNil(), C.ek_reduce_op(op), rawOf(t), C.int(len(dims)), p, b2i(keepdim), o)
 	runtime.KeepAlive(keep)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -145,6 +147,11 @@ func (t *Tensor) NormInf(dims []int, keepdim bool) (*Tensor, error) {
 // max(0, N - correction), the standard deviation when takeSqrt, on stream s
 // (nil: default), into out when not nil (ek_var). Float inputs only.
 func (t *Tensor) VarOn(dims []int, correction float64, keepdim, takeSqrt bool, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
@@ -152,9 +159,6 @@ func (t *Tensor) VarOn(dims []int, correction float64, keepdim, takeSqrt bool, s
 	p, keep := intptr(dims)
 	r := C.ekgo_op_ek_var(s.rawOrNil(), rawOf(t), C.int(len(dims)), p, C.double(correction), b2i(keepdim), b2i(takeSqrt), o)
 	runtime.KeepAlive(keep)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 
@@ -173,6 +177,11 @@ func (t *Tensor) Std(dims []int, correction float64, keepdim bool) (*Tensor, err
 // as torch.max(x, dim) (ek_max_dim). On stream s (nil: default); into values
 // and indices when they are not nil (each independently).
 func (t *Tensor) MaxDimOn(dim int, keepdim, takeMin bool, s *Stream, values, indices *Tensor) (*Tensor, *Tensor, error) {
+	pinned, err := pin(t, s, values, indices)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pinned.unpin()
 	v, err := outOf(values)
 	if err != nil {
 		return nil, nil, err
@@ -182,10 +191,6 @@ func (t *Tensor) MaxDimOn(dim int, keepdim, takeMin bool, s *Stream, values, ind
 		return nil, nil, err
 	}
 	r := C.ekgo_op_ek_max_dim(s.rawOrNil(), rawOf(t), C.int(dim), b2i(keepdim), b2i(takeMin), v, i)
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(values)
-	runtime.KeepAlive(indices)
 	if r.status != C.EK_SUCCESS {
 		return nil, nil, check(r.status, r.msg)
 	}
@@ -210,6 +215,11 @@ func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor, err err
 
 // alongDim runs softmax, log_softmax, cumsum or cumprod.
 func (t *Tensor) alongDim(which int, dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	pinned, err := pin(t, s, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	o, err := outOf(out)
 	if err != nil {
 		return nil, err
@@ -225,9 +235,6 @@ func (t *Tensor) alongDim(which int, dim int, s *Stream, out *Tensor) (*Tensor, 
 	default:
 		r = C.ekgo_op_ek_cumprod(s.rawOrNil(), rawOf(t), C.int(dim), o)
 	}
-	runtime.KeepAlive(t)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(out)
 	return result(r, out, contextOf(t))
 }
 

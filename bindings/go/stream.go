@@ -14,16 +14,37 @@ import (
 // cudaStream_t on CUDA; on the CPU work runs synchronously. A nil *Stream
 // passed to a call means the default stream.
 type Stream struct {
-	raw   C.ek_stream
-	ctx   *Context // keeps the Go context reachable while the stream lives
-	owned bool
+	raw C.ek_stream // set at creation, passed to C only while pinned
+	ctx *Context    // keeps the Go context reachable while the stream lives
+	own guard
+	g   *guard // &own, or the context's guard for the borrowed default stream
 }
 
+// rawOrNil is the handle to pass for s (NULL: default stream); s must be
+// pinned (pin, or a call helper's also) around the C call.
 func (s *Stream) rawOrNil() C.ek_stream {
 	if s == nil {
 		return nil
 	}
 	return s.raw
+}
+
+func (s *Stream) guardOf() *guard {
+	if s == nil {
+		return nil
+	}
+	return s.g
+}
+
+func newStream(raw C.ek_stream, c *Context) *Stream {
+	s := &Stream{raw: raw, ctx: c}
+	s.own.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_stream_destroy(raw, &msg), msg)
+	}
+	s.g = &s.own
+	runtime.SetFinalizer(s, (*Stream).Close)
+	return s
 }
 
 // NewStream creates a stream of the context.
@@ -32,9 +53,7 @@ func (c *Context) NewStream() (*Stream, error) {
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_stream_create(h, &raw, m) }); err != nil {
 		return nil, err
 	}
-	s := &Stream{raw: raw, ctx: c, owned: true}
-	runtime.SetFinalizer(s, (*Stream).Close)
-	return s, nil
+	return newStream(raw, c), nil
 }
 
 // WrapStream wraps an existing cudaStream_t (nil: the legacy default stream)
@@ -45,37 +64,34 @@ func (c *Context) WrapStream(native unsafe.Pointer) (*Stream, error) {
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_stream_wrap(h, native, &raw, m) }); err != nil {
 		return nil, err
 	}
-	s := &Stream{raw: raw, ctx: c, owned: true}
-	runtime.SetFinalizer(s, (*Stream).Close)
-	return s, nil
+	return newStream(raw, c), nil
 }
 
 // Close destroys a stream created or wrapped by NewStream/WrapStream after its
-// pending work; a no-op for the default stream and for a closed stream.
+// pending work and after any call using it that is in progress; a no-op for
+// the default stream (which lives as long as its context) and for a closed
+// stream.
 func (s *Stream) Close() error {
-	if s == nil || s.raw == nil {
+	if s == nil || s.g != &s.own {
 		return nil
 	}
-	if !s.owned {
-		s.raw = nil
-		return nil
-	}
-	var msg *C.char
-	err := check(C.ekgo_ek_stream_destroy(s.raw, &msg), msg)
-	runtime.KeepAlive(s)
-	s.raw = nil
+	err := s.own.close()
 	runtime.SetFinalizer(s, nil)
 	return err
 }
 
-func (s *Stream) call(f func(C.ek_stream, **C.char) C.ek_status) error {
-	if s == nil || s.raw == nil {
-		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+// call runs f with s's handle pinned, and with the handles in also pinned.
+func (s *Stream) call(f func(C.ek_stream, **C.char) C.ek_status, also ...pinnable) error {
+	if s == nil {
+		return closedError()
 	}
+	pinned, err := pin(append(also, s)...)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	var msg *C.char
-	err := check(f(s.raw, &msg), msg)
-	runtime.KeepAlive(s)
-	return err
+	return check(f(s.raw, &msg), msg)
 }
 
 // Synchronize waits for the work submitted to the stream.
@@ -92,12 +108,10 @@ func (s *Stream) Query() (bool, error) {
 
 // WaitEvent makes later work on the stream wait for e (no host wait).
 func (s *Stream) WaitEvent(e *Event) error {
-	if e == nil || e.raw == nil {
-		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	if e == nil {
+		return closedError()
 	}
-	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_wait_event(h, e.raw, m) })
-	runtime.KeepAlive(e)
-	return err
+	return s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_wait_event(h, e.raw, m) }, e)
 }
 
 // Native returns the cudaStream_t on CUDA, nil on the CPU; borrowed.
@@ -109,8 +123,16 @@ func (s *Stream) Native() (unsafe.Pointer, error) {
 
 // Event marks a point in a stream, with timing (ek_event).
 type Event struct {
-	raw C.ek_event
+	raw C.ek_event // set at creation, passed to C only while pinned
 	ctx *Context
+	g   guard
+}
+
+func (e *Event) guardOf() *guard {
+	if e == nil {
+		return nil
+	}
+	return &e.g
 }
 
 // NewEvent creates an event of the context.
@@ -120,38 +142,42 @@ func (c *Context) NewEvent() (*Event, error) {
 		return nil, err
 	}
 	e := &Event{raw: raw, ctx: c}
+	e.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_event_destroy(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(e, (*Event).Close)
 	return e, nil
 }
 
-// Close destroys the event; closing twice is a no-op.
+// Close destroys the event, after any call using it that is in progress;
+// closing again is a no-op.
 func (e *Event) Close() error {
-	if e == nil || e.raw == nil {
+	if e == nil {
 		return nil
 	}
-	var msg *C.char
-	err := check(C.ekgo_ek_event_destroy(e.raw, &msg), msg)
-	runtime.KeepAlive(e)
-	e.raw = nil
+	err := e.g.close()
 	runtime.SetFinalizer(e, nil)
 	return err
 }
 
-func (e *Event) call(f func(C.ek_event, **C.char) C.ek_status) error {
-	if e == nil || e.raw == nil {
-		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+// call runs f with e's handle pinned, and with the handles in also pinned.
+func (e *Event) call(f func(C.ek_event, **C.char) C.ek_status, also ...pinnable) error {
+	if e == nil {
+		return closedError()
 	}
+	pinned, err := pin(append(also, e)...)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	var msg *C.char
-	err := check(f(e.raw, &msg), msg)
-	runtime.KeepAlive(e)
-	return err
+	return check(f(e.raw, &msg), msg)
 }
 
 // Record captures the work submitted to s so far (nil: default stream).
 func (e *Event) Record(s *Stream) error {
-	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_record(h, s.rawOrNil(), m) })
-	runtime.KeepAlive(s)
-	return err
+	return e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_record(h, s.rawOrNil(), m) }, s)
 }
 
 // Synchronize waits until the captured work has completed.
@@ -169,11 +195,10 @@ func (e *Event) Query() (bool, error) {
 // ElapsedMs is the time from e to end in milliseconds; StatusNotReady if
 // either has not completed.
 func (e *Event) ElapsedMs(end *Event) (float32, error) {
-	if end == nil || end.raw == nil {
-		return 0, &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+	if end == nil {
+		return 0, closedError()
 	}
 	var ms C.float
-	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_elapsed_ms(h, end.raw, &ms, m) })
-	runtime.KeepAlive(end)
+	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_elapsed_ms(h, end.raw, &ms, m) }, end)
 	return float32(ms), err
 }

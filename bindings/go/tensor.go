@@ -15,39 +15,56 @@ import (
 // shape, strides and offset. Views share storage, which lives until its last
 // view is closed. Close releases the handle; a finalizer releases a forgotten
 // one, but only Close frees device memory deterministically. A Tensor may be
-// used from several goroutines, but not while it is being closed.
+// used from several goroutines; Close may race those uses, other Closes and
+// the finalizer: the handle is released once, after the calls in progress,
+// and every later use returns a StatusNullPointer error ("use of a closed
+// handle").
 type Tensor struct {
-	raw C.ek_tensor
-	ctx *Context // keeps the Go context reachable (finalizers run tensors first)
+	raw C.ek_tensor // set at creation, passed to C only while pinned
+	ctx *Context    // keeps the Go context reachable (finalizers run tensors first)
+	g   guard
 }
 
 func newTensor(raw C.ek_tensor, ctx *Context) *Tensor {
 	t := &Tensor{raw: raw, ctx: ctx}
+	t.g.free = func() error {
+		var msg *C.char
+		return check(C.ekgo_ek_tensor_release(raw, &msg), msg)
+	}
 	runtime.SetFinalizer(t, (*Tensor).Close)
 	return t
 }
 
-// Close releases this handle (ek_tensor_release); closing twice is a no-op.
-func (t *Tensor) Close() error {
-	if t == nil || t.raw == nil {
+func (t *Tensor) guardOf() *guard {
+	if t == nil {
 		return nil
 	}
-	var msg *C.char
-	err := check(C.ekgo_ek_tensor_release(t.raw, &msg), msg)
-	runtime.KeepAlive(t)
-	t.raw = nil
+	return &t.g
+}
+
+// Close releases this handle (ek_tensor_release), after any call using it
+// that is in progress; closing again is a no-op.
+func (t *Tensor) Close() error {
+	if t == nil {
+		return nil
+	}
+	err := t.g.close()
 	runtime.SetFinalizer(t, nil)
 	return err
 }
 
-func (t *Tensor) call(f func(C.ek_tensor, **C.char) C.ek_status) error {
-	if t == nil || t.raw == nil {
-		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
+// call runs f with t's handle pinned, and with the handles in also pinned.
+func (t *Tensor) call(f func(C.ek_tensor, **C.char) C.ek_status, also ...pinnable) error {
+	if t == nil {
+		return closedError()
 	}
+	pinned, err := pin(append(also, t)...)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
 	var msg *C.char
-	err := check(f(t.raw, &msg), msg)
-	runtime.KeepAlive(t)
-	return err
+	return check(f(t.raw, &msg), msg)
 }
 
 // derive runs a call returning a new tensor through out (NULL on entry): the
@@ -95,11 +112,15 @@ func Empty(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
 
 // EmptyOn is Empty with its storage allocated on s (nil: default stream).
 func EmptyOn(ctx *Context, shape []int64, dt DType, s *Stream) (*Tensor, error) {
+	pinned, err := pin(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	var out C.ek_tensor
-	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
 		return C.ekgo_ek_tensor_empty(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(dt), s.rawOrNil(), &out, m)
 	})
-	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +135,11 @@ func FromSlice[T Element](ctx *Context, shape []int64, data []T) (*Tensor, error
 
 // FromSliceOn is FromSlice ordered on s (nil: default stream).
 func FromSliceOn[T Element](ctx *Context, shape []int64, data []T, s *Stream) (*Tensor, error) {
+	pinned, err := pin(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
 	// The C call reads numel*size bytes without knowing len(data): check here.
 	n, ok := int64(1), true
 	for _, d := range shape {
@@ -131,11 +157,10 @@ func FromSliceOn[T Element](ctx *Context, shape []int64, data []T, s *Stream) (*
 		p = unsafe.Pointer(&data[0])
 	}
 	var out C.ek_tensor
-	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
 		return C.ekgo_ek_tensor_from_host(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(DTypeOf[T]()), p, s.rawOrNil(), &out, m)
 	})
 	runtime.KeepAlive(data)
-	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, err
 	}
@@ -301,10 +326,14 @@ func unsafePtr[T any](s []T) *T {
 }
 
 func (t *Tensor) toHost(dst unsafe.Pointer, bytes uintptr, s *Stream) error {
-	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
+	pinned, err := pin(t, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
 		return C.ekgo_ek_tensor_to_host(h, dst, C.size_t(bytes), s.rawOrNil(), m)
 	})
-	runtime.KeepAlive(s)
 	return err
 }
 
@@ -314,12 +343,15 @@ func (t *Tensor) CopyFrom(src *Tensor) error { return t.CopyFromOn(src, nil) }
 
 // CopyFromOn is CopyFrom on s (nil: default stream).
 func (t *Tensor) CopyFromOn(src *Tensor, s *Stream) error {
-	if src == nil || src.raw == nil {
+	pinned, err := pin(t, src, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	if src == nil {
 		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
 	}
-	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_copy(s.rawOrNil(), h, src.raw, m) })
-	runtime.KeepAlive(src)
-	runtime.KeepAlive(s)
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_copy(s.rawOrNil(), h, src.raw, m) })
 	return err
 }
 
@@ -328,10 +360,14 @@ func (t *Tensor) Fill(value float64) error { return t.FillOn(value, nil) }
 
 // FillOn is Fill on s (nil: default stream).
 func (t *Tensor) FillOn(value float64, s *Stream) error {
-	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
+	pinned, err := pin(t, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
 		return C.ekgo_ek_fill(s.rawOrNil(), h, C.double(value), m)
 	})
-	runtime.KeepAlive(s)
 	return err
 }
 
@@ -375,8 +411,12 @@ func (t *Tensor) ToContext(ctx *Context) (*Tensor, error) {
 
 // RecordStream marks the storage as used on s, so its release waits for s.
 func (t *Tensor) RecordStream(s *Stream) error {
-	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(h, s.rawOrNil(), m) })
-	runtime.KeepAlive(s)
+	pinned, err := pin(t, s)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(h, s.rawOrNil(), m) })
 	return err
 }
 

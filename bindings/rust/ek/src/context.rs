@@ -21,6 +21,10 @@ pub(crate) struct ContextInner {
     /// which must not move when the Vec grows.
     #[allow(clippy::vec_box)]
     pub(crate) callbacks: std::sync::Mutex<Vec<Box<crate::memory::MemoryCallback>>>,
+    /// The blocks `Context::malloc` returned and `Context::free` has not
+    /// freed: `free` takes only these, since the pool would also free a
+    /// tensor's storage (whose pointer safe code can get) and hand it out again.
+    pub(crate) blocks: std::sync::Mutex<std::collections::HashSet<usize>>,
 }
 
 // SAFETY: the C library takes locks around its pool and callback state and
@@ -114,7 +118,7 @@ impl Context {
         // SAFETY: cfg_ptr is NULL or points at a config whose string (dir)
         // outlives the call; the library copies it.
         check(unsafe { sys::ek_context_create(device.to_raw(), cfg_ptr, &mut raw) })?;
-        Ok(Context { inner: Arc::new(ContextInner { raw, callbacks: Default::default() }) })
+        Ok(Context { inner: Arc::new(ContextInner { raw, callbacks: Default::default(), blocks: Default::default() }) })
     }
 
     /// The raw handle, borrowed: valid while `self` lives.

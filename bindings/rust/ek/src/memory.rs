@@ -140,17 +140,32 @@ impl Context {
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: live handles, valid out-parameter.
         check(unsafe { sys::ek_malloc(self.inner.raw, bytes, raw_stream(stream), &mut p) })?;
+        if !p.is_null() {
+            self.inner.blocks.lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
+        }
         Ok(p)
     }
 
     /// Returns a block from [`Context::malloc`] to the pool, ordered after the
-    /// work already submitted to `stream`. An unknown or already-freed pointer
-    /// is `Status::INVALID_ARGUMENT` and changes nothing.
-    // ptr is only looked up in the pool, never dereferenced: a safe fn.
+    /// work already submitted to `stream`. Any other pointer (already freed,
+    /// another context's, a tensor's storage) is `Status::INVALID_ARGUMENT`
+    /// and changes nothing; null is a no-op.
+    // ptr is only looked up, never dereferenced: a safe fn.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn free(&self, ptr: *mut c_void, stream: Option<&Stream>) -> Result<()> {
-        // SAFETY: the library validates ptr against its pool.
-        check(unsafe { sys::ek_free(self.inner.raw, ptr, raw_stream(stream)) })
+        // Held across ek_free, so that a malloc returning the same address
+        // again records it only after this free removed it.
+        let mut blocks = self.inner.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        if !ptr.is_null() && !blocks.contains(&(ptr as usize)) {
+            return Err(Error::new(
+                Status::INVALID_ARGUMENT,
+                format!("ek::Context::free: {ptr:p} is not a live block from Context::malloc of this context"),
+            ));
+        }
+        // SAFETY: live handles; ptr is NULL or a live block of this context.
+        check(unsafe { sys::ek_free(self.inner.raw, ptr, raw_stream(stream)) })?;
+        blocks.remove(&(ptr as usize));
+        Ok(())
     }
     /// Declares that the block at `ptr` (from [`Context::malloc`]) is also
     /// used on `stream`: its reuse after [`Context::free`] waits for that

@@ -1,6 +1,8 @@
 //! Tensors: reference-counted views over device or host storage.
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::os::raw::c_void;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use ek_sys as sys;
@@ -14,13 +16,15 @@ use crate::stream::{raw_stream, Stream};
 /// A tensor handle (`ek_tensor`): storage + dtype + shape + strides + offset.
 /// `Clone` adds a reference to the same handle (`ek_tensor_retain`) and `Drop`
 /// removes one (`ek_tensor_release`); views share storage with their source,
-/// which lives until its last view is dropped.
+/// which lives until its last view is dropped. [`Tensor::copy`] copies the values.
 ///
-/// Operations that write (`fill`, `copy_from`) take `&self`, since clones and
-/// views alias the same storage anyway, as in PyTorch; the library orders work
-/// by stream, and writes to one storage from several threads at once leave
-/// unspecified values there (never unsoundness in Rust memory: data crosses
-/// only through copies).
+/// Operations that write (`fill`, `copy_from`, `add_`, the `*_into` outputs)
+/// take `&self`, since clones and views alias the same storage anyway, as in
+/// PyTorch. This is sound because a `Tensor` is neither `Send` nor `Sync`
+/// (like `Rc<Cell<T>>`): every handle of one storage stays on the thread that
+/// made it, so no two threads ever write (or read and write) it at once. To
+/// hand a tensor to another thread, [`Tensor::into_send`] it: that succeeds
+/// only for the last handle of its storage. See the crate docs, "Threads".
 ///
 /// ```
 /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -34,13 +38,12 @@ use crate::stream::{raw_stream, Stream};
 pub struct Tensor {
     raw: sys::ek_tensor,
     ctx: Arc<ContextInner>,
+    /// Shared by every handle of this storage that this crate made (clones,
+    /// views, `contiguous`/`reshape` results that may be views): its count
+    /// tells [`Tensor::into_send`] whether this is the last one. Being an
+    /// `Rc`, it also makes `Tensor` neither `Send` nor `Sync`.
+    alias: Rc<()>,
 }
-
-// SAFETY: a tensor's metadata is immutable after creation and its reference
-// counts (handle and storage) are atomic in the library; every call makes the
-// context's device current, so handles may move between and be shared by threads.
-unsafe impl Send for Tensor {}
-unsafe impl Sync for Tensor {}
 
 impl Tensor {
     /// Runs a C call that returns a new tensor through `*out` (NULL on entry)
@@ -49,22 +52,34 @@ impl Tensor {
     pub(crate) fn make(ctx: &Arc<ContextInner>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
         let mut out: sys::ek_tensor = std::ptr::null_mut();
         check(f(&mut out))?;
-        Ok(Tensor { raw: out, ctx: ctx.clone() })
+        Ok(Tensor::adopt_raw(ctx, out))
     }
 
-    /// As [`Tensor::make`], for a result on this tensor's context.
+    /// As [`Tensor::make`], for a result with new storage on this tensor's
+    /// context (every op but the views).
     pub(crate) fn derive(&self, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
         Tensor::make(&self.ctx, f)
     }
 
-    /// Takes ownership of a new handle `raw` (one reference) of `like`'s context.
-    pub(crate) fn adopt(like: &Tensor, raw: sys::ek_tensor) -> Tensor {
-        Tensor { raw, ctx: like.ctx.clone() }
+    /// As [`Tensor::derive`], for a result that is or may be a view of this
+    /// tensor's storage (`ek_view_*`, `ek_reshape`, `ek_contiguous`): it
+    /// counts as one more handle of the storage for [`Tensor::into_send`].
+    pub(crate) fn view_of(&self, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        let mut out: sys::ek_tensor = std::ptr::null_mut();
+        check(f(&mut out))?;
+        Ok(Tensor { raw: out, ctx: self.ctx.clone(), alias: self.alias.clone() })
     }
 
-    /// Takes ownership of a new handle `raw` (one reference) of context `ctx`.
+    /// Takes ownership of a new handle `raw` (one reference, new storage) of
+    /// `like`'s context.
+    pub(crate) fn adopt(like: &Tensor, raw: sys::ek_tensor) -> Tensor {
+        Tensor::adopt_raw(&like.ctx, raw)
+    }
+
+    /// Takes ownership of a new handle `raw` (one reference, new storage) of
+    /// context `ctx`.
     pub(crate) fn adopt_raw(ctx: &Arc<ContextInner>, raw: sys::ek_tensor) -> Tensor {
-        Tensor { raw, ctx: ctx.clone() }
+        Tensor { raw, ctx: ctx.clone(), alias: Rc::new(()) }
     }
 
     /// The raw handle, borrowed: valid while `self` lives.
@@ -145,6 +160,9 @@ impl Tensor {
     /// `data` must point at memory of the context's device holding every
     /// element the shape and strides reach, valid (and not mutated through
     /// Rust references) for as long as the tensor or any view of it lives.
+    /// Another tensor wrapping the same memory counts as another storage: it
+    /// must not be moved to another thread ([`Tensor::into_send`]) while
+    /// this one is used, since the crate cannot see that they alias.
     pub unsafe fn wrap(ctx: &Context, data: *mut c_void, shape: &[i64], strides: Option<&[i64]>, dtype: DType) -> Result<Tensor> {
         let n = ndim(shape.len())?;
         if strides.is_some_and(|st| st.len() != shape.len()) {
@@ -409,7 +427,7 @@ impl Tensor {
     /// when it already is contiguous (`ek_contiguous`).
     pub fn contiguous(&self) -> Result<Tensor> {
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_contiguous(std::ptr::null_mut(), self.raw, out) })
+        self.view_of(|out| unsafe { sys::ek_contiguous(std::ptr::null_mut(), self.raw, out) })
     }
 
     /// The values converted to `dtype` (PyTorch rules: float to int
@@ -441,6 +459,99 @@ impl Tensor {
     }
 }
 
+impl Tensor {
+    /// A new C-contiguous tensor with its own storage holding these values
+    /// (`ek_tensor_empty` + `ek_copy`); unlike `clone()`, which shares them.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::from_slice(&ctx, &[3], &[1i32, 2, 3])?;
+    /// let c = t.copy()?;
+    /// t.fill(0.0)?;
+    /// assert_eq!(c.to_vec::<i32>()?, [1, 2, 3]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn copy(&self) -> Result<Tensor> {
+        let dst = Tensor::empty(&self.context(), &self.shape(), self.dtype())?;
+        dst.copy_from(self)?;
+        Ok(dst)
+    }
+
+    /// Prepares the tensor to move to another thread: `Ok` when this is the
+    /// last handle of its storage (no clone or view of it is alive), `Err`
+    /// with the tensor unchanged otherwise (drop the others, or send a
+    /// [`Tensor::copy`]). On CUDA the receiving thread's work is ordered
+    /// after this thread's only if both use the same stream, or after a
+    /// synchronize or an event, as always across streams.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::zeros(&ctx, &[4], ek::DType::F32)?;
+    /// let view = t.slice(0, Some(1), None, 1)?;
+    /// let t = t.into_send().unwrap_err(); // `view` still aliases it
+    /// drop(view);
+    /// let s = t.into_send().unwrap();
+    /// let t = std::thread::spawn(move || {
+    ///     let t = s.into_tensor();
+    ///     t.fill(1.0).unwrap();
+    ///     t.into_send().unwrap()
+    /// })
+    /// .join()
+    /// .unwrap()
+    /// .into_tensor();
+    /// assert_eq!(t.to_vec::<f32>()?, [1.0; 4]);
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn into_send(self) -> std::result::Result<SendTensor, Tensor> {
+        if Rc::strong_count(&self.alias) != 1 {
+            return Err(self);
+        }
+        let t = ManuallyDrop::new(self);
+        // SAFETY: fields moved out of a value that is never dropped; the
+        // alias token, the last of its kind, is dropped here, on its thread.
+        let (raw, ctx, alias) = unsafe { (t.raw, std::ptr::read(&t.ctx), std::ptr::read(&t.alias)) };
+        drop(alias);
+        Ok(SendTensor { raw, ctx })
+    }
+}
+
+/// A tensor on its way to another thread ([`Tensor::into_send`]): the only
+/// handle of its storage, so it is `Send`. [`SendTensor::into_tensor`] gives
+/// the tensor back on the receiving thread; dropping it releases the handle.
+pub struct SendTensor {
+    raw: sys::ek_tensor,
+    ctx: Arc<ContextInner>,
+}
+
+// SAFETY: no other handle of the storage exists (into_send checked it and no
+// method here makes one), so the receiving thread is its only user; the
+// library's handle and storage reference counts are atomic and every call
+// makes the context's device current, so any thread may use or release it.
+unsafe impl Send for SendTensor {}
+
+impl SendTensor {
+    /// The tensor, on the current thread.
+    pub fn into_tensor(self) -> Tensor {
+        let s = ManuallyDrop::new(self);
+        // SAFETY: the Arc is moved out of a value that is never dropped.
+        let ctx = unsafe { std::ptr::read(&s.ctx) };
+        Tensor { raw: s.raw, ctx, alias: Rc::new(()) }
+    }
+}
+
+impl Drop for SendTensor {
+    fn drop(&mut self) {
+        // SAFETY: the one reference this value owns, released once.
+        discard(unsafe { sys::ek_tensor_release(self.raw) });
+    }
+}
+
+impl fmt::Debug for SendTensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SendTensor").field("raw", &self.raw).finish()
+    }
+}
+
 pub(crate) fn ndim(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} dimensions")))
 }
@@ -452,7 +563,7 @@ impl Clone for Tensor {
         // SAFETY: live handle. Retain of a live handle cannot fail short of
         // memory corruption, which is a broken invariant.
         check(unsafe { sys::ek_tensor_retain(self.raw, &mut out) }).expect("ek_tensor_retain failed on a live tensor");
-        Tensor { raw: out, ctx: self.ctx.clone() }
+        Tensor { raw: out, ctx: self.ctx.clone(), alias: self.alias.clone() }
     }
 }
 

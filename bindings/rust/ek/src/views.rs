@@ -23,26 +23,26 @@ impl Tensor {
         let start = start.unwrap_or(if step > 0 { lo } else { hi });
         let stop = stop.unwrap_or(if step > 0 { hi } else { lo });
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_view_slice(self.as_raw(), dim, start, stop, step, out) })
+        self.view_of(|out| unsafe { sys::ek_view_slice(self.as_raw(), dim, start, stop, step, out) })
     }
 
     /// `self[..., index, ...]`: removes `dim`; `index` may be negative.
     pub fn select(&self, dim: i32, index: i64) -> Result<Tensor> {
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_view_select(self.as_raw(), dim, index, out) })
+        self.view_of(|out| unsafe { sys::ek_view_select(self.as_raw(), dim, index, out) })
     }
 
     /// Reorders dims: dim `i` of the result is dim `perm[i]` of `self`.
     pub fn permute(&self, perm: &[i32]) -> Result<Tensor> {
         let n = ndim(perm.len())?;
         // SAFETY: live handle; perm holds n values.
-        self.derive(|out| unsafe { sys::ek_view_permute(self.as_raw(), n, perm.as_ptr(), out) })
+        self.view_of(|out| unsafe { sys::ek_view_permute(self.as_raw(), n, perm.as_ptr(), out) })
     }
 
     /// Swaps two dims.
     pub fn transpose(&self, dim0: i32, dim1: i32) -> Result<Tensor> {
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_view_transpose(self.as_raw(), dim0, dim1, out) })
+        self.view_of(|out| unsafe { sys::ek_view_transpose(self.as_raw(), dim0, dim1, out) })
     }
 
     /// A new shape (one entry may be -1): a view when the strides allow,
@@ -59,7 +59,7 @@ impl Tensor {
     pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
         let n = ndim(shape.len())?;
         // SAFETY: live handle; shape holds n values.
-        self.derive(|out| unsafe { sys::ek_reshape(std::ptr::null_mut(), self.as_raw(), n, shape.as_ptr(), out) })
+        self.view_of(|out| unsafe { sys::ek_reshape(std::ptr::null_mut(), self.as_raw(), n, shape.as_ptr(), out) })
     }
 
     /// A view with a new shape (one entry may be -1); `Status::SHAPE` when the
@@ -67,7 +67,7 @@ impl Tensor {
     pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
         let n = ndim(shape.len())?;
         // SAFETY: live handle; shape holds n values.
-        self.derive(|out| unsafe { sys::ek_view_reshape(self.as_raw(), n, shape.as_ptr(), out) })
+        self.view_of(|out| unsafe { sys::ek_view_reshape(self.as_raw(), n, shape.as_ptr(), out) })
     }
 
     /// Broadcasts size-1 dims (stride 0) and prepends dims; -1 keeps a size.
@@ -82,7 +82,7 @@ impl Tensor {
     pub fn expand(&self, shape: &[i64]) -> Result<Tensor> {
         let n = ndim(shape.len())?;
         // SAFETY: live handle; shape holds n values.
-        self.derive(|out| unsafe { sys::ek_view_expand(self.as_raw(), n, shape.as_ptr(), out) })
+        self.view_of(|out| unsafe { sys::ek_view_expand(self.as_raw(), n, shape.as_ptr(), out) })
     }
 
     /// Removes the listed size-1 dims; an empty list removes every size-1 dim.
@@ -90,20 +90,20 @@ impl Tensor {
         let n = ndim(dims.len())?;
         let p = if dims.is_empty() { std::ptr::null() } else { dims.as_ptr() };
         // SAFETY: live handle; p is NULL or holds n values.
-        self.derive(|out| unsafe { sys::ek_view_squeeze(self.as_raw(), n, p, out) })
+        self.view_of(|out| unsafe { sys::ek_view_squeeze(self.as_raw(), n, p, out) })
     }
 
     /// Inserts a size-1 dim at `dim` (in `[-ndim-1, ndim]`).
     pub fn unsqueeze(&self, dim: i32) -> Result<Tensor> {
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_view_unsqueeze(self.as_raw(), dim, out) })
+        self.view_of(|out| unsafe { sys::ek_view_unsqueeze(self.as_raw(), dim, out) })
     }
 
     /// Merges dims `start_dim..=end_dim` into one; `Status::SHAPE` when the
     /// strides do not allow a view (use [`Tensor::reshape`] to copy).
     pub fn flatten(&self, start_dim: i32, end_dim: i32) -> Result<Tensor> {
         // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_view_flatten(self.as_raw(), start_dim, end_dim, out) })
+        self.view_of(|out| unsafe { sys::ek_view_flatten(self.as_raw(), start_dim, end_dim, out) })
     }
 
     /// Any shape, strides and offset (in elements) over this tensor's storage;
@@ -126,7 +126,7 @@ impl Tensor {
             ));
         }
         // SAFETY: live handle; shape and strides hold n values each.
-        self.derive(|out| unsafe {
+        self.view_of(|out| unsafe {
             sys::ek_view_as_strided(self.as_raw(), n, shape.as_ptr(), strides.as_ptr(), offset, out)
         })
     }

@@ -68,8 +68,10 @@ fn memory_callback_sees_oom_and_may_free() {
     let ctx = Context::with_config(Device::Cpu, &ContextConfig::new().memory_limit(64 << 20)).unwrap();
     let events: Arc<Mutex<Vec<(MemoryEvent, u64)>>> = Arc::default();
     let ev = events.clone();
-    // the callback frees a held tensor when the pool runs out
-    let held: Arc<Mutex<Option<Tensor>>> = Arc::new(Mutex::new(Some(Tensor::empty(&ctx, &[10 << 20], DType::F32).unwrap())));
+    // the callback frees a held tensor when the pool runs out (a SendTensor:
+    // the callback may run on any thread)
+    let held = Tensor::empty(&ctx, &[10 << 20], DType::F32).unwrap().into_send().unwrap();
+    let held: Arc<Mutex<Option<ek::SendTensor>>> = Arc::new(Mutex::new(Some(held)));
     let h = held.clone();
     ctx.set_memory_callback(0, move |event, bytes| {
         ev.lock().unwrap().push((event, bytes));

@@ -202,10 +202,18 @@ fn cuda_launch_auto() {
     assert_eq!(k.launch_auto(None, 0, 0, &kernel_args![3.0f64, &x, 0.0f64, &y, 0u64]).unwrap(), 0);
     let e = k.launch_auto(None, n, 0, &kernel_args![3.0f64, &x, &y, n]).unwrap_err();
     assert_eq!(e.status, Status::INVALID_ARGUMENT, "{e}");
-    // the kernel may move to and run on another thread
-    let got = std::thread::scope(|s| s.spawn(|| k.launch_auto(None, n, 0, &kernel_args![1.0f64, &x, 0.0f64, &y, n])).join().unwrap());
+    // the kernel may move to and run on another thread, with tensors sent there
+    let (xs_, ys_) = (x.into_send().unwrap(), y.into_send().unwrap());
+    let (got, y) = std::thread::scope(|s| {
+        s.spawn(|| {
+            let (x, y) = (xs_.into_tensor(), ys_.into_tensor());
+            (k.launch_auto(None, n, 0, &kernel_args![1.0f64, &x, 0.0f64, &y, n]), y.into_send().unwrap())
+        })
+        .join()
+        .unwrap()
+    });
     assert_eq!(got.unwrap(), block);
-    assert_eq!(y.to_vec::<f64>().unwrap(), xs);
+    assert_eq!(y.into_tensor().to_vec::<f64>().unwrap(), xs);
 }
 
 #[test]
