@@ -32,7 +32,7 @@ from . import _ffi
 from ._errors import EkIndexError
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _scalar
-from ._tensor import Tensor, _i64, _INT64_MAX, _INT64_MIN
+from ._tensor import Tensor, _ek_scalar, _i64, _INT64_MAX, _INT64_MIN
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
            "index_put", "masked_select", "masked_fill", "masked_scatter", "nonzero", "install"]
@@ -424,7 +424,7 @@ def masked_fill(input, mask, value, *, out=None):  # noqa: A002
     if type(value) is _T:
         value = value.item()
     m = _mask(mask, x)
-    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, float(value))
+    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, _ek_scalar(value))
 
 
 def masked_scatter(input, mask, source, *, out=None):  # noqa: A002
