@@ -128,7 +128,9 @@ EK_HD int64_t int_max(int dtype) {
   }
 }
 // int_max + 1 as an exact double (a power of two).
-EK_HD double int_above(int dtype) { return int_max(dtype) == INT64_MAX ? 0x1p63 : double(int_max(dtype) + 1); }
+EK_HD double int_above(int dtype) {
+  return int_max(dtype) == INT64_MAX ? 0x1p63 : double(int_max(dtype) + 1);
+}
 
 // float -> integer dtype, the one rule (ek.h "Casts"): truncate toward zero,
 // NaN -> 0, saturate to the dtype's range. The bounds are compared as exact
