@@ -35,10 +35,18 @@ ek_tensor filled(const Env &e, std::vector<int64_t> shape) {
   return out;
 }
 
+// The poison value: float dtypes only, so -7 fits.
+ek_scalar poison() {
+  ek_scalar v{};
+  v.kind = EK_SCALAR_FLOAT64;
+  v.f = -7.0;
+  return v;
+}
+
 ek_tensor empty(const Env &e, std::vector<int64_t> shape, ek_dtype dt) {
   ek_tensor t = nullptr;
   EK_CHECK(ek_tensor_empty(e.ctx, static_cast<int>(shape.size()), shape.data(), dt, e.stream, &t));
-  EK_CHECK(ek_fill(e.stream, t, -7.0));  // poison: the check sees unwritten elements
+  EK_CHECK(ek_fill(e.stream, t, poison()));  // the check sees unwritten elements
   return t;
 }
 
@@ -172,7 +180,7 @@ int main(int argc, char **argv) {
     double bytes = 2.0 * m * m * 4;
     out.add("transpose_f32_8192", "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, t)); }), 2.2);
     check(e, "transpose (ek_copy)", t, dst);
-    EK_CHECK(ek_fill(e.stream, dst, -7.0));
+    EK_CHECK(ek_fill(e.stream, dst, poison()));
     out.add("transpose_f32_8192", "ek_contiguous", bytes, time_ms(e, [&] {
       ek_tensor o = dst;
       EK_CHECK(ek_contiguous(e.stream, t, &o));

@@ -48,7 +48,13 @@ class Device(C.Structure):
     _fields_ = [("type", C.c_int), ("index", C.c_int)]
 
 
+class Scalar(C.Structure):  # ek_scalar, passed by value
+    _fields_ = [("kind", C.c_int), ("reserved_", C.c_int32), ("i", C.c_int64), ("u", C.c_uint64),
+                ("f", C.c_double)]
+
+
 EK_CUDA, EK_FLOAT16, EK_FLOAT32 = 1, 6, 8
+EK_SCALAR_FLOAT64 = 3
 EK_SLICE_MAX = (1 << 63) - 1
 
 
@@ -80,7 +86,7 @@ def load_ek():
         "ek_view_transpose": [H, C.c_int, C.c_int, P(H)],
         "ek_view_slice": [H, C.c_int, C.c_int64, C.c_int64, C.c_int64, P(H)],
         "ek_copy": [H, H, H],
-        "ek_fill": [H, H, C.c_double],
+        "ek_fill": [H, H, Scalar],
     }
     for name, args in sigs.items():
         f = getattr(lib, name)
@@ -127,7 +133,7 @@ class Ek:
 
     def empty(self, dims, dtype=EK_FLOAT32):
         t = self.out("ek_tensor_empty", self.ctx, *self.shape(dims), dtype, self.stream)
-        self.check("ek_fill", self.stream, t, -7.0)
+        self.check("ek_fill", self.stream, t, Scalar(EK_SCALAR_FLOAT64, 0, 0, 0, -7.0))
         return t
 
     def time(self, op, warmup, reps):

@@ -380,10 +380,53 @@ typedef enum {
 #define EK_NUM_DTYPES 10
 #define EK_MAX_DIMS 8
 
+/* Casts. Every conversion between dtypes (ek_cast, ek_copy, and every op that
+ * stores into a dtype other than its compute type) follows one rule:
+ *  - float -> integer (uint8 ... int64): truncate toward zero, then saturate:
+ *    NaN gives 0, +inf and values above the dtype's maximum give the maximum,
+ *    -inf and values below its minimum give the minimum (as CUDA's
+ *    __float2int_rz; 3e9 -> int32 is 2147483647, -1.0 -> uint8 is 0). The same
+ *    on the CPU and CUDA.
+ *  - integer -> narrower integer: wraps (two's complement), as C and PyTorch.
+ *  - anything -> bool: x != 0 (NaN is true). bool -> number: 0 or 1.
+ *  - -> float16/bfloat16: through float32, round to nearest even, overflow to
+ *    inf; -> float32/float64: one round to nearest even. NaN keeps its sign
+ *    only (payloads are dropped).
+ * Values passed as ek_scalar (ek_fill, ek_masked_fill) are stricter: see
+ * ek_scalar. */
+
 /** Bytes per element; 0 for an unknown dtype. */
 EK_API size_t ek_dtype_size(ek_dtype dtype);
 /** "float32", "bfloat16", …; "unknown" otherwise. Static. */
 EK_API const char *ek_dtype_name(ek_dtype dtype);
+
+/* Values are fixed: new kinds are appended. */
+typedef enum {
+  EK_SCALAR_BOOL = 0,     /* reads i, which must be 0 or 1 */
+  EK_SCALAR_INT64 = 1,    /* reads i */
+  EK_SCALAR_UINT64 = 2,   /* reads u */
+  EK_SCALAR_FLOAT64 = 3   /* reads f */
+} ek_scalar_kind;
+
+/** A value with its kind, passed by value: exactly one field is read, chosen by
+ *  kind, so 64-bit integers stay exact (C99: `(ek_scalar){.kind =
+ *  EK_SCALAR_INT64, .i = x}`); the others are ignored. reserved_ must be 0 (kept for later use). Stored into a tensor of dtype dt:
+ *  - integer dt: the value truncated toward zero must lie in dt's range, and
+ *    a NaN or infinite float never does: otherwise EK_ERROR_INVALID_ARGUMENT
+ *    naming the value and the dtype (int8 and 300, int64 and 9.25e18, uint8
+ *    and -1). No saturation and no wrap-around, unlike the cast rule above.
+ *  - bool dt: value != 0 (NaN is true).
+ *  - float dt: rounded once to nearest even (float16/bfloat16 through
+ *    float32), overflow to inf, as ek_cast.
+ *  An unknown kind, a bool kind whose i is not 0 or 1, or a nonzero
+ *  reserved_ is EK_ERROR_INVALID_ARGUMENT. */
+typedef struct ek_scalar {
+  ek_scalar_kind kind;
+  int32_t reserved_;
+  int64_t i;
+  uint64_t u;
+  double f;
+} ek_scalar;
 
 /* ---------------------------------------------------------------- tensors */
 
@@ -482,15 +525,18 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
 /** A C-contiguous tensor with t's values. When *out is NULL and t is already
  *  contiguous, *out is a new reference to t. */
 EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out);
-/** t's values converted to dtype (PyTorch rules: float -> int truncates,
- *  -> bool is x != 0). */
+/** t's values converted to dtype by the cast rule (see "Casts" above: float
+ *  -> integer truncates and saturates, -> bool is x != 0). */
 EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tensor *out);
-/** Sets every element of t to value (cast to t's dtype). */
-EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value);
-/** As ek_fill, exact for 64-bit integers. */
-EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value);
+/** Sets every element of t to value, converted as ek_scalar says: a value
+ *  that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT and t is
+ *  left untouched. */
+EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value);
 /** 1-D tensor start, start+step, … < stop (> stop for a negative step), as
- *  numpy.arange. stream NULL: ctx's default stream. */
+ *  numpy.arange. For an integer dtype, start and step must be integral and
+ *  every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise,
+ *  e.g. start 1e300 with int64, or 0..300 with int8). stream NULL: ctx's
+ *  default stream. */
 EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
                            ek_dtype dtype, ek_stream stream, ek_tensor *out);
 
@@ -498,8 +544,11 @@ EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double ste
  * Semantics follow PyTorch. Operands broadcast (NumPy rules) and promote:
  * bool < integers < floats; within integers the wider type (uint8 with int8:
  * int16), within floats the wider (float16 with bfloat16: float32), integer
- * with float: the float. float16/bfloat16 compute in float32. Any strides and
- * offsets. *out may be an operand exactly (in place: out == a); any other
+ * with float: the float. Each tensor operand is converted to the promoted type
+ * first (the cast rule), so an integer meeting float16 or bfloat16 is rounded
+ * to it (int16 30001 == float16 30000 is true, as PyTorch); float16/bfloat16
+ * then compute in float32. Any strides and offsets. *out may be an operand
+ * exactly (in place: out == a); any other
  * overlap with an operand is EK_ERROR_INVALID_ARGUMENT. A given *out must have
  * the result's shape (EK_ERROR_SHAPE) and dtype (EK_ERROR_DTYPE). stream NULL:
  * the operands' context's default stream. Unknown ops: EK_ERROR_INVALID_ARGUMENT.
@@ -786,10 +835,10 @@ EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_ten
  *  torch.masked_select, x and mask broadcast together (each to their common
  *  shape). A given *out must have the counted length. */
 EK_API ek_status ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask, ek_tensor *out);
-/** out = x with value where mask is true. value is cast to x's dtype as by
- *  ek_fill (integers truncate; a value that does not fit an integer dtype, NaN
- *  included, is EK_ERROR_INVALID_ARGUMENT; bool takes value != 0). */
-EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, double value,
+/** out = x with value where mask is true. value is converted to x's dtype as
+ *  by ek_fill (see ek_scalar: exact where it fits; a value that does not fit an
+ *  integer dtype, NaN included, is EK_ERROR_INVALID_ARGUMENT). */
+EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, ek_scalar value,
                                 ek_tensor *out);
 /** out = x with the positions where mask is true taking source's elements in
  *  C order (source, any shape, is read flattened in C order). A source with

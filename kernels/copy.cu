@@ -367,8 +367,8 @@ __device__ __forceinline__ Raw<DT> from_f32(float f) {
   if constexpr (DT == kF16) return f32_to_f16_fast(f);
   else if constexpr (DT == kBF16) return half::f32_to_bf16(f);
   else if constexpr (DT == kF32) return canon_f32(f);
-  else  // truncate into int64 (NaN -> 0, saturating), then wrap: store_scalar's rule
-    return static_cast<Raw<DT>>(static_cast<std::make_unsigned_t<Raw<DT>>>(detail::float_to_i64(f)));
+  else  // truncate, NaN -> 0, saturate to the dtype: store_scalar's rule
+    return static_cast<Raw<DT>>(detail::float_to_int(f, DT));
 }
 
 template <int S, int D>
@@ -699,15 +699,10 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
   }
 }
 
-int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream) {
+int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
   if (!desc_valid(dst)) return cudaErrorInvalidValue;
   if (desc_numel(dst) == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  // Convert once on the host with the shared rules; kernels only replicate bytes.
-  unsigned char bytes[8] = {};
-  detail::store_scalar(bytes, dst.dtype, detail::fill_scalar(dst.dtype, fvalue, ivalue));
-  uint64_t elem;
-  std::memcpy(&elem, bytes, 8);
   Layout L = init_layout(dst, nullptr);
   flip_negative(L);
   drop_broadcast(L);

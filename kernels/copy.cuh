@@ -15,7 +15,9 @@ namespace cuda {
 // shared-memory transpose; otherwise a strided (and/or casting) kernel.
 int copy(const TensorDesc &dst, const TensorDesc &src, void *stream);
 
-int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream);
+// Every element of dst = elem, one element's bytes in elem's low bytes (the
+// caller converts the value: detail::scalar_element).
+int fill(const TensorDesc &dst, uint64_t elem, void *stream);
 
 int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream);
 

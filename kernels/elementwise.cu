@@ -228,7 +228,7 @@ bool try_fast(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStr
 template <typename U>
 struct StridedArgs {
   using S = typename std::make_signed<U>::type;
-  int ndim, op;
+  int ndim, op, round;
   int dt[3], es[3];
   const char *a, *b;  // null: the scalar
   char *out;
@@ -256,8 +256,8 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
 #pragma unroll
       for (int t = 0; t < 3; ++t) off[t] += c * k.st[t][d];
     }
-    T x = k.a ? ew::load_as<T>(k.a + int64_t(off[1]) * k.es[1], k.dt[1]) : s;
-    T y = (UNARY || !k.b) ? s : ew::load_as<T>(k.b + int64_t(off[2]) * k.es[2], k.dt[2]);
+    T x = k.a ? ew::load_operand<T>(k.a + int64_t(off[1]) * k.es[1], k.dt[1], k.round) : s;
+    T y = (UNARY || !k.b) ? s : ew::load_operand<T>(k.b + int64_t(off[2]) * k.es[2], k.dt[2], k.round);
     T v = UNARY ? ew::unary_op<T>(k.op, x) : ew::binary_op<T>(k.op, x, y);
     ew::store_as<T>(k.out + int64_t(off[0]) * k.es[0], k.dt[0], v);
   }
@@ -268,6 +268,7 @@ StridedArgs<U> strided_args(const ew::Args &g, const Layout &L) {
   StridedArgs<U> k{};
   k.ndim = L.ndim;
   k.op = g.op;
+  k.round = g.round;
   for (int t = 0; t < 3; ++t) {
     k.dt[t] = L.dt[t];
     k.es[t] = int(dtype_size(L.dt[t]));

@@ -23,6 +23,10 @@ namespace ew {
 enum Compute : int { kCF32 = 0, kCF64 = 1, kCI64 = 2 };
 // Which operand of a binary op is the host scalar instead of a tensor.
 enum ScalarPos : int { kNoScalar = 0, kScalarA = 1, kScalarB = 2 };
+// The half type a float32 compute stands for: integer (and bool) tensor
+// operands are rounded to it first, as if promoted to it (PyTorch: int16 30001
+// == float16 30000).
+enum Round : int { kRoundNone = 0, kRoundF16 = 1, kRoundBF16 = 2 };
 
 // One launch. For unary ops b is unused. A scalar operand carries its value in
 // sf (float compute) or si (integer compute); its TensorDesc is ignored.
@@ -30,6 +34,7 @@ struct Args {
   int op;
   int compute;
   int scalar;
+  int round;  // Round
   double sf;
   int64_t si;
   TensorDesc out, a, b;
@@ -73,14 +78,29 @@ EK_HD T load_as(const char *p, int dtype) {
   }
 }
 
+// A tensor operand in compute type T, an integer one rounded to the half type
+// of a float16/bfloat16 computation first (float operands are of that type
+// already: promotion gives f32 compute otherwise).
+template <typename T>
+EK_HD T load_operand(const char *p, int dtype, int round) {
+  T v = load_as<T>(p, dtype);
+  if constexpr (T(0.5) != T(0)) {
+    if (round != kRoundNone && !detail::is_float_dtype(dtype))
+      v = T(round == kRoundF16 ? half::f16_to_f32(half::f32_to_f16(float(v)))
+                               : half::bf16_to_f32(half::f32_to_bf16(float(v))));
+  }
+  return v;
+}
+
 // Integers wrap to the target width (through unsigned: no UB); floats to
-// integers (never chosen by the op rules, kept total) truncate like casts.
+// integers (never chosen by the op rules, kept total) truncate and saturate
+// like casts.
 template <typename T>
 EK_HD void store_as(char *p, int dtype, T v) {
   using detail::st;
   int64_t i = 0;
   if constexpr (T(0.5) == T(0)) i = int64_t(v);
-  else i = detail::float_to_i64(double(v));
+  else i = detail::float_to_int(double(v), dtype);
   switch (dtype) {
     case kBool: st<uint8_t>(p, v != T(0)); break;
     case kU8: st<uint8_t>(p, uint8_t(uint64_t(i))); break;

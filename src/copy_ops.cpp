@@ -7,6 +7,7 @@
 
 #include "cpu/copy.hpp"
 #include "gpu.hpp"
+#include "half.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
@@ -16,23 +17,25 @@
 namespace ek {
 namespace {
 
-ek_status backend_fill(ek_context ctx, ek_stream s, const TensorDesc &d, double f, int64_t i) {
+ek_status backend_fill(ek_context ctx, ek_stream s, const TensorDesc &d, uint64_t elem) {
   if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::fill(d, f, i) == 0, EK_ERROR_INTERNAL, "cpu fill rejected its descriptor");
+    EK_CHECK(cpu::fill(d, elem) == 0, EK_ERROR_INTERNAL, "cpu fill rejected its descriptor");
     return EK_SUCCESS;
   }
 #ifdef EK_HAVE_CUDA
   EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::fill(d, f, i, s->native), "fill kernel");
+  return gpu::check_launch(cuda::fill(d, elem, s->native), "fill kernel");
 #else
   (void)s;
   return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
 #endif
 }
 
+// Integer dtypes: start and step are integral and checked to fit (arange_count).
 ek_status backend_arange(ek_context ctx, ek_stream s, const TensorDesc &d, double start,
                          double step) {
-  auto istart = static_cast<int64_t>(start), istep = static_cast<int64_t>(step);
+  const bool is_int = !dtype_is_float(d.dtype);
+  const int64_t istart = is_int ? static_cast<int64_t>(start) : 0, istep = is_int ? static_cast<int64_t>(step) : 0;
   if (!ctx->is_cuda()) {
     EK_CHECK(cpu::arange(d, start, step, istart, istep) == 0, EK_ERROR_INTERNAL,
              "cpu arange rejected its descriptor");
@@ -152,14 +155,32 @@ ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
   return EK_SUCCESS;
 }
 
-// Integer dtypes take ivalue (exact), floats fvalue, bool ivalue != 0.
-ek_status fill_tensor(ek_stream stream, ek_tensor t, double fvalue, int64_t ivalue) {
-  ek_context ctx = t->storage->ctx;
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
-  if (t->dtype == EK_BOOL) ivalue = ivalue != 0;
-  if (tensor_numel(t) == 0) return EK_SUCCESS;
-  return backend_fill(ctx, s, tensor_desc(t), fvalue, ivalue);
+// Integer arange: start, and the last of n elements (computed exactly), must
+// fit dtype; step must fit int64 (the kernels' arithmetic).
+ek_status check_int_arange(double start, double stop, double step, int64_t n, ek_dtype dtype) {
+  const bool in_i64 = step >= -0x1p63 && step < 0x1p63;
+  bool ok = in_i64 && start >= double(detail::int_min(dtype)) && start < detail::int_above(dtype);
+  int64_t last = ok ? static_cast<int64_t>(start) : 0;
+  if (ok && n > 1) {
+    int64_t span = 0;
+    ok = !__builtin_mul_overflow(n - 1, static_cast<int64_t>(step), &span) &&
+         !__builtin_add_overflow(last, span, &last) && last >= detail::int_min(dtype) &&
+         last <= detail::int_max(dtype);
+  }
+  EK_CHECK(ok, EK_ERROR_INVALID_ARGUMENT, "arange(%g, %g, %g): the values do not fit %s", start,
+           stop, step, ek_dtype_name(dtype));
+  return EK_SUCCESS;
+}
+
+std::string format_scalar(const ek_scalar &v) {
+  char buf[64];
+  switch (v.kind) {
+    case EK_SCALAR_BOOL: return v.i ? "true" : "false";
+    case EK_SCALAR_INT64: std::snprintf(buf, sizeof buf, "%" PRId64, v.i); break;
+    case EK_SCALAR_UINT64: std::snprintf(buf, sizeof buf, "%" PRIu64, v.u); break;
+    default: std::snprintf(buf, sizeof buf, "%.17g", v.f); break;
+  }
+  return buf;
 }
 
 ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
@@ -198,6 +219,21 @@ ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDes
     out->shape[i] = dst->shape[i];
     out->strides[i] = size == dst->shape[i] ? stride : 0;
   }
+  return EK_SUCCESS;
+}
+
+ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem) {
+  const int kind = static_cast<int>(value.kind);
+  EK_CHECK(kind >= EK_SCALAR_BOOL && kind <= EK_SCALAR_FLOAT64, EK_ERROR_INVALID_ARGUMENT,
+           "unknown ek_scalar kind %d", kind);
+  EK_CHECK(value.reserved_ == 0, EK_ERROR_INVALID_ARGUMENT, "ek_scalar.reserved_ is %d, not 0",
+           static_cast<int>(value.reserved_));
+  EK_CHECK(kind != EK_SCALAR_BOOL || value.i == 0 || value.i == 1, EK_ERROR_INVALID_ARGUMENT,
+           "a bool ek_scalar holds %" PRId64 ", not 0 or 1", value.i);
+  EK_CHECK(detail::scalar_element(value, dtype, elem), EK_ERROR_INVALID_ARGUMENT,
+           "value %s does not fit the integer dtype %s (range %" PRId64 "..%" PRId64 ")",
+           format_scalar(value).c_str(), ek_dtype_name(dtype), detail::int_min(dtype),
+           detail::int_max(dtype));
   return EK_SUCCESS;
 }
 
@@ -323,22 +359,17 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
   });
 }
 
-EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, double value) {
+EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
-  if (dtype_is_float(t->dtype)) return fill_tensor(stream, t, value, 0);
-  EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18, EK_ERROR_INVALID_ARGUMENT,
-           "%g does not fit the integer dtype %s", value, ek_dtype_name(t->dtype));
-  // bool of 0.5 is true: test the double, not its truncation.
-  return fill_tensor(stream, t, value, t->dtype == EK_BOOL ? value != 0 : static_cast<int64_t>(value));
-}
-
-EK_API ek_status ek_fill_int(ek_stream stream, ek_tensor t, int64_t value) {
-  EK_API_ENTRY;
-  EK_CHECK_TENSOR(t);
-  EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
-  return fill_tensor(stream, t, static_cast<double>(value), value);
+  uint64_t elem = 0;
+  EK_FORWARD(scalar_to_element(value, t->dtype, &elem));
+  ek_context ctx = t->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (tensor_numel(t) == 0) return EK_SUCCESS;
+  return backend_fill(ctx, s, tensor_desc(t), elem);
 }
 
 EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
@@ -359,9 +390,10 @@ EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double ste
   double count = std::ceil((stop - start) / step);
   EK_CHECK(count < 9.0e18, EK_ERROR_OVERFLOW, "arange(%g, %g, %g) has too many elements", start,
            stop, step);
+  const int64_t shape[1] = {count > 0 ? static_cast<int64_t>(count) : 0};
+  if (!dtype_is_float(dtype)) EK_FORWARD(check_int_arange(start, stop, step, shape[0], dtype));
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  const int64_t shape[1] = {count > 0 ? static_cast<int64_t>(count) : 0};
   return fill_out(ctx, s, 1, shape, dtype, out, [&](ek_tensor o) {
     if (shape[0] == 0) return EK_SUCCESS;
     return backend_arange(ctx, s, tensor_desc(o), start, step);

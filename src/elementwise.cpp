@@ -140,7 +140,11 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   ew::Args g{};
   g.op = iop;
   ek_dtype result = EK_FLOAT32;
-  EK_FORWARD(binary_types(iop, promote(a->dtype, b->dtype), &result, &g.compute));
+  const ek_dtype common = promote(a->dtype, b->dtype);
+  EK_FORWARD(binary_types(iop, common, &result, &g.compute));
+  // Tensor operands convert to the common type before the op: an integer
+  // meeting a half type rounds to it (ek_binary_scalar's value does not).
+  g.round = common == EK_FLOAT16 ? ew::kRoundF16 : (common == EK_BFLOAT16 ? ew::kRoundBF16 : ew::kRoundNone);
   return run_binary(stream, a, b, ndim, shape, result, g, out);
 }
 
@@ -154,7 +158,7 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a), EK_OUT(out));
   // An integral value within int64 counts as an integer scalar (as Python's 2).
   const bool integral = std::isfinite(scalar) && scalar == std::trunc(scalar) &&
-                        scalar >= -9.2e18 && scalar <= 9.2e18;
+                        scalar >= -0x1p63 && scalar < 0x1p63;
   ew::Args g{};
   g.op = iop;
   g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;

@@ -5,17 +5,18 @@
 //
 // Cast rules (PyTorch-like, but fully defined so backends agree):
 //  * f16/bf16 <- anything: via f32, round-to-nearest-even, overflow -> Inf.
-//  * float -> int: truncate toward zero into int64 (NaN -> 0, saturating at the
-//    int64 range), then wrap to the target width (PyTorch does the same
-//    int64 detour for uint8).
+//  * float -> int: truncate toward zero, NaN -> 0, saturating at the target
+//    dtype's range (float_to_int; ek.h "Casts"). int -> narrower int wraps.
 //  * -> bool: x != 0 (NaN -> true). bool -> number: 0/1 (any non-zero byte
 //    reads as true).
 //  * NaN results are the canonical quiet NaN with the input's sign; payloads
 //    are dropped (hardware conversions disagree on payloads).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "ek.h"
 #include "tensor_desc.hpp"
 
 #if defined(__CUDACC__)
@@ -106,11 +107,39 @@ EK_HD float narrow_f64(double d) {
   return static_cast<float>(d);  // single IEEE RNE rounding on host and device
 }
 
-// float -> int: truncate toward zero, NaN -> 0, saturate to int64.
-EK_HD int64_t float_to_i64(double d) {
+// Range of an integer dtype (bool: 0..1; other dtypes: int64's).
+EK_HD int64_t int_min(int dtype) {
+  switch (dtype) {
+    case kBool: case kU8: return 0;
+    case kI8: return INT8_MIN;
+    case kI16: return INT16_MIN;
+    case kI32: return INT32_MIN;
+    default: return INT64_MIN;
+  }
+}
+EK_HD int64_t int_max(int dtype) {
+  switch (dtype) {
+    case kBool: return 1;
+    case kU8: return UINT8_MAX;
+    case kI8: return INT8_MAX;
+    case kI16: return INT16_MAX;
+    case kI32: return INT32_MAX;
+    default: return INT64_MAX;
+  }
+}
+// int_max + 1 as an exact double (a power of two).
+EK_HD double int_above(int dtype) {
+  return int_max(dtype) == INT64_MAX ? 0x1p63 : double(int_max(dtype) + 1);
+}
+
+// float -> integer dtype, the one rule (ek.h "Casts"): truncate toward zero,
+// NaN -> 0, saturate to the dtype's range. The bounds are compared as exact
+// doubles before converting: converting an out-of-range double is undefined
+// behaviour in C++ and differs by hardware.
+EK_HD int64_t float_to_int(double d, int dtype) {
   if (d != d) return 0;
-  if (d >= 9223372036854775808.0) return INT64_MAX;
-  if (d <= -9223372036854775808.0) return INT64_MIN;
+  if (d >= int_above(dtype)) return int_max(dtype);
+  if (d <= double(int_min(dtype))) return int_min(dtype);
   return static_cast<int64_t>(d);
 }
 
@@ -158,7 +187,7 @@ EK_HD Scalar load_scalar(const void *p, int dtype) {
 EK_HD float scalar_to_f32(const Scalar &v) { return v.is_float ? narrow_f64(v.f) : static_cast<float>(v.i); }
 
 EK_HD void store_scalar(void *p, int dtype, const Scalar &v) {
-  int64_t i = v.is_float ? float_to_i64(v.f) : v.i;
+  int64_t i = v.is_float ? float_to_int(v.f, dtype) : v.i;  // integers wrap below
   switch (dtype) {
     case kBool: st<uint8_t>(p, v.is_float ? (v.f != 0.0) : (v.i != 0)); break;
     case kU8: st<uint8_t>(p, static_cast<uint8_t>(i)); break;
@@ -173,9 +202,35 @@ EK_HD void store_scalar(void *p, int dtype, const Scalar &v) {
   }
 }
 
-// fill's value: integer dtypes (and bool) take ivalue exactly, floats fvalue.
-EK_HD Scalar fill_scalar(int dtype, double fvalue, int64_t ivalue) {
-  return is_float_dtype(dtype) ? scalar_float(fvalue) : scalar_int(ivalue);
+// An ek_scalar as one element of dtype (its bytes in the low bytes of *bits),
+// by ek.h's ek_scalar rule; false when the value does not fit an integer
+// dtype (or the kind is unknown). Floats round once from the exact value.
+// Host only: fill and masked_fill convert once and replicate the bytes.
+inline bool scalar_element(const ek_scalar &v, int dtype, uint64_t *bits) {
+  *bits = 0;
+  const bool is_u = v.kind == EK_SCALAR_UINT64, is_f = v.kind == EK_SCALAR_FLOAT64;
+  if (!is_u && !is_f && v.kind != EK_SCALAR_INT64 && v.kind != EK_SCALAR_BOOL) return false;
+  if (dtype == kBool) {
+    st<uint8_t>(bits, is_f ? v.f != 0.0 : (is_u ? v.u != 0 : v.i != 0));
+  } else if (dtype == kF64) {
+    store_scalar(bits, dtype, scalar_float(is_f ? v.f : (is_u ? double(v.u) : double(v.i))));
+  } else if (is_float_dtype(dtype)) {  // one rounding to f32, then f16/bf16 from it, as ek_cast
+    const float f = is_f ? narrow_f64(v.f) : (is_u ? float(v.u) : float(v.i));
+    store_scalar(bits, dtype, scalar_float(widen_f32(f)));
+  } else {
+    int64_t i = v.i;
+    if (is_u) {
+      if (v.u > uint64_t(int_max(dtype))) return false;
+      i = int64_t(v.u);
+    } else if (is_f) {
+      const double t = std::trunc(v.f);  // NaN and inf fail one comparison below
+      if (!(t >= double(int_min(dtype)) && t < int_above(dtype))) return false;
+      i = int64_t(t);
+    }
+    if (i < int_min(dtype) || i > int_max(dtype)) return false;
+    store_scalar(bits, dtype, scalar_int(i));
+  }
+  return true;
 }
 
 // arange element idx. The float product/sum are explicitly unfused so the

@@ -446,20 +446,6 @@ ek_status run_masked_fill(ek_context ctx, [[maybe_unused]] ek_stream s, const Ma
                      EK_CUDA_CALL(cuda::masked_fill(p, s->native)));
 }
 
-// value in x's dtype as element bytes, with ek_fill's rules.
-ek_status fill_bits(ek_dtype dtype, double value, uint64_t *bits) {
-  int64_t ivalue = 0;
-  if (!dtype_is_float(dtype)) {
-    EK_CHECK(std::isfinite(value) && value >= -9.3e18 && value <= 9.3e18,
-             EK_ERROR_INVALID_ARGUMENT, "value %g does not fit the integer dtype %s", value,
-             ek_dtype_name(dtype));
-    ivalue = dtype == EK_BOOL ? value != 0 : static_cast<int64_t>(value);
-  }
-  *bits = 0;
-  detail::store_scalar(bits, dtype, detail::fill_scalar(dtype, value, ivalue));
-  return EK_SUCCESS;
-}
-
 // A mask over a shape as the compaction kernels want it (contiguous bool
 // bytes, 16-byte aligned on CUDA), its number of true elements, and the
 // device workspace that the count leaves for the write.
@@ -725,7 +711,7 @@ EK_API ek_status ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask,
   return masked_select_entry(c, x, mask, out);
 }
 
-EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, double value,
+EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, ek_scalar value,
                                 ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
@@ -736,7 +722,7 @@ EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, d
   TensorDesc md{};
   EK_FORWARD(broadcast_to(mask, x, &md));
   uint64_t bits = 0;
-  EK_FORWARD(fill_bits(x->dtype, value, &bits));
+  EK_FORWARD(scalar_to_element(value, x->dtype, &bits));
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));

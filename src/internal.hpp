@@ -256,6 +256,16 @@ ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDes
 bool writes_overlap(const ek_tensor_s *dst);  // a stride-0 dim of size > 1
 bool same_layout(const TensorDesc &a, const TensorDesc &b);  // same elements, same order
 bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);  // byte ranges intersect
+// value as one element of dtype (ek.h's ek_scalar rule; fill and masked_fill):
+// EK_ERROR_INVALID_ARGUMENT naming the value when it does not fit.
+ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem);
+// Internal callers' ek_fill values.
+inline ek_scalar int_scalar(int64_t i) {
+  ek_scalar v{};
+  v.kind = EK_SCALAR_INT64;
+  v.i = i;
+  return v;
+}
 // The op-output convention: creates *out when NULL, else checks its context,
 // dtype and shape (*created says which).
 ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,

@@ -239,7 +239,7 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
 // c = beta * c, what a product with k == 0 (or alpha == 0) leaves.
 ek_status scale(ek_stream s, ek_tensor c, double beta) {
   if (beta == 1) return EK_SUCCESS;
-  if (beta == 0) return ek_fill(s, c, 0);
+  if (beta == 0) return ek_fill(s, c, int_scalar(0));
   return ek_binary_scalar(s, EK_BINARY_MUL, c, beta, 0, &c);
 }
 
@@ -331,7 +331,7 @@ ek_status gemm_shape(const ek_tensor_s *a, const ek_tensor_s *b, const ek_tensor
 ek_status matmul_into(ek_context ctx, ek_stream s, const Product &p, const ek_tensor_s *a,
                       const ek_tensor_s *b, ek_tensor o) {
   if (tensor_numel(o) == 0) return EK_SUCCESS;
-  if (p.k == 0) return ek_fill(s, o, 0);
+  if (p.k == 0) return ek_fill(s, o, int_scalar(0));
   const Operand c = result_operand(o, p);
   if (blas_readable(c.mat)) return run_product(ctx, s, p, a, b, c, 1.0, 0.0);
   ek_tensor tmp = nullptr;

@@ -249,7 +249,7 @@ ek_status reduce_entry(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims
   bool arg = job.kind == kRArgMax || job.kind == kRArgMin;
   return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
     // any/all run as max/min, whose empty result is no boolean: fill it.
-    if (job.nonzero && rd.r == 0) return ek_fill(s, o, op == EK_REDUCE_ALL ? 1 : 0);
+    if (job.nonzero && rd.r == 0) return ek_fill(s, o, int_scalar(op == EK_REDUCE_ALL ? 1 : 0));
     return run(ctx, s, x, rd, job, arg ? nullptr : o, arg ? o : nullptr);
   });
 }

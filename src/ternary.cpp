@@ -95,16 +95,6 @@ double float_bound(double v, ek_dtype dt) {
   return f;
 }
 
-// Integer x: the bound truncated toward zero, then saturated to x's range (so
-// clamping equals the exact clamp cast to x's dtype, without wrap-around).
-int64_t int_bound(double v, ek_dtype dt) {
-  const int bits = 8 * static_cast<int>(dtype_size(dt));
-  const int64_t hi = dt == EK_UINT8 ? 255 : static_cast<int64_t>(~uint64_t(0) >> (65 - bits));
-  const int64_t lo = dt == EK_UINT8 ? 0 : -hi - 1;
-  const int64_t i = detail::float_to_i64(v);
-  return i < lo ? lo : (i > hi ? hi : i);
-}
-
 ek_status clamp_coefficients(ek_dtype dt, const double *lo, const double *hi, tern::Args *g) {
   const double *bound[2] = {lo, hi};
   for (int k = 0; k < 2; ++k) {
@@ -113,14 +103,16 @@ ek_status clamp_coefficients(ek_dtype dt, const double *lo, const double *hi, te
     EK_CHECK(dtype_is_float(dt) || !std::isnan(v), EK_ERROR_INVALID_ARGUMENT,
              "%s is NaN, which an integer tensor (%s) cannot hold", k == 0 ? "lo" : "hi", ek_dtype_name(dt));
     g->cf[k] = float_bound(v, dt);
-    g->ci[k] = dtype_is_float(dt) ? 0 : int_bound(v, dt);
+    // Integer x: the bound cast to x's dtype (truncated, saturated), so clamping
+    // equals the exact clamp cast to x's dtype, without wrap-around.
+    g->ci[k] = dtype_is_float(dt) ? 0 : detail::float_to_int(v, dt);
   }
   return EK_SUCCESS;
 }
 
 // Integer compute takes integral coefficients only (as PyTorch's alpha).
 ek_status integral_coefficient(double v, const char *name, ek_dtype result, int64_t *out) {
-  const bool integral = std::isfinite(v) && v == std::trunc(v) && v >= -9.2e18 && v <= 9.2e18;
+  const bool integral = std::isfinite(v) && v == std::trunc(v) && v >= -0x1p63 && v < 0x1p63;
   EK_CHECK(integral, EK_ERROR_INVALID_ARGUMENT,
            "%s = %g must be an integer when the operands are %s (integer arithmetic)", name, v,
            ek_dtype_name(result));

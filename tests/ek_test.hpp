@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ek.h"
@@ -72,6 +73,27 @@ class ScopedEnv {
   std::string name_, old_;
   bool had_ = false;
 };
+
+// An ek_scalar of v's C++ kind: bool, signed integer (INT64), unsigned
+// integer (UINT64) or floating point (FLOAT64): scalar(3), scalar(2.5).
+template <typename T>
+ek_scalar scalar(T v) {
+  ek_scalar s{};
+  if constexpr (std::is_same<T, bool>::value) {
+    s.kind = EK_SCALAR_BOOL;
+    s.i = v;
+  } else if constexpr (std::is_floating_point<T>::value) {
+    s.kind = EK_SCALAR_FLOAT64;
+    s.f = static_cast<double>(v);
+  } else if constexpr (std::is_signed<T>::value) {
+    s.kind = EK_SCALAR_INT64;
+    s.i = v;
+  } else {
+    s.kind = EK_SCALAR_UINT64;
+    s.u = v;
+  }
+  return s;
+}
 
 #define EK_OK(call) ASSERT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
 #define EK_EXPECT_OK(call) EXPECT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()

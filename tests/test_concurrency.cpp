@@ -246,7 +246,7 @@ TEST_P(ConcurrencyTest, SharedTensorAndObserversUnderLoad) {
   const int64_t n = 1024;
   ektest::Tensor shared;
   EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, shared.out()));
-  EK_OK(ek_fill(nullptr, shared, 3.0));
+  EK_OK(ek_fill(nullptr, shared, ektest::scalar(3.0)));
   std::atomic<int> running{kThreads};
   std::vector<std::string> errors(kThreads + 1);
   std::vector<std::thread> threads;

@@ -28,7 +28,7 @@ class Copy : public ektest::DeviceTest {
     ek_tensor t = nullptr;
     EXPECT_EQ(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), dtype, nullptr, &t),
               EK_SUCCESS) << ek_last_error();
-    EXPECT_EQ(ek_fill(nullptr, t, -7), EK_SUCCESS);  // poison
+    EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(99)), EK_SUCCESS);  // poison
     return t;
   }
 };
@@ -77,7 +77,7 @@ TEST_P(Copy, IntoStridedSliceLeavesTheRestAlone) {
   auto v = to_host<float>(dst);
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 6; ++c)
-      EXPECT_EQ(v[r * 6 + c], c % 2 ? 1 + r * 3 + c / 2 : -7) << r << "," << c;
+      EXPECT_EQ(v[r * 6 + c], c % 2 ? 1 + r * 3 + c / 2 : 99) << r << "," << c;
 }
 
 TEST_P(Copy, ReversedViewCopies) {
@@ -139,15 +139,123 @@ TEST_P(Copy, OverlappingCopyBehavesAsIfThroughATemporary) {
 TEST_P(Copy, FillEveryDtypeIncludingExactInt64) {
   for (int d = 0; d < EK_NUM_DTYPES; ++d) {
     Tensor t(empty({5}, static_cast<ek_dtype>(d))), as64;
-    EK_OK(ek_fill(nullptr, t, 3));
+    EK_OK(ek_fill(nullptr, t, ektest::scalar(3)));
     EK_OK(ek_cast(nullptr, t, EK_FLOAT64, as64.out()));
     for (double x : to_host<double>(as64)) EXPECT_EQ(x, d == EK_BOOL ? 1 : 3) << ek_dtype_name(static_cast<ek_dtype>(d));
   }
   Tensor big(empty({2}, EK_INT64));
   const int64_t huge = (int64_t{1} << 62) + 1;  // not representable as a double
-  EK_OK(ek_fill_int(nullptr, big, huge));
+  EK_OK(ek_fill(nullptr, big, ektest::scalar(huge)));
   EXPECT_EQ(to_host<int64_t>(big), (std::vector<int64_t>{huge, huge}));
-  EK_FAILS(ek_fill(nullptr, big, NAN), EK_ERROR_INVALID_ARGUMENT, "does not fit the integer dtype");
+  EK_FAILS(ek_fill(nullptr, big, ektest::scalar(NAN)), EK_ERROR_INVALID_ARGUMENT, "does not fit the integer dtype");
+}
+
+// ek_scalar's rule: exact where the value fits, an error naming it where it
+// does not fit an integer dtype (and the tensor untouched).
+TEST_P(Copy, FillOfAValueThatDoesNotFitIsAnError) {
+  using ektest::scalar;
+  Tensor i8(empty({2}, EK_INT8)), u8(empty({2}, EK_UINT8)), i64(empty({2}, EK_INT64));
+  EK_FAILS(ek_fill(nullptr, i8, scalar(300)), EK_ERROR_INVALID_ARGUMENT,
+           "ek_fill: value 300 does not fit the integer dtype int8 (range -128..127)");
+  EK_FAILS(ek_fill(nullptr, i8, scalar(128.0)), EK_ERROR_INVALID_ARGUMENT, "value 128 does not fit");
+  EK_FAILS(ek_fill(nullptr, i8, scalar(-INFINITY)), EK_ERROR_INVALID_ARGUMENT, "value -inf");
+  EK_FAILS(ek_fill(nullptr, u8, scalar(-1)), EK_ERROR_INVALID_ARGUMENT, "uint8");
+  EK_FAILS(ek_fill(nullptr, i64, scalar(9.25e18)), EK_ERROR_INVALID_ARGUMENT, "int64");
+  EK_FAILS(ek_fill(nullptr, i64, scalar(0x1p63)), EK_ERROR_INVALID_ARGUMENT, "int64");
+  EK_FAILS(ek_fill(nullptr, i64, scalar(uint64_t{1} << 63)), EK_ERROR_INVALID_ARGUMENT,
+           "value 9223372036854775808 does not fit");
+  EXPECT_EQ(to_host<int8_t>(i8), (std::vector<int8_t>{99, 99}));  // untouched
+  EXPECT_EQ(to_host<int64_t>(i64), (std::vector<int64_t>{99, 99}));
+  // Bounds that fit, exactly; floats truncate toward zero.
+  EK_OK(ek_fill(nullptr, i8, scalar(-128.9)));
+  EXPECT_EQ(to_host<int8_t>(i8), (std::vector<int8_t>{-128, -128}));
+  EK_OK(ek_fill(nullptr, u8, scalar(-0.9)));
+  EXPECT_EQ(to_host<uint8_t>(u8), (std::vector<uint8_t>{0, 0}));
+  EK_OK(ek_fill(nullptr, u8, scalar(uint64_t{255})));
+  EXPECT_EQ(to_host<uint8_t>(u8), (std::vector<uint8_t>{255, 255}));
+  EK_OK(ek_fill(nullptr, i64, scalar(-0x1p63)));
+  EXPECT_EQ(to_host<int64_t>(i64), (std::vector<int64_t>{INT64_MIN, INT64_MIN}));
+  EK_OK(ek_fill(nullptr, i64, scalar(std::nextafter(0x1p63, 0.0))));
+  EXPECT_EQ(to_host<int64_t>(i64)[0], INT64_MAX - 1023);
+  EK_OK(ek_fill(nullptr, i64, scalar(INT64_MAX)));
+  EXPECT_EQ(to_host<int64_t>(i64)[1], INT64_MAX);
+  // bool takes value != 0 (NaN included); floats round, overflow to inf.
+  Tensor b(empty({1}, EK_BOOL)), h(empty({1}, EK_FLOAT16)), f(empty({1}, EK_FLOAT32));
+  EK_OK(ek_fill(nullptr, b, scalar(0.0)));
+  EXPECT_EQ(to_host<uint8_t>(b)[0], 0);
+  EK_OK(ek_fill(nullptr, b, scalar(NAN)));
+  EXPECT_EQ(to_host<uint8_t>(b)[0], 1);
+  EK_OK(ek_fill(nullptr, b, scalar(uint64_t{1} << 63)));
+  EXPECT_EQ(to_host<uint8_t>(b)[0], 1);
+  EK_OK(ek_fill(nullptr, h, scalar(1e10)));
+  EXPECT_EQ(to_host<uint16_t>(h)[0], 0x7c00);
+  EK_OK(ek_fill(nullptr, f, scalar(UINT64_MAX)));
+  EXPECT_EQ(to_host<float>(f)[0], 0x1p64f);
+  // Malformed scalars.
+  ek_scalar odd = scalar(true);
+  odd.i = 2;
+  EK_FAILS(ek_fill(nullptr, b, odd), EK_ERROR_INVALID_ARGUMENT, "bool ek_scalar holds 2");
+  odd = scalar(1);
+  odd.kind = static_cast<ek_scalar_kind>(9);
+  EK_FAILS(ek_fill(nullptr, b, odd), EK_ERROR_INVALID_ARGUMENT, "unknown ek_scalar kind 9");
+  odd = scalar(1);
+  odd.reserved_ = 1;
+  EK_FAILS(ek_fill(nullptr, b, odd), EK_ERROR_INVALID_ARGUMENT, "reserved_");
+}
+
+// ek.h "Casts": float -> integer truncates toward zero and saturates, NaN -> 0,
+// for every integer dtype, from float64 and float32 (CUDA: the generic cast
+// kernel and the typed f32 -> i32/i64 one).
+int64_t saturated(double x, int64_t lo, int64_t hi) {
+  if (std::isnan(x)) return 0;
+  const long double t = std::trunc(static_cast<long double>(x));
+  return t <= lo ? lo : (t >= hi ? hi : static_cast<int64_t>(t));
+}
+
+TEST_P(Copy, FloatToIntCastsSaturateForEveryIntegerDtype) {
+  const std::vector<double> xs = {NAN, INFINITY, -INFINITY, 3e9, -3e9, 1e300, -1e300, 0x1p63, -0x1p63,
+                                  0x1p64, 127.9, 128.0, -128.9, -129.0, 255.5, 256.0, -0.9, -1.0,
+                                  32767.5, -32769.0, 2147483647.5, -2147483649.0, 2.9, -2.9};
+  const int64_t n = static_cast<int64_t>(xs.size());
+  struct Target { ek_dtype dt; int64_t lo, hi; } targets[] = {
+      {EK_UINT8, 0, 255}, {EK_INT8, -128, 127}, {EK_INT16, -32768, 32767},
+      {EK_INT32, INT32_MIN, INT32_MAX}, {EK_INT64, INT64_MIN, INT64_MAX}};
+  for (ek_dtype src_dt : {EK_FLOAT64, EK_FLOAT32}) {
+    Tensor f64, src;
+    EK_OK(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT64, xs.data(), nullptr, f64.out()));
+    EK_OK(ek_cast(nullptr, f64, src_dt, src.out()));  // float32: out-of-range doubles become +-inf
+    std::vector<double> vals = to_host<double>(f64);
+    if (src_dt == EK_FLOAT32) {
+      Tensor back;
+      EK_OK(ek_cast(nullptr, src, EK_FLOAT64, back.out()));
+      vals = to_host<double>(back);
+    }
+    for (const Target &t : targets) {
+      Tensor as_int, as64;
+      EK_OK(ek_cast(nullptr, src, t.dt, as_int.out()));
+      EK_OK(ek_cast(nullptr, as_int, EK_INT64, as64.out()));
+      std::vector<int64_t> got = to_host<int64_t>(as64);
+      for (int64_t i = 0; i < n; ++i)
+        EXPECT_EQ(got[i], saturated(vals[i], t.lo, t.hi))
+            << ek_dtype_name(src_dt) << " " << vals[i] << " -> " << ek_dtype_name(t.dt);
+    }
+  }
+}
+
+TEST_P(Copy, IntegerArangeRejectsValuesOutsideItsDtype) {
+  ek_tensor bad = nullptr;
+  EK_FAILS(ek_arange(ctx, 1e300, 2e300, 1e299, EK_INT64, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT,
+           "do not fit int64");
+  EK_FAILS(ek_arange(ctx, 0, 1.2e19, 5e18, EK_INT64, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT,
+           "do not fit int64");  // the third element, 1e19, is past INT64_MAX
+  EK_FAILS(ek_arange(ctx, 0, 300, 1, EK_INT8, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT, "int8");
+  EK_FAILS(ek_arange(ctx, -1, 3, 1, EK_UINT8, nullptr, &bad), EK_ERROR_INVALID_ARGUMENT, "uint8");
+  EXPECT_EQ(bad, nullptr);
+  Tensor edge, top;
+  EK_OK(ek_arange(ctx, -0x1p63, -0x1p63 + 4096, 2048, EK_INT64, nullptr, edge.out()));
+  EXPECT_EQ(to_host<int64_t>(edge), (std::vector<int64_t>{INT64_MIN, INT64_MIN + 2048}));
+  EK_OK(ek_arange(ctx, 0, 256, 85, EK_UINT8, nullptr, top.out()));
+  EXPECT_EQ(to_host<uint8_t>(top), (std::vector<uint8_t>{0, 85, 170, 255}));
 }
 
 TEST_P(Copy, ArangeFollowsNumPy) {
@@ -207,11 +315,11 @@ TEST_P(Copy, RejectsBadArguments) {
   EK_OK(ek_view_expand(row, 2, shape, expanded.out()));
   EK_FAILS(ek_copy(nullptr, expanded, a), EK_ERROR_INVALID_ARGUMENT, "broadcast view");
   EK_FAILS(ek_contiguous(nullptr, a, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
-  EK_FAILS(ek_fill(nullptr, nullptr, 1), EK_ERROR_NULL_POINTER, "ek_fill: t is NULL");
+  EK_FAILS(ek_fill(nullptr, nullptr, ektest::scalar(1)), EK_ERROR_NULL_POINTER, "ek_fill: t is NULL");
   ek_context other = cpu_context();
   ek_stream foreign = nullptr;
   EK_OK(ek_stream_create(other, &foreign));
-  EK_FAILS(ek_fill(foreign, a, 1), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_FAILS(ek_fill(foreign, a, ektest::scalar(1)), EK_ERROR_INVALID_ARGUMENT, "another context");
   EK_OK(ek_stream_destroy(foreign));
   EK_OK(ek_context_destroy(other));
 }

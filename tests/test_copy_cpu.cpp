@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/copy.hpp"
+#include "half.hpp"
 
 namespace {
 using namespace ek;
@@ -73,12 +74,22 @@ double as_double(B16 h) { return ref_bf16_value(h.b); }
 template <typename S> double as_double(S s) { return static_cast<double>(s); }
 template <typename S> constexpr bool is_fp() { return std::is_floating_point<S>::value || std::is_same<S, H16>::value || std::is_same<S, B16>::value; }
 
+// float -> integer D: truncate toward zero, NaN -> 0, saturate (ek.h "Casts").
+// long double holds every bound exactly.
+template <typename D>
+D ref_saturate(double x) {
+  if (std::isnan(x)) return 0;
+  const long double t = std::trunc(static_cast<long double>(x));
+  const long double lo = std::numeric_limits<D>::min(), hi = std::numeric_limits<D>::max();
+  return t <= lo ? std::numeric_limits<D>::min() : t >= hi ? std::numeric_limits<D>::max() : static_cast<D>(t);
+}
+
 template <typename D, typename S>
 D ref_cast(S s) {
   if constexpr (std::is_same<D, bool>::value) {
     return as_double(s) != 0;
   } else if constexpr (std::is_integral<D>::value) {
-    if constexpr (is_fp<S>()) return static_cast<D>(static_cast<int64_t>(std::trunc(as_double(s))));  // values in range
+    if constexpr (is_fp<S>()) return ref_saturate<D>(as_double(s));
     else return static_cast<D>(s);
   } else if constexpr (std::is_same<D, H16>::value || std::is_same<D, B16>::value) {
     float f;
@@ -103,9 +114,8 @@ template <> int code<B16>() { return kBF16; }
 template <> int code<float>() { return kF32; }
 template <> int code<double>() { return kF64; }
 
-// Source values valid for S (floats stay inside every integer target's range
-// after truncation only where the int conversion is defined; wrap cases use
-// integers).
+// Source values for S: small ones, wrap-around and rounding cases for
+// integers, fractions and out-of-range values (which saturate) for floats.
 template <typename S> std::vector<S> sample_values() {
   std::vector<double> v = {0, 1, 2, 3, 7, 100, 127};
   if constexpr (std::is_same<S, bool>::value) return {false, true};
@@ -123,7 +133,7 @@ template <typename S> std::vector<S> sample_values() {
     }
   }
   if constexpr (std::is_floating_point<S>::value)
-    for (double d : {0.5, 2.5, -2.5, 3.7, -3.7, 0.1, 1e-3, 126.99})
+    for (double d : {0.5, 2.5, -2.5, 3.7, -3.7, 0.1, 1e-3, 126.99, 300.0, -300.0, 3e9, -3e9, 1e30})
       out.push_back(static_cast<S>(d));
   if constexpr (std::is_same<S, H16>::value)
     for (uint16_t b : {0x3555, 0xb8cd, 0x0001, 0x03ff, 0x3c01}) out.push_back(H16{b});
@@ -153,13 +163,6 @@ void check_pair() {
   ASSERT_EQ(cpu::copy(d, s), 0);
   for (size_t i = 0; i < n; ++i) {
     D want = ref_cast<D>(src[i]);
-    if constexpr (std::is_integral<D>::value && is_fp<S>()) {
-      double x = as_double(src[i]);  // float->int only defined for in-range values
-      if (x <= double(std::numeric_limits<D>::min()) - 1 || x >= double(std::numeric_limits<D>::max()) + 1) {
-        if (!std::is_same<D, uint8_t>::value || x <= -129) continue;  // u8 wraps via int64 (PyTorch rule)
-        want = static_cast<D>(static_cast<int64_t>(std::trunc(x)));
-      }
-    }
     EXPECT_EQ(0, std::memcmp(&want, &dst[i], sizeof(D)))
         << "dtype " << code<S>() << " -> " << code<D>() << " index " << i << " src " << as_double(src[i]);
   }
@@ -254,6 +257,51 @@ TEST(CpuCopy, NanAndInfToIntsAndBool) {
   EXPECT_EQ(b, (std::vector<uint8_t>{1, 1, 1, 1, 0, 1}));
 }
 
+// Values at and around every integer dtype's bounds, NaN and infinities.
+std::vector<double> boundary_values() {
+  std::vector<double> v = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, -0.9, 0.9, -1.0, 3e9, -3e9,
+                           1e300, -1e300, 0x1p63, -0x1p63, 0x1p64, -0x1p64};
+  v.push_back(std::nextafter(0x1p63, 0.0));  // the largest double below 2^63
+  v.push_back(std::nextafter(-0x1p63, -INFINITY));
+  for (double b : {128.0, 256.0, 32768.0, 2147483648.0}) {
+    for (double d : {-1.5, -1.0, -0.5, 0.0, 0.5})  // max + d + 1 and -(max + 1) + d
+      v.insert(v.end(), {b + d, -b + d});
+  }
+  return v;
+}
+
+template <typename D>
+void check_saturation() {
+  const std::vector<double> xs = boundary_values();
+  const int64_t n = int64_t(xs.size());
+  std::vector<float> fs(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)  // float copies (out-of-range ones as +-inf)
+    fs[i] = std::fabs(xs[i]) > std::numeric_limits<float>::max() ? float(std::copysign(INFINITY, xs[i])) : float(xs[i]);
+  std::vector<D> got(xs.size());
+  ASSERT_EQ(cpu::copy(desc(got.data(), code<D>(), {n}), desc(const_cast<double *>(xs.data()), kF64, {n})), 0);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(int64_t(got[i]), int64_t(ref_saturate<D>(xs[i]))) << "f64 " << xs[i] << " -> dtype " << code<D>();
+  ASSERT_EQ(cpu::copy(desc(got.data(), code<D>(), {n}), desc(fs.data(), kF32, {n})), 0);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(int64_t(got[i]), int64_t(ref_saturate<D>(fs[i]))) << "f32 " << fs[i] << " -> dtype " << code<D>();
+}
+
+TEST(CpuCopy, FloatToIntSaturatesForEveryIntegerDtype) {
+  check_saturation<uint8_t>();
+  check_saturation<int8_t>();
+  check_saturation<int16_t>();
+  check_saturation<int32_t>();
+  check_saturation<int64_t>();
+  // The cases, spelled out.
+  double src[4] = {INFINITY, 3e9, -1.0, 1e300};
+  int32_t i32[4];
+  uint8_t u8[4];
+  ASSERT_EQ(cpu::copy(desc(i32, kI32, {4}), desc(src, kF64, {4})), 0);
+  ASSERT_EQ(cpu::copy(desc(u8, kU8, {4}), desc(src, kF64, {4})), 0);
+  EXPECT_EQ(std::vector<int32_t>(i32, i32 + 4), (std::vector<int32_t>{INT32_MAX, INT32_MAX, -1, INT32_MAX}));
+  EXPECT_EQ(std::vector<uint8_t>(u8, u8 + 4), (std::vector<uint8_t>{255, 255, 0, 255}));
+}
+
 // ---- layouts: naive multi-index reference ----
 void ref_walk(const TensorDesc &t, int dim, int64_t off, std::vector<int64_t> &out) {
   if (dim == t.ndim) { out.push_back(off); return; }
@@ -313,11 +361,13 @@ TEST(CpuCopy, ZeroDimAndZeroSize) {
   std::vector<int8_t> dst(4, 9);
   ASSERT_EQ(cpu::copy(desc(dst.data(), kI8, {3, 0}), desc(nullptr, kF32, {3, 0})), 0);
   ASSERT_EQ(cpu::copy(desc(nullptr, kI8, {0}), desc(nullptr, kI8, {0})), 0);
-  ASSERT_EQ(cpu::fill(desc(nullptr, kF16, {0, 5}), 1.0, 1), 0);
+  ASSERT_EQ(cpu::fill(desc(nullptr, kF16, {0, 5}), 0x3c00), 0);
   ASSERT_EQ(cpu::arange(desc(nullptr, kI64, {0}), 0, 1, 0, 1), 0);
   EXPECT_EQ(dst, std::vector<int8_t>(4, 9));
-  float f = 0;
-  ASSERT_EQ(cpu::fill(desc(&f, kF32, {}), 1.5, 0), 0);
+  float f = 0, g = 1.5f;
+  uint32_t g_bits;
+  std::memcpy(&g_bits, &g, 4);
+  ASSERT_EQ(cpu::fill(desc(&f, kF32, {}), g_bits), 0);
   EXPECT_EQ(f, 1.5f);
 }
 
@@ -325,35 +375,104 @@ TEST(CpuCopy, RejectsBadArguments) {
   float x[4] = {};
   EXPECT_NE(cpu::copy(desc(x, 11, {4}), desc(x, kF32, {4})), 0);
   EXPECT_NE(cpu::copy(desc(x, kF32, {4}), desc(x, kF32, {2, 2})), 0);
-  EXPECT_NE(cpu::fill(desc(x, -1, {4}), 0, 0), 0);
+  EXPECT_NE(cpu::fill(desc(x, -1, {4}), 0), 0);
   auto bad = desc(x, kF32, {4});
   bad.ndim = 9;
   EXPECT_NE(cpu::arange(bad, 0, 1, 0, 1), 0);
 }
 
+// An element of dt for v (detail::scalar_element), or nullopt-like false.
+template <typename T>
+bool element(ek_scalar v, int dt, T *out) {
+  uint64_t bits = 0;
+  if (!detail::scalar_element(v, dt, &bits)) return false;
+  std::memcpy(out, &bits, sizeof(T));
+  return true;
+}
+ek_scalar sf(double f) { ek_scalar v{}; v.kind = EK_SCALAR_FLOAT64; v.f = f; return v; }
+ek_scalar si(int64_t i) { ek_scalar v{}; v.kind = EK_SCALAR_INT64; v.i = i; return v; }
+ek_scalar su(uint64_t u) { ek_scalar v{}; v.kind = EK_SCALAR_UINT64; v.u = u; return v; }
+
 TEST(CpuFill, EveryDtypeAndStrided) {
   int64_t big = (int64_t(1) << 62) + 1;
   std::vector<int64_t> i64(6, 0);
-  ASSERT_EQ(cpu::fill(desc(i64.data(), kI64, {3}, {2}), 0.0, big), 0);
+  uint64_t elem = 0;
+  ASSERT_TRUE(detail::scalar_element(si(big), kI64, &elem));
+  ASSERT_EQ(cpu::fill(desc(i64.data(), kI64, {3}, {2}), elem), 0);
   EXPECT_EQ(i64, (std::vector<int64_t>{big, 0, big, 0, big, 0}));
-  uint8_t b[2];
-  ASSERT_EQ(cpu::fill(desc(b, kBool, {2}), 0.0, 2), 0);
-  EXPECT_EQ(b[0], 1);
-  ASSERT_EQ(cpu::fill(desc(b, kU8, {2}), 7.0, 300), 0);
-  EXPECT_EQ(b[1], 300 % 256);
   uint16_t h[3];
-  ASSERT_EQ(cpu::fill(desc(h, kF16, {3}), 0.1, 5), 0);
+  ASSERT_TRUE(detail::scalar_element(sf(0.1), kF16, &elem));
+  ASSERT_EQ(cpu::fill(desc(h, kF16, {3}), elem), 0);
   EXPECT_EQ(h[2], ref_to_f16(0.1f));
-  ASSERT_EQ(cpu::fill(desc(h, kBF16, {3}), -0.1, 5), 0);
-  EXPECT_EQ(h[1], ref_to_bf16(-0.1f));
   double d[4] = {};
-  ASSERT_EQ(cpu::fill(desc(d + 3, kF64, {2, 2}, {-2, 0}), 0.3, 5), 0);  // negative + broadcast dst
+  ASSERT_TRUE(detail::scalar_element(sf(0.3), kF64, &elem));
+  ASSERT_EQ(cpu::fill(desc(d + 3, kF64, {2, 2}, {-2, 0}), elem), 0);  // negative + broadcast dst
   EXPECT_EQ(d[3], 0.3);
   EXPECT_EQ(d[1], 0.3);
   EXPECT_EQ(d[0], 0.0);
-  int32_t i32[2];
-  ASSERT_EQ(cpu::fill(desc(i32, kI32, {2}), 9.9, -4), 0);
-  EXPECT_EQ(i32[1], -4);
+}
+
+// The scalar -> element rule (ek.h ek_scalar) against values worked by hand.
+TEST(ScalarElement, ExactWhereItFitsRefusedWhereItDoesNot) {
+  int64_t i64 = 0;
+  EXPECT_TRUE(element(si((int64_t(1) << 60) + 1), kI64, &i64));
+  EXPECT_EQ(i64, (int64_t(1) << 60) + 1);
+  EXPECT_TRUE(element(su(uint64_t(INT64_MAX)), kI64, &i64));
+  EXPECT_EQ(i64, INT64_MAX);
+  EXPECT_FALSE(element(su(uint64_t(INT64_MAX) + 1), kI64, &i64));
+  EXPECT_FALSE(element(sf(9.25e18), kI64, &i64));
+  EXPECT_FALSE(element(sf(0x1p63), kI64, &i64));
+  EXPECT_TRUE(element(sf(-0x1p63), kI64, &i64));
+  EXPECT_EQ(i64, INT64_MIN);
+  int8_t i8 = 0;
+  EXPECT_FALSE(element(si(300), kI8, &i8));
+  EXPECT_FALSE(element(si(-129), kI8, &i8));
+  EXPECT_FALSE(element(sf(128.0), kI8, &i8));
+  EXPECT_FALSE(element(sf(NAN), kI8, &i8));
+  EXPECT_FALSE(element(sf(INFINITY), kI8, &i8));
+  EXPECT_TRUE(element(sf(127.9), kI8, &i8));
+  EXPECT_EQ(i8, 127);
+  EXPECT_TRUE(element(sf(-128.9), kI8, &i8));
+  EXPECT_EQ(i8, -128);
+  uint8_t u8 = 9;
+  EXPECT_FALSE(element(si(-1), kU8, &u8));
+  EXPECT_FALSE(element(si(256), kU8, &u8));
+  EXPECT_TRUE(element(sf(-0.5), kU8, &u8));
+  EXPECT_EQ(u8, 0);
+  int32_t i32 = 0;
+  EXPECT_FALSE(element(sf(3e9), kI32, &i32));
+  EXPECT_TRUE(element(sf(-2147483648.5), kI32, &i32));
+  EXPECT_EQ(i32, INT32_MIN);
+  EXPECT_FALSE(element(sf(-2147483649.0), kI32, &i32));
+  int16_t i16 = 0;
+  EXPECT_FALSE(element(su(~uint64_t(0)), kI16, &i16));
+  // bool: value != 0.
+  uint8_t b = 7;
+  EXPECT_TRUE(element(si(2), kBool, &b));
+  EXPECT_EQ(b, 1);
+  EXPECT_TRUE(element(sf(NAN), kBool, &b));
+  EXPECT_EQ(b, 1);
+  EXPECT_TRUE(element(sf(-0.0), kBool, &b));
+  EXPECT_EQ(b, 0);
+  // Floats: one rounding from the exact value.
+  float f = 0;
+  EXPECT_TRUE(element(su((uint64_t(1) << 63) + (uint64_t(1) << 39) + 1), kF32, &f));
+  EXPECT_EQ(f, 0x1p63f + 0x1p40f);  // through a double it would tie and round down to 2^63
+  EXPECT_TRUE(element(si(16777217), kF32, &f));
+  EXPECT_EQ(f, 16777216.0f);
+  double d = 0;
+  EXPECT_TRUE(element(si((int64_t(1) << 53) + 1), kF64, &d));
+  EXPECT_EQ(d, 0x1p53);
+  uint16_t h = 0;
+  EXPECT_TRUE(element(sf(1e10), kF16, &h));
+  EXPECT_EQ(h, 0x7c00);
+  EXPECT_TRUE(element(si(30001), kF16, &h));
+  EXPECT_EQ(h, ref_to_f16(30001.0f));
+  EXPECT_TRUE(element(sf(-0.1), kBF16, &h));
+  EXPECT_EQ(h, ref_to_bf16(-0.1f));
+  ek_scalar bad = si(1);
+  bad.kind = static_cast<ek_scalar_kind>(4);
+  EXPECT_FALSE(element(bad, kF32, &f));
 }
 
 TEST(CpuArange, FloatIntAndStrided) {

@@ -280,6 +280,31 @@ TEST_P(Elementwise, PromotionOfTensorPairs) {
   EXPECT_EQ(values(q), (std::vector<double>{1, 1}));
 }
 
+// An integer operand is converted to the promoted half type before the op
+// (PyTorch): 30001 is 30000 in float16, 257 is 256 in bfloat16, 2049 is 2048.
+TEST_P(Elementwise, IntegerOperandsRoundToTheHalfTypeFirst) {
+  Tensor i16(make({30001, 2049, 4097}, {}, EK_INT16)), h(make({30000, -1, -1}, {}, EK_FLOAT16));
+  Tensor eq, eq_rev, diff, pw;
+  EK_OK(ek_binary(nullptr, EK_BINARY_EQ, i16, h, eq.out()));
+  EK_OK(ek_binary(nullptr, EK_BINARY_EQ, h, i16, eq_rev.out()));
+  EXPECT_EQ(values(eq)[0], 1);
+  EXPECT_EQ(values(eq_rev)[0], 1);
+  EK_OK(ek_binary(nullptr, EK_BINARY_SUB, i16, h, diff.out()));
+  EXPECT_EQ(dtype_of(diff), EK_FLOAT16);
+  EXPECT_EQ(values(diff)[0], 0.0);
+  EK_OK(ek_binary(nullptr, EK_BINARY_POW, h, i16, pw.out()));  // (-1) ** 2048, not ** 2049
+  EXPECT_EQ(values(pw), (std::vector<double>{INFINITY, 1, 1}));
+  Tensor i32(make({257, -257}, {}, EK_INT32)), b(make({256, -256}, {}, EK_BFLOAT16)), beq, bsub;
+  EK_OK(ek_binary(nullptr, EK_BINARY_EQ, b, i32, beq.out()));
+  EXPECT_EQ(values(beq), (std::vector<double>{1, 1}));
+  EK_OK(ek_binary(nullptr, EK_BINARY_SUB, i32, b, bsub.out()));
+  EXPECT_EQ(values(bsub), (std::vector<double>{0, 0}));
+  // Wider floats keep the integer exact.
+  Tensor f(make({30000}, {}, EK_FLOAT32)), feq;
+  EK_OK(ek_binary(nullptr, EK_BINARY_EQ, i16, f, feq.out()));
+  EXPECT_EQ(values(feq), (std::vector<double>{0, 0, 0}));
+}
+
 TEST_P(Elementwise, PromotionOfUnaryResults) {
   Tensor i(make({4, -1}, {}, EK_INT32)), h(make({1, NAN}, {}, EK_FLOAT16)), e, n, a, r;
   EK_OK(ek_unary(nullptr, EK_UNARY_SQRT, i, e.out()));

@@ -541,7 +541,7 @@ TEST_P(Indexing, MaskBytesOtherThanOneCountAsTrue) {
   expect_values(sel, {static_cast<int64_t>(want.size())}, want, "masked_select");
   EK_OK(ek_nonzero(nullptr, m, nz.out()));
   EXPECT_EQ(shape_of(nz), (Shape{static_cast<int64_t>(want.size()), 1}));
-  EK_OK(ek_masked_fill(nullptr, x, m, 0, filled.out()));
+  EK_OK(ek_masked_fill(nullptr, x, m, ektest::scalar(0), filled.out()));
   Values fv = values_of(filled);
   for (int i = 0; i < n; ++i) EXPECT_EQ(fv[i], raw[i] ? 0 : xv[i]) << i;
 }
@@ -589,19 +589,19 @@ TEST_P(Indexing, StridedOutputsAndExpandedInputs) {
 TEST_P(Indexing, MaskedFillBroadcastCastsAndInPlace) {
   struct Case { ek_dtype dt; double value, stored; } cases[] = {
       {EK_FLOAT32, 1.5, 1.5}, {EK_INT32, 2.7, 2}, {EK_INT32, -2.7, -2}, {EK_BOOL, 0.5, 1},
-      {EK_UINT8, 300, 44},    {EK_FLOAT16, -0.25, -0.25}, {EK_INT64, -9, -9},
+      {EK_UINT8, 255.9, 255}, {EK_FLOAT16, -0.25, -0.25}, {EK_INT64, -9, -9},
       {EK_FLOAT64, -INFINITY, -INFINITY}};
   const std::vector<int> mv{1, 0, 0, 1, 1};
   for (const auto &c : cases) {
     Values xv = sample(c.dt, 15, 2 + c.dt);
     Tensor x(make({3, 5}, c.dt, xv)), m(make_mask({5}, mv)), out;
-    EK_OK(ek_masked_fill(nullptr, x, m, c.value, out.out()));
+    EK_OK(ek_masked_fill(nullptr, x, m, ektest::scalar(c.value), out.out()));
     Values want = as_dtype(xv, c.dt);
     for (int i = 0; i < 15; ++i)
       if (mv[i % 5]) want[i] = c.stored;
     expect_values(out, {3, 5}, want, "dtype " + std::to_string(c.dt));
     ek_tensor o = x.t;
-    EK_OK(ek_masked_fill(nullptr, x, m, c.value, &o));
+    EK_OK(ek_masked_fill(nullptr, x, m, ektest::scalar(c.value), &o));
     expect_values(x, {3, 5}, want, "in place");
   }
   Tensor base(make({4, 6}, EK_FLOAT32, sample(EK_FLOAT32, 24, 9)));
@@ -610,10 +610,35 @@ TEST_P(Indexing, MaskedFillBroadcastCastsAndInPlace) {
   auto mv2 = random_mask(24, 4);
   Tensor m(make_mask({6, 4}, mv2));
   ek_tensor o = x.t;
-  EK_OK(ek_masked_fill(nullptr, x, m, NAN, &o));
+  EK_OK(ek_masked_fill(nullptr, x, m, ektest::scalar(NAN), &o));
   for (int i = 0; i < 24; ++i)
     if (mv2[i]) xv[i] = NAN;
   expect_values(x, {6, 4}, xv, "transposed in place with NaN");
+}
+
+// The value is an ek_scalar: int64 stays exact beyond 2^53, and a value that
+// does not fit x's dtype is refused before anything is written.
+TEST_P(Indexing, MaskedFillIsExactAndRefusesValuesThatDoNotFit) {
+  using ektest::scalar;
+  const int64_t big = (int64_t(1) << 60) + 1;
+  Tensor x(make({4}, EK_INT64, {1, 2, 3, 4})), m(make_mask({4}, {1, 0, 1, 0})), out;
+  EK_OK(ek_masked_fill(nullptr, x, m, scalar(big), out.out()));
+  EXPECT_EQ(ektest::to_host<int64_t>(out), (std::vector<int64_t>{big, 2, big, 4}));
+  ek_tensor o = out.t;
+  EK_OK(ek_masked_fill(nullptr, x, m, scalar(uint64_t(INT64_MAX)), &o));
+  EXPECT_EQ(ektest::to_host<int64_t>(out), (std::vector<int64_t>{INT64_MAX, 2, INT64_MAX, 4}));
+  EK_FAILS(ek_masked_fill(nullptr, x, m, scalar(uint64_t(INT64_MAX) + 1), &o), EK_ERROR_INVALID_ARGUMENT,
+           "value 9223372036854775808 does not fit the integer dtype int64");
+  EK_FAILS(ek_masked_fill(nullptr, x, m, scalar(9.25e18), &o), EK_ERROR_INVALID_ARGUMENT, "int64");
+  Tensor x8(make({4}, EK_INT8, {1, 2, 3, 4})), out8;
+  EK_FAILS(ek_masked_fill(nullptr, x8, m, scalar(1000), out8.out()), EK_ERROR_INVALID_ARGUMENT,
+           "ek_masked_fill: value 1000 does not fit the integer dtype int8 (range -128..127)");
+  EXPECT_EQ(out8.t, nullptr);
+  ek_tensor in_place = x8.t;
+  EK_FAILS(ek_masked_fill(nullptr, x8, m, scalar(-129.0), &in_place), EK_ERROR_INVALID_ARGUMENT, "int8");
+  EXPECT_EQ(ektest::to_host<int8_t>(x8), (std::vector<int8_t>{1, 2, 3, 4}));
+  EK_OK(ek_masked_fill(nullptr, x8, m, scalar(-128), &in_place));
+  EXPECT_EQ(ektest::to_host<int8_t>(x8), (std::vector<int8_t>{-128, 2, -128, 4}));
 }
 
 // ---------------------------------------------------------------- masked_scatter
@@ -806,7 +831,7 @@ TEST_P(Indexing, WrongDtypesFail) {
   EK_FAILS(ek_index_put(nullptr, x, 1, bad_idx, v, 0, out.out()), EK_ERROR_DTYPE, "int64 or int32");
   Tensor umask(make({3, 4}, EK_UINT8, Values(12, 1.0)));
   EK_FAILS(ek_masked_select(nullptr, x, umask, out.out()), EK_ERROR_DTYPE, "mask must be bool, got uint8");
-  EK_FAILS(ek_masked_fill(nullptr, x, umask, 1, out.out()), EK_ERROR_DTYPE, "mask must be bool");
+  EK_FAILS(ek_masked_fill(nullptr, x, umask, ektest::scalar(1), out.out()), EK_ERROR_DTYPE, "mask must be bool");
   EK_FAILS(ek_masked_scatter(nullptr, x, umask, x, out.out()), EK_ERROR_DTYPE, "mask must be bool");
   Tensor idx(make_index({3, 4}, EK_INT64, std::vector<int64_t>(12, 0)));
   Tensor src64(make({3, 4}, EK_FLOAT64, Values(12, 1.0))), m(make_mask({4}, {1, 0, 0, 0}));
@@ -816,15 +841,15 @@ TEST_P(Indexing, WrongDtypesFail) {
   EK_FAILS(ek_index_put(nullptr, x, 1, ok_idx, src64, 0, out.out()), EK_ERROR_DTYPE, "values");
   EK_FAILS(ek_masked_scatter(nullptr, x, m, src64, out.out()), EK_ERROR_DTYPE, "source");
   Tensor ix(make({3}, EK_INT32, {1, 2, 3}));
-  EK_FAILS(ek_masked_fill(nullptr, ix, m, NAN, out.out()), EK_ERROR_SHAPE, "broadcast");
+  EK_FAILS(ek_masked_fill(nullptr, ix, m, ektest::scalar(NAN), out.out()), EK_ERROR_SHAPE, "broadcast");
   Tensor m3(make_mask({3}, {1, 0, 0}));
-  EK_FAILS(ek_masked_fill(nullptr, ix, m3, NAN, out.out()), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_masked_fill(nullptr, ix, m3, ektest::scalar(NAN), out.out()), EK_ERROR_INVALID_ARGUMENT,
            "does not fit the integer dtype int32");
   Tensor wrong;
   int64_t shape[2] = {3, 4};
   EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT64, nullptr, wrong.out()));
   ek_tensor o = wrong.t;
-  EK_FAILS(ek_masked_fill(nullptr, x, m, 1, &o), EK_ERROR_DTYPE, "out has dtype float64");
+  EK_FAILS(ek_masked_fill(nullptr, x, m, ektest::scalar(1), &o), EK_ERROR_DTYPE, "out has dtype float64");
   EXPECT_EQ(out.t, nullptr);
 }
 
@@ -872,7 +897,7 @@ TEST_P(Indexing, NullsForeignContextsAndAliasingFail) {
   EK_FAILS(ek_index_put(nullptr, x, 1, holes, x, 0, out.out()), EK_ERROR_NULL_POINTER, "indices");
   EK_FAILS(ek_index_put(nullptr, x, -1, nullptr, x, 0, out.out()), EK_ERROR_INVALID_ARGUMENT, "n = -1");
   EK_FAILS(ek_masked_select(nullptr, x, nullptr, out.out()), EK_ERROR_NULL_POINTER, "mask is NULL");
-  EK_FAILS(ek_masked_fill(nullptr, nullptr, nullptr, 0, out.out()), EK_ERROR_NULL_POINTER, "x is NULL");
+  EK_FAILS(ek_masked_fill(nullptr, nullptr, nullptr, ektest::scalar(0), out.out()), EK_ERROR_NULL_POINTER, "x is NULL");
   EK_FAILS(ek_masked_scatter(nullptr, x, x, nullptr, out.out()), EK_ERROR_NULL_POINTER, "source is NULL");
   EK_FAILS(ek_nonzero(nullptr, x, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
 
@@ -893,7 +918,7 @@ TEST_P(Indexing, NullsForeignContextsAndAliasingFail) {
   Tensor big(make({4, 4}, EK_FLOAT32, Values(16, 0.0))), top(sliced(big, 0, 0, 3, 1)),
       bottom(sliced(big, 0, 1, 4, 1)), m(make_mask({4}, {1, 0, 0, 0}));
   o = bottom.t;
-  EK_FAILS(ek_masked_fill(nullptr, top, m, 1, &o), EK_ERROR_INVALID_ARGUMENT, "only out == x");
+  EK_FAILS(ek_masked_fill(nullptr, top, m, ektest::scalar(1), &o), EK_ERROR_INVALID_ARGUMENT, "only out == x");
   Tensor xs(make({4}, EK_FLOAT32, {1, 2, 3, 4}));
   o = xs.t;
   EK_FAILS(ek_masked_select(nullptr, xs, m, &o), EK_ERROR_INVALID_ARGUMENT, "out overlaps x");

@@ -57,7 +57,7 @@ ek_status LeakTest::one_cycle(int64_t i) {
   const int64_t n = cycle_numel(i);
   ek_tensor x = nullptr, y = nullptr, v = nullptr;
   ek_status st = ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, &x);
-  if (st == EK_SUCCESS) st = ek_fill(nullptr, x, 0.5);
+  if (st == EK_SUCCESS) st = ek_fill(nullptr, x, ektest::scalar(0.5));
   if (st == EK_SUCCESS) {
     switch (i % 5) {
       case 0: st = ek_unary(nullptr, EK_UNARY_EXP, x, &y); break;
@@ -104,7 +104,7 @@ TEST_P(LeakTest, FailingCallsLeakNothing) {
   EK_OK(ek_tensor_empty(ctx, 2, mat_a, EK_FLOAT32, nullptr, ma.out()));
   EK_OK(ek_tensor_empty(ctx, 2, mat_b, EK_FLOAT32, nullptr, mb.out()));
   EK_OK(ek_tensor_empty(ctx, 1, &n4, EK_FLOAT32, nullptr, wrong_out.out()));
-  for (ek_tensor t : {a3.t, a4.t, ints.t}) EK_OK(ek_fill(nullptr, t, 1.0));
+  for (ek_tensor t : {a3.t, a4.t, ints.t}) EK_OK(ek_fill(nullptr, t, ektest::scalar(1.0)));
   const int reduce_dim = 5;
   std::vector<std::pair<ek_status, std::function<ek_status(ek_tensor *)>>> calls = {
       {EK_ERROR_SHAPE, [&](ek_tensor *o) { return ek_tensor_empty(ctx, 2, bad_shape, EK_FLOAT32, nullptr, o); }},
@@ -148,7 +148,7 @@ TEST_P(LeakTest, OpsThatRunOutOfMemoryMidwayLeakNothing) {
   const int64_t shape[2] = {512, 512}, flat = 512 * 512, idx_n = 512;  // 1 MiB of float32
   ektest::Tensor x, xt, mask, mask_rows, index;
   EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, x.out()));
-  EK_OK(ek_fill(nullptr, x, 1.0));
+  EK_OK(ek_fill(nullptr, x, ektest::scalar(1.0)));
   EK_OK(ek_view_transpose(x, 0, 1, xt.out()));  // non-contiguous: ops may copy it first
   EK_OK(ek_binary_scalar(nullptr, EK_BINARY_GT, x, 0.0, 0, mask.out()));
   EK_OK(ek_view_slice(mask, 0, 0, 128, 1, mask_rows.out()));  // nonzero: 1 MiB of indices

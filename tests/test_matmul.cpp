@@ -166,7 +166,7 @@ class Matmul : public ektest::DeviceTest {
     ek_tensor t = nullptr;
     EXPECT_EQ(ek_tensor_empty(c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, nullptr, &t),
               EK_SUCCESS) << ek_last_error();
-    EXPECT_EQ(ek_fill(nullptr, t, value), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(value)), EK_SUCCESS) << ek_last_error();
     return t;
   }
   ek_tensor transposed(ek_tensor t, int d0 = -2, int d1 = -1) {

@@ -512,11 +512,11 @@ TEST_P(MemoryTest, CrossStreamReuseWaitsForTheFreeingStreamsWork) {
   for (int round = 0; round < 3; ++round) {
     ektest::Tensor big, reuse;
     EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, a, big.out()));
-    EK_OK(ek_fill(a, big, 1.0));
+    EK_OK(ek_fill(a, big, ektest::scalar(1.0)));
     ek_tensor_release(big.t);  // freed on a while the fill may run
     big.t = nullptr;
     EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, b, reuse.out()));
-    EK_OK(ek_fill(b, reuse, 2.0));
+    EK_OK(ek_fill(b, reuse, ektest::scalar(2.0)));
     EK_OK(ek_context_synchronize(ctx));
     std::vector<float> h = ektest::to_host<float>(reuse);
     EXPECT_EQ(std::count(h.begin(), h.end(), 2.0f), n) << "round " << round;
@@ -760,7 +760,7 @@ TEST_P(MemoryTest, TensorOpsPastTheLimitFailCleanly) {
   const int64_t n = 256 * 1024;  // 1 MiB of float32: two per 2 MiB segment
   ektest::Tensor x;
   EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, x.out()));
-  EK_OK(ek_fill(nullptr, x, 2.0));
+  EK_OK(ek_fill(nullptr, x, ektest::scalar(2.0)));
   std::vector<ek_tensor> outs(3, nullptr);  // with x: the 4 MiB limit
   for (ek_tensor &o : outs) EK_OK(ek_unary(nullptr, EK_UNARY_NEG, x, &o));
   const int64_t handles = live_handles();
@@ -823,7 +823,7 @@ TEST_P(MemoryTest, DeviceCapacityRunsOutAndComesBack) {
     EXPECT_GE(held.size() + (pass == 2 ? 1 : 0), first) << "pass " << pass;
     for (size_t i = 1; i < held.size(); ++i) EK_EXPECT_OK(ek_tensor_release(held[i]));
     if (!held.empty()) {  // the context still computes after the failure
-      EK_EXPECT_OK(ek_fill_int(nullptr, held[0], 7));
+      EK_EXPECT_OK(ek_fill(nullptr, held[0], ektest::scalar(7)));
       uint8_t v = 0;
       ektest::Tensor last;
       EK_EXPECT_OK(ek_view_slice(held[0], 0, gib - 1, gib, 1, last.out()));

@@ -28,7 +28,7 @@ class Profiler : public ektest::DeviceTest {
     EXPECT_EQ(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
                               nullptr, &t),
               EK_SUCCESS);
-    EXPECT_EQ(ek_fill(nullptr, t, value), EK_SUCCESS);
+    EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(value)), EK_SUCCESS);
     return t;
   }
   std::vector<ek_profile_record> records() {
@@ -302,7 +302,7 @@ TEST_P(Profiler, DestroyingTheContextWhileRecordingFreesEverything) {
   ek_tensor t = nullptr;
   const int64_t n = 16;
   EK_OK(ek_tensor_empty(other, 1, &n, EK_FLOAT32, nullptr, &t));
-  EK_OK(ek_fill(nullptr, t, 1));
+  EK_OK(ek_fill(nullptr, t, ektest::scalar(1)));
   EK_OK(ek_tensor_release(t));
   EK_OK(ek_context_destroy(other));
 }

@@ -234,7 +234,7 @@ TEST_P(Reduce, WritesIntoGivenOutputIncludingStridedViews) {
   auto xs = values_of(x);
   int64_t shape[2] = {3, 2};
   EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, -7));
+  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
   EK_OK(ek_view_select(big, 1, 1, col.out()));  // stride 2
   int dim = 1;
   ek_tensor o = col.t;

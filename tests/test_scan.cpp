@@ -208,7 +208,7 @@ TEST_P(Scan, LongLinesAreScannedAcrossParts) {
   const int64_t n = 3000000;
   Tensor ones;
   EK_OK(ek_tensor_empty(ctx, 1, &n, EK_INT32, nullptr, ones.out()));
-  EK_OK(ek_fill(nullptr, ones, 1));
+  EK_OK(ek_fill(nullptr, ones, ektest::scalar(1)));
   Tensor c;
   EK_OK(ek_cumsum(nullptr, ones, 0, c.out()));
   const auto v = to_host<int64_t>(c);
@@ -249,7 +249,7 @@ TEST_P(Scan, WritesIntoGivenAndStridedOutputs) {
   Tensor x(make({3, 4}, EK_INT32, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})), big, view;
   const int64_t big_shape[2] = {3, 8};
   EK_OK(ek_tensor_empty(ctx, 2, big_shape, EK_INT64, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, -7));
+  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
   EK_OK(ek_view_slice(big, 1, 1, 8, 2, view.out()));  // columns 1, 3, 5, 7
   ek_tensor o = view.t;
   EK_OK(ek_cumsum(nullptr, x, 1, &o));

@@ -194,7 +194,7 @@ TEST_P(Softmax, WritesIntoGivenAndStridedOutputs) {
   const auto want = reference(shape, values_of(x), 1, false);
   const int64_t big_shape[2] = {3, 8};
   EK_OK(ek_tensor_empty(ctx, 2, big_shape, EK_FLOAT32, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, -7));
+  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
   EK_OK(ek_view_slice(big, 1, 1, 8, 2, view.out()));  // columns 1, 3, 5, 7
   ek_tensor o = view.t;
   EK_OK(ek_softmax(nullptr, x, 1, &o));

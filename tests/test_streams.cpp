@@ -80,7 +80,7 @@ TEST_P(StreamTest, QueryAfterWorkAndSynchronizeIsDone) {
   make_stream(&s);
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
-  EK_OK(ek_fill(s, t, 1.0));
+  EK_OK(ek_fill(s, t, ektest::scalar(1.0)));
   EK_OK(ek_stream_synchronize(s));
   int done = 0;
   EK_OK(ek_stream_query(s, &done));
@@ -166,7 +166,7 @@ TEST_P(StreamTest, WrappedNativeStreamRunsWorkAndOutlivesTheWrapper) {
   {
     Tensor t;
     make_tensor(ctx, kBig, w, &t);
-    EK_OK(ek_fill(w, t, 7.0));
+    EK_OK(ek_fill(w, t, ektest::scalar(7.0)));
     EK_OK(ek_stream_synchronize(w));
     expect_all(t, 7.0f);
     EK_OK(ek_tensor_record_stream(t, owner));
@@ -175,7 +175,7 @@ TEST_P(StreamTest, WrappedNativeStreamRunsWorkAndOutlivesTheWrapper) {
   // The native stream is still alive and usable through its owner.
   Tensor u;
   make_tensor(ctx, 1024, owner, &u);
-  EK_OK(ek_fill(owner, u, 3.0));
+  EK_OK(ek_fill(owner, u, ektest::scalar(3.0)));
   EK_OK(ek_stream_synchronize(owner));
   expect_all(u, 3.0f);
 }
@@ -196,11 +196,11 @@ TEST_P(StreamTest, DestroyingAWrapperKeepsTheOwnersFreesOrdered) {
   {
     Tensor big;
     make_tensor(ctx, n, a, &big);
-    EK_OK(ek_fill(a, big, 1.0));
+    EK_OK(ek_fill(a, big, ektest::scalar(1.0)));
   }  // freed on a while the fill may still run
   Tensor reuse;
   make_tensor(ctx, n, b, &reuse);
-  EK_OK(ek_fill(b, reuse, 2.0));
+  EK_OK(ek_fill(b, reuse, ektest::scalar(2.0)));
   EK_OK(ek_context_synchronize(ctx));
   expect_all(reuse, 2.0f);
 }
@@ -222,7 +222,7 @@ TEST_P(StreamTest, RecordQuerySynchronize) {
   make_event(&e);
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
-  EK_OK(ek_fill(s, t, 1.0));
+  EK_OK(ek_fill(s, t, ektest::scalar(1.0)));
   EK_OK(ek_event_record(e, s));
   EK_OK(ek_event_synchronize(e));
   int done = 0;
@@ -241,7 +241,7 @@ TEST_P(StreamTest, ElapsedAroundWorkIsNonNegative) {
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
   EK_OK(ek_event_record(start, s));
-  EK_OK(ek_fill(s, t, 2.0));
+  EK_OK(ek_fill(s, t, ektest::scalar(2.0)));
   EK_OK(ek_event_record(end, s));
   EK_OK(ek_event_synchronize(end));
   float ms = -1;
@@ -316,7 +316,7 @@ TEST_P(StreamTest, StreamOfAnotherContextIsRejectedByOps) {
   EK_OK(ek_stream_create(other, &foreign));
   Tensor t;
   make_tensor(ctx, 16, nullptr, &t);
-  EK_FAILS(ek_fill(foreign, t, 1.0), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_FAILS(ek_fill(foreign, t, ektest::scalar(1.0)), EK_ERROR_INVALID_ARGUMENT, "another context");
   void *p = nullptr;
   EK_FAILS(ek_malloc(ctx, 64, foreign, &p), EK_ERROR_INVALID_ARGUMENT, "another context");
   EXPECT_EQ(p, nullptr);
@@ -347,7 +347,7 @@ TEST_P(StreamTest, StreamOrderedProducerConsumer) {
   Tensor src, dst;
   make_tensor(ctx, kBig, a, &src);
   make_tensor(ctx, kBig, b, &dst);
-  EK_OK(ek_fill(a, src, 5.0));
+  EK_OK(ek_fill(a, src, ektest::scalar(5.0)));
   EK_OK(ek_event_record(ready, a));
   EK_OK(ek_stream_wait_event(b, ready));
   EK_OK(ek_copy(b, dst, src));

@@ -348,7 +348,7 @@ TEST_P(Tensors, RecordStreamAcceptsOwnStreamsAndRejectsForeignOnes) {
   EK_OK(ek_stream_create(ctx, &side));
   Tensor t, w;
   EK_OK(ek_tensor_empty(ctx, 1, shape, EK_FLOAT32, nullptr, t.out()));
-  EK_OK(ek_fill(side, t, 2.5));
+  EK_OK(ek_fill(side, t, ektest::scalar(2.5)));
   EK_OK(ek_tensor_record_stream(t, side));
   EK_OK(ek_tensor_record_stream(t, nullptr));
   ek_context other = cpu_context();

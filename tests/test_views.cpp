@@ -663,7 +663,7 @@ TEST_P(Views, FillThroughASliceWritesTheBase) {
   Host h;
   make({4, 5}, t, &h);
   EK_OK(ek_view_slice(t, 1, 1, EK_SLICE_MAX, 2, cols.out()));  // t[:, 1::2] = 7
-  EK_OK(ek_fill(nullptr, cols, 7.0));
+  EK_OK(ek_fill(nullptr, cols, ektest::scalar(7.0)));
   std::vector<float> want = h.data;
   for (int64_t r = 0; r < 4; ++r)
     for (int64_t c = 1; c < 5; c += 2) want[static_cast<size_t>(r * 5 + c)] = 7.0f;

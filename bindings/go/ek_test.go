@@ -2,6 +2,7 @@ package ek_test
 
 import (
 	"errors"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -99,7 +100,10 @@ func TestConstructorsCopyCast(t *testing.T) {
 	if v := must[[]float64](t)(ek.ToSlice[float64](dst)); v[3] != -1.5 || v[5] != float64(float32(2.7)) {
 		t.Fatal(v)
 	}
-	if err := z.FillInt(1<<62 + 1); err != nil {
+	if err := z.Fill(int64(1<<62 + 1)); !errors.Is(err, ek.StatusInvalidArgument) {
+		t.Fatalf("filling int32 with 2^62+1: %v", err) // does not fit: refused, not wrapped
+	}
+	if err := z.Fill(int64(math.MaxInt32)); err != nil {
 		t.Fatal(err)
 	}
 	other := cpu(t)

@@ -98,8 +98,7 @@ EKGO(ek_copy, (ek_stream s, ek_tensor d, ek_tensor x), (s, d, x))
 EKGO(ek_reshape, (ek_stream s, ek_tensor t, int n, const int64_t *sh, ek_tensor *o), (s, t, n, sh, o))
 EKGO(ek_contiguous, (ek_stream s, ek_tensor t, ek_tensor *o), (s, t, o))
 EKGO(ek_cast, (ek_stream s, ek_tensor t, ek_dtype d, ek_tensor *o), (s, t, d, o))
-EKGO(ek_fill, (ek_stream s, ek_tensor t, double v), (s, t, v))
-EKGO(ek_fill_int, (ek_stream s, ek_tensor t, int64_t v), (s, t, v))
+EKGO(ek_fill, (ek_stream s, ek_tensor t, ek_scalar v), (s, t, v))
 EKGO(ek_arange, (ek_context c, double a, double b, double st, ek_dtype d, ek_stream s, ek_tensor *o),
      (c, a, b, st, d, s, o))
 
@@ -149,7 +148,7 @@ EKGO_OP(ek_scatter, (ek_stream s, ek_tensor x, int d, ek_tensor i, ek_tensor src
 EKGO_OP(ek_index_put, (ek_stream s, ek_tensor x, int n, const ek_tensor *i, ek_tensor v, int acc),
         (s, x, n, i, v, acc))
 EKGO_OP(ek_masked_select, (ek_stream s, ek_tensor x, ek_tensor m), (s, x, m))
-EKGO_OP(ek_masked_fill, (ek_stream s, ek_tensor x, ek_tensor m, double v), (s, x, m, v))
+EKGO_OP(ek_masked_fill, (ek_stream s, ek_tensor x, ek_tensor m, ek_scalar v), (s, x, m, v))
 EKGO_OP(ek_masked_scatter, (ek_stream s, ek_tensor x, ek_tensor m, ek_tensor src), (s, x, m, src))
 EKGO_OP(ek_nonzero, (ek_stream s, ek_tensor x), (s, x))
 

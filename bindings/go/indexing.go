@@ -154,8 +154,9 @@ func (t *Tensor) MaskedSelectOn(mask *Tensor, s *Stream, out *Tensor) (*Tensor, 
 func (t *Tensor) MaskedSelect(mask *Tensor) (*Tensor, error) { return t.MaskedSelectOn(mask, nil, nil) }
 
 // MaskedFillOn computes a copy of t with value where mask is true, on stream
-// s (nil: default), into out when not nil (out may be t: in place).
-func (t *Tensor) MaskedFillOn(mask *Tensor, value float64, s *Stream, out *Tensor) (*Tensor, error) {
+// s (nil: default), into out when not nil (out may be t: in place). value is
+// converted as by Fill (exact, or StatusInvalidArgument when it does not fit).
+func (t *Tensor) MaskedFillOn(mask *Tensor, value any, s *Stream, out *Tensor) (*Tensor, error) {
 	pinned, err := pin(t, mask, s, out)
 	if err != nil {
 		return nil, err
@@ -165,17 +166,21 @@ func (t *Tensor) MaskedFillOn(mask *Tensor, value float64, s *Stream, out *Tenso
 	if err != nil {
 		return nil, err
 	}
-	r := C.ekgo_op_ek_masked_fill(s.rawOrNil(), rawOf(t), rawOf(mask), C.double(value), o)
+	v, err := toScalar(value)
+	if err != nil {
+		return nil, err
+	}
+	r := C.ekgo_op_ek_masked_fill(s.rawOrNil(), rawOf(t), rawOf(mask), v, o)
 	return result(r, out, contextOf(t))
 }
 
 // MaskedFill returns a copy of t with value where mask is true.
-func (t *Tensor) MaskedFill(mask *Tensor, value float64) (*Tensor, error) {
+func (t *Tensor) MaskedFill(mask *Tensor, value any) (*Tensor, error) {
 	return t.MaskedFillOn(mask, value, nil, nil)
 }
 
 // MaskedFillInto writes MaskedFill into out (which may be t).
-func (t *Tensor) MaskedFillInto(mask *Tensor, value float64, out *Tensor) error {
+func (t *Tensor) MaskedFillInto(mask *Tensor, value any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}

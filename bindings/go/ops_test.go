@@ -825,3 +825,27 @@ func BenchmarkBinaryInto(b *testing.B) {
 	out.Close()
 	ctx.Close()
 }
+
+// Fill and MaskedFill values keep their Go kind: int64 stays exact beyond
+// 2^53, and a value that does not fit the dtype is refused.
+func TestFillValuesAreExactOrRefused(t *testing.T) {
+	s := newScope(t)
+	big := int64(1<<60 + 1)
+	x := s.k(ek.Zeros(s.ctx, []int64{3}, ek.Int64))
+	s.nok(x.Fill(big))
+	eq(t, vals[int64](s, x), []int64{big, big, big}, "fill int64")
+	mask := from(s, []int64{3}, true, false, true)
+	eq(t, vals[int64](s, s.k(s.k(ek.Zeros(s.ctx, []int64{3}, ek.Int64)).MaskedFill(mask, big))), []int64{big, 0, big}, "masked_fill int64")
+	wantErr(t, x.Fill(uint64(1)<<63), ek.StatusInvalidArgument, "ek_fill")
+	eq(t, vals[int64](s, x), []int64{big, big, big}, "untouched")
+	i8 := s.k(ek.Zeros(s.ctx, []int64{3}, ek.Int8))
+	_, err := i8.MaskedFill(mask, 1000)
+	wantErr(t, err, ek.StatusInvalidArgument, "value 1000 does not fit the integer dtype int8")
+	wantErr(t, i8.Fill(math.NaN()), ek.StatusInvalidArgument, "ek_fill")
+	wantErr(t, i8.Fill("7"), ek.StatusInvalidArgument, "not string")
+	s.nok(i8.Fill(-128.9))
+	eq(t, vals[int8](s, i8), []int8{-128, -128, -128}, "fill truncates")
+	b := s.k(ek.Zeros(s.ctx, []int64{1}, ek.Bool))
+	s.nok(b.Fill(true))
+	eq(t, vals[bool](s, b), []bool{true}, "fill bool")
+}

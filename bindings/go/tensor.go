@@ -187,8 +187,8 @@ func Wrap(ctx *Context, data unsafe.Pointer, shape, strides []int64, dt DType) (
 	return newTensor(out, ctx), nil
 }
 
-// Full is a tensor with every element value (cast to dt, see Fill).
-func Full(ctx *Context, shape []int64, value float64, dt DType) (*Tensor, error) {
+// Full is a tensor with every element value (converted to dt as by Fill).
+func Full(ctx *Context, shape []int64, value any, dt DType) (*Tensor, error) {
 	t, err := Empty(ctx, shape, dt)
 	if err != nil {
 		return nil, err
@@ -355,25 +355,27 @@ func (t *Tensor) CopyFromOn(src *Tensor, s *Stream) error {
 	return err
 }
 
-// Fill sets every element to value, cast to the dtype (ek_fill).
-func (t *Tensor) Fill(value float64) error { return t.FillOn(value, nil) }
+// Fill sets every element to value (ek_fill): any Go integer, float or
+// bool, exact where it fits the dtype (int64 and uint64 included); a value
+// that does not fit an integer dtype (300 into Int8, NaN into Int32) is
+// StatusInvalidArgument and t is left as it was.
+func (t *Tensor) Fill(value any) error { return t.FillOn(value, nil) }
 
 // FillOn is Fill on s (nil: default stream).
-func (t *Tensor) FillOn(value float64, s *Stream) error {
+func (t *Tensor) FillOn(value any, s *Stream) error {
+	v, err := toScalar(value)
+	if err != nil {
+		return err
+	}
 	pinned, err := pin(t, s)
 	if err != nil {
 		return err
 	}
 	defer pinned.unpin()
 	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_fill(s.rawOrNil(), h, C.double(value), m)
+		return C.ekgo_ek_fill(s.rawOrNil(), h, v, m)
 	})
 	return err
-}
-
-// FillInt is Fill, exact for 64-bit integers (ek_fill_int).
-func (t *Tensor) FillInt(value int64) error {
-	return t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_fill_int(nil, h, C.int64_t(value), m) })
 }
 
 // Contiguous is a C-contiguous tensor with t's values; a new handle to t

@@ -70,16 +70,13 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *) {
   return 0;
 }
 
-int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *) {
+int fill(const TensorDesc &dst, uint64_t elem, void *) {
   if (!desc_valid(dst)) return 1;
   int64_t n = desc_numel(dst);
   if (n == 0) return 0;
-  // Convert once, then replicate the element's bytes.
-  unsigned char elem[8];
-  detail::store_scalar(elem, dst.dtype, detail::fill_scalar(dst.dtype, fvalue, ivalue));
   Odometer o = make_odometer(dst, nullptr);
   char *d = static_cast<char *>(dst.data);
-  for (int64_t i = 0; i < n; ++i, o.next()) std::memcpy(d + o.off[0], elem, dtype_size(dst.dtype));
+  for (int64_t i = 0; i < n; ++i, o.next()) std::memcpy(d + o.off[0], &elem, dtype_size(dst.dtype));
   return 0;
 }
 

@@ -13,8 +13,9 @@ namespace cpu {
 // stride 0). dst must not partially overlap src. stream is ignored.
 int copy(const TensorDesc &dst, const TensorDesc &src, void *stream = nullptr);
 
-// Every element of dst = value (integer dtypes and bool take ivalue, floats fvalue).
-int fill(const TensorDesc &dst, double fvalue, int64_t ivalue, void *stream = nullptr);
+// Every element of dst = elem, one element's bytes in elem's low bytes (the
+// caller converts the value: detail::scalar_element).
+int fill(const TensorDesc &dst, uint64_t elem, void *stream = nullptr);
 
 // Element i (C order of dst's shape) = start + i*step (integers: istart + i*istep).
 int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep,

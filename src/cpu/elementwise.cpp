@@ -70,8 +70,8 @@ void binary_loop(const ew::Args &g) {
   const T s = ew::scalar_as<T>(g);
   const int64_t n = desc_numel(g.out);
   for (int64_t i = 0; i < n; ++i, o.next()) {
-    T a = g.scalar == ew::kScalarA ? s : ew::load_as<T>(pa + o.off[1], g.a.dtype);
-    T b = g.scalar == ew::kScalarB ? s : ew::load_as<T>(pb + o.off[2], g.b.dtype);
+    T a = g.scalar == ew::kScalarA ? s : ew::load_operand<T>(pa + o.off[1], g.a.dtype, g.round);
+    T b = g.scalar == ew::kScalarB ? s : ew::load_operand<T>(pb + o.off[2], g.b.dtype, g.round);
     ew::store_as<T>(out + o.off[0], g.out.dtype, ew::binary_op<T>(g.op, a, b));
   }
 }

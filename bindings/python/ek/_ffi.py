@@ -269,6 +269,30 @@ ek_dtype_values = {
 }
 
 
+# enum ek_scalar_kind
+ek_scalar_kind = ctypes.c_int
+EK_SCALAR_BOOL = 0
+EK_SCALAR_INT64 = 1
+EK_SCALAR_UINT64 = 2
+EK_SCALAR_FLOAT64 = 3
+ek_scalar_kind_values = {
+    'EK_SCALAR_BOOL': 0,
+    'EK_SCALAR_INT64': 1,
+    'EK_SCALAR_UINT64': 2,
+    'EK_SCALAR_FLOAT64': 3,
+}
+
+
+class ek_scalar(ctypes.Structure):
+    _fields_ = [
+        ('kind', ek_scalar_kind),
+        ('reserved_', ctypes.c_int32),
+        ('i', ctypes.c_int64),
+        ('u', ctypes.c_uint64),
+        ('f', ctypes.c_double),
+    ]
+
+
 ek_deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 
@@ -942,25 +966,19 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_dtype, ctypes.POINTER(ek_tensor)],
         ('stream', 't', 'dtype', 'out'),
-        "t's values converted to dtype (PyTorch rules: float -> int truncates, -> bool is x != 0).",
+        't\'s values converted to dtype by the cast rule (see "Casts" above: float -> integer truncates and saturates, -> bool is x != 0).',
     ),
     'ek_fill': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.c_double],
+        [ek_stream, ek_tensor, ek_scalar],
         ('stream', 't', 'value'),
-        "Sets every element of t to value (cast to t's dtype).",
-    ),
-    'ek_fill_int': (
-        ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int64],
-        ('stream', 't', 'value'),
-        'As ek_fill, exact for 64-bit integers.',
+        'Sets every element of t to value, converted as ek_scalar says: a value that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT and t is left untouched.',
     ),
     'ek_arange': (
         ek_status,
         [ek_context, ctypes.c_double, ctypes.c_double, ctypes.c_double, ek_dtype, ek_stream, ctypes.POINTER(ek_tensor)],
         ('ctx', 'start', 'stop', 'step', 'dtype', 'stream', 'out'),
-        "1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. stream NULL: ctx's default stream.",
+        "1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. For an integer dtype, start and step must be integral and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise, e.g. start 1e300 with int64, or 0..300 with int8). stream NULL: ctx's default stream.",
     ),
     'ek_unary': (
         ek_status,
@@ -1090,9 +1108,9 @@ FUNCTIONS = {
     ),
     'ek_masked_fill': (
         ek_status,
-        [ek_stream, ek_tensor, ek_tensor, ctypes.c_double, ctypes.POINTER(ek_tensor)],
+        [ek_stream, ek_tensor, ek_tensor, ek_scalar, ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'mask', 'value', 'out'),
-        "out = x with value where mask is true. value is cast to x's dtype as by ek_fill (integers truncate; a value that does not fit an integer dtype, NaN included, is EK_ERROR_INVALID_ARGUMENT; bool takes value != 0).",
+        "out = x with value where mask is true. value is converted to x's dtype as by ek_fill (see ek_scalar: exact where it fits; a value that does not fit an integer dtype, NaN included, is EK_ERROR_INVALID_ARGUMENT).",
     ),
     'ek_masked_scatter': (
         ek_status,

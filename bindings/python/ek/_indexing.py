@@ -33,7 +33,7 @@ from ._errors import EkIndexError
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _scalar
 from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int
-from ._tensor import Tensor, _i64
+from ._tensor import Tensor, _ek_scalar, _i64
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
            "index_put", "masked_select", "masked_fill", "masked_scatter", "nonzero", "install"]
@@ -432,7 +432,7 @@ def masked_fill(input, mask, value, *, out=None):  # noqa: A002
     if type(value) is _T:
         value = value.item()
     m = _mask(mask, x)
-    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, float(value))
+    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, _ek_scalar(value))
 
 
 def masked_scatter(input, mask, source, *, out=None):  # noqa: A002

@@ -46,6 +46,21 @@ _i64 = int64_array
 _ints = int_array
 
 
+def _ek_scalar(value) -> _ffi.ek_scalar:
+    """A Python number as an ek_scalar, exactly: bool -> BOOL, int -> INT64
+    (UINT64 above int64's range), anything else -> FLOAT64."""
+    if isinstance(value, (bool, np.bool_)):
+        return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_BOOL, i=int(bool(value)))
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if _INT64_MIN <= v <= _INT64_MAX:
+            return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_INT64, i=v)
+        if 0 <= v < 2**64:
+            return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_UINT64, u=v)
+        raise OverflowError(f"{v} does not fit in int64 or uint64")
+    return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_FLOAT64, f=float(value))
+
+
 def _shape_args(args) -> tuple:
     """f(2, 3) and f((2, 3)) and f([2, 3]) -> (2, 3)."""
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
@@ -417,18 +432,11 @@ class Tensor:
         return self
 
     def fill_(self, value) -> "Tensor":
-        """Set every element to value (cast to the dtype; exact for 64-bit ints)."""
+        """Set every element to value, exactly where it fits the dtype (ek_fill:
+        a value outside an integer dtype, NaN included, raises)."""
         if isinstance(value, Tensor):
             return self.copy_(value)
-        if isinstance(value, (bool, np.bool_)):
-            check(lib.ek_fill_int(self._stream(), self._h, int(value)))
-        elif isinstance(value, (int, np.integer)):
-            v = int(value)
-            if not _INT64_MIN <= v <= _INT64_MAX:
-                raise OverflowError(f"fill_: {v} does not fit in int64")
-            check(lib.ek_fill_int(self._stream(), self._h, v))
-        else:
-            check(lib.ek_fill(self._stream(), self._h, float(value)))
+        check(lib.ek_fill(self._stream(), self._h, _ek_scalar(value)))
         return self
 
     def zero_(self) -> "Tensor":

@@ -160,6 +160,13 @@ def test_index_put_masked_nonzero(device):
                                                                 device=device)).numpy(),
                                   a[:, [0, 2]].reshape(-1))
     np.testing.assert_array_equal(x.masked_fill(m, 0.5).numpy(), np.where(m, 0.5, a))
+    big = ek.tensor([1, 2, 3], dtype=ek.int64, device=device)
+    bm = ek.tensor([True, False, True], device=device)
+    assert big.masked_fill(bm, 2**60 + 1).tolist() == [2**60 + 1, 2, 2**60 + 1]
+    big[bm] = 2**62 + 3
+    assert big.tolist() == [2**62 + 3, 2, 2**62 + 3]
+    with pytest.raises(ek.InvalidArgumentError, match="value 1000 does not fit the integer dtype int8"):
+        big.astype(ek.int8).masked_fill(bm, 1000)
     y = x.clone()
     assert y.masked_fill_(m, ek.tensor(2.0)) is y
     np.testing.assert_array_equal(y.numpy(), np.where(m, 2, a))

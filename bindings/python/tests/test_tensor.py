@@ -107,6 +107,37 @@ def test_fill_copy_cast(device):
         t.copy_(ek.zeros(4, device=device))
 
 
+def test_fill_is_exact_and_refuses_values_that_do_not_fit(device):
+    t = ek.zeros(2, dtype=ek.int64, device=device)
+    assert t.fill_(2**60 + 1).tolist() == [2**60 + 1] * 2
+    assert t.fill_(-(2**63)).tolist() == [-(2**63)] * 2
+    with pytest.raises(ek.InvalidArgumentError, match="9223372036854775808 does not fit"):
+        t.fill_(2**63)  # a uint64 scalar
+    with pytest.raises(ek.InvalidArgumentError, match="int64"):
+        t.fill_(9.25e18)
+    with pytest.raises(OverflowError):
+        t.fill_(2**64)
+    assert t.tolist() == [-(2**63)] * 2  # untouched by the failures
+    i8 = ek.zeros(3, dtype=ek.int8, device=device)
+    with pytest.raises(ek.InvalidArgumentError, match="value 300 does not fit the integer dtype int8"):
+        i8.fill_(300)
+    with pytest.raises(ek.InvalidArgumentError, match="nan"):
+        i8.fill_(float("nan"))
+    assert i8.fill_(-128.9).tolist() == [-128] * 3
+    assert ek.zeros(1, dtype=ek.uint8, device=device).fill_(255).tolist() == [255]
+    assert ek.zeros(1, dtype=ek.bool_, device=device).fill_(float("nan")).tolist() == [True]
+    assert ek.zeros(1, dtype=ek.bool_, device=device).fill_(True).tolist() == [True]
+    assert ek.zeros(1, dtype=ek.float64, device=device).fill_(2**64 - 1).tolist() == [2.0**64]
+
+
+def test_float_to_int_casts_saturate(device):
+    x = ek.tensor(np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 1e300, 2.9, -2.9]), device=device)
+    assert x.astype(ek.int32).tolist() == [0, 2**31 - 1, -(2**31), 2**31 - 1, -(2**31), 2**31 - 1, 2, -2]
+    assert x.astype(ek.uint8).tolist() == [0, 255, 0, 255, 0, 255, 2, 0]
+    assert x.astype(ek.int64).tolist() == [0, 2**63 - 1, -(2**63), 3 * 10**9, -3 * 10**9, 2**63 - 1,
+                                           2, -2]
+
+
 def test_to_device_and_back(device):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     t = ek.from_numpy(a).to(device)

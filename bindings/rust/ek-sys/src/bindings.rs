@@ -8,6 +8,7 @@ pub const EK_CONTEXT_CONFIG_VERSION: u32 = 1;
 pub const EK_NUM_DTYPES: u32 = 10;
 pub const EK_MAX_DIMS: u32 = 8;
 pub const EK_PROFILER_MAX_RECORDS: u32 = 262144;
+pub type __int32_t = ::std::os::raw::c_int;
 pub type __int64_t = ::std::os::raw::c_long;
 pub type __uint64_t = ::std::os::raw::c_ulong;
 extern "C" {
@@ -1374,6 +1375,140 @@ extern "C" {
     #[doc = " \"float32\", \"bfloat16\", …; \"unknown\" otherwise. Static."]
     pub fn ek_dtype_name(dtype: ek_dtype) -> *const ::std::os::raw::c_char;
 }
+impl ek_scalar_kind {
+    pub const EK_SCALAR_BOOL: ek_scalar_kind = ek_scalar_kind(0);
+}
+impl ek_scalar_kind {
+    pub const EK_SCALAR_INT64: ek_scalar_kind = ek_scalar_kind(1);
+}
+impl ek_scalar_kind {
+    pub const EK_SCALAR_UINT64: ek_scalar_kind = ek_scalar_kind(2);
+}
+impl ek_scalar_kind {
+    pub const EK_SCALAR_FLOAT64: ek_scalar_kind = ek_scalar_kind(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_scalar_kind(pub ::std::os::raw::c_uint);
+#[doc = " A value with its kind, passed by value: exactly one field is read, chosen by"]
+#[doc = "  kind, so 64-bit integers stay exact (C99: `(ek_scalar){.kind ="]
+#[doc = "  EK_SCALAR_INT64, .i = x}`); the others are ignored. reserved_ must be 0 (kept for later use). Stored into a tensor of dtype dt:"]
+#[doc = "  - integer dt: the value truncated toward zero must lie in dt's range, and"]
+#[doc = "    a NaN or infinite float never does: otherwise EK_ERROR_INVALID_ARGUMENT"]
+#[doc = "    naming the value and the dtype (int8 and 300, int64 and 9.25e18, uint8"]
+#[doc = "    and -1). No saturation and no wrap-around, unlike the cast rule above."]
+#[doc = "  - bool dt: value != 0 (NaN is true)."]
+#[doc = "  - float dt: rounded once to nearest even (float16/bfloat16 through"]
+#[doc = "    float32), overflow to inf, as ek_cast."]
+#[doc = "  An unknown kind, a bool kind whose i is not 0 or 1, or a nonzero"]
+#[doc = "  reserved_ is EK_ERROR_INVALID_ARGUMENT."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_scalar {
+    pub kind: ek_scalar_kind,
+    pub reserved_: i32,
+    pub i: i64,
+    pub u: u64,
+    pub f: f64,
+}
+#[test]
+fn bindgen_test_layout_ek_scalar() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_scalar>(),
+        32usize,
+        concat!("Size of: ", stringify!(ek_scalar))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_scalar>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_scalar))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_scalar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_scalar),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_reserved_() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_scalar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved_) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_scalar),
+                "::",
+                stringify!(reserved_)
+            )
+        );
+    }
+    test_field_reserved_();
+    fn test_field_i() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_scalar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).i) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_scalar),
+                "::",
+                stringify!(i)
+            )
+        );
+    }
+    test_field_i();
+    fn test_field_u() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_scalar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).u) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_scalar),
+                "::",
+                stringify!(u)
+            )
+        );
+    }
+    test_field_u();
+    fn test_field_f() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_scalar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).f) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_scalar),
+                "::",
+                stringify!(f)
+            )
+        );
+    }
+    test_field_f();
+}
 extern "C" {
     #[doc = " New uninitialised C-contiguous tensor, its storage allocated on stream."]
     pub fn ek_tensor_empty(
@@ -1785,8 +1920,8 @@ extern "C" {
     pub fn ek_contiguous(stream: ek_stream, t: ek_tensor, out: *mut ek_tensor) -> ek_status;
 }
 extern "C" {
-    #[doc = " t's values converted to dtype (PyTorch rules: float -> int truncates,"]
-    #[doc = "  -> bool is x != 0)."]
+    #[doc = " t's values converted to dtype by the cast rule (see \"Casts\" above: float"]
+    #[doc = "  -> integer truncates and saturates, -> bool is x != 0)."]
     pub fn ek_cast(
         stream: ek_stream,
         t: ek_tensor,
@@ -1795,16 +1930,17 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " Sets every element of t to value (cast to t's dtype)."]
-    pub fn ek_fill(stream: ek_stream, t: ek_tensor, value: f64) -> ek_status;
-}
-extern "C" {
-    #[doc = " As ek_fill, exact for 64-bit integers."]
-    pub fn ek_fill_int(stream: ek_stream, t: ek_tensor, value: i64) -> ek_status;
+    #[doc = " Sets every element of t to value, converted as ek_scalar says: a value"]
+    #[doc = "  that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT and t is"]
+    #[doc = "  left untouched."]
+    pub fn ek_fill(stream: ek_stream, t: ek_tensor, value: ek_scalar) -> ek_status;
 }
 extern "C" {
     #[doc = " 1-D tensor start, start+step, … < stop (> stop for a negative step), as"]
-    #[doc = "  numpy.arange. stream NULL: ctx's default stream."]
+    #[doc = "  numpy.arange. For an integer dtype, start and step must be integral and"]
+    #[doc = "  every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise,"]
+    #[doc = "  e.g. start 1e300 with int64, or 0..300 with int8). stream NULL: ctx's"]
+    #[doc = "  default stream."]
     pub fn ek_arange(
         ctx: ek_context,
         start: f64,
@@ -2310,14 +2446,14 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = x with value where mask is true. value is cast to x's dtype as by"]
-    #[doc = "  ek_fill (integers truncate; a value that does not fit an integer dtype, NaN"]
-    #[doc = "  included, is EK_ERROR_INVALID_ARGUMENT; bool takes value != 0)."]
+    #[doc = " out = x with value where mask is true. value is converted to x's dtype as"]
+    #[doc = "  by ek_fill (see ek_scalar: exact where it fits; a value that does not fit an"]
+    #[doc = "  integer dtype, NaN included, is EK_ERROR_INVALID_ARGUMENT)."]
     pub fn ek_masked_fill(
         stream: ek_stream,
         x: ek_tensor,
         mask: ek_tensor,
-        value: f64,
+        value: ek_scalar,
         out: *mut ek_tensor,
     ) -> ek_status;
 }

@@ -9,6 +9,7 @@
 use ek_sys as sys;
 
 use crate::error::{Error, Result, Status};
+use crate::scalar::Scalar;
 use crate::stream::{raw_stream, Stream};
 use crate::tensor::Tensor;
 
@@ -236,29 +237,32 @@ impl Tensor {
         self.masked_select_impl(mask, Some(stream), out)
     }
 
-    fn masked_fill_impl(&self, mask: &Tensor, value: f64, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
+    fn masked_fill_impl(&self, mask: &Tensor, value: Scalar, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
+        let v = value.to_raw();
         // SAFETY: live handles; out is NULL or a live handle.
-        self.produce(out, |o| unsafe { sys::ek_masked_fill(raw_stream(s), self.as_raw(), mask.as_raw(), value, o) })
+        self.produce(out, |o| unsafe { sys::ek_masked_fill(raw_stream(s), self.as_raw(), mask.as_raw(), v, o) })
     }
 
-    /// A copy of `self` with `value` where `mask` is true (`ek_masked_fill`).
-    pub fn masked_fill(&self, mask: &Tensor, value: f64) -> Result<Tensor> {
-        self.masked_fill_impl(mask, value, None, None)
+    /// A copy of `self` with `value` where `mask` is true (`ek_masked_fill`);
+    /// `value` converts as in [`Tensor::fill`] (exact, or an error when it
+    /// does not fit an integer dtype).
+    pub fn masked_fill(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        self.masked_fill_impl(mask, value.into(), None, None)
     }
 
     /// [`Tensor::masked_fill`] in place.
-    pub fn masked_fill_(&self, mask: &Tensor, value: f64) -> Result<()> {
-        self.masked_fill_impl(mask, value, None, Some(self)).map(drop)
+    pub fn masked_fill_(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<()> {
+        self.masked_fill_impl(mask, value.into(), None, Some(self)).map(drop)
     }
 
     /// [`Tensor::masked_fill`] written into `out` (which may be `self`).
-    pub fn masked_fill_into(&self, mask: &Tensor, value: f64, out: &Tensor) -> Result<()> {
-        self.masked_fill_impl(mask, value, None, Some(out)).map(drop)
+    pub fn masked_fill_into(&self, mask: &Tensor, value: impl Into<Scalar>, out: &Tensor) -> Result<()> {
+        self.masked_fill_impl(mask, value.into(), None, Some(out)).map(drop)
     }
 
     /// [`Tensor::masked_fill`] on `stream`, into `out` when given.
-    pub fn masked_fill_on(&self, mask: &Tensor, value: f64, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
-        self.masked_fill_impl(mask, value, Some(stream), out)
+    pub fn masked_fill_on(&self, mask: &Tensor, value: impl Into<Scalar>, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.masked_fill_impl(mask, value.into(), Some(stream), out)
     }
 
     fn masked_scatter_impl(&self, mask: &Tensor, source: &Tensor, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {

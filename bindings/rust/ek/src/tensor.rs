@@ -11,6 +11,7 @@ use crate::context::{Context, ContextInner};
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{check, discard, Error, Result, Status};
+use crate::scalar::Scalar;
 use crate::stream::{raw_stream, Stream};
 
 /// A tensor handle (`ek_tensor`): storage + dtype + shape + strides + offset.
@@ -224,7 +225,7 @@ impl Tensor {
         Self::full(ctx, shape, 0.0, dtype)
     }
 
-    /// A tensor filled with `value` (cast to `dtype`; see [`Tensor::fill`]).
+    /// A tensor filled with `value` (converted to `dtype` as by [`Tensor::fill`]).
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -232,7 +233,7 @@ impl Tensor {
     /// assert_eq!(t.to_vec::<i64>()?, [7; 4]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn full(ctx: &Context, shape: &[i64], value: f64, dtype: DType) -> Result<Tensor> {
+    pub fn full(ctx: &Context, shape: &[i64], value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
         let t = Self::empty(ctx, shape, dtype)?;
         t.fill(value)?;
         Ok(t)
@@ -405,22 +406,27 @@ impl Tensor {
         check(unsafe { sys::ek_copy(stream.as_raw(), self.raw, src.raw) })
     }
 
-    /// Sets every element to `value`, cast to the dtype (`ek_fill`).
-    pub fn fill(&self, value: f64) -> Result<()> {
+    /// Sets every element to `value` (`ek_fill`), exactly where it fits the
+    /// dtype; a value that does not fit an integer dtype is
+    /// [`Status::INVALID_ARGUMENT`] (see [`Scalar`]).
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::zeros(&ctx, &[2], ek::DType::I64)?;
+    /// t.fill((1i64 << 60) + 1)?;
+    /// assert_eq!(t.to_vec::<i64>()?, [(1 << 60) + 1; 2]);
+    /// assert!(ek::Tensor::zeros(&ctx, &[2], ek::DType::I8)?.fill(300).is_err());
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
         // SAFETY: live handle.
-        check(unsafe { sys::ek_fill(std::ptr::null_mut(), self.raw, value) })
-    }
-
-    /// As [`Tensor::fill`], exact for 64-bit integers (`ek_fill_int`).
-    pub fn fill_int(&self, value: i64) -> Result<()> {
-        // SAFETY: live handle.
-        check(unsafe { sys::ek_fill_int(std::ptr::null_mut(), self.raw, value) })
+        check(unsafe { sys::ek_fill(std::ptr::null_mut(), self.raw, value.into().to_raw()) })
     }
 
     /// As [`Tensor::fill`], on `stream`.
-    pub fn fill_on(&self, value: f64, stream: &Stream) -> Result<()> {
+    pub fn fill_on(&self, value: impl Into<Scalar>, stream: &Stream) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_fill(stream.as_raw(), self.raw, value) })
+        check(unsafe { sys::ek_fill(stream.as_raw(), self.raw, value.into().to_raw()) })
     }
 
     /// A C-contiguous tensor with these values; a new reference to `self`

@@ -63,7 +63,7 @@ fn zeros_full_arange_fill() {
     assert_eq!(Tensor::full(&ctx, &[3], 2.5, DType::F64).unwrap().to_vec::<f64>().unwrap(), [2.5; 3]);
     assert_eq!(Tensor::arange(&ctx, 0.0, 1.0, 0.25, DType::F32).unwrap().to_vec::<f32>().unwrap(), [0.0, 0.25, 0.5, 0.75]);
     let t = Tensor::empty(&ctx, &[2], DType::I64).unwrap();
-    t.fill_int(i64::MAX - 1).unwrap();
+    t.fill(i64::MAX - 1).unwrap();
     assert_eq!(t.to_vec::<i64>().unwrap(), [i64::MAX - 1; 2]);
     let scalar = Tensor::full(&ctx, &[], 3.0, DType::I8).unwrap();
     assert_eq!(scalar.shape(), Vec::<i64>::new());
@@ -122,4 +122,30 @@ fn tensors_move_between_threads() {
     let total: i32 = handles.into_iter().map(|h| h.join().unwrap()).sum();
     assert_eq!(total, 4950 + 100);
     assert_eq!(t.sum(&[], false).unwrap().item::<i64>().unwrap(), 4950); // t unchanged
+}
+
+#[test]
+fn fill_and_masked_fill_are_exact_and_refuse_values_that_do_not_fit() {
+    let ctx = Context::new(Device::Cpu).unwrap();
+    let big = (1i64 << 60) + 1;
+    let t = Tensor::zeros(&ctx, &[3], DType::I64).unwrap();
+    t.fill(big).unwrap();
+    assert_eq!(t.to_vec::<i64>().unwrap(), [big; 3]);
+    let mask = Tensor::from_slice(&ctx, &[3], &[true, false, true]).unwrap();
+    let m = Tensor::zeros(&ctx, &[3], DType::I64).unwrap().masked_fill(&mask, big).unwrap();
+    assert_eq!(m.to_vec::<i64>().unwrap(), [big, 0, big]);
+    let e = t.fill(1u64 << 63).unwrap_err();
+    assert_eq!(e.status, ek::Status::INVALID_ARGUMENT);
+    assert!(e.message.contains("9223372036854775808 does not fit the integer dtype int64"), "{}", e.message);
+    assert_eq!(t.to_vec::<i64>().unwrap(), [big; 3]); // untouched
+    let i8s = Tensor::zeros(&ctx, &[3], DType::I8).unwrap();
+    let e = i8s.masked_fill(&mask, 1000).unwrap_err();
+    assert!(e.message.contains("value 1000 does not fit the integer dtype int8"), "{}", e.message);
+    assert!(i8s.fill(f64::NAN).is_err());
+    i8s.fill(-128.9).unwrap();
+    assert_eq!(i8s.to_vec::<i8>().unwrap(), [-128; 3]);
+    let b = Tensor::zeros(&ctx, &[1], DType::Bool).unwrap();
+    b.fill(true).unwrap();
+    assert_eq!(b.to_vec::<bool>().unwrap(), [true]);
+    assert_eq!(ek::Scalar::from(7u8), ek::Scalar::U64(7));
 }
