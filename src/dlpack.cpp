@@ -34,7 +34,7 @@ bool dtype_from_dlpack(DLDataType t, ek_dtype *out) {
 
 // ---- export: one allocation holds the struct and the arrays it points to.
 struct Export {
-  DLManagedTensorVersioned managed{};  // first: manager_ctx and self are one
+  DLManagedTensorVersioned managed{};  // its manager_ctx points back here
   ek_tensor view = nullptr;
   int64_t shape[EK_MAX_DIMS] = {};
   int64_t strides[EK_MAX_DIMS] = {};
@@ -43,9 +43,7 @@ struct Export {
 void export_deleter(DLManagedTensorVersioned *self) {
   if (!self) return;
   auto *e = static_cast<Export *>(self->manager_ctx);
-  std::string saved = last_error_message();  // a release leaves the thread's error as it was
   ek_tensor_release(e->view);
-  restore_last_error(std::move(saved));
   delete e;
 }
 
@@ -60,7 +58,7 @@ struct Import {
 // the producer may reuse it (PyTorch's caching allocator would, at once).
 void import_deleter(void * /*data*/, void *user_data) {
   auto *im = static_cast<Import *>(user_data);
-  if (im->ctx->is_cuda()) {
+  if (im->ctx->is_cuda()) {  // from inside a release, which must not leave an error behind
     std::string saved = last_error_message();
     ek_context_synchronize(im->ctx);
     restore_last_error(std::move(saved));
