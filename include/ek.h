@@ -477,6 +477,54 @@ EK_API ek_status ek_tensor_get_context(ek_tensor t, ek_context *ctx);
 /** Marks the storage as used on stream, so its release waits for that stream. */
 EK_API ek_status ek_tensor_record_stream(ek_tensor t, ek_stream stream);
 
+/* ---------------------------------------------------------------- DLPack
+ * Zero-copy exchange with other frameworks through DLPack 1.x's
+ * DLManagedTensorVersioned (https://dmlc.github.io/dlpack/latest/). ek.h only
+ * names the struct; include the official dlpack.h (1.x) to read its fields.
+ * Devices: EK_CPU is kDLCPU, EK_CUDA index N is kDLCUDA device_id N. Dtypes:
+ * bool is kDLBool (8 bits), uint8 kDLUInt, int8..int64 kDLInt, float16/32/64
+ * kDLFloat, bfloat16 kDLBfloat; lanes is 1. Strides are in elements. */
+
+struct DLManagedTensorVersioned;
+
+/** Flags of ek_tensor_from_dlpack (0: share, or copy only a read-only source). */
+#define EK_DLPACK_COPY 1     /* always copy into a new ek tensor */
+#define EK_DLPACK_NO_COPY 2  /* never copy: a read-only source is EK_ERROR_NOT_SUPPORTED */
+
+/** Exports a view of t: *out (version 1.0, flags 0: writable) has t's data
+ *  pointer at element 0 (byte_offset 0), device, dtype, shape and strides
+ *  (never NULL; a broadcast dim has stride 0, a reversed one a negative
+ *  stride). It holds a reference to t's storage, not to the handle: t may be
+ *  released at once. Whoever ends up owning *out calls (*out)->deleter(*out)
+ *  exactly once, from any thread; until then t's context counts it as a live
+ *  tensor (ek_context_destroy fails). No device work is done or waited for:
+ *  on CUDA the consumer orders its use after ek's (e.g. ek_stream_synchronize,
+ *  or an event its stream waits for). */
+EK_API ek_status ek_tensor_to_dlpack(ek_tensor t, struct DLManagedTensorVersioned **out);
+/** A tensor of ctx over src's memory. src must be DLPack major version 1 (any
+ *  minor; another major is EK_ERROR_NOT_SUPPORTED, and then only src->deleter
+ *  may be read), on ctx's device: kDLCPU or kDLCUDAHost for a CPU context,
+ *  kDLCUDA or kDLCUDAManaged with ctx's index for a CUDA one (another device of
+ *  a supported kind: EK_ERROR_INVALID_ARGUMENT; other kinds such as ROCm:
+ *  EK_ERROR_NOT_SUPPORTED). ndim in [0, EK_MAX_DIMS]; strides NULL means
+ *  compact row-major; data + byte_offset is element 0 and must be aligned to
+ *  the element size. A dtype ek lacks or lanes != 1 is EK_ERROR_DTYPE; a
+ *  shape, stride or byte_offset whose extent leaves int64 or the address space
+ *  is EK_ERROR_OVERFLOW.
+ *  Copies: ek tensors are writable, so a source flagged
+ *  DLPACK_FLAG_BITMASK_READ_ONLY is copied into a new contiguous tensor
+ *  (EK_ERROR_NOT_SUPPORTED under EK_DLPACK_NO_COPY); EK_DLPACK_COPY copies
+ *  any source. A copy is complete when the call returns. Unknown flag bits,
+ *  or both flags: EK_ERROR_INVALID_ARGUMENT.
+ *  Ownership: on EK_SUCCESS src is consumed and must not be used again: when
+ *  shared, *out owns it and calls src->deleter(src) (if not NULL) once its
+ *  last view is released (on CUDA after waiting for the context's work, so the
+ *  producer may reuse the memory at once); when copied, src->deleter has
+ *  already been called. On any failure src is untouched and still the
+ *  caller's, who calls its deleter (DLPack's rule for a version mismatch too). */
+EK_API ek_status ek_tensor_from_dlpack(ek_context ctx, struct DLManagedTensorVersioned *src,
+                                       int flags, ek_tensor *out);
+
 /* ---------------------------------------------------------------- views
  * Views share storage with their source, copy nothing and return a new handle
  * the caller releases; whatever *out held before is ignored (not released). */

@@ -242,6 +242,10 @@ void *tensor_data(const ek_tensor_s *t);
 ek_status new_tensor(ek_context ctx, int ndim, const int64_t *shape, ek_dtype dtype,
                      ek_stream stream, ek_tensor *out);
 ek_tensor new_view(const ek_tensor_s *base);  // shares storage, copies the layout
+// ek_tensor_wrap without its entry checks (ctx and out already checked).
+ek_status wrap_memory(ek_context ctx, void *data, int ndim, const int64_t *shape,
+                      const int64_t *strides, ek_dtype dtype, ek_deleter deleter,
+                      void *user_data, ek_tensor *out);
 // EK_ERROR_INDEX unless every element of the layout lies inside base's storage.
 // EK_ERROR_OVERFLOW when a stride times the element size leaves int64.
 ek_status check_byte_strides(int ndim, const int64_t *strides, ek_dtype dtype);

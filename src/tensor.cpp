@@ -174,6 +174,47 @@ ek_status new_tensor(ek_context ctx, int ndim, const int64_t *shape, ek_dtype dt
   return EK_SUCCESS;
 }
 
+ek_status wrap_memory(ek_context ctx, void *data, int ndim, const int64_t *shape,
+                      const int64_t *strides, ek_dtype dtype, ek_deleter deleter,
+                      void *user_data, ek_tensor *out) {
+  int64_t numel = 0;
+  uint64_t bytes = 0;
+  EK_FORWARD(check_shape(ndim, shape, dtype, &numel, &bytes));
+  EK_CHECK(data || numel == 0, EK_ERROR_NULL_POINTER, "data is NULL for %" PRId64 " elements",
+           numel);
+  int64_t layout[EK_MAX_DIMS];
+  if (!strides) {
+    contiguous_strides(ndim, shape, layout);
+    strides = layout;
+  }
+  // The storage spans what the strides reach; element 0 sits -lo elements in.
+  auto elem = static_cast<int64_t>(ek_dtype_size(dtype));
+  int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;
+  auto address = reinterpret_cast<uintptr_t>(data);
+  uintptr_t end = 0;
+  EK_CHECK(layout_extent(ndim, shape, strides, &lo, &hi) &&
+               !__builtin_sub_overflow(hi, lo, &span) && span < INT64_MAX &&
+               !__builtin_mul_overflow(span + 1, elem, &span) &&
+               !__builtin_mul_overflow(lo, elem, &lo_bytes) &&
+               // and the bytes reached stay inside the address space
+               address >= 0 - static_cast<uint64_t>(lo_bytes) &&
+               !__builtin_add_overflow(address + static_cast<uint64_t>(lo_bytes),
+                                       static_cast<uint64_t>(span), &end),
+           EK_ERROR_OVERFLOW, "strides %s overflow for shape %s of %s",
+           format_shape(ndim, strides).c_str(), format_shape(ndim, shape).c_str(),
+           ek_dtype_name(dtype));
+  EK_FORWARD(check_byte_strides(ndim, strides, dtype));  // size-1 dims too
+  auto *st = new Storage;
+  st->ctx = ctx;
+  st->data = static_cast<char *>(data) + lo_bytes;
+  st->bytes = hi >= lo ? static_cast<uint64_t>(span) : 0;
+  st->deleter = deleter;
+  st->deleter_user = user_data;
+  st->deleter_data = data;  // the deleter gets the pointer it was given
+  *out = make_tensor(st, ndim, shape, strides, dtype, -lo);
+  return EK_SUCCESS;
+}
+
 ek_tensor new_view(const ek_tensor_s *base) {
   base->storage->refs.fetch_add(1, std::memory_order_relaxed);
   return make_tensor(base->storage, base->ndim, base->shape, base->strides, base->dtype,
@@ -302,36 +343,7 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);
-  int64_t numel = 0;
-  uint64_t bytes = 0;
-  EK_FORWARD(check_shape(ndim, shape, dtype, &numel, &bytes));
-  EK_CHECK(data || numel == 0, EK_ERROR_NULL_POINTER, "data is NULL for %" PRId64 " elements",
-           numel);
-  int64_t layout[EK_MAX_DIMS];
-  if (!strides) {
-    contiguous_strides(ndim, shape, layout);
-    strides = layout;
-  }
-  // The storage spans what the strides reach; element 0 sits -lo elements in.
-  auto elem = static_cast<int64_t>(ek_dtype_size(dtype));
-  int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;
-  EK_CHECK(layout_extent(ndim, shape, strides, &lo, &hi) &&
-               !__builtin_sub_overflow(hi, lo, &span) && span < INT64_MAX &&
-               !__builtin_mul_overflow(span + 1, elem, &span) &&
-               !__builtin_mul_overflow(lo, elem, &lo_bytes),
-           EK_ERROR_OVERFLOW, "strides %s overflow for shape %s of %s",
-           format_shape(ndim, strides).c_str(), format_shape(ndim, shape).c_str(),
-           ek_dtype_name(dtype));
-  EK_FORWARD(check_byte_strides(ndim, strides, dtype));  // size-1 dims too
-  auto *st = new Storage;
-  st->ctx = ctx;
-  st->data = static_cast<char *>(data) + lo_bytes;
-  st->bytes = hi >= lo ? static_cast<uint64_t>(span) : 0;
-  st->deleter = deleter;
-  st->deleter_user = user_data;
-  st->deleter_data = data;  // the deleter gets the pointer it was given
-  *out = make_tensor(st, ndim, shape, strides, dtype, -lo);
-  return EK_SUCCESS;
+  return wrap_memory(ctx, data, ndim, shape, strides, dtype, deleter, user_data, out);
 }
 
 EK_API ek_status ek_tensor_retain(ek_tensor t, ek_tensor *out) {

@@ -225,6 +225,9 @@ EKGO(ek_record_stream, (ek_context c, void *p, ek_stream s), (c, p, s))
 EKGO(ek_memcpy, (ek_context c, void *d, const void *src, size_t n, ek_stream s), (c, d, src, n, s))
 EKGO(ek_tensor_wrap, (ek_context c, void *d, int nd, const int64_t *sh, const int64_t *st, ek_dtype dt, ek_tensor *o),
      (c, d, nd, sh, st, dt, NULL, NULL, o))
+EKGO(ek_tensor_to_dlpack, (ek_tensor t, struct DLManagedTensorVersioned **o), (t, o))
+EKGO(ek_tensor_from_dlpack, (ek_context c, struct DLManagedTensorVersioned *src, int f, ek_tensor *o),
+     (c, src, f, o))
 
 /* Memory callbacks: the Go function (callback.go) gets the cgo.Handle of the
  * Go callback as user_data. */

@@ -81,3 +81,27 @@ func TestMemoryCallback(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDLPackRoundTrip(t *testing.T) {
+	s := newScope(t)
+	before := must[int64](t)(ek.LiveHandles())
+	x := from(s, []int64{2, 3}, int32(1), 2, 3, 4, 5, 6)
+	v := must[*ek.Tensor](t)(x.Transpose(0, 1))
+	m := must[unsafe.Pointer](t)(v.ToDLPack())
+	s.nok(v.Close()) // the export holds the storage, not the handle
+	u := s.k(ek.FromDLPack(s.ctx, m, 0))
+	eq(t, must[ek.Info](t)(u.Info()).Data, must[ek.Info](t)(x.Info()).Data, "shared, not copied")
+	eq(t, u.Strides(), []int64{1, 3}, "strides")
+	eq(t, vals[int32](s, u), []int32{1, 4, 2, 5, 3, 6}, "values")
+	m = must[unsafe.Pointer](t)(x.ToDLPack())
+	_, err := ek.FromDLPack(s.ctx, m, 4) // refused: m is still ours
+	wantErr(t, err, ek.StatusInvalidArgument, "ek_tensor_from_dlpack")
+	c := s.k(ek.FromDLPack(s.ctx, m, ek.DLPackCopy)) // the export's deleter ran at once
+	if must[ek.Info](t)(c.Info()).Data == must[ek.Info](t)(x.Info()).Data {
+		t.Fatal("DLPackCopy shared the memory")
+	}
+	eq(t, vals[int32](s, c), []int32{1, 2, 3, 4, 5, 6}, "copied values")
+	_, err = ek.FromDLPack(s.ctx, nil, 0)
+	wantErr(t, err, ek.StatusNullPointer, "ek_tensor_from_dlpack")
+	eq(t, must[int64](t)(ek.LiveHandles()), before+4, "x, u (holding the export of v) and c")
+}

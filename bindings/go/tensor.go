@@ -187,6 +187,46 @@ func Wrap(ctx *Context, data unsafe.Pointer, shape, strides []int64, dt DType) (
 	return newTensor(out, ctx), nil
 }
 
+// DLPackFlags choose whether FromDLPack copies: 0 shares the memory unless
+// the source is flagged read-only (then copies, as ek tensors are writable).
+type DLPackFlags int
+
+const (
+	DLPackCopy   DLPackFlags = C.EK_DLPACK_COPY    // always copy
+	DLPackNoCopy DLPackFlags = C.EK_DLPACK_NO_COPY // never copy: a read-only source is StatusNotSupported
+)
+
+// ToDLPack exports a view of t as a DLPack 1.x DLManagedTensorVersioned
+// (ek_tensor_to_dlpack), a C pointer to read through dlpack.h. It holds a
+// reference to the storage, not to t: whoever ends up owning it calls its
+// deleter exactly once (a DLPack consumer does; FromDLPack takes it over).
+// No device work is waited for.
+func (t *Tensor) ToDLPack() (unsafe.Pointer, error) {
+	var out *C.struct_DLManagedTensorVersioned
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_to_dlpack(h, &out, m) })
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Pointer(out), nil
+}
+
+// FromDLPack makes a tensor of ctx over the memory of src, a C pointer to a
+// DLPack 1.x DLManagedTensorVersioned on ctx's device
+// (ek_tensor_from_dlpack). On success the tensor owns src (its deleter runs
+// after the last view is closed, or already ran when it was copied); on error
+// src is still the caller's, who calls its deleter. The same memory reached
+// through another tensor aliases it, as with Wrap.
+func FromDLPack(ctx *Context, src unsafe.Pointer, flags DLPackFlags) (*Tensor, error) {
+	var out C.ek_tensor
+	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_tensor_from_dlpack(h, (*C.struct_DLManagedTensorVersioned)(src), C.int(flags), &out, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newTensor(out, ctx), nil
+}
+
 // Full is a tensor with every element value (converted to dt as by Fill).
 func Full(ctx *Context, shape []int64, value any, dt DType) (*Tensor, error) {
 	t, err := Empty(ctx, shape, dt)

@@ -86,6 +86,7 @@ class Model:
     handles: list = field(default_factory=list)       # (typename, structtag)
     callbacks: list = field(default_factory=list)     # (typename, ret, [(ctype, name)])
     structs: list = field(default_factory=list)       # (typename, [(name, ctype)])
+    opaque: list = field(default_factory=list)        # struct tags declared, not defined
     functions: list = field(default_factory=list)     # (name, ret, [(ctype, name)], doc)
     order: list = field(default_factory=list)         # ("enum"/"struct"/..., index) header order
 
@@ -262,6 +263,12 @@ def parse_structs(text: str, model: Model) -> None:
         model.order.append(("struct", tname, m.start()))
 
 
+def parse_opaque(text: str, model: Model) -> None:
+    """``struct Tag;``: a type another header defines (DLPack's); pointers to it
+    are ``c_void_p``."""
+    model.opaque.extend(re.findall(r"^[ \t]*struct\s+(\w+)\s*;", text, re.M))
+
+
 def split_params(params: str, where: str):
     params = squash(params)
     if params in ("", "void"):
@@ -307,6 +314,7 @@ class TypeMap:
         self.handles = {t for t, _ in model.handles}
         self.structs = {t for t, _ in model.structs}
         self.callbacks = {t for t, _, _ in model.callbacks}
+        self.opaque = set(model.opaque)
 
     def base(self, name: str, where: str) -> str:
         if name in SCALARS:
@@ -325,7 +333,7 @@ class TypeMap:
             return self.base(t, where)
         if t == "char" and stars == 1:
             return "ctypes.c_char_p"
-        if t == "void":
+        if t == "void" or t in self.opaque:
             inner, stars = "ctypes.c_void_p", stars - 1
         else:
             inner = self.base(t, where)
@@ -452,6 +460,7 @@ def generate(header_path: str) -> str:
     parse_handles(text, model)
     parse_callbacks(text, model)
     parse_structs(text, model)
+    parse_opaque(text, model)
     parse_functions(raw, text, model)
     return emit(model)
 

@@ -2,24 +2,31 @@
 ``Tensor.__dlpack_device__``, ``ek.from_dlpack``) and
 ``Tensor.__cuda_array_interface__`` (version 3).
 
-DLPack is implemented with ctypes: the DLTensor / DLManagedTensor /
-DLManagedTensorVersioned structs of dlpack.h and the capsule protocol through
-``ctypes.pythonapi`` (PyCapsule_New, _IsValid, _GetPointer, _SetName).
+The DLPack structs are made and read by libek (``ek_tensor_to_dlpack``,
+``ek_tensor_from_dlpack``: layout, dtypes, devices, validation, read-only
+copies, ownership). This module adds what is Python's: the capsule protocol
+(through ``ctypes.pythonapi``: PyCapsule_New, _IsValid, _GetPointer,
+_SetName), legacy "dltensor" capsules, streams, and ``copy``/``device``.
 
-Export: the tensor's handle is retained (``ek_tensor_retain``) for as long as
-the consumer holds the DLManagedTensor; its deleter (a ctypes callback)
-releases it. A capsule that nobody consumed ("dltensor"/"dltensor_versioned"
-still its name when it dies) calls that deleter from its destructor; a
-consumer renames it "used_..." and calls the deleter itself when done.
+Export: ``ek_tensor_to_dlpack`` gives a DLManagedTensorVersioned holding a
+view of the tensor. The capsule carries it ("dltensor_versioned") or, for a
+consumer without ``max_version``, a legacy DLManagedTensor of the same
+DLTensor ("dltensor"). Either way the struct's deleter is a relay of this
+module that calls libek's deleter, keeps the tensor's Context alive until
+then and frees nothing once the interpreter's exit began. A capsule that
+nobody consumed (still named "dltensor"/"dltensor_versioned" when it dies)
+calls that deleter from its destructor; a consumer renames it "used_..." and
+calls the deleter itself when done.
 
-Import: the DLTensor's memory is wrapped with ``ek_tensor_wrap`` (shape,
-strides in elements, byte offset applied) and an ek deleter that calls the
-DLManagedTensor's own deleter when the last view is released (for CUDA memory
-after ``ek_context_synchronize``, so that the producer never reuses memory
-ek's queued kernels still touch); the capsule is renamed "used_...". Memory
-of a CUDA device gets that device's default context, host memory (kDLCPU,
-kDLCUDAHost) the CPU context. A read-only source (``DLPACK_FLAG_BITMASK_READ_ONLY``)
-is copied, since ek tensors are writable.
+Import: the capsule's struct goes to ``ek_tensor_from_dlpack`` (a legacy
+DLManagedTensor through a versioned adapter whose deleter relays to the
+original one) with the context of its device: a CUDA device's default
+context for kDLCUDA/kDLCUDAManaged memory, the CPU context otherwise (libek
+rejects the kinds it does not support). On success the capsule is renamed
+"used_..."; on failure it still owns its struct. libek calls the producer's
+deleter when the last view is released (on CUDA after the context's queued
+work) and copies a read-only source (``DLPACK_FLAG_BITMASK_READ_ONLY``),
+since ek tensors are writable.
 
 Streams (CUDA): ``__dlpack__(stream=s)`` makes the consumer's stream ``s``
 (1: legacy default, 2: per-thread default, else a cudaStream_t; -1: no
@@ -37,11 +44,10 @@ import threading
 
 from . import _ffi
 from ._context import context
-from ._dtype import DTYPES
-from ._errors import DtypeError, InvalidArgumentError, check, shut_down
+from ._errors import DtypeError, InvalidArgumentError, NotSupportedError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
-from ._tensor import Tensor, _empty
+from ._tensor import Tensor
 
 __all__ = ["from_dlpack", "install", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
            "DLManagedTensorVersioned", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged"]
@@ -49,7 +55,6 @@ __all__ = ["from_dlpack", "install", "DLDevice", "DLDataType", "DLTensor", "DLMa
 # ------------------------------------------------------------------ dlpack.h
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
-kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
 DLPACK_MAJOR, DLPACK_MINOR = 1, 0
 DLPACK_FLAG_BITMASK_READ_ONLY = 1
 
@@ -84,13 +89,6 @@ class DLManagedTensorVersioned(ctypes.Structure):
                 ("dl_tensor", DLTensor)]
 
 
-_DL_DTYPES = {
-    "bool": (kDLBool, 8), "uint8": (kDLUInt, 8), "int8": (kDLInt, 8), "int16": (kDLInt, 16),
-    "int32": (kDLInt, 32), "int64": (kDLInt, 64), "float16": (kDLFloat, 16),
-    "bfloat16": (kDLBfloat, 16), "float32": (kDLFloat, 32), "float64": (kDLFloat, 64),
-}
-_FROM_DL = {v: DTYPES[k] for k, v in _DL_DTYPES.items()}
-
 # ------------------------------------------------------------------ capsules
 
 # A private PyDLL handle (the same symbols as ctypes.pythonapi), so that the
@@ -124,21 +122,33 @@ _USED_V = b"used_dltensor_versioned"
 
 _VOID_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
-# ------------------------------------------------------------------ export
+# ------------------------------------------------------------------ deleter relays
 
-_exports: dict = {}  # managed struct address -> (struct, shape, strides, ek handle)
+# struct address handed out -> (deleter to call, its argument, objects kept alive until then)
+_relays: dict = {}
 _lock = threading.RLock()  # reentrant: a deleter may run inside a locked section (GC)
 
 
-def _export_deleter(addr) -> None:
+def _relay_deleter(addr) -> None:
+    """The deleter of every struct this module hands out: calls the deleter it
+    stands for, once; at exit nothing is freed."""
     with _lock:
-        entry = _exports.pop(addr, None)
-    if entry is not None and not shut_down[0]:  # at exit nothing is freed
-        lib.ek_tensor_release(entry[3])
+        entry = _relays.pop(addr, None)
+    if entry is not None and entry[0] and not shut_down[0]:
+        _VOID_FN(entry[0])(entry[1])
 
 
-_EXPORT_DELETER = _VOID_FN(_export_deleter)
-_EXPORT_DELETER_ADDR = ctypes.cast(_EXPORT_DELETER, ctypes.c_void_p).value
+_RELAY_DELETER = _VOID_FN(_relay_deleter)
+_RELAY_DELETER_ADDR = ctypes.cast(_RELAY_DELETER, ctypes.c_void_p).value
+
+
+def _relay(struct, deleter, arg, keep=None) -> int:
+    """Make ``struct``'s deleter call ``deleter(arg)``; returns its address."""
+    addr = ctypes.addressof(struct)
+    struct.deleter = _RELAY_DELETER_ADDR
+    with _lock:
+        _relays[addr] = (deleter, arg, struct, keep)
+    return addr
 
 
 def _capsule_destructor(cap) -> None:
@@ -146,7 +156,7 @@ def _capsule_destructor(cap) -> None:
     try:
         for name in (_NAME, _NAME_V):
             if _IsValidRaw(cap, name):
-                _export_deleter(_GetPointerRaw(cap, name))
+                _relay_deleter(_GetPointerRaw(cap, name))
                 return
     except Exception:  # noqa: BLE001 - never raise from a destructor
         pass
@@ -154,6 +164,8 @@ def _capsule_destructor(cap) -> None:
 
 _CAPSULE_DESTRUCTOR = _VOID_FN(_capsule_destructor)
 _CAPSULE_DESTRUCTOR_ADDR = ctypes.cast(_CAPSULE_DESTRUCTOR, ctypes.c_void_p).value
+
+# ------------------------------------------------------------------ export
 
 
 def _dl_device(t: Tensor) -> tuple:
@@ -219,36 +231,20 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
                           f"DLPack device {tuple(dl_device)}")
     if copy:
         t = t.clone()
-    code = _DL_DTYPES[t.dtype.name]
     if t.is_cuda:
         _sync_consumer(t, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
-    m = t._meta
-    nd = m.ndim
-    shape = (ctypes.c_int64 * max(nd, 1))(*m.shape[:nd])
-    strides = (ctypes.c_int64 * max(nd, 1))(*m.strides[:nd])
-    h = _ffi.ek_tensor()
-    check(lib.ek_tensor_retain(t._h, ctypes.byref(h)))
-    mt = DLManagedTensorVersioned() if versioned else DLManagedTensor()
-    dl = mt.dl_tensor
-    dl.data = m.data
-    dl.device = DLDevice(*_dl_device(t))
-    dl.ndim = nd
-    dl.dtype = DLDataType(code[0], code[1], 1)
-    dl.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    dl.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
-    dl.byte_offset = 0
-    mt.deleter = _EXPORT_DELETER_ADDR
-    if versioned:
-        mt.version = DLPackVersion(DLPACK_MAJOR, DLPACK_MINOR)
-        mt.flags = 0
-    addr = ctypes.addressof(mt)
-    with _lock:  # t's context: destroyed after the consumer is done
-        _exports[addr] = (mt, shape, strides, h, t._ctx)
+    p = ctypes.c_void_p()
+    check(lib.ek_tensor_to_dlpack(t._h, ctypes.byref(p)))
+    mt = DLManagedTensorVersioned.from_address(p.value)
+    ek_deleter = mt.deleter
+    if not versioned:  # the same DLTensor (its arrays are libek's) in the legacy struct
+        mt = DLManagedTensor(dl_tensor=mt.dl_tensor)
+    addr = _relay(mt, ek_deleter, p.value, keep=t._ctx)  # the context outlives the export
     try:
         return _PyCapsule_New(addr, _NAME_V if versioned else _NAME, _CAPSULE_DESTRUCTOR_ADDR)
     except BaseException:
-        _export_deleter(addr)
+        _relay_deleter(addr)
         raise
 
 
@@ -279,26 +275,6 @@ def _cuda_array_interface(self) -> dict:
 
 
 # ------------------------------------------------------------------ import
-
-_imports: dict = {}  # managed struct address -> (deleter address, CUDA Context or None)
-
-
-def _import_deleter(_data, user_data) -> None:
-    # Called by ek when the last view of the wrapped memory is released. On
-    # CUDA, ek's queued kernels may still use the memory: wait for them before
-    # the producer may reuse it (PyTorch's caching allocator would at once).
-    with _lock:
-        entry = _imports.pop(user_data, None)
-    if entry is None:
-        return
-    deleter, cuda_ctx = entry
-    if cuda_ctx is not None and not cuda_ctx.closed:
-        lib.ek_context_synchronize(cuda_ctx._h)
-    if deleter:
-        _VOID_FN(deleter)(user_data)
-
-
-_IMPORT_DELETER = _ffi.ek_deleter(_import_deleter)
 
 
 def _is_capsule(x) -> bool:
@@ -337,73 +313,51 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
             cap = x.__dlpack__(stream=stream, max_version=(DLPACK_MAJOR, DLPACK_MINOR))
         except TypeError:
             cap = x.__dlpack__(stream=stream)
-    t, read_only = _import_capsule(cap)
-    if read_only:
-        if copy is False:
-            raise BufferError("ek.from_dlpack: the source is read-only and ek tensors are "
-                              "writable; copy=False cannot be honoured (pass copy=None or True)")
-        copy = True
-    if device is not None:
-        t = t.to(device, copy=bool(copy))
-    elif copy:
-        t = t.clone()
-    return t
+    return _import_capsule(cap, device, copy)
 
 
-def _import_capsule(cap) -> tuple:
-    """(a tensor wrapping the capsule's memory, whether the producer marked it read-only)."""
-    read_only = False
+def _source_context(dl: DLTensor):
+    """The context libek wraps the memory with: its CUDA device's, else the
+    CPU's (ek_tensor_from_dlpack rejects device kinds it does not support)."""
+    kind, index = dl.device.device_type, dl.device.device_id
+    return context(f"cuda:{index}" if kind in (kDLCUDA, kDLCUDAManaged) else "cpu")
+
+
+def _import_capsule(cap, device, copy) -> Tensor:
     if _PyCapsule_IsValid(cap, _NAME_V):
-        addr = _PyCapsule_GetPointer(cap, _NAME_V)
+        used, addr = _USED_V, _PyCapsule_GetPointer(cap, _NAME_V)
         mt = DLManagedTensorVersioned.from_address(addr)
-        if mt.version.major > DLPACK_MAJOR:
-            raise BufferError(f"ek.from_dlpack: DLPack {mt.version.major}.{mt.version.minor} "
-                              f"is newer than this binding's {DLPACK_MAJOR}.{DLPACK_MINOR}")
-        used = _USED_V
-        read_only = bool(mt.flags & DLPACK_FLAG_BITMASK_READ_ONLY)
+        # Past another major version only the deleter may be read: libek says so.
+        dl = mt.dl_tensor if mt.version.major == DLPACK_MAJOR else None
     elif _PyCapsule_IsValid(cap, _NAME):
-        addr = _PyCapsule_GetPointer(cap, _NAME)
-        mt = DLManagedTensor.from_address(addr)
-        used = _USED
+        used, addr = _USED, _PyCapsule_GetPointer(cap, _NAME)
+        dl = DLManagedTensor.from_address(addr).dl_tensor
     else:
         raise InvalidArgumentError("ek.from_dlpack: not a DLPack capsule, or one already "
                                    "consumed", _ffi.EK_ERROR_INVALID_ARGUMENT)
-    dl = mt.dl_tensor
-    dt = _FROM_DL.get((dl.dtype.code, dl.dtype.bits))
-    if dt is None or dl.dtype.lanes != 1:
-        raise DtypeError(f"ek.from_dlpack: DLPack dtype (code {dl.dtype.code}, {dl.dtype.bits} "
-                         f"bits, {dl.dtype.lanes} lanes) has no ek dtype", _ffi.EK_ERROR_DTYPE)
-    kind, index = dl.device.device_type, dl.device.device_id
-    if kind in (kDLCPU, kDLCUDAHost):
-        ctx = context("cpu")
-    elif kind in (kDLCUDA, kDLCUDAManaged):
-        ctx = context(f"cuda:{index}")
-    else:
-        raise BufferError(f"ek.from_dlpack: DLPack device type {kind} is not supported "
-                          "(CPU, CUDA, CUDA host or managed memory)")
-    nd = dl.ndim
-    shape = [dl.shape[i] for i in range(nd)]
-    strides = [dl.strides[i] for i in range(nd)] if dl.strides else None
-    numel = 1
-    for s in shape:
-        numel *= s
-    _PyCapsule_SetName(cap, used)  # the capsule no longer owns mt: we do
-    deleter = mt.deleter or 0
-    if numel == 0 or not dl.data:
-        if deleter:
-            _VOID_FN(deleter)(addr)
-        return _empty(shape, dt, ctx), False
-    with _lock:
-        _imports[addr] = (deleter, ctx if ctx.is_cuda else None)
+    ctx = context("cpu") if dl is None else _source_context(dl)
+    want = ctx if device is None else context(device)
+    flags = (_ffi.EK_DLPACK_NO_COPY if copy is False else
+             _ffi.EK_DLPACK_COPY if copy and want is ctx else 0)
+    src = addr
+    if used == _USED:  # a versioned adapter, whose deleter is the legacy one's
+        legacy = DLManagedTensor.from_address(addr)
+        adapter = DLManagedTensorVersioned(version=DLPackVersion(DLPACK_MAJOR, DLPACK_MINOR),
+                                           dl_tensor=legacy.dl_tensor)
+        src = _relay(adapter, legacy.deleter, addr)
     h = _ffi.ek_tensor()
-    data = dl.data + dl.byte_offset
-    st = (ctypes.c_int64 * nd)(*strides) if strides is not None else None
-    rc = lib.ek_tensor_wrap(ctx._handle(), data, nd, (ctypes.c_int64 * max(nd, 1))(*shape), st,
-                            dt.code, _IMPORT_DELETER, addr, ctypes.byref(h))
-    if rc:
-        _import_deleter(None, addr)
-        check(rc)
-    return Tensor._wrap(h, ctx), read_only
+    rc = lib.ek_tensor_from_dlpack(ctx._handle(), src, flags, ctypes.byref(h))
+    if rc != _ffi.EK_SUCCESS:
+        if src != addr:
+            with _lock:  # the capsule still owns the legacy struct
+                _relays.pop(src, None)
+        try:
+            check(rc)
+        except NotSupportedError as e:  # a version, device kind or copy=False it cannot honour
+            raise BufferError(f"ek.from_dlpack: {e}") from e
+    _PyCapsule_SetName(cap, used)  # consumed: libek owns the struct now
+    t = Tensor._wrap(h, ctx)
+    return t if want is ctx else t.to(want)
 
 
 def install(cls) -> None:

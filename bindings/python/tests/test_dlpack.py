@@ -1,6 +1,7 @@
 """Zero-copy interchange: DLPack with NumPy (CPU) and PyTorch (CPU and CUDA),
 __cuda_array_interface__."""
 
+import ctypes
 import gc
 
 import numpy as np
@@ -217,3 +218,72 @@ def test_read_only_numpy_source_is_copied():
     z = ek.from_dlpack(w, copy=False)
     z += 1
     assert w.tolist() == [1, 1]
+
+
+# ------------------------------------------------------------------ through libek's C DLPack
+
+def test_export_keeps_its_own_context_alive():
+    # The capsule's deleter relay keeps a user Context (and its libek
+    # context, which counts the export as a live tensor) until a consumer is done.
+    before = ek.live_handles()
+    ctx = ek.Context("cpu")
+    t = ek.arange(6, dtype=ek.int32, device=ctx)
+    cap = t.__dlpack__(max_version=(1, 0))
+    legacy = t.__dlpack__()
+    del t, ctx
+    gc.collect()
+    n = np.from_dlpack(_Holder(cap))
+    m = np.from_dlpack(_Holder(legacy))
+    assert n.tolist() == m.tolist() == [0, 1, 2, 3, 4, 5]
+    del cap, legacy, n, m
+    gc.collect()
+    assert ek.live_handles() == before  # the exports, their tensor and the context are gone
+
+
+class _Holder:
+    """Hands a ready capsule to a consumer's from_dlpack."""
+
+    def __init__(self, cap):
+        self.cap = cap
+
+    def __dlpack__(self, **_):
+        return self.cap
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_rejected_capsules_are_not_consumed():
+    c = np.zeros(3, np.complex64)
+    cap = c.__dlpack__(max_version=(1, 0))
+    with pytest.raises(ek.DtypeError, match="ek_tensor_from_dlpack.*code 5"):
+        ek.from_dlpack(cap)
+    assert "used_" not in repr(cap)  # still the producer's: its destructor frees it
+    unaligned = np.zeros(17, np.uint8)[1:].view(np.float32)
+    with pytest.raises(ek.InvalidArgumentError, match="aligned"):
+        ek.from_dlpack(unaligned)
+    legacy = c.__dlpack__()
+    with pytest.raises(ek.DtypeError):
+        ek.from_dlpack(legacy)
+    assert "used_" not in repr(legacy)
+
+
+def test_newer_major_version_is_a_buffer_error():
+    from ek import _dlpack as d
+    deleted = []
+    deleter = d._VOID_FN(lambda addr: deleted.append(addr))
+    mt = d.DLManagedTensorVersioned(version=d.DLPackVersion(2, 0))
+    mt.deleter = ctypes.cast(deleter, ctypes.c_void_p).value
+    cap = d._PyCapsule_New(ctypes.addressof(mt), d._NAME_V, None)
+    with pytest.raises(BufferError, match="version 2.0"):
+        ek.from_dlpack(cap)
+    assert deleted == [] and "used_" not in repr(cap)
+
+
+def test_copy_flags_reach_libek():
+    a = np.arange(4, dtype=np.float64)
+    shared = ek.from_dlpack(a, copy=False)
+    copied = ek.from_dlpack(a, copy=True)
+    assert shared.data_ptr() == a.ctypes.data and copied.data_ptr() != a.ctypes.data
+    a[0] = 5
+    assert shared[0].item() == 5 and copied[0].item() == 0

@@ -7,6 +7,8 @@ pub const EK_VERSION_NUMBER: u32 = 100;
 pub const EK_CONTEXT_CONFIG_VERSION: u32 = 1;
 pub const EK_NUM_DTYPES: u32 = 10;
 pub const EK_MAX_DIMS: u32 = 8;
+pub const EK_DLPACK_COPY: u32 = 1;
+pub const EK_DLPACK_NO_COPY: u32 = 2;
 pub const EK_PROFILER_MAX_RECORDS: u32 = 262144;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __int64_t = ::std::os::raw::c_long;
@@ -1800,6 +1802,52 @@ extern "C" {
 extern "C" {
     #[doc = " Marks the storage as used on stream, so its release waits for that stream."]
     pub fn ek_tensor_record_stream(t: ek_tensor, stream: ek_stream) -> ek_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct DLManagedTensorVersioned {
+    _unused: [u8; 0],
+}
+extern "C" {
+    #[doc = " Exports a view of t: *out (version 1.0, flags 0: writable) has t's data"]
+    #[doc = "  pointer at element 0 (byte_offset 0), device, dtype, shape and strides"]
+    #[doc = "  (never NULL; a broadcast dim has stride 0, a reversed one a negative"]
+    #[doc = "  stride). It holds a reference to t's storage, not to the handle: t may be"]
+    #[doc = "  released at once. Whoever ends up owning *out calls (*out)->deleter(*out)"]
+    #[doc = "  exactly once, from any thread; until then t's context counts it as a live"]
+    #[doc = "  tensor (ek_context_destroy fails). No device work is done or waited for:"]
+    #[doc = "  on CUDA the consumer orders its use after ek's (e.g. ek_stream_synchronize,"]
+    #[doc = "  or an event its stream waits for)."]
+    pub fn ek_tensor_to_dlpack(t: ek_tensor, out: *mut *mut DLManagedTensorVersioned) -> ek_status;
+}
+extern "C" {
+    #[doc = " A tensor of ctx over src's memory. src must be DLPack major version 1 (any"]
+    #[doc = "  minor; another major is EK_ERROR_NOT_SUPPORTED, and then only src->deleter"]
+    #[doc = "  may be read), on ctx's device: kDLCPU or kDLCUDAHost for a CPU context,"]
+    #[doc = "  kDLCUDA or kDLCUDAManaged with ctx's index for a CUDA one (another device of"]
+    #[doc = "  a supported kind: EK_ERROR_INVALID_ARGUMENT; other kinds such as ROCm:"]
+    #[doc = "  EK_ERROR_NOT_SUPPORTED). ndim in [0, EK_MAX_DIMS]; strides NULL means"]
+    #[doc = "  compact row-major; data + byte_offset is element 0 and must be aligned to"]
+    #[doc = "  the element size. A dtype ek lacks or lanes != 1 is EK_ERROR_DTYPE; a"]
+    #[doc = "  shape, stride or byte_offset whose extent leaves int64 or the address space"]
+    #[doc = "  is EK_ERROR_OVERFLOW."]
+    #[doc = "  Copies: ek tensors are writable, so a source flagged"]
+    #[doc = "  DLPACK_FLAG_BITMASK_READ_ONLY is copied into a new contiguous tensor"]
+    #[doc = "  (EK_ERROR_NOT_SUPPORTED under EK_DLPACK_NO_COPY); EK_DLPACK_COPY copies"]
+    #[doc = "  any source. A copy is complete when the call returns. Unknown flag bits,"]
+    #[doc = "  or both flags: EK_ERROR_INVALID_ARGUMENT."]
+    #[doc = "  Ownership: on EK_SUCCESS src is consumed and must not be used again: when"]
+    #[doc = "  shared, *out owns it and calls src->deleter(src) (if not NULL) once its"]
+    #[doc = "  last view is released (on CUDA after waiting for the context's work, so the"]
+    #[doc = "  producer may reuse the memory at once); when copied, src->deleter has"]
+    #[doc = "  already been called. On any failure src is untouched and still the"]
+    #[doc = "  caller's, who calls its deleter (DLPack's rule for a version mismatch too)."]
+    pub fn ek_tensor_from_dlpack(
+        ctx: ek_context,
+        src: *mut DLManagedTensorVersioned,
+        flags: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
 }
 extern "C" {
     #[doc = " t[..., start:stop:step, ...] along dim; step != 0, negative steps allowed."]

@@ -255,6 +255,56 @@ impl Tensor {
         })
     }
 
+    // ------------------------------------------------------------ DLPack
+
+    /// Exports a view of this tensor as a DLPack 1.x `DLManagedTensorVersioned`
+    /// (`ek_tensor_to_dlpack`; read its fields through `dlpack.h` or a DLPack
+    /// crate). It holds a reference to the storage: whoever ends up owning it
+    /// calls its `deleter` exactly once (a DLPack consumer does; passing it to
+    /// [`Tensor::from_dlpack`] hands it over). No device work is waited for.
+    ///
+    /// ```
+    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
+    /// let t = ek::Tensor::from_slice(&ctx, &[2], &[1.0f32, 2.0])?;
+    /// let m = t.to_dlpack()?;
+    /// // SAFETY: m is a fresh export, consumed here once.
+    /// let u = unsafe { ek::Tensor::from_dlpack(&ctx, m, None) }?;
+    /// assert_eq!(u.data_ptr(), t.data_ptr()); // shared, not copied
+    /// # Ok::<(), ek::Error>(())
+    /// ```
+    pub fn to_dlpack(&self) -> Result<*mut sys::DLManagedTensorVersioned> {
+        let mut out: *mut sys::DLManagedTensorVersioned = std::ptr::null_mut();
+        // SAFETY: live handle, plain out-parameter.
+        check(unsafe { sys::ek_tensor_to_dlpack(self.raw, &mut out) })?;
+        Ok(out)
+    }
+
+    /// A tensor of `ctx` over a DLPack 1.x tensor's memory
+    /// (`ek_tensor_from_dlpack`), on `ctx`'s device. `copy`: `None` shares
+    /// it unless it is flagged read-only (then copies, as ek tensors are
+    /// writable), `Some(true)` always copies, `Some(false)` never does
+    /// (`Status::NOT_SUPPORTED` for a read-only source).
+    ///
+    /// On `Ok` the tensor owns `src` (its deleter runs after the last view is
+    /// dropped, or already ran when it was copied); on `Err` `src` is still the
+    /// caller's, who calls its deleter.
+    ///
+    /// # Safety
+    /// `src` must point at a valid `DLManagedTensorVersioned` that nobody else
+    /// will use or delete, whose memory holds every element its shape and
+    /// strides reach, on `ctx`'s device. As with [`Tensor::wrap`], memory
+    /// another tensor also reaches (e.g. the source of [`Tensor::to_dlpack`])
+    /// counts as another storage: neither may be moved to another thread
+    /// ([`Tensor::into_send`]) while the other is used.
+    pub unsafe fn from_dlpack(ctx: &Context, src: *mut sys::DLManagedTensorVersioned, copy: Option<bool>) -> Result<Tensor> {
+        let flags = match copy {
+            None => 0,
+            Some(true) => sys::EK_DLPACK_COPY,
+            Some(false) => sys::EK_DLPACK_NO_COPY,
+        };
+        Tensor::make(&ctx.inner, |out| unsafe { sys::ek_tensor_from_dlpack(ctx.inner.raw, src, flags as i32, out) })
+    }
+
     // ------------------------------------------------------------ properties
 
     fn info(&self) -> sys::ek_tensor_info {
