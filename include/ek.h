@@ -334,10 +334,16 @@ EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks,
  *  sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them
  *  exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX)
  *  of blocks that destroyed streams left to the pool's shared list.
- *  The file is written to a temporary name beside path and renamed into place:
- *  readers never see a partial file, and on failure no file is left. An
- *  existing file at path is replaced. EK_ERROR_IO (naming path and the system's
- *  reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "". */
+ *  Where path is a regular file or nothing, the text is written to a short
+ *  temporary name beside it, fsynced and renamed into place: readers never see
+ *  a partial file, and on failure no file is left. A FIFO or a device at path
+ *  (/dev/stdout, /dev/null, or a symbolic link to one) is written in place and
+ *  never replaced; a FIFO that no process reads fails at once with
+ *  EK_ERROR_IO instead of blocking. A symbolic link to a regular file is
+ *  refused (EK_ERROR_IO): replacing it would turn the link into a file, and
+ *  writing through it would let whoever made the link choose the file
+ *  overwritten; pass the file's own path. EK_ERROR_IO (naming path and the
+ *  system's reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "". */
 EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path);
 /** The same JSON text into buffer, like snprintf: *length receives the text's
  *  length in bytes (without the NUL); up to capacity - 1 bytes of it and a NUL
@@ -975,11 +981,19 @@ EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);
  * yet, the NVRTC version in the key is the one recorded (in the directory's
  * nvrtc.hint) by the last process that did, as long as that library file is
  * unchanged (path, size, mtime); on a miss NVRTC is loaded and its own
- * version used. The directory is created with mode 0700;
- * entries are written to a temporary file and renamed into place, so
- * processes compiling the same kernel at once are safe; each entry carries a
- * SHA-256 of its contents, checked on load: a truncated, corrupted or
- * tampered entry is rejected (logged at warn level), removed and rebuilt. */
+ * version used. The directory is created with mode 0700. It is used only
+ * while it is a directory (not a symbolic link to one) owned by the process's
+ * effective uid and not writable by group or others: the checksum below
+ * catches corruption, not someone who can write there. Otherwise (say
+ * EK_KERNEL_CACHE_DIR=/tmp/x made by another user, or chmod 777) the disk
+ * cache is not used, one warning per directory and process says why and how
+ * to fix it (chmod go-w, or another directory), and kernels are compiled and
+ * cached in memory only. Entries are written to a temporary file, fsynced and
+ * renamed into place, so processes compiling the same kernel at once are
+ * safe; each entry carries a SHA-256 of its contents, checked on load: a
+ * truncated, corrupted or tampered entry, or anything but a regular file in
+ * its place (a symbolic link, a FIFO: opened without following or waiting),
+ * is rejected (logged at warn level), removed and rebuilt. */
 
 typedef struct ek_module_s *ek_module;
 typedef struct ek_kernel_s *ek_kernel;
@@ -1166,9 +1180,11 @@ EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capaci
                                      size_t *length);
 /** Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or
  *  chrome://tracing): a host track per thread, a device track per stream and
- *  an arrow from each call to its device work. The file is replaced
- *  atomically; EK_ERROR_IO names the path on failure. EK_ERROR_NOT_READY
- *  while the profiler runs. */
+ *  an arrow from each call to its device work. path is written as by
+ *  ek_memory_snapshot_json: a regular file is replaced atomically, a FIFO or
+ *  device (/dev/stdout) written in place, a symbolic link to a regular file
+ *  refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT
+ *  for "". EK_ERROR_NOT_READY while the profiler runs. */
 EK_API ek_status ek_profiler_export_chrome_trace(ek_context ctx, const char *path);
 
 /* ---------------------------------------------------------------- diagnostics */

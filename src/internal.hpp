@@ -71,9 +71,12 @@ int raw_enum(const E &e) {
 // printf into a std::string of any length.
 std::string vformat(const char *format, va_list args);
 
-// Writes text to a temporary file beside path and renames it onto path:
-// readers see the old file or the whole new one, and a failure (EK_ERROR_IO
-// naming path and the system's reason) leaves no file behind.
+// Writes text to path. A regular file or nothing there: a temporary file beside
+// path (fsynced) is renamed onto it, so readers see the old file or the whole
+// new one, and a failure leaves no file behind. A FIFO or device (or a symlink
+// to one) is written in place, a FIFO with no reader failing at once; a symlink
+// to a regular file is refused. EK_ERROR_IO naming path and the system's
+// reason; EK_ERROR_INVALID_ARGUMENT for "".
 ek_status write_file_replacing(const char *path, const std::string &text);
 
 // Appends text as a quoted JSON string: quotes, backslashes and control

@@ -5,7 +5,8 @@
 //   | SHA-256 of everything before it (32 bytes)
 // The key inside the file catches an entry copied or renamed to another key's
 // name; the checksum catches truncation and corruption (not a forger who
-// recomputes it: the 0700 directory is what keeps others out).
+// recomputes it: the directory, ours and writable by us alone, is what keeps
+// others out, so a directory that is not is never used: dir_problem).
 #include "kernel_cache.hpp"
 
 #include <dirent.h>
@@ -21,9 +22,11 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "internal.hpp"
+#include "safe_file.hpp"
 #include "sha256.hpp"
 
 namespace ek::kcache {
@@ -206,21 +209,10 @@ ek_status create_temp(const std::string &dir, const std::string &key, std::strin
   return fail(EK_ERROR_IO, "cannot create %s: %s", path->c_str(), std::strerror(errno));
 }
 
-bool write_all(int fd, const char *data, size_t size) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= size_t(n);
-  }
-  return true;
-}
-
 // fsync before the rename, so that after a crash the name never points at
 // a file whose data did not reach the disk.
 ek_status write_and_close(int fd, const std::string &path, const std::vector<char> &bytes) {
-  bool ok = write_all(fd, bytes.data(), bytes.size()) && fsync(fd) == 0;
+  bool ok = file::write_all(fd, bytes.data(), bytes.size()) && fsync(fd) == 0;
   int saved = errno;
   if (close(fd) != 0 && ok) {
     ok = false;
@@ -230,51 +222,73 @@ ek_status write_and_close(int fd, const std::string &path, const std::vector<cha
   return EK_SUCCESS;
 }
 
-// Reads the whole of a regular file of sane size.
-bool read_all(int fd, std::vector<char> *bytes, struct stat *st, std::string *why) {
-  if (fstat(fd, st) != 0) return reject(why, std::string("cannot stat: ") + std::strerror(errno));
-  if (!S_ISREG(st->st_mode)) return reject(why, "not a regular file");
-  if (uint64_t(st->st_size) > kMaxEntryBytes)
-    return reject(why, "too large (" + std::to_string(st->st_size) + " bytes)");
-  bytes->resize(size_t(st->st_size));
-  size_t got = 0;
-  while (got < bytes->size()) {
-    ssize_t n = read(fd, bytes->data() + got, bytes->size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return reject(why, std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) break;
-    got += size_t(n);
-  }
-  bytes->resize(got);
-  return true;
-}
-
 // Removes a rejected entry unless another process has meanwhile renamed a new
-// one into its place (then the name no longer points at what was read).
+// one into its place (then the name no longer points at what was read). An
+// entry that could not be opened (a symlink, a FIFO...) is removed as it is.
 void remove_rejected(const std::string &path, const struct stat &read_st) {
   struct stat now;
-  if (stat(path.c_str(), &now) == 0 && now.st_dev == read_st.st_dev &&
-      now.st_ino == read_st.st_ino)
+  if (read_st.st_ino == 0 ||
+      (lstat(path.c_str(), &now) == 0 && now.st_dev == read_st.st_dev &&
+       now.st_ino == read_st.st_ino))
     unlink(path.c_str());
 }
 
-Load open_failed(const std::string &path, int error, std::string *why) {
-  if (error == ENOENT || error == ENOTDIR) return Load::kMiss;
-  reject(why, std::string("cannot open: ") + std::strerror(error) + " in " + path);
-  // Out of descriptors or memory says nothing against the entry: keep it.
-  if (error != EMFILE && error != ENFILE && error != ENOMEM) unlink(path.c_str());
-  return Load::kRejected;
+// Why dir cannot hold the disk cache and how to fix it, as "<why>: <fix>";
+// empty when it can, or does not exist yet (store creates it 0700).
+std::string dir_problem(const std::string &dir) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) return "";  // missing: made later; other errors: reported then
+  const std::string own = "set EK_KERNEL_CACHE_DIR (or config.kernel_cache_dir) to a directory "
+                          "of your own";
+  if (S_ISLNK(st.st_mode))
+    return "is a symbolic link, which the kernel cache does not follow: " + own +
+           " (e.g. the one it points to)";
+  if (!S_ISDIR(st.st_mode)) return "is not a directory: " + own;
+  if (st.st_uid != geteuid())
+    return "is owned by uid " + std::to_string(st.st_uid) + ", not by this process's uid " +
+           std::to_string(geteuid()) + ": " + own;
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    return std::string("is writable by group or others (mode ") + mode + "): run chmod go-w " +
+           dir + ", or " + own;
+  }
+  return "";
+}
+
+ek_status require_usable(const std::string &dir) {
+  std::string problem = dir_problem(dir);
+  EK_CHECK(problem.empty(), EK_ERROR_IO, "kernel cache directory %s %s", dir.c_str(),
+           problem.c_str());
+  return EK_SUCCESS;
 }
 
 }  // namespace
 
-ek_status make_cache_dir(const std::string &dir) { return make_dirs(dir); }
+ek_status make_cache_dir(const std::string &dir) {
+  EK_FORWARD(make_dirs(dir));
+  return require_usable(dir);
+}
+
+bool disk_usable(const std::string &dir, ek_log_level threshold) {
+  std::string problem = dir_problem(dir);
+  if (problem.empty()) return true;
+  static std::mutex mutex;
+  static auto *warned = new std::set<std::string>;  // never destroyed, like memory()
+  std::lock_guard<std::mutex> lock(mutex);
+  if (log_enabled(EK_LOG_WARN, threshold) && warned->insert(dir).second)
+    log_message(EK_LOG_WARN, threshold,
+                "kernel cache directory %s %s; until then this process does not use it "
+                "(kernels are compiled and cached in memory only)",
+                dir.c_str(), problem.c_str());
+  return false;
+}
 
 ek_status store(const std::string &dir, const std::string &key, const void *image, size_t size) {
   EK_CHECK(valid_key(key), EK_ERROR_INVALID_ARGUMENT, "invalid kernel cache key \"%.*s\"",
            int(std::min(key.size(), kMaxKeyBytes)), key.c_str());
   EK_CHECK(image || size == 0, EK_ERROR_NULL_POINTER, "kernel image is NULL");
-  EK_FORWARD(make_dirs(dir));
+  EK_FORWARD(make_cache_dir(dir));
   std::vector<char> entry = format_entry(key, image, size);
   std::string temp;
   int fd = -1;
@@ -285,6 +299,7 @@ ek_status store(const std::string &dir, const std::string &key, const void *imag
     status = fail(EK_ERROR_IO, "cannot rename %s to %s: %s", temp.c_str(), path.c_str(),
                   std::strerror(errno));
   if (status != EK_SUCCESS) unlink(temp.c_str());
+  else file::sync_dir(dir);
   return status;
 }
 
@@ -294,22 +309,26 @@ Load load(const std::string &dir, const std::string &key, std::vector<char> *ima
     reject(why, "invalid kernel cache key");
     return Load::kRejected;
   }
+  if (!dir_problem(dir).empty()) return Load::kMiss;  // disk_usable warns about it
   std::string path = entry_path(dir, key);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return open_failed(path, errno, why);
-  std::vector<char> bytes;
-  struct stat st {};
-  std::string reason;
-  bool ok = read_all(fd, &bytes, &st, &reason) &&
-            parse_entry(bytes.data(), bytes.size(), key, image, &reason);
-  close(fd);
-  if (ok) return Load::kHit;
+  std::string bytes, reason;
+  struct stat st;
+  if (file::read_regular(path, kMaxEntryBytes, &bytes, &st, &reason)) {
+    if (parse_entry(bytes.data(), bytes.size(), key, image, &reason)) return Load::kHit;
+  } else if (errno == ENOENT || errno == ENOTDIR) {
+    return Load::kMiss;
+  } else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
+    // Out of descriptors or memory says nothing against the entry: keep it.
+    reject(why, reason + " in " + path);
+    return Load::kRejected;
+  }
   reject(why, reason + " in " + path);
   remove_rejected(path, st);
   return Load::kRejected;
 }
 
 ek_status clear(const std::string &dir) {
+  EK_FORWARD(require_usable(dir));
   DIR *d = opendir(dir.c_str());
   if (!d && errno == ENOENT) return EK_SUCCESS;
   EK_CHECK(d, EK_ERROR_IO, "cannot open kernel cache directory %s: %s", dir.c_str(),

@@ -113,7 +113,6 @@ EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(path);
-  EK_CHECK(*path, EK_ERROR_INVALID_ARGUMENT, "path is empty");
   std::string text;
   EK_FORWARD(snapshot_json(ctx, &text));
   return write_file_replacing(path, text);

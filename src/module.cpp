@@ -42,6 +42,7 @@ ek_module new_module(ek_context ctx) {
 }
 
 bool from_disk(ek_module m, const std::string &key, std::vector<char> *image) {
+  if (!kcache::disk_usable(m->ctx->cache_dir, m->ctx->config.log_level)) return false;
   std::string why;
   switch (kcache::load(m->ctx->cache_dir, key, image, &why)) {
     case kcache::Load::kHit:
@@ -60,6 +61,7 @@ bool from_disk(ek_module m, const std::string &key, std::vector<char> *image) {
 // A cache that cannot be written costs the next process a compilation, no
 // more: the failure is logged and this thread's last error left as it was.
 void to_disk(ek_module m, const std::string &key, const std::vector<char> &image) {
+  if (!kcache::disk_usable(m->ctx->cache_dir, m->ctx->config.log_level)) return;
   std::string saved = last_error_message();
   if (kcache::store(m->ctx->cache_dir, key, image.data(), image.size()) != EK_SUCCESS)
     log_message(EK_LOG_WARN, m->ctx->config.log_level, "%s was not written to the kernel cache: %s",

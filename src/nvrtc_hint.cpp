@@ -12,11 +12,11 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "internal.hpp"
 #include "kernel_cache.hpp"
+#include "safe_file.hpp"
 #include "sha256.hpp"
 
 namespace ek::jit {
@@ -113,8 +113,7 @@ bool parse_fields(const std::vector<std::string> &l, NvrtcIdentity *id) {
 bool write_file(const std::string &path, const std::string &text) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return false;
-  ssize_t n = write(fd, text.data(), text.size());
-  bool ok = n == ssize_t(text.size());
+  bool ok = file::write_all(fd, text.data(), text.size());
   return close(fd) == 0 && ok;
 }
 
@@ -150,14 +149,16 @@ bool library_unchanged(const NvrtcIdentity &id) {
 
 std::string hint_path(const std::string &dir) { return dir + "/nvrtc.hint"; }
 
+// Read like a cache entry: only from a usable directory, never through a
+// symlink, never waiting on a FIFO.
 bool read_hint(const std::string &dir, NvrtcIdentity *out) {
-  std::ifstream in(hint_path(dir), std::ios::binary);
-  if (!in) return false;
-  std::string text(kMaxHintBytes + 1, '\0');
-  in.read(&text[0], std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
+  if (!kcache::disk_usable(dir, EK_LOG_OFF)) return false;
+  std::string text, why;
+  struct stat st;
   NvrtcIdentity id;
-  if (!parse_hint(text, &id) || !library_unchanged(id)) return false;
+  if (!file::read_regular(hint_path(dir), kMaxHintBytes, &text, &st, &why) ||
+      !parse_hint(text, &id) || !library_unchanged(id))
+    return false;
   *out = id;
   return true;
 }

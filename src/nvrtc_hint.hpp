@@ -33,10 +33,13 @@ bool parse_hint(const std::string &text, NvrtcIdentity *out);
 bool library_unchanged(const NvrtcIdentity &id);
 
 std::string hint_path(const std::string &dir);
-// The hint of dir when it parses and its library is unchanged.
+// The hint of dir when it parses and its library is unchanged; none from a
+// directory the kernel cache may not use (kcache::disk_usable), a symlink or
+// anything but a regular file (a FIFO there never blocks the read).
 bool read_hint(const std::string &dir, NvrtcIdentity *out);
-// Best effort: creates dir, writes a temp file (0600) and renames it into
-// place; a failure is logged at debug level and leaves ek_last_error as it was.
+// Best effort: creates dir (kcache::make_cache_dir, which refuses an unusable
+// one), writes a temp file (0600) and renames it into place; a failure is
+// logged at debug level and leaves ek_last_error as it was.
 void write_hint(const std::string &dir, const NvrtcIdentity &id, ek_log_level threshold);
 
 // The target for compute capability major.minor from dir's hint, without

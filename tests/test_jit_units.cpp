@@ -22,6 +22,7 @@
 #include "internal.hpp"
 #include "nvrtc_hint.hpp"
 #include "sha256.hpp"
+#include "file_checks.hpp"
 #ifdef EK_HAVE_CUDA
 #include "jit.hpp"
 #endif
@@ -244,6 +245,41 @@ TEST(NvrtcHint, TargetFromTheHintIsPickTargets) {
   ek_clear_error();
   EXPECT_FALSE(ek::jit::hinted_target(dir, 3, 0, &t));  // older than NVRTC knows
   EXPECT_STREQ(ek_last_error(), "") << "hinted_target left an error behind";
+}
+
+// A FIFO at nvrtc.hint would block a plain open (std::ifstream) for ever;
+// a symlink there, or a directory others can write, is not trusted; a new
+// hint replaces what was in the way.
+TEST(NvrtcHint, AFifoSymlinkOrUnsafeDirectoryGivesNoHint) {
+  const std::string dir = temp_dir();
+  const ek::jit::NvrtcIdentity id = fake_library(dir);
+  const std::string hint = ek::jit::hint_path(dir);
+  ASSERT_EQ(mkfifo(hint.c_str(), 0600), 0);
+  ek::jit::NvrtcIdentity back;
+  bool read = true;
+  EXPECT_TRUE(filecheck::finishes([&] { read = ek::jit::read_hint(dir, &back); }, {hint}))
+      << "read_hint blocked on a FIFO";
+  EXPECT_FALSE(read);
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  ASSERT_TRUE(ek::jit::read_hint(dir, &back)) << "the FIFO was not replaced";
+
+  const std::string elsewhere = temp_dir() + "/nvrtc.hint";
+  ASSERT_EQ(rename(hint.c_str(), elsewhere.c_str()), 0);
+  ASSERT_EQ(symlink(elsewhere.c_str(), hint.c_str()), 0);
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back)) << "read through a symlink";
+  ek::jit::Target t;
+  EXPECT_FALSE(ek::jit::hinted_target(dir, 9, 0, &t));
+
+  ASSERT_EQ(unlink(hint.c_str()), 0);
+  ASSERT_EQ(rename(elsewhere.c_str(), hint.c_str()), 0);
+  ASSERT_TRUE(ek::jit::read_hint(dir, &back));
+  ASSERT_EQ(chmod(dir.c_str(), 0777), 0);
+  EXPECT_FALSE(ek::jit::read_hint(dir, &back)) << "read from a world-writable directory";
+  EXPECT_FALSE(ek::jit::hinted_target(dir, 9, 0, &t));
+  unlink(hint.c_str());
+  ek::jit::write_hint(dir, id, EK_LOG_OFF);
+  EXPECT_NE(access(hint.c_str(), F_OK), 0) << "a hint was written into a world-writable directory";
+  chmod(dir.c_str(), 0700);
 }
 
 #ifdef EK_HAVE_CUDA

@@ -3,6 +3,8 @@
 #include "kernel_cache.hpp"
 #include "sha256.hpp"
 
+#include "file_checks.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +12,10 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -443,6 +447,146 @@ TEST_F(KernelCacheDisk, FailedRenameLeavesNoTempFile) {
   EXPECT_NE(message.find(entry_file(kKey).string()), std::string::npos) << message;
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
       << "temp file left behind";
+}
+
+// ---- what the disk cache trusts: its directory, and files that are regular
+
+// The ways a directory can be someone else's to write: each is not used (a
+// planted entry does not load, nothing is written or removed there) until
+// fixed.
+struct Unsafe {
+  const char *name;
+  std::function<bool(const std::string &dir)> make;  // false: cannot here (skipped)
+  std::function<void(const std::string &dir)> undo;
+  const char *reason;
+};
+
+std::vector<Unsafe> unsafe_directories() {
+  auto mode = [](mode_t m) { return [m](const std::string &d) { return chmod(d.c_str(), m) == 0; }; };
+  auto restore = [](const std::string &d) {
+    chmod(d.c_str(), 0700);
+    if (lchown(d.c_str(), geteuid(), getegid()) != 0) std::perror("lchown");
+  };
+  return {
+      {"world-writable", mode(0777), restore, "writable by group or others (mode 0777)"},
+      {"group-writable", mode(0770), restore, "writable by group or others (mode 0770)"},
+      {"other-writable (sticky, like /tmp)", mode(01703), restore, "writable by group or others"},
+      // Root may give a directory away, so ownership is testable in CI too.
+      {"owned by nobody", [](const std::string &d) { return chown(d.c_str(), 65534, 65534) == 0; },
+       restore, "is owned by uid 65534"},
+  };
+}
+
+class KernelCacheTrust : public KernelCacheDisk {
+ protected:
+  void SetUp() override {
+    KernelCacheDisk::SetUp();
+    stored_entry(sample_image(64));
+  }
+  // dir (dir_ itself or a path to it) is not used: no hit, no write, no removal.
+  void expect_not_used(const std::string &dir, const std::string &reason) {
+    std::vector<char> image;
+    std::string why;
+    EXPECT_EQ(kc::load(dir, kKey, &image, &why), Load::kMiss) << "an entry loaded from " << dir;
+    EXPECT_TRUE(image.empty());
+    EXPECT_FALSE(kc::disk_usable(dir, EK_LOG_OFF));
+    EXPECT_EQ(kc::store(dir, kOtherKey, "x", 1), EK_ERROR_IO);
+    std::string message = ek_last_error();
+    EXPECT_NE(message.find(dir), std::string::npos) << message;
+    EXPECT_NE(message.find(reason), std::string::npos) << message;
+    EXPECT_NE(message.find("EK_KERNEL_CACHE_DIR"), std::string::npos) << message;
+    EXPECT_EQ(kc::make_cache_dir(dir), EK_ERROR_IO);
+    EXPECT_EQ(kc::clear(dir), EK_ERROR_IO);
+    EXPECT_TRUE(fs::exists(entry_file(kKey))) << "the entry was removed";
+    EXPECT_FALSE(fs::exists(entry_file(kOtherKey))) << "an entry was written";
+  }
+  void expect_used_again() {
+    std::vector<char> image;
+    std::string why;
+    EXPECT_TRUE(kc::disk_usable(dir_, EK_LOG_OFF));
+    EXPECT_EQ(kc::load(dir_, kKey, &image, &why), Load::kHit) << why;
+  }
+};
+
+TEST_F(KernelCacheTrust, ADirectoryOthersCanWriteIsNotUsed) {
+  for (const Unsafe &u : unsafe_directories()) {
+    SCOPED_TRACE(u.name);
+    if (!u.make(dir_)) {
+      std::printf("skipped \"%s\": %s\n", u.name, std::strerror(errno));
+      continue;
+    }
+    expect_not_used(dir_, u.reason);
+    u.undo(dir_);
+    expect_used_again();
+  }
+}
+
+TEST_F(KernelCacheTrust, ASymlinkedDirectoryIsNotFollowed) {
+  std::string link = (root_ / "link").string();
+  ASSERT_EQ(symlink(dir_.c_str(), link.c_str()), 0);
+  expect_not_used(link, "is a symbolic link");
+  expect_used_again();
+  // A path through a symlinked parent is fine: only the directory itself counts.
+  std::string through = (root_ / "parent-link").string();
+  ASSERT_EQ(symlink(root_.c_str(), through.c_str()), 0);
+  std::vector<char> image;
+  std::string why;
+  EXPECT_EQ(kc::load(through + "/cache", kKey, &image, &why), Load::kHit) << why;
+}
+
+struct Captured {
+  std::vector<std::string> warnings;
+  static void record(ek_log_level level, const char *message, void *self) {
+    if (level == EK_LOG_WARN) static_cast<Captured *>(self)->warnings.push_back(message);
+  }
+};
+
+TEST_F(KernelCacheTrust, OneWarningSaysWhyAndHowToFixIt) {
+  Captured log;
+  ASSERT_EQ(ek_log_set_callback(Captured::record, &log), EK_SUCCESS);
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  EXPECT_FALSE(kc::disk_usable(dir_, EK_LOG_OFF));  // not let through: nothing, and not spent
+  EXPECT_TRUE(log.warnings.empty());
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(kc::disk_usable(dir_, EK_LOG_WARN));
+  ASSERT_EQ(log.warnings.size(), 1u) << "one warning per directory and process";
+  const std::string &w = log.warnings[0];
+  EXPECT_NE(w.find("kernel cache directory " + dir_ + " is writable by group or others"),
+            std::string::npos) << w;
+  EXPECT_NE(w.find("chmod go-w " + dir_), std::string::npos) << w;
+  EXPECT_NE(w.find("EK_KERNEL_CACHE_DIR"), std::string::npos) << w;
+  EXPECT_NE(w.find("compiled and cached in memory only"), std::string::npos) << w;
+  ASSERT_EQ(chmod(dir_.c_str(), 0700), 0);
+  EXPECT_TRUE(kc::disk_usable(dir_, EK_LOG_WARN));
+  EXPECT_TRUE(kc::disk_usable((root_ / "not made yet").string(), EK_LOG_WARN));
+  EXPECT_EQ(log.warnings.size(), 1u);
+  ASSERT_EQ(ek_log_set_callback(nullptr, nullptr), EK_SUCCESS);
+}
+
+// A FIFO in an entry's place would block a plain open() for ever.
+TEST_F(KernelCacheTrust, AFifoInPlaceOfAnEntryIsRejectedWithoutBlocking) {
+  fs::remove(entry_file(kKey));
+  ASSERT_EQ(mkfifo(entry_file(kKey).c_str(), 0600), 0);
+  Load result = Load::kHit;
+  std::string why;
+  std::vector<char> image;
+  EXPECT_TRUE(filecheck::finishes([&] { result = kc::load(dir_, kKey, &image, &why); },
+                                  {entry_file(kKey).string()}))
+      << "load blocked on a FIFO";
+  EXPECT_EQ(result, Load::kRejected);
+  EXPECT_NE(why.find("a FIFO, not a regular file"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(entry_file(kKey)))) << "the FIFO was left";
+}
+
+TEST_F(KernelCacheTrust, ASymlinkedEntryIsRejectedAndItsTargetKept) {
+  fs::path elsewhere = root_ / "elsewhere.ekc";
+  fs::rename(entry_file(kKey), elsewhere);
+  fs::create_symlink(elsewhere, entry_file(kKey));
+  std::vector<char> image;
+  std::string why;
+  EXPECT_EQ(kc::load(dir_, kKey, &image, &why), Load::kRejected) << "loaded through a symlink";
+  EXPECT_NE(why.find("symbolic link"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(entry_file(kKey)))) << "the symlink was left";
+  EXPECT_TRUE(fs::exists(elsewhere)) << "the symlink's target was removed";
 }
 
 // ---- the memory cache

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "ek_test.hpp"
+#include "file_checks.hpp"
 
 namespace {
 
@@ -321,7 +322,7 @@ TEST_P(MemoryJsonTest, UnwritablePathsAreIoErrorsNamingThePathAndLeaveNoFile) {
   std::string missing = dir + "/no/such/dir/snapshot.json";
   EK_FAILS(ek_memory_snapshot_json(ctx, missing.c_str()), EK_ERROR_IO,
            "ek_memory_snapshot_json: cannot write " + missing + ": No such file or directory");
-  // A directory at path: the temporary file is written, the rename fails.
+  // A directory at path is not replaced: it cannot be written in place.
   std::string sub = dir + "/taken";
   ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
   EK_FAILS(ek_memory_snapshot_json(ctx, sub.c_str()), EK_ERROR_IO,
@@ -329,6 +330,13 @@ TEST_P(MemoryJsonTest, UnwritablePathsAreIoErrorsNamingThePathAndLeaveNoFile) {
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"taken"}) << "no temporary file left";
   EXPECT_TRUE(files_in(sub).empty());
   rmdir(sub.c_str());
+}
+
+// A FIFO, a device, a symlink to either or to a file, a long name, "".
+TEST_P(MemoryJsonTest, ReplacesOnlyARegularFileAndWritesDevicesInPlace) {
+  filecheck::check_file_writer(dir, [&](const char *path) {
+    return ek_memory_snapshot_json(ctx, path);
+  });
 }
 
 TEST_P(MemoryJsonTest, BadArgumentsAreRejectedAndOutputsUntouched) {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "file_checks.hpp"
 #include "module_test.hpp"
 
 using ektest::Tensor;
@@ -263,6 +264,86 @@ TEST_P(ModuleTest, CorruptDiskEntryIsRejectedLoggedAndRebuilt) {
   EXPECT_EQ(origin(m), EK_MODULE_COMPILED);
   EXPECT_NE(log.find("rejected"), std::string::npos) << log;
   expect_scale_runs(m);
+}
+
+// Warnings through the process-wide log callback, for as long as it lives.
+struct CapturedWarnings {
+  std::vector<std::string> lines;
+  CapturedWarnings() { EXPECT_EQ(ek_log_set_callback(record, this), EK_SUCCESS); }
+  ~CapturedWarnings() { EXPECT_EQ(ek_log_set_callback(nullptr, nullptr), EK_SUCCESS); }
+  static void record(ek_log_level level, const char *message, void *self) {
+    if (level == EK_LOG_WARN) static_cast<CapturedWarnings *>(self)->lines.push_back(message);
+  }
+};
+
+std::vector<std::string> names_in(const std::string &dir) {
+  std::vector<std::string> names;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  return names;
+}
+
+// A cache directory others can write (EK_KERNEL_CACHE_DIR=/tmp/x made by
+// someone else) could hold their images: it is not used, one warning says
+// why, and kernels still compile, in memory only.
+TEST_P(ModuleTest, WorldWritableCacheDirectoryIsWarnedAboutAndNotUsed) {
+  CUDA_ONLY();
+  const std::string dir = new_temp_dir();
+  ASSERT_EQ(chmod(dir.c_str(), 0777), 0);
+  CapturedWarnings warnings;
+  Context warns;
+  make_context(dir, EK_LOG_WARN, &warns.c);
+  const std::string source = unique(kScale);
+  Module first, second;
+  ASSERT_EQ(ek_module_from_source(warns, source.c_str(), "test.cu", nullptr, 0, &first.m),
+            EK_SUCCESS);
+  EK_OK(ek_module_compile(first));
+  EXPECT_EQ(origin(first), EK_MODULE_COMPILED);
+  expect_scale_runs(first);
+  ASSERT_EQ(ek_module_from_source(warns, source.c_str(), "test.cu", nullptr, 0, &second.m),
+            EK_SUCCESS);
+  EK_OK(ek_module_compile(second));
+  EXPECT_EQ(origin(second), EK_MODULE_MEMORY_CACHE);
+  EXPECT_TRUE(names_in(dir).empty()) << "written into " << dir << ": " << names_in(dir)[0];
+  ASSERT_EQ(warnings.lines.size(), 1u) << "one warning, not one per module";
+  EXPECT_NE(warnings.lines[0].find(dir + " is writable by group or others"), std::string::npos)
+      << warnings.lines[0];
+  EXPECT_NE(warnings.lines[0].find("chmod go-w"), std::string::npos) << warnings.lines[0];
+  chmod(dir.c_str(), 0700);
+}
+
+// FIFOs at an entry's name and at nvrtc.hint would block a plain open() for
+// ever: both are rejected without waiting, and replaced by real files.
+TEST_P(ModuleTest, FifosInTheCacheDirectoryDoNotBlock) {
+  CUDA_ONLY();
+  const std::string source = unique(kScale);
+  {
+    Module m;
+    from_source(source, &m);
+    EK_OK(ek_module_compile(m));
+  }
+  std::string entry;
+  for (const std::string &name : names_in(cache_dir))
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".ekc") == 0) entry = name;
+  ASSERT_FALSE(entry.empty()) << "no entry in " << cache_dir;
+  const std::string dir = new_temp_dir();
+  const std::vector<std::string> fifos = {dir + "/" + entry, dir + "/nvrtc.hint"};
+  for (const std::string &fifo : fifos) ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Context elsewhere, on_fifos;
+  make_context(new_temp_dir(), EK_LOG_OFF, &elsewhere.c);
+  EK_OK(ek_kernel_cache_clear(elsewhere));  // the memory cache
+  make_context(dir, EK_LOG_OFF, &on_fifos.c);
+  Module m;
+  ASSERT_EQ(ek_module_from_source(on_fifos, source.c_str(), "test.cu", nullptr, 0, &m.m),
+            EK_SUCCESS);
+  ek_status status = EK_ERROR_INTERNAL;
+  EXPECT_TRUE(filecheck::finishes([&] { status = ek_module_compile(m); }, fifos))
+      << "compiling blocked on a FIFO";
+  EK_OK(status);
+  EXPECT_EQ(origin(m), EK_MODULE_COMPILED);
+  expect_scale_runs(m);
+  for (const std::string &fifo : fifos)
+    EXPECT_EQ(filecheck::type_of(fifo), mode_t(S_IFREG)) << fifo << " was not replaced";
 }
 
 // ---------------------------------------------------------------- CUDA: images

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ek_test.hpp"
+#include "file_checks.hpp"
 
 namespace {
 
@@ -160,6 +161,21 @@ TEST_P(Profiler, BadArguments) {
   EK_FAILS(ek_profiler_export_chrome_trace(ctx, nullptr), EK_ERROR_NULL_POINTER, "path");
   EK_FAILS(ek_profiler_export_chrome_trace(ctx, "/nonexistent-dir/trace.json"), EK_ERROR_IO,
            "/nonexistent-dir/trace.json");
+}
+
+// A FIFO, a device, a symlink to either or to a file, a long name, "".
+TEST_P(Profiler, TraceReplacesOnlyARegularFileAndWritesDevicesInPlace) {
+  Tensor a(filled({16}, 1));
+  EK_OK(ek_profiler_start(ctx));
+  Tensor out;
+  EK_OK(ek_unary(nullptr, EK_UNARY_SQRT, a, out.out()));
+  EK_OK(ek_profiler_stop(ctx));
+  std::string dir = testing::TempDir() + "ek-trace-XXXXXX";
+  ASSERT_NE(mkdtemp(&dir[0]), nullptr);
+  filecheck::check_file_writer(dir, [&](const char *path) {
+    return ek_profiler_export_chrome_trace(ctx, path);
+  });
+  rmdir(dir.c_str());
 }
 
 TEST_P(Profiler, SummaryCountsCallsPerOpSlowestFirst) {

@@ -1282,10 +1282,16 @@ extern "C" {
     #[doc = "  sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them"]
     #[doc = "  exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX)"]
     #[doc = "  of blocks that destroyed streams left to the pool's shared list."]
-    #[doc = "  The file is written to a temporary name beside path and renamed into place:"]
-    #[doc = "  readers never see a partial file, and on failure no file is left. An"]
-    #[doc = "  existing file at path is replaced. EK_ERROR_IO (naming path and the system's"]
-    #[doc = "  reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for \"\"."]
+    #[doc = "  Where path is a regular file or nothing, the text is written to a short"]
+    #[doc = "  temporary name beside it, fsynced and renamed into place: readers never see"]
+    #[doc = "  a partial file, and on failure no file is left. A FIFO or a device at path"]
+    #[doc = "  (/dev/stdout, /dev/null, or a symbolic link to one) is written in place and"]
+    #[doc = "  never replaced; a FIFO that no process reads fails at once with"]
+    #[doc = "  EK_ERROR_IO instead of blocking. A symbolic link to a regular file is"]
+    #[doc = "  refused (EK_ERROR_IO): replacing it would turn the link into a file, and"]
+    #[doc = "  writing through it would let whoever made the link choose the file"]
+    #[doc = "  overwritten; pass the file's own path. EK_ERROR_IO (naming path and the"]
+    #[doc = "  system's reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for \"\"."]
     pub fn ek_memory_snapshot_json(
         ctx: ek_context,
         path: *const ::std::os::raw::c_char,
@@ -3275,9 +3281,11 @@ extern "C" {
 extern "C" {
     #[doc = " Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or"]
     #[doc = "  chrome://tracing): a host track per thread, a device track per stream and"]
-    #[doc = "  an arrow from each call to its device work. The file is replaced"]
-    #[doc = "  atomically; EK_ERROR_IO names the path on failure. EK_ERROR_NOT_READY"]
-    #[doc = "  while the profiler runs."]
+    #[doc = "  an arrow from each call to its device work. path is written as by"]
+    #[doc = "  ek_memory_snapshot_json: a regular file is replaced atomically, a FIFO or"]
+    #[doc = "  device (/dev/stdout) written in place, a symbolic link to a regular file"]
+    #[doc = "  refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT"]
+    #[doc = "  for \"\". EK_ERROR_NOT_READY while the profiler runs."]
     pub fn ek_profiler_export_chrome_trace(
         ctx: ek_context,
         path: *const ::std::os::raw::c_char,
