@@ -365,6 +365,27 @@ TEST_P(Elementwise, StridedTransposedAndReversedInputs) {
   EXPECT_EQ(values(y2), (std::vector<double>{-2, -4, -6, -8, -10, -12}));
 }
 
+// A size-1 dim with a stride near INT64_MAX / 4 (in bytes just inside int64
+// for float32): the CPU walk used to step past it before rewinding and
+// overflowed int64 (UBSan) on the second element.
+TEST_P(Elementwise, HugeStrideOfASizeOneDim) {
+  const int64_t shape[2] = {2, 1}, strides[2] = {1, INT64_MAX / 4};
+  Tensor a(make({1.5, -2}, {}, EK_FLOAT32)), b(make({10, 20}, {}, EK_FLOAT32)), o0(make({0, 0}, {}, EK_FLOAT32));
+  Tensor av, bv, ov, neg, sum;
+  EK_OK(ek_view_as_strided(a, 2, shape, strides, 0, av.out()));
+  EK_OK(ek_view_as_strided(b, 2, shape, strides, 0, bv.out()));
+  EK_OK(ek_view_as_strided(o0, 2, shape, strides, 0, ov.out()));
+  EK_OK(ek_unary(nullptr, EK_UNARY_NEG, av, neg.out()));
+  EXPECT_EQ(values(neg), (std::vector<double>{-1.5, 2}));
+  EK_OK(ek_binary(nullptr, EK_BINARY_ADD, av, bv, sum.out()));
+  EXPECT_EQ(values(sum), (std::vector<double>{11.5, 18}));
+  ek_tensor o = ov.t;  // the output strided the same way
+  EK_OK(ek_binary(nullptr, EK_BINARY_MUL, av, bv, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{15, -40}));
+  EK_OK(ek_unary(nullptr, EK_UNARY_ABS, av, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{1.5, 2}));
+}
+
 TEST_P(Elementwise, InPlaceAndOverlap) {
   Tensor a(make({1, 2, 3, 4}, {}, EK_FLOAT32)), b(make({10, 20, 30, 40}, {}, EK_FLOAT32));
   ek_tensor o = a.t;
