@@ -13,6 +13,11 @@
  *  - Ops take their output last: when *out is NULL a new tensor is allocated and
  *    returned (caller releases it); otherwise the result is written into *out,
  *    whose shape and dtype are checked.
+ *  - "Overlap" between a given *out and an input means sharing a byte, decided
+ *    exactly for any strides: interleaved views that share no element (out =
+ *    x[1::2] with input x[::2]) do not overlap. The test is a search over both
+ *    layouts' indices bounded to a few thousand steps; a layout pair it cannot
+ *    settle within them counts as overlapping (never the other way round).
  *  - Shapes, strides (in elements) and indices are int64_t; sizes in bytes are
  *    size_t. Every size product is checked for overflow (EK_ERROR_OVERFLOW).
  *  - Dims may be negative and count from the end, as in Python.

@@ -250,7 +250,10 @@ void tensor_set_layout(ek_tensor t, int ndim, const int64_t *shape, const int64_
 ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out);
 bool writes_overlap(const ek_tensor_s *dst);  // a stride-0 dim of size > 1
 bool same_layout(const TensorDesc &a, const TensorDesc &b);  // same elements, same order
-bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);  // byte ranges intersect
+// Whether a and b may share a byte: exact (a bounded search over their
+// indices, so interleaved disjoint views do not overlap), "true" only if the
+// search runs out of steps. See the out-parameter convention in ek.h.
+bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);
 // The op-output convention: creates *out when NULL, else checks its context,
 // dtype and shape (*created says which).
 ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
