@@ -20,6 +20,11 @@
  *  - Ops take their output last: when *out is NULL a new tensor is allocated and
  *    returned (caller releases it); otherwise the result is written into *out,
  *    whose shape and dtype are checked.
+ *  - "Overlap" between a given *out and an input means sharing a byte, decided
+ *    exactly for any strides: interleaved views that share no element (out =
+ *    x[1::2] with input x[::2]) do not overlap. The test is a search over both
+ *    layouts' indices bounded to a few thousand steps; a layout pair it cannot
+ *    settle within them counts as overlapping (never the other way round).
  *  - Shapes, strides (in elements) and indices are int64_t; sizes in bytes are
  *    size_t. Every size product is checked for overflow (EK_ERROR_OVERFLOW).
  *  - Dims may be negative and count from the end, as in Python.
@@ -778,12 +783,14 @@ EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double be
 
 /** softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the
  *  result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for
- *  large values: computed as exp(x - max) / sum(exp(x - max)); a row of -inf
- *  gives NaN (as PyTorch), a row containing some -inf gives 0 there, a NaN
- *  makes its row NaN. A 0-d x gives 1. */
+ *  large values: computed as exp(x - max) / sum(exp(x - max)), with PyTorch's
+ *  results for non-finite values: a row of -inf gives NaN, a row containing
+ *  some -inf gives 0 there, a NaN or a +inf (inf - inf is NaN) makes its row
+ *  NaN. So a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN. */
 EK_API ek_status ek_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 /** log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))
- *  (-inf where softmax is 0); rules as ek_softmax. A 0-d x gives 0. */
+ *  (-inf where softmax is 0, NaN where it is NaN); rules as ek_softmax. A 0-d
+ *  x gives 0 when finite and NaN for +inf, -inf or NaN. */
 EK_API ek_status ek_log_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 /** Inclusive cumulative sum along dim. Result dtype: int64 for bool and
  *  integers (wrapping around on overflow), x's dtype for floats (f16/bf16

@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <utility>
 #include <vector>
 
 #include "cpu/copy.hpp"
@@ -86,6 +88,75 @@ static bool desc_empty(const TensorDesc &d) {
   return false;
 }
 
+namespace {
+
+// sum(c[k] * x[k]) over 0 <= x[k] <= u[k], every c[k] > 0, sorted by
+// decreasing c; reach[k] is the largest sum of terms k.., gcd[k] their gcd.
+struct Terms {
+  int n = 0;
+  int64_t c[2 * kMaxDims], u[2 * kMaxDims], reach[2 * kMaxDims + 1], gcd[2 * kMaxDims + 1];
+};
+
+// Whether some sum of terms k.. lies in [lo, hi]: a depth-first search over
+// the x of each term, pruned by the reach and the gcd of the rest. Exact
+// unless *budget runs out, in which case the answer is a conservative true.
+bool sum_in(const Terms &t, int k, int64_t lo, int64_t hi, int64_t *budget) {
+  if (lo < 0) lo = 0;
+  if (hi > t.reach[k]) hi = t.reach[k];
+  if (lo > hi) return false;
+  if (k == t.n) return true;                             // lo <= 0 <= hi
+  if (hi / t.gcd[k] * t.gcd[k] < lo) return false;       // no multiple of the gcd in range
+  const int64_t c = t.c[k], rest = t.reach[k + 1];
+  int64_t first = lo > rest ? (lo - rest + c - 1) / c : 0;
+  int64_t last = hi / c < t.u[k] ? hi / c : t.u[k];
+  for (int64_t x = first; x <= last; ++x) {
+    if (--*budget < 0) return true;
+    if (sum_in(t, k + 1, lo - c * x, hi - c * x, budget)) return true;
+  }
+  return false;
+}
+
+// Adds |stride| * (size - 1) of d's dims as terms (equal coefficients merged);
+// false when a merged bound overflows.
+bool add_terms(const TensorDesc &d, Terms *t) {
+  const auto elem = static_cast<int64_t>(dtype_size(d.dtype));
+  for (int i = 0; i < d.ndim; ++i) {
+    if (d.shape[i] <= 1 || d.strides[i] == 0) continue;
+    const int64_t c = (d.strides[i] < 0 ? -d.strides[i] : d.strides[i]) * elem, u = d.shape[i] - 1;
+    int k = 0;
+    while (k < t->n && t->c[k] != c) ++k;
+    if (k == t->n) {
+      t->c[t->n] = c;
+      t->u[t->n++] = 0;
+    }
+    if (__builtin_add_overflow(t->u[k], u, &t->u[k])) return false;
+  }
+  return true;
+}
+
+// Sorts by decreasing coefficient and fills reach and gcd; false on overflow.
+bool finish_terms(Terms *t) {
+  for (int i = 1; i < t->n; ++i)
+    for (int j = i; j > 0 && t->c[j] > t->c[j - 1]; --j) {
+      std::swap(t->c[j], t->c[j - 1]);
+      std::swap(t->u[j], t->u[j - 1]);
+    }
+  t->reach[t->n] = 0;
+  t->gcd[t->n] = 0;
+  for (int k = t->n - 1; k >= 0; --k) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(t->c[k], t->u[k], &span) ||
+        __builtin_add_overflow(span, t->reach[k + 1], &t->reach[k]))
+      return false;
+    t->gcd[k] = std::gcd(t->c[k], t->gcd[k + 1]);
+  }
+  return true;
+}
+
+constexpr int64_t kOverlapBudget = 1 << 14;  // search steps before answering "may overlap"
+
+}  // namespace
+
 bool ranges_overlap(const TensorDesc &a, const TensorDesc &b) {
   // An empty layout touches nothing; its strides may be anything that fits
   // in bytes, so byte_range's sum of (size - 1) * stride could overflow.
@@ -93,7 +164,17 @@ bool ranges_overlap(const TensorDesc &a, const TensorDesc &b) {
   uintptr_t alo, ahi, blo, bhi;
   byte_range(a, &alo, &ahi);
   byte_range(b, &blo, &bhi);
-  return alo < bhi && blo < ahi;
+  if (!(alo < bhi && blo < ahi)) return false;
+  // Byte alo + sum(|sa| * i) + p == byte blo + sum(|sb| * j) + q, with p, q
+  // inside the elements, counting every index from its dim's lowest address.
+  // Taking j from the other end and r = p + (eb - 1 - q) leaves only positive
+  // terms: sum(|sa| * i) + sum(|sb| * j') + r == bhi - 1 - alo, r <= ea + eb - 2.
+  Terms t;
+  if (!add_terms(a, &t) || !add_terms(b, &t) || !finish_terms(&t)) return true;
+  const auto target = static_cast<int64_t>(bhi - 1 - alo);
+  const auto slack = static_cast<int64_t>(dtype_size(a.dtype) + dtype_size(b.dtype)) - 2;
+  int64_t budget = kOverlapBudget;
+  return sum_in(t, 0, target - slack, target, &budget);
 }
 
 namespace {

@@ -262,7 +262,10 @@ void tensor_set_layout(ek_tensor t, int ndim, const int64_t *shape, const int64_
 ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDesc *out);
 bool writes_overlap(const ek_tensor_s *dst);  // a stride-0 dim of size > 1
 bool same_layout(const TensorDesc &a, const TensorDesc &b);  // same elements, same order
-bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);  // byte ranges intersect
+// Whether a and b may share a byte: exact (a bounded search over their
+// indices, so interleaved disjoint views do not overlap), "true" only if the
+// search runs out of steps. See the out-parameter convention in ek.h.
+bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);
 // value as one element of dtype (ek.h's ek_scalar rule; fill and masked_fill):
 // EK_ERROR_INVALID_ARGUMENT naming the value when it does not fit.
 ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem);

@@ -104,7 +104,9 @@ ek_status prepare_input(ek_context ctx, ek_stream s, const ek_tensor_s *x, const
                         bool nonzero, Input *buf, ReducePlan *p) {
   ek_dtype sdt = nonzero ? EK_INT64 : storage_dtype(x->dtype);
   p->in_dtype = sdt;
-  if (sdt == x->dtype && direct_layout(x, rd, p)) {
+  // any/all reduce x != 0, never x itself: an int64 x read in place made
+  // them max(x) != 0 and min(x) != 0, wrong for negative values.
+  if (!nonzero && sdt == x->dtype && direct_layout(x, rd, p)) {
     p->in = tensor_numel(x) ? tensor_data(x) : nullptr;
     return EK_SUCCESS;
   }

@@ -35,23 +35,33 @@ int64_t slice_length(int64_t size, int64_t *start, int64_t *stop, int64_t step) 
 }
 
 // Strides for viewing t as new_shape without copying (PyTorch's computeStride):
-// false when t's strides make that impossible.
+// false when t's strides make that impossible. Products are checked: a chunk
+// of huge strides (a wrapped tensor with stride 2^62, a size-1 dim's) would
+// overflow where PyTorch's arithmetic does.
 bool view_strides(const ek_tensor_s *t, int ndim, const int64_t *shape, int64_t *strides) {
   int64_t numel = tensor_numel(t);
   if (numel == 0 || t->ndim == 0) {
     contiguous_strides(ndim, shape, strides);
     return true;
   }
+  const int64_t max_stride = INT64_MAX / static_cast<int64_t>(ek_dtype_size(t->dtype));
   int view_d = ndim - 1;
   int64_t chunk_base_stride = t->strides[t->ndim - 1];
   int64_t tensor_numel_in_chunk = 1, view_numel = 1;
   for (int d = t->ndim - 1; d >= 0; --d) {
     tensor_numel_in_chunk *= t->shape[d];
+    int64_t run = 0;  // no stride equals a product that overflows: the chunk ends
     bool chunk_ends = d == 0 || (t->shape[d - 1] != 1 &&
-                                 t->strides[d - 1] != tensor_numel_in_chunk * chunk_base_stride);
+                                 (__builtin_mul_overflow(tensor_numel_in_chunk, chunk_base_stride, &run) ||
+                                  t->strides[d - 1] != run));
     if (!chunk_ends) continue;
     while (view_d >= 0 && (view_numel < tensor_numel_in_chunk || shape[view_d] == 1)) {
-      strides[view_d] = view_numel * chunk_base_stride;
+      // Only a size-1 dim's product can leave int64 (in bytes): its stride
+      // is never used, so 1 serves then (as in ek_view_unsqueeze).
+      int64_t st = 0;
+      bool fits = !__builtin_mul_overflow(view_numel, chunk_base_stride, &st) &&
+                  st >= -max_stride && st <= max_stride;
+      strides[view_d] = fits ? st : 1;
       view_numel *= shape[view_d];
       --view_d;
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/copy.hpp"
+#include "cpu/strided.hpp"
 #include "half.hpp"
 
 namespace {
@@ -498,6 +499,69 @@ TEST(CpuArange, FloatIntAndStrided) {
   EXPECT_EQ(bl[0], 1);
   EXPECT_EQ(bl[1], 0);
   EXPECT_EQ(bl[2], 1);
+}
+
+// A size-1 dim with a stride near INT64_MAX / 4 (INT64_MAX - 3 bytes for
+// float32), on the source or the destination: the walk must never form an
+// offset past the last element (the copy overflowed int64 once, fuzz_views).
+TEST(CpuCopy, HugeStrideOfASizeOneDim) {
+  float src[2] = {1.5f, -2.f}, dst[2] = {};
+  auto huge = desc(src, kF32, {2, 1}, {1, INT64_MAX / 4});
+  ASSERT_EQ(cpu::copy(desc(dst, kF32, {2, 1}), huge), 0);
+  EXPECT_EQ(dst[1], -2.f);
+  double wide[2] = {};
+  ASSERT_EQ(cpu::copy(desc(wide, kF64, {2, 1}, {1, INT64_MAX / 8}), huge), 0);  // with a cast
+  EXPECT_EQ(wide[0], 1.5);
+  EXPECT_EQ(wide[1], -2.0);
+  uint64_t four = 0;
+  const float f4 = 4.f;
+  std::memcpy(&four, &f4, sizeof f4);
+  ASSERT_EQ(cpu::fill(desc(dst, kF32, {2, 1}, {1, INT64_MAX / 4}), four), 0);
+  EXPECT_EQ(dst[1], 4.f);
+  ASSERT_EQ(cpu::arange(desc(dst, kF32, {1, 2}, {INT64_MAX / 4, 1}), 3, 1, 0, 0), 0);
+  EXPECT_EQ(dst[1], 4.f);
+}
+
+// The shared walk (cpu/strided.hpp): C order, each tensor's own byte
+// offsets, the same visits whether or not its dims are coalesced.
+TEST(CpuStrided, VisitsInCOrderWithOrWithoutCoalescing) {
+  const int64_t shape[4] = {2, 1, 3, 2};
+  int32_t a[12], b[12];
+  auto ta = desc(a, kI32, {2, 1, 3, 2});                            // contiguous
+  auto tb = desc(b + 11, kI16, {2, 1, 3, 2}, {-1, 99, -4, 2});      // permuted, reversed
+  const TensorDesc *both[2] = {&ta, &tb};
+  for (bool merge : {false, true}) {
+    cpu::Strided<2> w(4, shape, both);
+    if (merge) w.coalesce();
+    std::vector<int64_t> seen_a, seen_b;
+    std::vector<std::vector<int64_t>> coords;
+    w.for_each([&](const int64_t *off, const int64_t *idx) {
+      seen_a.push_back(off[0]);
+      seen_b.push_back(off[1]);
+      coords.emplace_back(idx, idx + w.ndim);
+    });
+    ASSERT_EQ(seen_a.size(), 12u);
+    int i = 0;
+    for (int64_t d0 = 0; d0 < 2; ++d0)
+      for (int64_t d2 = 0; d2 < 3; ++d2)
+        for (int64_t d3 = 0; d3 < 2; ++d3, ++i) {
+          EXPECT_EQ(seen_a[i], i * 4) << "element " << i;
+          EXPECT_EQ(seen_b[i], (-d0 - 4 * d2 + 2 * d3) * 2) << "element " << i;
+          if (!merge) EXPECT_EQ(coords[i], (std::vector<int64_t>{d0, 0, d2, d3}));
+        }
+  }
+  cpu::Strided<1> flat(4, shape, {&ta});
+  flat.coalesce();
+  EXPECT_EQ(flat.ndim, 1);  // a contiguous layout walks as one flat loop
+  EXPECT_EQ(flat.shape[0], 12);
+  cpu::Strided<1> scalar(0, shape, {&ta});
+  int visits = 0;
+  scalar.for_each([&](const int64_t *off, const int64_t *) { visits += off[0] == 0; });
+  EXPECT_EQ(visits, 1);  // a 0-d tensor is one element
+  const int64_t empty[2] = {3, 0};
+  cpu::Strided<1> none(2, empty, {&ta});
+  none.for_each([&](const int64_t *, const int64_t *) { ++visits; });
+  EXPECT_EQ(visits, 1);
 }
 
 }  // namespace

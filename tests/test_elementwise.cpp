@@ -1,6 +1,7 @@
 // ek_unary, ek_binary, ek_binary_scalar: every op against a double-precision
 // reference, promotion, broadcasting, layouts, in-place, NaN/Inf, Python
 // division signs, bad input; on CUDA, random data compared with the CPU backend.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -390,6 +391,27 @@ TEST_P(Elementwise, StridedTransposedAndReversedInputs) {
   EXPECT_EQ(values(y2), (std::vector<double>{-2, -4, -6, -8, -10, -12}));
 }
 
+// A size-1 dim with a stride near INT64_MAX / 4 (in bytes just inside int64
+// for float32): the CPU walk used to step past it before rewinding and
+// overflowed int64 (UBSan) on the second element.
+TEST_P(Elementwise, HugeStrideOfASizeOneDim) {
+  const int64_t shape[2] = {2, 1}, strides[2] = {1, INT64_MAX / 4};
+  Tensor a(make({1.5, -2}, {}, EK_FLOAT32)), b(make({10, 20}, {}, EK_FLOAT32)), o0(make({0, 0}, {}, EK_FLOAT32));
+  Tensor av, bv, ov, neg, sum;
+  EK_OK(ek_view_as_strided(a, 2, shape, strides, 0, av.out()));
+  EK_OK(ek_view_as_strided(b, 2, shape, strides, 0, bv.out()));
+  EK_OK(ek_view_as_strided(o0, 2, shape, strides, 0, ov.out()));
+  EK_OK(ek_unary(nullptr, EK_UNARY_NEG, av, neg.out()));
+  EXPECT_EQ(values(neg), (std::vector<double>{-1.5, 2}));
+  EK_OK(ek_binary(nullptr, EK_BINARY_ADD, av, bv, sum.out()));
+  EXPECT_EQ(values(sum), (std::vector<double>{11.5, 18}));
+  ek_tensor o = ov.t;  // the output strided the same way
+  EK_OK(ek_binary(nullptr, EK_BINARY_MUL, av, bv, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{15, -40}));
+  EK_OK(ek_unary(nullptr, EK_UNARY_ABS, av, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{1.5, 2}));
+}
+
 TEST_P(Elementwise, InPlaceAndOverlap) {
   Tensor a(make({1, 2, 3, 4}, {}, EK_FLOAT32)), b(make({10, 20, 30, 40}, {}, EK_FLOAT32));
   ek_tensor o = a.t;
@@ -408,6 +430,92 @@ TEST_P(Elementwise, InPlaceAndOverlap) {
   ek_tensor oh = hi.t;
   EK_FAILS(ek_unary(nullptr, EK_UNARY_NEG, lo, &oh), EK_ERROR_INVALID_ARGUMENT, "overlap");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, b, lo, &oh), EK_ERROR_INVALID_ARGUMENT, "overlap");
+}
+
+// Overlap means sharing an element, whatever the strides: interleaved views
+// are disjoint (x[1::2] = x[::2] * 10 was refused as "partially overlaps").
+TEST_P(Elementwise, InterleavedDisjointOutIsAccepted) {
+  Tensor x(make({0, 1, 2, 3, 4, 5, 6, 7}, {}, EK_FLOAT64)), even, odd;
+  EK_OK(ek_view_slice(x, 0, 0, EK_SLICE_MAX, 2, even.out()));
+  EK_OK(ek_view_slice(x, 0, 1, EK_SLICE_MAX, 2, odd.out()));
+  ek_tensor o = odd.t;
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, even, 10, 0, &o));
+  EXPECT_EQ(values(x), (std::vector<double>{0, 0, 2, 20, 4, 40, 6, 60}));
+  Tensor m(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32)), left, right;  // column blocks
+  EK_OK(ek_view_slice(m, 1, 0, 1, 1, left.out()));
+  EK_OK(ek_view_slice(m, 1, 2, 3, 1, right.out()));
+  o = right.t;
+  EK_OK(ek_unary(nullptr, EK_UNARY_NEG, left, &o));
+  EXPECT_EQ(values(m), (std::vector<double>{1, 2, -1, 4, 5, -4}));
+  Tensor lo, mid;  // sharing elements 1 and 3 of x: still refused
+  EK_OK(ek_view_slice(x, 0, 1, 5, 1, lo.out()));
+  o = odd.t;
+  EK_FAILS(ek_unary(nullptr, EK_UNARY_NEG, lo, &o), EK_ERROR_INVALID_ARGUMENT, "overlap");
+  const int64_t two = 2, stride = 3;  // elements 0 and 3: the byte ranges of x[1::2] cover them
+  EK_OK(ek_view_as_strided(x, 1, &two, &stride, 0, mid.out()));
+  Tensor firsts;
+  EK_OK(ek_view_slice(odd, 0, 0, 2, 1, firsts.out()));  // elements 1 and 3
+  o = firsts.t;
+  EK_FAILS(ek_unary(nullptr, EK_UNARY_NEG, mid, &o), EK_ERROR_INVALID_ARGUMENT, "overlap");
+}
+
+// The overlap rule against brute force: random strided views of one buffer
+// (negative and zero strides in the input), out refused exactly when the two
+// views share an element (and are not the same view), else computed.
+TEST_P(Elementwise, OutOverlapMatchesBruteForceOnRandomViews) {
+  const int64_t n = 24;
+  std::vector<double> init(n);
+  for (int64_t i = 0; i < n; ++i) init[i] = static_cast<double>(i);
+  std::mt19937 rng(12);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int accepted = 0, refused = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int nd = static_cast<int>(pick(1, 2));
+    int64_t shape[2] = {pick(1, 4), pick(1, 3)};
+    // A layout within the buffer: its elements, or empty when it leaves it.
+    auto layout = [&](bool allow_zero, int64_t *strides, int64_t *offset) {
+      std::vector<int64_t> at;
+      for (int d = 0; d < nd; ++d) {
+        strides[d] = pick(-6, 6);
+        if (!allow_zero && strides[d] == 0) strides[d] = 1;
+      }
+      *offset = pick(0, n - 1);
+      for (int64_t i = 0; i < shape[0]; ++i)
+        for (int64_t j = 0; j < (nd == 2 ? shape[1] : 1); ++j) {
+          int64_t e = *offset + i * strides[0] + (nd == 2 ? j * strides[1] : 0);
+          if (e < 0 || e >= n) return std::vector<int64_t>{};
+          at.push_back(e);
+        }
+      return at;
+    };
+    int64_t ostr[2], istr[2], ooff, ioff;
+    auto out_at = layout(false, ostr, &ooff), in_at = layout(true, istr, &ioff);
+    std::vector<int64_t> sorted = out_at;
+    std::sort(sorted.begin(), sorted.end());
+    if (out_at.empty() || in_at.empty() || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      continue;  // off the buffer, or an out that writes one element twice
+    bool shared = false;
+    for (int64_t e : in_at) shared = shared || std::binary_search(sorted.begin(), sorted.end(), e);
+    bool same = ooff == ioff;  // the same view: strides of size-1 dims do not matter
+    for (int d = 0; d < nd; ++d) same = same && (shape[d] == 1 || ostr[d] == istr[d]);
+    Tensor buf(make(init, {}, EK_FLOAT32)), ov, iv;
+    EK_OK(ek_view_as_strided(buf, nd, shape, ostr, ooff, ov.out()));
+    EK_OK(ek_view_as_strided(buf, nd, shape, istr, ioff, iv.out()));
+    ek_tensor o = ov.t;
+    ek_status st = ek_unary(nullptr, EK_UNARY_NEG, iv, &o);
+    if (shared && !same) {
+      EXPECT_EQ(st, EK_ERROR_INVALID_ARGUMENT) << "round " << round << ": views share an element";
+      ++refused;
+      continue;
+    }
+    ASSERT_EQ(st, EK_SUCCESS) << "round " << round << ": " << ek_last_error();
+    ++accepted;
+    std::vector<double> want = init;
+    for (size_t k = 0; k < out_at.size(); ++k) want[out_at[k]] = -init[in_at[k]];
+    EXPECT_EQ(values(buf), want) << "round " << round;
+  }
+  EXPECT_GT(accepted, 50);
+  EXPECT_GT(refused, 20);
 }
 
 TEST_P(Elementwise, NanAndInfinity) {

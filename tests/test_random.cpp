@@ -256,6 +256,18 @@ TEST_P(Random, StridedFillsMatchContiguousOnes) {
   EXPECT_EQ(values(scalar), values(one));
 }
 
+// A size-1 dim with a stride near INT64_MAX / 4: the CPU walk used to
+// overflow int64 stepping past it (UBSan); the values match a plain fill.
+TEST_P(Random, HugeStrideOfASizeOneDim) {
+  const ek_philox_state s{7, 0};
+  const int64_t shape[2] = {2, 1}, strides[2] = {1, INT64_MAX / 4};
+  Tensor flat(empty({2, 1}, EK_FLOAT32)), buf(empty({2}, EK_FLOAT32)), view;
+  EK_OK(ek_view_as_strided(buf, 2, shape, strides, 0, view.out()));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, flat));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, view));
+  EXPECT_EQ(values(view), values(flat));
+}
+
 TEST_P(Random, ContextGeneratorAdvancesAndReseeds) {
   ek_philox_state st = state();
   EXPECT_EQ(st.seed, kDefaultSeed);

@@ -196,6 +196,37 @@ TEST_P(Reduce, BoolSumCountsAndAnyAll) {
   EXPECT_EQ(to_host<uint8_t>(all)[0], 0);
 }
 
+// any/all reduce x != 0: negative values are true. Every dtype (int64 used
+// to reduce its values in place, as max(x) != 0 and min(x) != 0), over full
+// reductions and dims, contiguous and transposed.
+TEST_P(Reduce, AnyAllOfNegativeValuesForEveryDtype) {
+  const std::vector<int64_t> shape{4, 4};
+  const std::vector<double> v{0, 0, -1, 0,       // any: yes, all: no (negative max is 0)
+                              -1, -2, -3, -128,  // all negative: all true
+                              -1, 2, -3, 4,      // mixed signs
+                              0, 0, 0, 0};
+  const std::vector<std::vector<int>> dim_sets{{}, {0}, {1}, {-1, 0}};
+  for (int dt = 0; dt < EK_NUM_DTYPES; ++dt) {
+    Tensor f64(make(shape, EK_FLOAT64, v)), x, xt;
+    EK_OK(ek_cast(nullptr, f64, static_cast<ek_dtype>(dt), x.out()));
+    EK_OK(ek_view_transpose(x, 0, 1, xt.out()));
+    const std::vector<double> xs = values_of(x), xts = values_of(xt);
+    for (ek_reduce_op op : {EK_REDUCE_ANY, EK_REDUCE_ALL})
+      for (const auto &dims : dim_sets)
+        for (int keep : {0, 1}) {
+          SCOPED_TRACE(ek_dtype_name(static_cast<ek_dtype>(dt)));
+          check(op, x, shape, xs, dims, keep, 0);
+          check(op, xt, shape, xts, dims, keep, 0);
+        }
+  }
+  Tensor one(make({3}, EK_INT64, std::vector<int64_t>{0, 0, -1})), two(make({2}, EK_INT64, std::vector<int64_t>{-1, 0}));
+  Tensor any, all;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_ANY, one, 0, nullptr, 0, any.out()));
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_ALL, two, 0, nullptr, 0, all.out()));
+  EXPECT_EQ(to_host<uint8_t>(any)[0], 1);  // [0, 0, -1].any()
+  EXPECT_EQ(to_host<uint8_t>(all)[0], 0);  // [-1, 0].all()
+}
+
 TEST_P(Reduce, HalfAndBFloat16AccumulateInFloat) {
   std::vector<int64_t> shape{8, 300};
   auto f = random_floats(2400, 7);

@@ -232,6 +232,22 @@ TEST_P(Softmax, InPlaceWhenOutIsX) {
   expect_close(values_of(t), want, 1e-12, "transposed in place");
 }
 
+// As PyTorch: x - max is NaN for x = +inf (inf - inf) and for a row of -inf,
+// so a 0-d +inf, -inf or NaN gives NaN; only a finite 0-d x gives 1 (log: 0).
+TEST_P(Softmax, ZeroDimInfAndNaNGiveNaNAsPyTorch) {
+  for (ek_dtype dt : kFloatTypes) {
+    for (double v : {kInf, -kInf, kNaN}) {
+      Tensor s(make({}, dt, {v}));
+      for (const auto &op : kOps) {
+        Tensor y;
+        EK_OK(op.fn(nullptr, s, 0, y.out()));
+        EXPECT_TRUE(std::isnan(values_of(y)[0]))
+            << op.name << "(" << v << ") " << ek_dtype_name(dt) << " gave " << values_of(y)[0];
+      }
+    }
+  }
+}
+
 TEST_P(Softmax, ZeroDimIsOneAndZeroSizeIsEmpty) {
   for (ek_dtype dt : kFloatTypes) {
     Tensor s(make({}, dt, {3.5}));

@@ -74,6 +74,26 @@ void expect_near_all(const std::vector<double> &got, const std::vector<double> &
 
 // ------------------------------------------------------------------- where --
 
+// A size-1 dim with a stride near INT64_MAX / 4 on every operand and the
+// output: the CPU walk used to overflow int64 stepping past it (UBSan).
+TEST_P(Ternary, WhereWithAHugeStrideOfASizeOneDim) {
+  const int64_t shape[2] = {2, 1}, strides[2] = {1, INT64_MAX / 4};
+  Tensor c(make1({0, 1}, EK_BOOL)), a(make1({1, 2}, EK_FLOAT32)), b(make1({-1, -2}, EK_FLOAT32));
+  Tensor o0(make1({0, 0}, EK_FLOAT32)), cv, av, bv, ov, y;
+  EK_OK(ek_view_as_strided(c, 2, shape, strides, 0, cv.out()));
+  EK_OK(ek_view_as_strided(a, 2, shape, strides, 0, av.out()));
+  EK_OK(ek_view_as_strided(b, 2, shape, strides, 0, bv.out()));
+  EK_OK(ek_view_as_strided(o0, 2, shape, strides, 0, ov.out()));
+  EK_OK(ek_where(nullptr, cv, av, bv, y.out()));
+  EXPECT_EQ(values(y), (std::vector<double>{-1, 2}));
+  ek_tensor o = ov.t;
+  EK_OK(ek_where(nullptr, cv, av, bv, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{-1, 2}));
+  const double lo = 1.5;
+  EK_OK(ek_clamp(nullptr, av, &lo, nullptr, &o));
+  EXPECT_EQ(values(o0), (std::vector<double>{1.5, 2}));
+}
+
 TEST_P(Ternary, WhereSelectsAndPromotes) {
   Tensor c(make1({1, 0, 1, 0}, EK_BOOL)), a(make1({1, 2, 3, 4}, EK_INT32)), b(make1({-1.5, -2.5, -3.5, -4.5}, EK_FLOAT16));
   Tensor y;

@@ -522,6 +522,30 @@ TEST_P(Views, UnsqueezeBeforeAHugeStrideOfAnEmptyView) {
   EXPECT_EQ(info.strides[2], INT64_MAX);
 }
 
+TEST_P(Views, ReshapeAndFlattenOfAWrappedTensorWithStride2To62) {
+  // view_strides multiplied a chunk's size by its stride (2 * 2^62) and a
+  // leading size-1 dim's stride likewise, overflowing int64 (UBSan). The
+  // layouts claim 2^62 bytes that a wrap cannot check; view functions never
+  // read them, and nothing here does.
+  if (GetParam() != EK_CPU) GTEST_SKIP() << "wraps host memory";
+  int8_t buf[16] = {};
+  const int64_t big = int64_t(1) << 62;
+  const int64_t shape2[2] = {2, 2}, strides2[2] = {1, big}, shape1[1] = {2}, stride1[1] = {big};
+  Tensor w2, w1, flat, out, lead;
+  EK_OK(ek_tensor_wrap(ctx, buf, 2, shape2, strides2, EK_INT8, nullptr, nullptr, w2.out()));
+  const int64_t four = 4;
+  ek_tensor v = nullptr;
+  EK_FAILS(ek_view_reshape(w2, 1, &four, &v), EK_ERROR_SHAPE, "use ek_reshape");
+  EK_FAILS(ek_view_flatten(w2, 0, 1, &v), EK_ERROR_SHAPE, "without a copy");
+  EXPECT_EQ(v, nullptr);
+  EK_OK(ek_tensor_wrap(ctx, buf, 1, shape1, stride1, EK_INT8, nullptr, nullptr, w1.out()));
+  const int64_t row[2] = {1, 2};
+  EK_OK(ek_view_reshape(w1, 2, row, lead.out()));  // the size-1 dim's stride would be 2^63
+  ek_tensor_info info = info_of(lead);
+  EXPECT_EQ(info.strides[1], big);
+  EXPECT_EQ(info.strides[0], 1);
+}
+
 TEST_P(Views, UnsqueezeReachesEightDimsAndRejectsANinth) {
   Tensor t;
   Host h;

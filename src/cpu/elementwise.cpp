@@ -1,28 +1,13 @@
-// Plain loops: a C-order odometer keeps the byte offsets of out and the
-// operands in step; each element is loaded into the compute type, transformed
-// by the shared op switch and stored. Clarity over speed.
+// Plain loops: the C-order walk of cpu/strided.hpp keeps the byte offsets of
+// out and the operands in step; each element is loaded into the compute type,
+// transformed by the shared op switch and stored.
 #include "cpu/elementwise.hpp"
+
+#include "cpu/strided.hpp"
 
 namespace ek {
 namespace cpu {
 namespace {
-
-struct Odometer {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t idx[kMaxDims] = {};
-  int64_t off[3] = {0, 0, 0};
-  int64_t step[3][kMaxDims] = {};  // byte strides of out, a, b
-
-  void next() {
-    for (int d = ndim - 1; d >= 0; --d) {
-      for (int t = 0; t < 3; ++t) off[t] += step[t][d];
-      if (++idx[d] < shape[d]) return;
-      for (int t = 0; t < 3; ++t) off[t] -= step[t][d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-};
 
 bool same_shape(const TensorDesc &a, const TensorDesc &b) {
   if (a.ndim != b.ndim) return false;
@@ -40,40 +25,31 @@ bool valid(const ew::Args &g, bool has_b) {
   return true;
 }
 
-Odometer make_odometer(const ew::Args &g) {
-  Odometer o;
-  o.ndim = g.out.ndim;
-  const TensorDesc *t[3] = {&g.out, &g.a, &g.b};
-  for (int d = 0; d < o.ndim; ++d) {
-    o.shape[d] = g.out.shape[d];
-    for (int k = 0; k < 3; ++k)
-      o.step[k][d] = t[k]->data ? t[k]->strides[d] * int64_t(dtype_size(t[k]->dtype)) : 0;
-  }
-  return o;
+Strided<3> walk_of(const ew::Args &g) {
+  Strided<3> w(g.out.ndim, g.out.shape, {&g.out, &g.a, &g.b});
+  w.coalesce();
+  return w;
 }
 
 template <typename T>
 void unary_loop(const ew::Args &g) {
-  Odometer o = make_odometer(g);
   char *out = static_cast<char *>(g.out.data);
   const char *x = static_cast<const char *>(g.a.data);
-  const int64_t n = desc_numel(g.out);
-  for (int64_t i = 0; i < n; ++i, o.next())
-    ew::store_as<T>(out + o.off[0], g.out.dtype, ew::unary_op<T>(g.op, ew::load_as<T>(x + o.off[1], g.a.dtype)));
+  walk_of(g).for_each([&](const int64_t *off, const int64_t *) {
+    ew::store_as<T>(out + off[0], g.out.dtype, ew::unary_op<T>(g.op, ew::load_as<T>(x + off[1], g.a.dtype)));
+  });
 }
 
 template <typename T>
 void binary_loop(const ew::Args &g) {
-  Odometer o = make_odometer(g);
   char *out = static_cast<char *>(g.out.data);
   const char *pa = static_cast<const char *>(g.a.data), *pb = static_cast<const char *>(g.b.data);
   const T s = ew::scalar_as<T>(g);
-  const int64_t n = desc_numel(g.out);
-  for (int64_t i = 0; i < n; ++i, o.next()) {
-    T a = g.scalar == ew::kScalarA ? s : ew::load_operand<T>(pa + o.off[1], g.a.dtype, g.round);
-    T b = g.scalar == ew::kScalarB ? s : ew::load_operand<T>(pb + o.off[2], g.b.dtype, g.round);
-    ew::store_as<T>(out + o.off[0], g.out.dtype, ew::binary_op<T>(g.op, a, b));
-  }
+  walk_of(g).for_each([&](const int64_t *off, const int64_t *) {
+    T a = g.scalar == ew::kScalarA ? s : ew::load_operand<T>(pa + off[1], g.a.dtype, g.round);
+    T b = g.scalar == ew::kScalarB ? s : ew::load_operand<T>(pb + off[2], g.b.dtype, g.round);
+    ew::store_as<T>(out + off[0], g.out.dtype, ew::binary_op<T>(g.op, a, b));
+  });
 }
 
 }  // namespace

@@ -1,32 +1,14 @@
-// CPU indexing loops: walk the iteration space in C order, one element at a
-// time. Clarity over speed; the CUDA backend is the fast one.
+// CPU indexing loops: walk the iteration space in C order (cpu/strided.hpp),
+// one element at a time. Clarity over speed; the CUDA backend is the fast one.
 #include "cpu/indexing.hpp"
 
 #include <cstring>
 
+#include "cpu/strided.hpp"
+
 namespace ek {
 namespace cpu {
 namespace {
-
-// A C-order multi-index over a shape.
-struct Coords {
-  int ndim;
-  const int64_t *shape;
-  int64_t idx[kMaxDims] = {};
-
-  Coords(int n, const int64_t *s) : ndim(n), shape(s) {}
-  void next() {
-    for (int d = ndim - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d]) return;
-      idx[d] = 0;
-    }
-  }
-  int64_t dot(const int64_t *strides) const {
-    int64_t off = 0;
-    for (int d = 0; d < ndim; ++d) off += idx[d] * strides[d];
-    return off;
-  }
-};
 
 char *at(const TensorDesc &t, int64_t elem_offset) {
   return static_cast<char *>(t.data) + elem_offset * static_cast<int64_t>(dtype_size(t.dtype));
@@ -45,28 +27,40 @@ bool same_shape(const TensorDesc &a, const TensorDesc &b) {
   return true;
 }
 
-// Target element offset of the iteration element at c.
-int64_t target_offset(const IndexPlan &p, const Coords &c) {
-  int64_t off = c.dot(p.target.strides);
+// The index operands as descriptors over the iteration shape, for the walk.
+void index_descs(const IndexPlan &p, TensorDesc *ix) {
+  for (int k = 0; k < p.nindex; ++k) {
+    ix[k] = TensorDesc{const_cast<void *>(p.index[k].data), p.index[k].dtype, p.dense.ndim, {}, {}};
+    for (int d = 0; d < p.dense.ndim; ++d) ix[k].strides[d] = p.index[k].strides[d];
+  }
+}
+
+// Target element's byte offset: off[1] over target.strides plus each index's
+// position times its dim's stride (off[2 + k]: index k's element).
+int64_t target_offset(const IndexPlan &p, const int64_t *off) {
+  int64_t bytes = off[1];
+  const auto es = static_cast<int64_t>(dtype_size(p.target.dtype));
   for (int k = 0; k < p.nindex; ++k) {
     const IndexOperand &ix = p.index[k];
-    const int64_t elem = c.dot(ix.strides) * static_cast<int64_t>(dtype_size(ix.dtype));
-    int64_t v = load_index(static_cast<const char *>(ix.data) + elem, ix.dtype);
-    off += (v < 0 ? v + ix.size : v) * ix.step;
+    int64_t v = load_index(static_cast<const char *>(ix.data) + off[2 + k], ix.dtype);
+    bytes += (v < 0 ? v + ix.size : v) * ix.step * es;
   }
-  return off;
+  return bytes;
 }
 
 }  // namespace
 
 int64_t first_bad_index(const TensorDesc &index, int64_t size) {
-  const int64_t n = desc_numel(index);
-  Coords c(index.ndim, index.shape);
-  for (int64_t i = 0; i < n; ++i, c.next()) {
-    int64_t v = load_index(at(index, c.dot(index.strides)), index.dtype);
-    if (v < -size || v >= size) return i;
-  }
-  return -1;
+  Strided<1> w(index.ndim, index.shape, {&index});
+  w.coalesce();  // C order is kept, so a count gives each element's index
+  const char *base = static_cast<const char *>(index.data);
+  int64_t i = 0, bad = -1;
+  w.for_each([&](const int64_t *off, const int64_t *) {
+    int64_t v = load_index(base + off[0], index.dtype);
+    if (bad < 0 && (v < -size || v >= size)) bad = i;
+    ++i;
+  });
+  return bad;
 }
 
 int run_index(const IndexPlan &p) {
@@ -74,11 +68,16 @@ int run_index(const IndexPlan &p) {
       !same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims || p.bad)
     return 1;
   const size_t es = dtype_size(p.dense.dtype);
-  const int64_t n = desc_numel(p.dense);
-  Coords c(p.dense.ndim, p.dense.shape);
-  for (int64_t i = 0; i < n; ++i, c.next()) {
-    char *t = at(p.target, target_offset(p, c));
-    char *d = at(p.dense, c.dot(p.dense.strides));
+  TensorDesc ix[kMaxDims];
+  index_descs(p, ix);
+  const TensorDesc *walked[2 + kMaxDims] = {&p.dense, &p.target};
+  for (int k = 0; k < p.nindex; ++k) walked[2 + k] = &ix[k];
+  Strided<2 + kMaxDims> w(p.dense.ndim, p.dense.shape, walked);
+  w.coalesce();
+  char *target = static_cast<char *>(p.target.data), *dense = static_cast<char *>(p.dense.data);
+  w.for_each([&](const int64_t *off, const int64_t *) {
+    char *t = target + target_offset(p, off);
+    char *d = dense + off[0];
     if (p.kind == kIxGather) {
       std::memcpy(d, t, es);
     } else if (p.kind == kIxScatter) {
@@ -87,7 +86,7 @@ int run_index(const IndexPlan &p) {
       uint64_t sum = add_element_bits(p.dense.dtype, load_bits(t, es), load_bits(d, es));
       std::memcpy(t, &sum, es);
     }
-  }
+  });
   return 0;
 }
 
@@ -97,14 +96,14 @@ int masked_fill(const MaskedFillPlan &p) {
       !same_shape(p.dst, p.mask))
     return 1;
   const size_t es = dtype_size(p.dst.dtype);
-  const int64_t n = desc_numel(p.dst);
-  Coords c(p.dst.ndim, p.dst.shape);
-  for (int64_t i = 0; i < n; ++i, c.next()) {
-    const bool on = *at(p.mask, c.dot(p.mask.strides)) != 0;
-    std::memcpy(at(p.dst, c.dot(p.dst.strides)), on ? reinterpret_cast<const char *>(&p.value)
-                                                    : at(p.src, c.dot(p.src.strides)),
-                es);
-  }
+  Strided<3> w(p.dst.ndim, p.dst.shape, {&p.dst, &p.src, &p.mask});
+  w.coalesce();
+  char *dst = static_cast<char *>(p.dst.data);
+  const char *src = static_cast<const char *>(p.src.data), *mask = static_cast<const char *>(p.mask.data);
+  const char *value = reinterpret_cast<const char *>(&p.value);
+  w.for_each([&](const int64_t *off, const int64_t *) {
+    std::memcpy(dst + off[0], mask[off[2]] != 0 ? value : src + off[1], es);
+  });
   return 0;
 }
 
@@ -119,21 +118,21 @@ int compact_write(const CompactPlan &p) {
       !desc_valid(p.compact))
     return 1;
   const size_t es = dtype_size(p.compact.dtype);
-  Coords c(p.dense.ndim, p.dense.shape);
-  int64_t rank = 0;
-  for (int64_t i = 0; i < p.n; ++i, c.next()) {
-    if (!p.mask[i]) continue;
-    char *slot = at(p.compact, rank * p.compact.strides[0]);
+  Strided<1> w(p.dense.ndim, p.dense.shape, {&p.dense});
+  if (p.kind != kCompactNonzero) w.coalesce();  // nonzero writes the coordinates
+  char *dense = static_cast<char *>(p.dense.data);
+  int64_t i = 0, rank = 0;
+  w.for_each([&](const int64_t *off, const int64_t *idx) {
+    if (!p.mask[i++]) return;
+    char *slot = at(p.compact, rank++ * p.compact.strides[0]);
     if (p.kind == kCompactSelect) {
-      std::memcpy(slot, at(p.dense, c.dot(p.dense.strides)), es);
+      std::memcpy(slot, dense + off[0], es);
     } else if (p.kind == kCompactScatter) {
-      std::memcpy(at(p.dense, c.dot(p.dense.strides)), slot, es);
+      std::memcpy(dense + off[0], slot, es);
     } else {
-      for (int d = 0; d < p.dense.ndim; ++d)
-        std::memcpy(slot + d * p.compact.strides[1] * 8, &c.idx[d], 8);
+      for (int d = 0; d < p.dense.ndim; ++d) std::memcpy(slot + d * p.compact.strides[1] * 8, &idx[d], 8);
     }
-    ++rank;
-  }
+  });
   return 0;
 }
 

@@ -1,30 +1,15 @@
-// Plain loops: a C-order odometer keeps the byte offsets of out and the three
-// operands in step; each element is loaded into the compute type, combined by
-// the shared op (kernels/ternary.cuh) and stored. Clarity over speed.
+// Plain loops: the C-order walk of cpu/strided.hpp keeps the byte offsets of
+// out and the three operands in step; each element is loaded into the compute
+// type, combined by the shared op (kernels/ternary.cuh) and stored.
 #include "cpu/ternary.hpp"
+
+#include "cpu/strided.hpp"
 
 namespace ek {
 namespace cpu {
 namespace {
 
 constexpr int kSlots = 4;  // out, cond, x, y
-
-struct Odometer {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t idx[kMaxDims] = {};
-  int64_t off[kSlots] = {};
-  int64_t step[kSlots][kMaxDims] = {};  // byte strides; 0 for an unused operand
-
-  void next() {
-    for (int d = ndim - 1; d >= 0; --d) {
-      for (int t = 0; t < kSlots; ++t) off[t] += step[t][d];
-      if (++idx[d] < shape[d]) return;
-      for (int t = 0; t < kSlots; ++t) off[t] -= step[t][d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-};
 
 bool matches_out(const TensorDesc &out, const TensorDesc &t) {
   if (t.data == nullptr) return true;  // unused operand
@@ -37,24 +22,18 @@ bool matches_out(const TensorDesc &out, const TensorDesc &t) {
 template <typename T>
 void loop(const tern::Args &g) {
   const TensorDesc *t[kSlots] = {&g.out, &g.cond, &g.x, &g.y};
-  Odometer o;
-  o.ndim = g.out.ndim;
-  for (int d = 0; d < o.ndim; ++d) {
-    o.shape[d] = g.out.shape[d];
-    for (int k = 0; k < kSlots; ++k)
-      o.step[k][d] = t[k]->data ? t[k]->strides[d] * int64_t(dtype_size(t[k]->dtype)) : 0;
-  }
+  Strided<kSlots> w(g.out.ndim, g.out.shape, t);
+  w.coalesce();
   char *out = static_cast<char *>(g.out.data);
   const char *pc = static_cast<const char *>(g.cond.data), *px = static_cast<const char *>(g.x.data),
              *py = static_cast<const char *>(g.y.data);
   const T c0 = tern::coeff<T>(g, 0), c1 = tern::coeff<T>(g, 1);
-  const int64_t n = desc_numel(g.out);
-  for (int64_t i = 0; i < n; ++i, o.next()) {
-    const bool c = pc && tern::is_true(pc + o.off[1], g.cond.dtype);
-    const T x = ew::load_as<T>(px + o.off[2], g.x.dtype);
-    const T y = py ? ew::load_as<T>(py + o.off[3], g.y.dtype) : T(0);
-    ew::store_as<T>(out + o.off[0], g.out.dtype, tern::apply<T>(g.op, c, x, y, c0, c1));
-  }
+  w.for_each([&](const int64_t *off, const int64_t *) {
+    const bool c = pc && tern::is_true(pc + off[1], g.cond.dtype);
+    const T x = ew::load_as<T>(px + off[2], g.x.dtype);
+    const T y = py ? ew::load_as<T>(py + off[3], g.y.dtype) : T(0);
+    ew::store_as<T>(out + off[0], g.out.dtype, tern::apply<T>(g.op, c, x, y, c0, c1));
+  });
 }
 
 }  // namespace

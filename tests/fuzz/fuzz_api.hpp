@@ -134,33 +134,85 @@ inline void read_back(ek_tensor t) {
 
 inline ek_dtype pick_dtype(Reader &r) { return static_cast<ek_dtype>(r.range(0, EK_NUM_DTYPES - 1)); }
 
-// A new tensor with up to 4 dims of size 0..6 holding input-derived bytes
-// (only finite float values, so the op results stay comparable).
+// One element of dtype at e from the input: a small integer, 0/1 for bool and
+// the half types, a finite float (so the op results stay comparable).
+inline void write_value(Reader &r, ek_dtype dtype, unsigned char *e) {
+  int64_t v = r.small_int() % 9;
+  switch (dtype) {
+    case EK_BOOL: e[0] = v != 0; break;
+    case EK_UINT8: e[0] = static_cast<uint8_t>(v); break;
+    case EK_INT8: e[0] = static_cast<uint8_t>(static_cast<int8_t>(v)); break;
+    case EK_INT16: { int16_t x = static_cast<int16_t>(v); std::memcpy(e, &x, 2); break; }
+    case EK_INT32: { int32_t x = static_cast<int32_t>(v); std::memcpy(e, &x, 4); break; }
+    case EK_INT64: std::memcpy(e, &v, 8); break;
+    case EK_FLOAT16: { uint16_t x = v == 0 ? 0 : 0x3c00; std::memcpy(e, &x, 2); break; }  // 1.0
+    case EK_BFLOAT16: { uint16_t x = v == 0 ? 0 : 0x3f80; std::memcpy(e, &x, 2); break; }  // 1.0
+    case EK_FLOAT32: { float x = static_cast<float>(v) * 0.5f; std::memcpy(e, &x, 4); break; }
+    case EK_FLOAT64: { double x = static_cast<double>(v) * 0.25; std::memcpy(e, &x, 8); break; }
+  }
+}
+
+// A new tensor with up to 4 dims of size 0..6 holding input-derived bytes.
 inline ek_tensor make_tensor(Reader &r, ek_dtype dtype, int ndim, const int64_t *shape) {
   int64_t numel = 1;
   for (int i = 0; i < ndim; ++i) numel *= shape[i];
   size_t es = ek_dtype_size(dtype);
   std::vector<unsigned char> host(static_cast<size_t>(numel) * es);
-  for (int64_t i = 0; i < numel; ++i) {
-    int64_t v = r.small_int() % 9;
-    unsigned char *e = host.data() + i * es;
-    switch (dtype) {
-      case EK_BOOL: e[0] = v != 0; break;
-      case EK_UINT8: e[0] = static_cast<uint8_t>(v); break;
-      case EK_INT8: e[0] = static_cast<uint8_t>(static_cast<int8_t>(v)); break;
-      case EK_INT16: { int16_t x = static_cast<int16_t>(v); std::memcpy(e, &x, 2); break; }
-      case EK_INT32: { int32_t x = static_cast<int32_t>(v); std::memcpy(e, &x, 4); break; }
-      case EK_INT64: std::memcpy(e, &v, 8); break;
-      case EK_FLOAT16: { uint16_t x = v == 0 ? 0 : 0x3c00; std::memcpy(e, &x, 2); break; }  // 1.0
-      case EK_BFLOAT16: { uint16_t x = v == 0 ? 0 : 0x3f80; std::memcpy(e, &x, 2); break; }  // 1.0
-      case EK_FLOAT32: { float x = static_cast<float>(v) * 0.5f; std::memcpy(e, &x, 4); break; }
-      case EK_FLOAT64: { double x = static_cast<double>(v) * 0.25; std::memcpy(e, &x, 8); break; }
-    }
-  }
+  for (int64_t i = 0; i < numel; ++i) write_value(r, dtype, host.data() + i * es);
   ek_tensor t = nullptr;
   if (!check_new(ek_tensor_from_host(cpu_context(), ndim, shape, dtype, host.data(), nullptr, &t),
                  "ek_tensor_from_host", t))
     finding("ek_tensor_from_host failed on a small valid shape", "ek_tensor_from_host", 1);
+  return t;
+}
+
+// A stride for ek_tensor_wrap: mostly small (-3..3, zero included), now and
+// then extreme (2^62, INT64 limits, the largest that fits 8-byte elements).
+inline int64_t wrap_stride(Reader &r) {
+  switch (r.u8() % 12) {
+    case 0: return int64_t(1) << 62;
+    case 1: return -(int64_t(1) << 62);
+    case 2: return INT64_MAX;
+    case 3: return INT64_MIN;
+    case 4: return INT64_MAX / 8;
+    case 5: return -(INT64_MAX / 8);
+    default: return static_cast<int64_t>(r.u8() % 7) - 3;
+  }
+}
+
+// Element 0 of a wrapped buffer sits kWrapReach elements in: a dim of size
+// <= 4 and |stride| <= 3 reaches 9 elements, 4 such dims 36.
+constexpr int64_t kWrapReach = 36;
+
+// A tensor over a small real host buffer through ek_tensor_wrap, with
+// extreme strides where its layout allows them: on a size-1 dim, or anywhere
+// in an empty tensor (a non-empty one gets size 1 along a dim whose stride is
+// not small, so every element lies in the buffer). The deleter frees the
+// buffer. NULL when ek_tensor_wrap refuses the layout (a stride that leaves
+// int64 in bytes): that must be a clean failure.
+inline ek_tensor make_wrapped(Reader &r) {
+  ek_dtype dtype = pick_dtype(r);
+  int ndim = static_cast<int>(r.range(0, 4));
+  int64_t shape[4], strides[4];
+  bool empty = false;
+  for (int d = 0; d < ndim; ++d) {
+    shape[d] = r.range(0, 4);
+    strides[d] = wrap_stride(r);
+    empty = empty || shape[d] == 0;
+  }
+  for (int d = 0; d < ndim && !empty; ++d)
+    if (strides[d] < -3 || strides[d] > 3) shape[d] = 1;
+  const size_t es = ek_dtype_size(dtype), count = 2 * kWrapReach + 1;
+  auto *buf = static_cast<unsigned char *>(std::malloc(count * es));
+  for (size_t i = 0; i < count; ++i) write_value(r, dtype, buf + i * es);
+  ek_tensor t = nullptr;
+  ek_deleter free_buf = [](void *, void *user) { std::free(user); };
+  if (!check_new(ek_tensor_wrap(cpu_context(), buf + kWrapReach * es, ndim, shape, strides, dtype,
+                                free_buf, buf, &t),
+                 "ek_tensor_wrap", t)) {
+    std::free(buf);
+    return nullptr;
+  }
   return t;
 }
 

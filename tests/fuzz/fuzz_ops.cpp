@@ -1,7 +1,8 @@
 // libFuzzer harness for the ops of the C API on a CPU context: unary, binary
 // (and scalar), reduce, softmax/log_softmax, cumsum/cumprod, where, clamp,
 // matmul, index_select and masked_select with input-chosen shapes (broadcast
-// compatible or not), dtypes, strides (through views), dims and out tensors
+// compatible or not), dtypes, strides (through views, and ek_tensor_wrap with
+// extreme strides over a small real buffer), dims and out tensors
 // (NULL, a fresh tensor, or another live tensor reused). Results are read back
 // in full. Findings (abort): a status outside ek_status, a failure without a
 // message, a failure that leaves a handle in a NULL *out, a handle leak
@@ -62,7 +63,13 @@ int dims_arg(Reader &r, int *dims) {
 
 void step(Reader &r, std::vector<ek_tensor> &pool) {
   auto pick = [&] { return pool[r.u8() % pool.size()]; };
-  uint8_t op = r.u8() % 16;
+  const uint8_t b = r.u8();
+  if (b >= 240) {  // an operand from ek_tensor_wrap with extreme strides
+    ek_tensor w = pool.size() < kMaxTensors ? make_wrapped(r) : nullptr;
+    if (w != nullptr) pool.push_back(w);
+    return;
+  }
+  uint8_t op = b % 16;
   if (op == 15 || pool.empty()) {
     if (pool.size() < kMaxTensors) pool.push_back(new_operand(r));
     return;

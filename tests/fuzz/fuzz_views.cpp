@@ -2,7 +2,8 @@
 // Each input is a small program: a tensor (dtype, up to 4 dims of size 0..6),
 // then view ops chosen and parameterised by the following bytes (negative and
 // out-of-range arguments included), now and then ek_contiguous or ek_copy into
-// a new tensor. Every result is read back in full through ek_tensor_to_host.
+// a new tensor, or a tensor from ek_tensor_wrap with extreme strides (huge,
+// negative, zero) over a small real buffer joins the pool. Every result is read back in full through ek_tensor_to_host.
 // Findings (abort): a status outside ek_status, a failure without a message,
 // a failure that leaves a handle in *out, a handle leak (ek_live_handles), a
 // leaked allocation (ek_memory_stats), and whatever ASan/UBSan report.
@@ -31,7 +32,19 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
   ek_tensor out = nullptr;
   ek_status s;
   const char *call;
-  switch (r.u8() % 14) {
+  const uint8_t op = r.u8();
+  if (op >= 242) {  // a wrapped tensor with extreme strides joins the pool
+    ek_tensor w = make_wrapped(r);
+    if (w == nullptr) return;
+    read_back(w);
+    if (pool.size() < kMaxTensors) {
+      pool.push_back(w);
+    } else {
+      ek_tensor_release(w);
+    }
+    return;
+  }
+  switch (op % 14) {
     case 0: {
       int dim = r.dim_arg();
       int64_t start = r.small_int(), stop = r.small_int(), stp = r.small_int();

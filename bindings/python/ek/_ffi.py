@@ -1058,13 +1058,13 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'dim', 'out'),
-        "softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for large values: computed as exp(x - max) / sum(exp(x - max)); a row of -inf gives NaN (as PyTorch), a row containing some -inf gives 0 there, a NaN makes its row NaN. A 0-d x gives 1.",
+        "softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for large values: computed as exp(x - max) / sum(exp(x - max)), with PyTorch's results for non-finite values: a row of -inf gives NaN, a row containing some -inf gives 0 there, a NaN or a +inf (inf - inf is NaN) makes its row NaN. So a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN.",
     ),
     'ek_log_softmax': (
         ek_status,
         [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'dim', 'out'),
-        'log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))) (-inf where softmax is 0); rules as ek_softmax. A 0-d x gives 0.',
+        'log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))) (-inf where softmax is 0, NaN where it is NaN); rules as ek_softmax. A 0-d x gives 0 when finite and NaN for +inf, -inf or NaN.',
     ),
     'ek_cumsum': (
         ek_status,

@@ -2359,9 +2359,10 @@ extern "C" {
 extern "C" {
     #[doc = " softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the"]
     #[doc = "  result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for"]
-    #[doc = "  large values: computed as exp(x - max) / sum(exp(x - max)); a row of -inf"]
-    #[doc = "  gives NaN (as PyTorch), a row containing some -inf gives 0 there, a NaN"]
-    #[doc = "  makes its row NaN. A 0-d x gives 1."]
+    #[doc = "  large values: computed as exp(x - max) / sum(exp(x - max)), with PyTorch's"]
+    #[doc = "  results for non-finite values: a row of -inf gives NaN, a row containing"]
+    #[doc = "  some -inf gives 0 there, a NaN or a +inf (inf - inf is NaN) makes its row"]
+    #[doc = "  NaN. So a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN."]
     pub fn ek_softmax(
         stream: ek_stream,
         x: ek_tensor,
@@ -2371,7 +2372,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))"]
-    #[doc = "  (-inf where softmax is 0); rules as ek_softmax. A 0-d x gives 0."]
+    #[doc = "  (-inf where softmax is 0, NaN where it is NaN); rules as ek_softmax. A 0-d"]
+    #[doc = "  x gives 0 when finite and NaN for +inf, -inf or NaN."]
     pub fn ek_log_softmax(
         stream: ek_stream,
         x: ek_tensor,
