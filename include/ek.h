@@ -53,13 +53,19 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
-#define EK_VERSION_MAJOR 0
-#define EK_VERSION_MINOR 1
-#define EK_VERSION_PATCH 0
-/** MAJOR * 10000 + MINOR * 100 + PATCH, of the library actually loaded. */
+/* EK_VERSION_MAJOR, _MINOR, _PATCH and EK_VERSION_STRING of this header come
+   from ek_version.h, which the build generates from the one version in
+   meson.build and installs next to ek.h. Compare them with ek_version() /
+   ek_version_string() to tell the header compiled against from the library
+   loaded. docs/ABI.md states what a version change promises. */
+#include "ek_version.h"
 #define EK_VERSION_NUMBER \
   (EK_VERSION_MAJOR * 10000 + EK_VERSION_MINOR * 100 + EK_VERSION_PATCH)
+/** MAJOR * 10000 + MINOR * 100 + PATCH, of the library actually loaded. */
 EK_API unsigned ek_version(void);
+/** "MAJOR.MINOR.PATCH" of the library actually loaded: three decimal numbers
+ *  and nothing else (no build suffix). Static storage; never NULL. */
+EK_API const char *ek_version_string(void);
 
 /* ---------------------------------------------------------------- status */
 

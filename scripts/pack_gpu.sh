@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go,overhead}
-cp -P build/libek.so build/libek.so.0 build/libek.so.0.1.0 .carry/lib/
+# libek.so, libek.so.MAJOR and libek.so.MAJOR.MINOR.PATCH (not the .p object dir).
+find build -maxdepth 1 -name 'libek.so*' ! -type d -exec cp -P {} .carry/lib/ \;
 find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda_copy_check \) -exec cp {} .carry/tests/ \;
 cp build/tests/module_kernel.cubin build/tests/module_kernel.fatbin build/tests/module_kernel.ptx .carry/tests/
 cp build/examples/quickstart build/examples/custom_kernel_jit build/examples/custom_kernel_static \

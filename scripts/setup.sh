@@ -11,6 +11,8 @@ have pkg-config || need_apt+=(pkg-config)
 have c++ || need_apt+=(g++)
 have nm || need_apt+=(binutils)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+# The ABI check (scripts/abi_check.sh): abidw and abidiff.
+have abidiff || need_apt+=(abigail-tools)
 # libFuzzer harnesses (tests/fuzz): clang and its runtime libraries.
 have clang++ || need_apt+=(clang)
 [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -1)" ] \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up and runs every test suite: the C/C++ suites (meson test), the same
-# under AddressSanitizer + UndefinedBehaviorSanitizer on the CPU backend, the
+# Sets up and runs every test suite: the C/C++ suites (meson test) and the
+# ABI check against abi/libek.abi, the same suites under AddressSanitizer +
+# UndefinedBehaviorSanitizer on the CPU backend, the
 # threaded suites under ThreadSanitizer, libFuzzer harnesses for a bounded
 # time (clang), the Python, Rust and Go bindings, and the checks that
 # generated files match include/ek.h. EK_TEST_DEVICE=cuda|all runs the device
@@ -17,6 +18,11 @@ step "build (CUDA when nvcc is present) and C/C++ suites"
 [ -d build ] || meson setup build
 ninja -C build
 meson test -C build --print-errorlogs
+
+step "ABI against abi/libek.abi; bindings' versions against meson.build"
+# docs/ABI.md: additions pass, any other change fails with abidiff's report.
+scripts/abi_check.sh build/libek.so.0
+scripts/check_versions.sh
 
 step "C/C++ suites under ASan + UBSan (CPU backend)"
 # clang's UBSan: unlike gcc's it checks float-to-integer conversions out of

@@ -66,6 +66,8 @@ extern "C" {
 
 EK_API unsigned ek_version(void) { return EK_VERSION_NUMBER; }
 
+EK_API const char *ek_version_string(void) { return EK_VERSION_STRING; }
+
 EK_API const char *ek_status_string(ek_status status) {
   switch (status) {
 #define EK_STATUS_NAME_(name, value, text) \

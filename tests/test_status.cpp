@@ -1,4 +1,5 @@
 // Version, status names, the per-thread error message and handle accounting.
+#include <string>
 #include <thread>
 
 #include "ek_test.hpp"
@@ -6,6 +7,15 @@
 TEST(Version, MacrosMatchTheLoadedLibrary) {
   EXPECT_EQ(ek_version(), static_cast<unsigned>(EK_VERSION_NUMBER));
   EXPECT_EQ(EK_VERSION_NUMBER, EK_VERSION_MAJOR * 10000 + EK_VERSION_MINOR * 100 + EK_VERSION_PATCH);
+}
+
+TEST(Version, StringIsTheNumberSpelledOut) {
+  const unsigned v = ek_version();
+  const std::string spelled = std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+                              std::to_string(v % 100);
+  ASSERT_NE(ek_version_string(), nullptr);
+  EXPECT_EQ(std::string(ek_version_string()), spelled);
+  EXPECT_STREQ(ek_version_string(), EK_VERSION_STRING);
 }
 
 TEST(Status, EveryCodeHasANameAndDescription) {

@@ -2,6 +2,7 @@ package ek_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -432,5 +433,13 @@ func TestCUDA(t *testing.T) {
 	}
 	if ms := must[float32](t)(a.ElapsedMs(b)); ms < 0 {
 		t.Fatal(ms)
+	}
+}
+
+// VersionString spells out Version: both read the loaded library.
+func TestVersionString(t *testing.T) {
+	v := ek.Version()
+	if want := fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100); ek.VersionString() != want {
+		t.Fatalf("VersionString() = %q, Version() = %d (want %q)", ek.VersionString(), v, want)
 	}
 }

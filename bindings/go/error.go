@@ -97,6 +97,9 @@ func bindingError(s Status, format string, args ...any) error {
 // Version is the loaded library's MAJOR*10000 + MINOR*100 + PATCH (ek_version).
 func Version() int { return int(C.ek_version()) }
 
+// VersionString is the loaded library's "MAJOR.MINOR.PATCH" (ek_version_string).
+func VersionString() string { return C.GoString(C.ek_version_string()) }
+
 // LiveHandles is the number of live contexts, streams, events, tensors,
 // modules, kernels and elementwise kernels in the process (ek_live_handles), for leak checks.
 func LiveHandles() (int64, error) {

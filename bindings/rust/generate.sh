@@ -7,6 +7,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 header="$here/../../include/ek.h"
 out="$here/ek-sys/src/bindings.rs"
 BINDGEN=${BINDGEN:-bindgen}
+# ek.h includes ek_version.h, which only the build generates (from meson.build's
+# version). The crates read the version at run time (ek_version_string), so an
+# empty stand-in keeps bindings.rs free of the version and of any build dir.
+work=$(mktemp -d "${TMPDIR:-/tmp}/ek-bindings.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+: >"$work/ek_version.h"
 
 gen() {
   # C enums become newtypes (never Rust enums: an unknown value would be UB).
@@ -16,13 +22,13 @@ gen() {
     --allowlist-function 'ek_.*' \
     --allowlist-type 'ek_.*' \
     --allowlist-var 'EK_.*' \
-    --output "$1"
+    --output "$1" \
+    -- -I"$work"
 }
 
 case "${1:-}" in
   --check)
-    tmp=$(mktemp "${TMPDIR:-/tmp}/ek-bindings.XXXXXX.rs")
-    trap 'rm -f "$tmp"' EXIT
+    tmp="$work/bindings.rs"
     gen "$tmp"
     if ! diff -u "$out" "$tmp"; then
       echo "bindings/rust/ek-sys/src/bindings.rs is stale: run bindings/rust/generate.sh" >&2

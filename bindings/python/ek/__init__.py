@@ -49,6 +49,7 @@ from ._lib import LIBRARY_PATH, lib as _cdll
 from ._log import set_log_callback
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
+from ._version import __version__
 from ._kernels import ElementwiseKernel, RawKernel, RawModule
 from ._profiler import ProfileRecord, Profiler, profile
 from . import _dlpack, _indexing, _matmul, _ops, _random, _reduce, _ternary
@@ -79,9 +80,9 @@ long, int = int64, int32  # noqa: A001
 
 
 def version() -> str:
-    """Version of the loaded libek ("MAJOR.MINOR.PATCH")."""
-    v = _cdll.ek_version()
-    return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+    """Version of the loaded libek, "MAJOR.MINOR.PATCH" (ek_version_string);
+    ``ek.__version__`` is this package's version."""
+    return _cdll.ek_version_string().decode()
 
 
 def version_info() -> tuple:
@@ -113,7 +114,6 @@ def memory_snapshot_json(path=None, device="cpu"):
     return context(device).memory_snapshot_json(path)
 
 
-__version__ = version()
 
 __all__ = [
     "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",

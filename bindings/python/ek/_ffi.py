@@ -70,10 +70,6 @@ STATUS_DESCRIPTIONS = {
 
 # ------------------------------------------------------------------ #define constants
 
-EK_VERSION_MAJOR = 0
-EK_VERSION_MINOR = 1
-EK_VERSION_PATCH = 0
-EK_VERSION_NUMBER = 100
 EK_CONTEXT_CONFIG_VERSION = 1
 EK_NUM_DTYPES = 10
 EK_MAX_DIMS = 8
@@ -566,7 +562,13 @@ FUNCTIONS = {
         ctypes.c_uint,
         [],
         (),
-        '',
+        'MAJOR * 10000 + MINOR * 100 + PATCH, of the library actually loaded.',
+    ),
+    'ek_version_string': (
+        ctypes.c_char_p,
+        [],
+        (),
+        '"MAJOR.MINOR.PATCH" of the library actually loaded: three decimal numbers and nothing else (no build suffix). Static storage; never NULL.',
     ),
     'ek_status_string': (
         ctypes.c_char_p,

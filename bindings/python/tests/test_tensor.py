@@ -201,6 +201,9 @@ def test_no_cuda_device_error():
 
 
 def test_version_and_info():
+    # The library's version string (ek_version_string) spells out its number
+    # (ek_version), and equals this package's version: both come from meson.build.
+    assert ek.version() == ".".join(map(str, ek.version_info()))
     assert ek.version() == ek.__version__
     assert len(ek.version_info()) == 3
     assert ek.device_count("cpu") == 1

@@ -123,11 +123,21 @@ pub fn device_count(device_type: DeviceType) -> Result<usize> {
 /// (`ek_version`).
 ///
 /// ```
-/// assert_eq!(ek::version() / 10000, ek_sys::EK_VERSION_MAJOR);
+/// let v = ek::version();
+/// assert_eq!(ek::version_string(), format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100));
 /// ```
 pub fn version() -> u32 {
     // SAFETY: no arguments.
     unsafe { sys::ek_version() }
+}
+
+/// Version of the loaded library, "MAJOR.MINOR.PATCH" (`ek_version_string`).
+/// The crate's own version (`CARGO_PKG_VERSION`) is kept equal to the
+/// library's by scripts/check_versions.sh.
+pub fn version_string() -> &'static str {
+    // SAFETY: no arguments; the result is a static NUL-terminated string.
+    let s = unsafe { std::ffi::CStr::from_ptr(sys::ek_version_string()) };
+    s.to_str().unwrap_or("")
 }
 
 /// Number of live handles (contexts, streams, events, tensors) in the

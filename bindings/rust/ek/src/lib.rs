@@ -145,7 +145,7 @@ mod views;
 pub use ek_sys as sys;
 
 pub use context::{Context, ContextConfig, LogLevel};
-pub use device::{device_count, live_handles, version, Device, DeviceInfo, DeviceType};
+pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo, DeviceType};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
 pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module, ModuleOrigin};
