@@ -56,6 +56,25 @@ for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"
 [ -x "$c/overhead/rust" ] && run overhead_rust_1 "$c/overhead/rust" --numel 1
 [ -x "$c/overhead/go" ] && run overhead_go_1 "$c/overhead/go" -numel 1
 fi
+if phase benchcmp; then
+# Before/after on the same machine: .carry/base holds the library and the
+# benchmarks of the commit before (built there and copied in by hand); the
+# runs alternate so drift hits both sides (bench/compare_runs.py).
+if [ -x "$c/base/bench_ops" ]; then
+  for round in 1 2; do
+    for x in bench_ops bench_copy; do
+      [ "$x" = bench_copy ] && [ "$round" = 2 ] && continue
+      LD_LIBRARY_PATH="$PWD/$c/base:${LD_LIBRARY_PATH:-}" run "$x-before-$round" "$c/base/$x"
+      run "$x-after-$round" "$c/bench/$x"
+    done
+  done
+  for x in bench_ops bench_copy; do
+    python3 bench/compare_runs.py --before "$OUT/$x"-before-*.log --after "$OUT/$x"-after-*.log \
+      --md "$OUT/$x-compare.md" > /dev/null
+  done
+fi
+[ -x "$c/bench/bench_handles" ] && run bench_handles "$c/bench/bench_handles"
+fi
 if phase sanitize; then
 # MEMCHECK and RACECHECK pick suites (default: all of them). Under memcheck the
 # stress suites run 10^4 operations per thread (EK_STRESS_OPS), not 10^5.
@@ -83,6 +102,7 @@ for t in ${RACECHECK:-test_copy test_reduce test_softmax test_scan test_indexing
 done
 fi
 echo "== $pass passed, ${#failed[@]} failed: ${failed[*]:-}"
-for b in bench_ops bench_fused compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 \
+for b in bench_handles bench_ops bench_fused compare_ops python_overhead overhead_rust overhead_go overhead_rust_1 \
          overhead_go_1 quickstart_c quickstart_python custom_kernel_jit custom_kernel_jit_again \
          custom_kernel_static cuda_copy_check profile_workload col_variants; do [ -f "$OUT/$b.log" ] && { echo "--- $b"; tail -25 "$OUT/$b.log"; }; done
+for f in "$OUT"/*-compare.md; do [ -f "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }; done
