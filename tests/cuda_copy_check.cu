@@ -122,11 +122,13 @@ void check_fill_arange(const std::vector<int64_t> &shape, int dk, int dt) {
     Buffers db(dv.storage * dtype_size(dt));
     int rc, rg;
     if (op == 0) {
-      rc = cpu::fill(at(dv, db.h.data()), -2.71828, -1234567890123LL);
-      rg = cuda::fill(at(dv, db.d), -2.71828, -1234567890123LL, nullptr);
+      // fill replicates one element's bytes (converted from ek_scalar
+      // before): the low dtype_size bytes of these patterns.
+      rc = cpu::fill(at(dv, db.h.data()), 0x8877665544332211ULL);
+      rg = cuda::fill(at(dv, db.d), 0x8877665544332211ULL, nullptr);
     } else if (op == 1) {
-      rc = cpu::fill(at(dv, db.h.data()), 1e-6, 77);
-      rg = cuda::fill(at(dv, db.d), 1e-6, 77, nullptr);
+      rc = cpu::fill(at(dv, db.h.data()), 0x0000000000000001ULL);
+      rg = cuda::fill(at(dv, db.d), 0x0000000000000001ULL, nullptr);
     } else {
       rc = cpu::arange(at(dv, db.h.data()), -3.25, 0.1, 1000, -7);
       rg = cuda::arange(at(dv, db.d), -3.25, 0.1, 1000, -7, nullptr);
@@ -189,7 +191,8 @@ void run_checks() {
     View dv = make_view({6, 33}, kBroadcast, dt);
     Buffers db(dv.storage * dtype_size(dt));
     std::vector<unsigned char> tmp;
-    int rc = cpu::fill(at(dv, db.h.data()), 3.5, 3), rg = cuda::fill(at(dv, db.d), 3.5, 3, nullptr);
+    int rc = cpu::fill(at(dv, db.h.data()), 0x0303030303030303ULL),
+        rg = cuda::fill(at(dv, db.d), 0x0303030303030303ULL, nullptr);
     CK(cudaDeviceSynchronize());
     report(rc == 0 && rg == 0 && db.same_as_device(tmp), "fill broadcast " + std::to_string(dt));
   }
@@ -259,7 +262,7 @@ void run_timings() {
   auto st = dev_desc(a, kF32, {m, m}, {1, m}), dt = dev_desc(b, kF32, {m, m}, {m, 1});
   ms = time_ms([&] { CK(cudaError_t(cuda::copy(dt, st, nullptr))); });
   std::printf("8192^2 f32 transpose          : %.3f ms  %.3f TB/s (target >= 2.2)\n", ms, 2.0 * m * m * 4 / ms / 1e9);
-  ms = time_ms([&] { CK(cudaError_t(cuda::fill(db, 1.5, 0, nullptr))); });
+  ms = time_ms([&] { CK(cudaError_t(cuda::fill(db, 0x3fc00000ULL, nullptr))); });  // 1.5f
   std::printf("contiguous f32 fill 1 GiB     : %.3f ms  %.3f TB/s write (info)\n", ms, n * 4.0 / ms / 1e9);
   CK(cudaFree(a));
   CK(cudaFree(b));
