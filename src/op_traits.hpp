@@ -7,6 +7,10 @@
 // list entry has no row, a row is out of order, or a value is not its index:
 // an op added to a list without its row here does not compile.
 //
+// Adding an op: its entry in the ek.h list (the next value), its row here, its
+// math in both backends (src/cpu/ and kernels/), and its documented traits in
+// tests/test_op_tables.cpp.
+//
 // The rows live here rather than as extra columns of the public lists: ek.h
 // keeps only what is ABI (name, value, short name), so the lists' shape can
 // be frozen while these columns (which use internal kinds) may change.
