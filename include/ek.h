@@ -619,67 +619,82 @@ EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double ste
  * the operands' context's default stream. Unknown ops: EK_ERROR_INVALID_ARGUMENT.
  * NaN propagates (maximum/minimum included). */
 
-/* Values are fixed: new ops are appended. */
+/* Op lists, X(name, value, short_name): one entry per value of the enum that
+ * follows, in value order. Values are fixed: new ops are appended with the
+ * next value. short_name is the enum name's suffix in lower case, as profiler
+ * records and the bindings name the op. A caller may expand a list with its
+ * own X(name, value, short_name) macro (to name ops in a log, say). Inside
+ * libek each list keys a table of the ops' traits (result dtype, accepted
+ * dtypes, ...), and the build fails when an entry has no trait row. */
+#define EK_UNARY_OP_LIST(X)                                              \
+  X(EK_UNARY_NEG, 0, "neg")                                              \
+  X(EK_UNARY_ABS, 1, "abs")                                              \
+  X(EK_UNARY_SIGN, 2, "sign")            /* sign(NaN) = 0, as PyTorch */ \
+  X(EK_UNARY_EXP, 3, "exp")                                              \
+  X(EK_UNARY_EXP2, 4, "exp2")                                            \
+  X(EK_UNARY_EXPM1, 5, "expm1")                                          \
+  X(EK_UNARY_LOG, 6, "log")                                              \
+  X(EK_UNARY_LOG2, 7, "log2")                                            \
+  X(EK_UNARY_LOG1P, 8, "log1p")                                          \
+  X(EK_UNARY_SQRT, 9, "sqrt")                                            \
+  X(EK_UNARY_RSQRT, 10, "rsqrt")                                         \
+  X(EK_UNARY_SQUARE, 11, "square")                                       \
+  X(EK_UNARY_RECIPROCAL, 12, "reciprocal")                               \
+  X(EK_UNARY_SIN, 13, "sin")                                             \
+  X(EK_UNARY_COS, 14, "cos")                                             \
+  X(EK_UNARY_TAN, 15, "tan")                                             \
+  X(EK_UNARY_TANH, 16, "tanh")                                           \
+  X(EK_UNARY_SIGMOID, 17, "sigmoid")                                     \
+  X(EK_UNARY_RELU, 18, "relu")                                           \
+  X(EK_UNARY_GELU, 19, "gelu")           /* exact (erf) form */          \
+  X(EK_UNARY_GELU_TANH, 20, "gelu_tanh") /* tanh approximation */        \
+  X(EK_UNARY_SILU, 21, "silu")                                           \
+  X(EK_UNARY_ERF, 22, "erf")                                             \
+  X(EK_UNARY_FLOOR, 23, "floor")                                         \
+  X(EK_UNARY_CEIL, 24, "ceil")                                           \
+  X(EK_UNARY_ROUND, 25, "round")         /* half to even */              \
+  X(EK_UNARY_TRUNC, 26, "trunc")                                         \
+  X(EK_UNARY_LOGICAL_NOT, 27, "logical_not")                             \
+  X(EK_UNARY_ISNAN, 28, "isnan")                                         \
+  X(EK_UNARY_ISINF, 29, "isinf")                                         \
+  X(EK_UNARY_ISFINITE, 30, "isfinite")
+
 typedef enum {
-  EK_UNARY_NEG = 0,
-  EK_UNARY_ABS = 1,
-  EK_UNARY_SIGN = 2,         /* sign(NaN) = 0, as PyTorch */
-  EK_UNARY_EXP = 3,
-  EK_UNARY_EXP2 = 4,
-  EK_UNARY_EXPM1 = 5,
-  EK_UNARY_LOG = 6,
-  EK_UNARY_LOG2 = 7,
-  EK_UNARY_LOG1P = 8,
-  EK_UNARY_SQRT = 9,
-  EK_UNARY_RSQRT = 10,
-  EK_UNARY_SQUARE = 11,
-  EK_UNARY_RECIPROCAL = 12,
-  EK_UNARY_SIN = 13,
-  EK_UNARY_COS = 14,
-  EK_UNARY_TAN = 15,
-  EK_UNARY_TANH = 16,
-  EK_UNARY_SIGMOID = 17,
-  EK_UNARY_RELU = 18,
-  EK_UNARY_GELU = 19,        /* exact (erf) form */
-  EK_UNARY_GELU_TANH = 20,   /* tanh approximation */
-  EK_UNARY_SILU = 21,
-  EK_UNARY_ERF = 22,
-  EK_UNARY_FLOOR = 23,
-  EK_UNARY_CEIL = 24,
-  EK_UNARY_ROUND = 25,       /* half to even */
-  EK_UNARY_TRUNC = 26,
-  EK_UNARY_LOGICAL_NOT = 27,
-  EK_UNARY_ISNAN = 28,
-  EK_UNARY_ISINF = 29,
-  EK_UNARY_ISFINITE = 30
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_UNARY_OP_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
 } ek_unary_op;
 
-/* Values are fixed: new ops are appended. */
+#define EK_BINARY_OP_LIST(X)                                                 \
+  X(EK_BINARY_ADD, 0, "add")                                                 \
+  X(EK_BINARY_SUB, 1, "sub")                                                 \
+  X(EK_BINARY_MUL, 2, "mul")                                                 \
+  X(EK_BINARY_DIV, 3, "div")               /* true division: integers give float32 */\
+  X(EK_BINARY_FLOOR_DIV, 4, "floor_div")   /* Python's //: rounds toward -inf */\
+  X(EK_BINARY_REMAINDER, 5, "remainder")   /* Python's %: the divisor's sign */\
+  X(EK_BINARY_POW, 6, "pow")               /* integers: see ek_binary */     \
+  X(EK_BINARY_ATAN2, 7, "atan2")           /* integers give float32 */       \
+  X(EK_BINARY_MAXIMUM, 8, "maximum")                                         \
+  X(EK_BINARY_MINIMUM, 9, "minimum")                                         \
+  X(EK_BINARY_EQ, 10, "eq")                                                  \
+  X(EK_BINARY_NE, 11, "ne")                                                  \
+  X(EK_BINARY_LT, 12, "lt")                                                  \
+  X(EK_BINARY_LE, 13, "le")                                                  \
+  X(EK_BINARY_GT, 14, "gt")                                                  \
+  X(EK_BINARY_GE, 15, "ge")                                                  \
+  X(EK_BINARY_LOGICAL_AND, 16, "logical_and")                                \
+  X(EK_BINARY_LOGICAL_OR, 17, "logical_or")                                  \
+  X(EK_BINARY_LOGICAL_XOR, 18, "logical_xor")                                \
+  X(EK_BINARY_BITWISE_AND, 19, "bitwise_and") /* bitwise ops and shifts: */  \
+  X(EK_BINARY_BITWISE_OR, 20, "bitwise_or")   /* integer or bool only */     \
+  X(EK_BINARY_BITWISE_XOR, 21, "bitwise_xor")                                \
+  X(EK_BINARY_SHIFT_LEFT, 22, "shift_left")                                  \
+  X(EK_BINARY_SHIFT_RIGHT, 23, "shift_right")
+
 typedef enum {
-  EK_BINARY_ADD = 0,
-  EK_BINARY_SUB = 1,
-  EK_BINARY_MUL = 2,
-  EK_BINARY_DIV = 3,         /* true division: integers give float32 */
-  EK_BINARY_FLOOR_DIV = 4,   /* Python's //: rounds toward -inf */
-  EK_BINARY_REMAINDER = 5,   /* Python's %: the divisor's sign */
-  EK_BINARY_POW = 6,         /* integers: exact, wrapping; negative exponent -> 0 unless |a| = 1 */
-  EK_BINARY_ATAN2 = 7,       /* integers give float32 */
-  EK_BINARY_MAXIMUM = 8,
-  EK_BINARY_MINIMUM = 9,
-  EK_BINARY_EQ = 10,
-  EK_BINARY_NE = 11,
-  EK_BINARY_LT = 12,
-  EK_BINARY_LE = 13,
-  EK_BINARY_GT = 14,
-  EK_BINARY_GE = 15,
-  EK_BINARY_LOGICAL_AND = 16,
-  EK_BINARY_LOGICAL_OR = 17,
-  EK_BINARY_LOGICAL_XOR = 18,
-  EK_BINARY_BITWISE_AND = 19,  /* bitwise ops and shifts: integer or bool only */
-  EK_BINARY_BITWISE_OR = 20,
-  EK_BINARY_BITWISE_XOR = 21,
-  EK_BINARY_SHIFT_LEFT = 22,
-  EK_BINARY_SHIFT_RIGHT = 23
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_BINARY_OP_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
 } ek_binary_op;
 
 /** out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT,
@@ -691,9 +706,10 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
 /** out = a op b, broadcast; the shape is the broadcast of a's and b's
  *  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the
  *  promoted one; bool for comparisons and logical ops; float32 for DIV and
- *  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer
- *  division or remainder by zero gives an unspecified value (no trap). a and b
- *  must share a context. */
+ *  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of
+ *  integers is exact and wraps; a negative exponent gives 0 unless |a| = 1.
+ *  Integer division or remainder by zero gives an unspecified value (no trap).
+ *  a and b must share a context. */
 EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
                            ek_tensor *out);
 /** out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape.
@@ -714,19 +730,24 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
  * argmax, argmin and norm_inf fail with EK_ERROR_SHAPE. Results are the same
  * bits from run to run (fixed summation order, no atomics). */
 
+#define EK_REDUCE_OP_LIST(X)            \
+  X(EK_REDUCE_SUM, 0, "sum")            \
+  X(EK_REDUCE_MEAN, 1, "mean")          \
+  X(EK_REDUCE_PROD, 2, "prod")          \
+  X(EK_REDUCE_MAX, 3, "max")            \
+  X(EK_REDUCE_MIN, 4, "min")            \
+  X(EK_REDUCE_ARGMAX, 5, "argmax")      \
+  X(EK_REDUCE_ARGMIN, 6, "argmin")      \
+  X(EK_REDUCE_ANY, 7, "any")            \
+  X(EK_REDUCE_ALL, 8, "all")            \
+  X(EK_REDUCE_NORM_L1, 9, "norm_l1")    \
+  X(EK_REDUCE_NORM_L2, 10, "norm_l2")   \
+  X(EK_REDUCE_NORM_INF, 11, "norm_inf")
+
 typedef enum {
-  EK_REDUCE_SUM = 0,
-  EK_REDUCE_MEAN = 1,
-  EK_REDUCE_PROD = 2,
-  EK_REDUCE_MAX = 3,
-  EK_REDUCE_MIN = 4,
-  EK_REDUCE_ARGMAX = 5,
-  EK_REDUCE_ARGMIN = 6,
-  EK_REDUCE_ANY = 7,
-  EK_REDUCE_ALL = 8,
-  EK_REDUCE_NORM_L1 = 9,
-  EK_REDUCE_NORM_L2 = 10,
-  EK_REDUCE_NORM_INF = 11
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_REDUCE_OP_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
 } ek_reduce_op;
 
 /** Reduces x over the ndims dims listed in dims (negative dims count from the
@@ -945,11 +966,16 @@ EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out);
  *    instead, leaving a bias below 2^-64. n = 2^64 takes k = W(w0, w1).
  * The context's generator starts at seed 0x853c49e6748fea9b, offset 0. */
 
+#define EK_RANDOM_DIST_LIST(X)                                              \
+  X(EK_RANDOM_UNIFORM, 0, "uniform")     /* uniform on [a, b) */            \
+  X(EK_RANDOM_NORMAL, 1, "normal")       /* mean a, standard deviation b */ \
+  X(EK_RANDOM_BERNOULLI, 2, "bernoulli") /* 1 with probability a, else 0 */ \
+  X(EK_RANDOM_RANDINT, 3, "randint")     /* integers uniform on [a, b) */
+
 typedef enum {
-  EK_RANDOM_UNIFORM = 0,    /* uniform on [a, b) */
-  EK_RANDOM_NORMAL = 1,     /* mean a, standard deviation b */
-  EK_RANDOM_BERNOULLI = 2,  /* 1 with probability a, else 0 */
-  EK_RANDOM_RANDINT = 3     /* integers uniform on [a, b) */
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_RANDOM_DIST_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
 } ek_random_dist;
 
 typedef struct {

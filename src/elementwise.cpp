@@ -6,41 +6,29 @@
 #include "cpu/elementwise.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "op_traits.hpp"
 #include "profiler.hpp"
 #include "promote.hpp"
 
 namespace ek {
 namespace {
 
-constexpr int kNumUnary = EK_UNARY_ISFINITE + 1;
-constexpr int kNumBinary = EK_BINARY_SHIFT_RIGHT + 1;
-
 int compute_of(ek_dtype dt) {
   if (dt == EK_FLOAT64) return ew::kCF64;
   return dtype_is_float(dt) ? ew::kCF32 : ew::kCI64;
 }
 
-bool float_only_unary(int op) {
-  return (op >= EK_UNARY_EXP && op <= EK_UNARY_RSQRT) || op == EK_UNARY_RECIPROCAL ||
-         (op >= EK_UNARY_SIN && op <= EK_UNARY_SIGMOID) || (op >= EK_UNARY_GELU && op <= EK_UNARY_ERF);
+// An op computes in its result's type (exp and div of integers: float32),
+// except that a bool result is a predicate over the input's.
+int compute_for(ops::Result r, ek_dtype in) {
+  return compute_of(r == ops::Result::kBool ? in : ops::result_dtype(r, in));
 }
 
-bool bool_result_unary(int op) { return op >= EK_UNARY_LOGICAL_NOT; }
-
-bool bool_result_binary(int op) { return op >= EK_BINARY_EQ && op <= EK_BINARY_LOGICAL_XOR; }
-
-bool integer_only_binary(int op) { return op >= EK_BINARY_BITWISE_AND; }
-
 // Result dtype and compute type of op over operands promoted to common.
-ek_status binary_types(int op, ek_dtype common, ek_dtype *result, int *compute) {
-  EK_CHECK(!(integer_only_binary(op) && dtype_is_float(common)), EK_ERROR_DTYPE,
-           "op %d (bitwise/shift) needs integer or bool operands, not %s", op, ek_dtype_name(common));
-  EK_CHECK(!(op == EK_BINARY_SUB && common == EK_BOOL), EK_ERROR_DTYPE,
-           "subtraction of bool tensors is not defined (use EK_BINARY_LOGICAL_XOR)");
-  // True division and atan2 of integers compute in (and return) float32.
-  if ((op == EK_BINARY_DIV || op == EK_BINARY_ATAN2) && !dtype_is_float(common)) common = EK_FLOAT32;
-  *compute = compute_of(common);
-  *result = bool_result_binary(op) ? EK_BOOL : common;
+ek_status binary_types(const ops::BinaryTraits &t, ek_dtype common, ek_dtype *result, int *compute) {
+  EK_FORWARD(ops::check_accepts(ops::binary_name(t.op), t.accepts, common, t.instead));
+  *compute = compute_for(t.result, common);
+  *result = ops::result_dtype(t.result, common);
   return EK_SUCCESS;
 }
 
@@ -102,16 +90,14 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
-  EK_CHECK(iop >= 0 && iop < kNumUnary, EK_ERROR_INVALID_ARGUMENT, "unknown unary op %d", iop);
+  const ops::UnaryTraits *t = ops::unary_traits(iop);
+  EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown unary op %d", iop);
   EK_PROFILE_OP(unary_op_name(iop), x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
-  EK_CHECK(!(iop == EK_UNARY_NEG && x->dtype == EK_BOOL), EK_ERROR_DTYPE,
-           "negation of a bool tensor is not defined (use EK_UNARY_LOGICAL_NOT)");
-  ek_dtype common = x->dtype;
-  if (float_only_unary(iop) && !dtype_is_float(common)) common = EK_FLOAT32;
+  EK_FORWARD(ops::check_accepts(unary_op_name(iop), t->accepts, x->dtype, t->instead));
+  const ek_dtype result = ops::result_dtype(t->result, x->dtype);
   ew::Args g{};
   g.op = iop;
-  g.compute = compute_of(common);
-  ek_dtype result = bool_result_unary(iop) ? EK_BOOL : common;
+  g.compute = compute_for(t->result, x->dtype);
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
@@ -130,7 +116,8 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   EK_CHECK_TENSOR(b);
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
-  EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
+  const ops::BinaryTraits *t = ops::binary_traits(iop);
+  EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "a and b belong to different contexts");
   EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a, b), EK_OUT(out));
@@ -141,7 +128,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   g.op = iop;
   ek_dtype result = EK_FLOAT32;
   const ek_dtype common = promote(a->dtype, b->dtype);
-  EK_FORWARD(binary_types(iop, common, &result, &g.compute));
+  EK_FORWARD(binary_types(*t, common, &result, &g.compute));
   // Tensor operands convert to the common type before the op: an integer
   // meeting a half type rounds to it (ek_binary_scalar's value does not).
   g.round = common == EK_FLOAT16 ? ew::kRoundF16 : (common == EK_BFLOAT16 ? ew::kRoundBF16 : ew::kRoundNone);
@@ -154,7 +141,8 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   EK_CHECK_TENSOR(a);
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
-  EK_CHECK(iop >= 0 && iop < kNumBinary, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
+  const ops::BinaryTraits *t = ops::binary_traits(iop);
+  EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
   EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a), EK_OUT(out));
   // An integral value within int64 counts as an integer scalar (as Python's 2).
   const bool integral = std::isfinite(scalar) && scalar == std::trunc(scalar) &&
@@ -165,7 +153,7 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   g.sf = scalar;
   g.si = integral ? static_cast<int64_t>(scalar) : 0;
   ek_dtype result = EK_FLOAT32;
-  EK_FORWARD(binary_types(iop, promote_scalar(a->dtype, !integral), &result, &g.compute));
+  EK_FORWARD(binary_types(*t, promote_scalar(a->dtype, !integral), &result, &g.compute));
   return run_binary(stream, a, nullptr, a->ndim, a->shape, result, g, out);
 }
 

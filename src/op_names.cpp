@@ -1,39 +1,34 @@
-// Lower-case names of the ops chosen by enum, as profiler records show them.
+// Op names for profiler records, and the dtype check of the op tables, both
+// from src/op_traits.hpp (itself built from the lists in ek.h).
+#include "internal.hpp"
+#include "op_traits.hpp"
 #include "profiler.hpp"
 
 namespace ek {
-namespace {
 
-template <size_t N>
-const char *lookup(const char *const (&names)[N], int op) {
-  return op >= 0 && static_cast<size_t>(op) < N ? names[op] : "unknown";
+const char *unary_op_name(int op) { return ops::unary_name(op); }
+const char *binary_op_name(int op) { return ops::binary_name(op); }
+const char *reduce_op_name(int op) { return ops::reduce_name(op); }
+const char *random_op_name(int op) { return ops::random_name(op); }
+
+namespace ops {
+
+ek_status check_accepts(const char *op, Accepts a, ek_dtype dt, const char *instead) {
+  if (accepts(a, dt)) return EK_SUCCESS;
+  const char *name = ek_dtype_name(dt);
+  switch (a) {
+    case kFloatOnly:
+      return fail(EK_ERROR_DTYPE, "%s needs a floating-point input, got %s (cast first, as in PyTorch)",
+                  op, name);
+    case kNoFloat:
+      return fail(EK_ERROR_DTYPE, "%s is bitwise: it needs integer or bool operands, not %s", op, name);
+    case kNoBool:
+      if (instead) return fail(EK_ERROR_DTYPE, "%s of bool is not defined (use %s)", op, instead);
+      return fail(EK_ERROR_DTYPE, "%s needs a non-bool input, got bool", op);
+    default:
+      return fail(EK_ERROR_DTYPE, "%s does not accept %s", op, name);
+  }
 }
 
-// Each list follows its enum in ek.h, value by value.
-const char *const kUnary[] = {
-    "neg",   "abs",   "sign",  "exp",   "exp2",       "expm1",     "log",     "log2",
-    "log1p", "sqrt",  "rsqrt", "square", "reciprocal", "sin",      "cos",     "tan",
-    "tanh",  "sigmoid", "relu", "gelu", "gelu_tanh",  "silu",      "erf",     "floor",
-    "ceil",  "round", "trunc", "logical_not", "isnan", "isinf",    "isfinite"};
-const char *const kBinary[] = {
-    "add",   "sub",   "mul",   "div",   "floor_div", "remainder", "pow",  "atan2",
-    "maximum", "minimum", "eq", "ne",   "lt",        "le",        "gt",   "ge",
-    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "shift_left", "shift_right"};
-const char *const kReduce[] = {"sum",    "mean", "prod",    "max",     "min",     "argmax",
-                               "argmin", "any",  "all",     "norm_l1", "norm_l2", "norm_inf"};
-const char *const kRandom[] = {"uniform", "normal", "bernoulli", "randint"};
-
-static_assert(sizeof kUnary / sizeof *kUnary == EK_UNARY_ISFINITE + 1, "unary names");
-static_assert(sizeof kBinary / sizeof *kBinary == EK_BINARY_SHIFT_RIGHT + 1, "binary names");
-static_assert(sizeof kReduce / sizeof *kReduce == EK_REDUCE_NORM_INF + 1, "reduce names");
-static_assert(sizeof kRandom / sizeof *kRandom == EK_RANDOM_RANDINT + 1, "random names");
-
-}  // namespace
-
-const char *unary_op_name(int op) { return lookup(kUnary, op); }
-const char *binary_op_name(int op) { return lookup(kBinary, op); }
-const char *reduce_op_name(int op) { return lookup(kReduce, op); }
-const char *random_op_name(int op) { return lookup(kRandom, op); }
-
+}  // namespace ops
 }  // namespace ek

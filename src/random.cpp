@@ -7,20 +7,11 @@
 #include "cpu/random.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "op_traits.hpp"
 #include "profiler.hpp"
 
 namespace ek {
 namespace {
-
-constexpr int kNumDists = EK_RANDOM_RANDINT + 1;
-const char *const kDistNames[kNumDists] = {"uniform", "normal", "bernoulli", "randint"};
-
-ek_status check_dtype(int dist, ek_dtype dt) {
-  const bool ok = dist == EK_RANDOM_BERNOULLI || (dist == EK_RANDOM_RANDINT ? dt != EK_BOOL : dtype_is_float(dt));
-  EK_CHECK(ok, EK_ERROR_DTYPE, "%s needs a %s tensor, not %s", kDistNames[dist],
-           dist == EK_RANDOM_RANDINT ? "non-bool" : "float", ek_dtype_name(dt));
-  return EK_SUCCESS;
-}
 
 // Integers [lo, hi_excl) a dtype holds exactly: its range, or for floats the
 // run of consecutive integers (|v| <= 2^(mantissa bits + 1)).
@@ -53,10 +44,10 @@ ek_status randint_range(double a, double b, ek_dtype dt, rng::Params *g) {
   return EK_SUCCESS;
 }
 
-ek_status check_params(int dist, double a, double b, ek_dtype dt, rng::Params *g) {
+ek_status check_params(ek_random_dist dist, double a, double b, ek_dtype dt, rng::Params *g) {
   g->a = a;
   g->b = b;
-  switch (dist) {
+  switch (dist) {  // no default: -Wswitch names a distribution left out
     case EK_RANDOM_UNIFORM:
       EK_CHECK(std::isfinite(a) && std::isfinite(b) && b > a && std::isfinite(b - a), EK_ERROR_INVALID_ARGUMENT,
                "uniform needs finite a < b with a finite b - a, got [%g, %g)", a, b);
@@ -69,9 +60,10 @@ ek_status check_params(int dist, double a, double b, ek_dtype dt, rng::Params *g
     case EK_RANDOM_BERNOULLI:
       EK_CHECK(a >= 0 && a <= 1, EK_ERROR_INVALID_ARGUMENT, "bernoulli needs p in [0, 1], got %g", a);
       return EK_SUCCESS;
-    default:
+    case EK_RANDOM_RANDINT:
       return randint_range(a, b, dt, g);
   }
+  return fail(EK_ERROR_INTERNAL, "distribution %d has no parameter check", static_cast<int>(dist));
 }
 
 // The counter block for n elements: the caller's state, or the context's,
@@ -115,12 +107,13 @@ EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, doub
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   const int idist = raw_enum(dist);
-  EK_CHECK(idist >= 0 && idist < kNumDists, EK_ERROR_INVALID_ARGUMENT, "unknown distribution %d", idist);
+  const ops::RandomTraits *traits = ops::random_traits(idist);
+  EK_CHECK(traits, EK_ERROR_INVALID_ARGUMENT, "unknown distribution %d", idist);
   EK_PROFILE_OP(random_op_name(idist), t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
-  EK_FORWARD(check_dtype(idist, t->dtype));
+  EK_FORWARD(ops::check_accepts(random_op_name(idist), traits->accepts, t->dtype));
   rng::Params g{};
   g.dist = idist;
-  EK_FORWARD(check_params(idist, a, b, t->dtype, &g));
+  EK_FORWARD(check_params(traits->op, a, b, t->dtype, &g));
   EK_CHECK(!writes_overlap(t), EK_ERROR_INVALID_ARGUMENT,
            "t is a broadcast view (a stride-0 dim): its elements alias");
   ek_context ctx = t->storage->ctx;

@@ -12,6 +12,7 @@
 #include "cpu/reduce.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
+#include "op_traits.hpp"
 #include "profiler.hpp"
 #ifdef EK_HAVE_CUDA
 #include "reduce.cuh"
@@ -211,47 +212,35 @@ ek_status run(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &
   return io.finish();
 }
 
-bool is_float(ek_dtype dt) { return dtype_is_float(dt); }
-
 // Internal kind, result dtype and the zero-element rule of a public op.
-ek_status op_plan(ek_reduce_op op, ek_dtype xdt, int64_t r, Job *job, ek_dtype *out_dt) {
-  EK_CHECK(op >= EK_REDUCE_SUM && op <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
-           "unknown reduce op %d", static_cast<int>(op));
-  const char *name = reduce_op_name(op);
-  bool needs_float = op == EK_REDUCE_MEAN || op >= EK_REDUCE_NORM_L1;
-  EK_CHECK(!needs_float || is_float(xdt), EK_ERROR_DTYPE,
-           "%s needs a floating-point input, got %s (cast first, as in PyTorch)", name,
-           ek_dtype_name(xdt));
-  bool needs_elements = (op >= EK_REDUCE_MAX && op <= EK_REDUCE_ARGMIN) || op == EK_REDUCE_NORM_INF;
-  EK_CHECK(!needs_elements || r > 0, EK_ERROR_SHAPE,
+ek_status op_plan(const ops::ReduceTraits &t, ek_dtype xdt, int64_t r, Job *job, ek_dtype *out_dt) {
+  const char *name = ops::reduce_name(t.op);
+  EK_FORWARD(ops::check_accepts(name, t.accepts, xdt));
+  EK_CHECK(t.empty != ops::Empty::kFails || r > 0, EK_ERROR_SHAPE,
            "%s over zero elements has no identity: the reduced dims are empty", name);
-  static const int kKinds[] = {kRSum, kRSum, kRProd, kRMax, kRMin, kRArgMax,
-                               kRArgMin, kRMax, kRMin, kRSumAbs, kRSumSq, kRMaxAbs};
-  job->kind = kKinds[op];
-  job->nonzero = op == EK_REDUCE_ANY || op == EK_REDUCE_ALL;
-  job->take_sqrt = op == EK_REDUCE_NORM_L2;
-  if (op == EK_REDUCE_MEAN) job->divisor = static_cast<double>(r);
-  if (op == EK_REDUCE_SUM || op == EK_REDUCE_PROD) *out_dt = is_float(xdt) ? xdt : EK_INT64;
-  else if (op == EK_REDUCE_ARGMAX || op == EK_REDUCE_ARGMIN) *out_dt = EK_INT64;
-  else if (job->nonzero) *out_dt = EK_BOOL;
-  else *out_dt = xdt;
+  job->kind = t.kind;
+  job->nonzero = t.step == ops::Step::kNonzero;
+  job->take_sqrt = t.step == ops::Step::kSqrt;
+  if (t.step == ops::Step::kMean) job->divisor = static_cast<double>(r);
+  *out_dt = ops::result_dtype(t.result, xdt);
   return EK_SUCCESS;
 }
 
-ek_status reduce_entry(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
+ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x, int ndims,
                        const int *dims, int keepdim, ek_tensor *out) {
   Reduced rd;
   EK_FORWARD(parse_dims(x, ndims, dims, keepdim, &rd));
   Job job;
   ek_dtype out_dt = EK_FLOAT32;
-  EK_FORWARD(op_plan(op, x->dtype, rd.r, &job, &out_dt));
+  EK_FORWARD(op_plan(t, x->dtype, rd.r, &job, &out_dt));
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   bool arg = job.kind == kRArgMax || job.kind == kRArgMin;
   return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
     // any/all run as max/min, whose empty result is no boolean: fill it.
-    if (job.nonzero && rd.r == 0) return ek_fill(s, o, int_scalar(op == EK_REDUCE_ALL ? 1 : 0));
+    if (rd.r == 0 && (t.empty == ops::Empty::kFalse || t.empty == ops::Empty::kTrue))
+      return ek_fill(s, o, int_scalar(t.empty == ops::Empty::kTrue ? 1 : 0));
     return run(ctx, s, x, rd, job, arg ? nullptr : o, arg ? o : nullptr);
   });
 }
@@ -293,10 +282,10 @@ EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int n
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   const int raw = raw_enum(op);
-  EK_CHECK(raw >= EK_REDUCE_SUM && raw <= EK_REDUCE_NORM_INF, EK_ERROR_INVALID_ARGUMENT,
-           "unknown reduce op %d", raw);
+  const ops::ReduceTraits *t = ops::reduce_traits(raw);
+  EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown reduce op %d", raw);
   EK_PROFILE_OP(reduce_op_name(raw), x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
-  return reduce_entry(stream, op, x, ndims, dims, keepdim, out);
+  return reduce_entry(stream, *t, x, ndims, dims, keepdim, out);
 }
 
 EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dims,

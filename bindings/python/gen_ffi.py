@@ -81,6 +81,7 @@ class GenError(Exception):
 @dataclass
 class Model:
     status: list = field(default_factory=list)        # (name, value, text)
+    lists: dict = field(default_factory=dict)         # EK_*_LIST -> [(name, value, text)]
     defines: list = field(default_factory=list)       # (name, value)
     enums: list = field(default_factory=list)         # (typename, [(name, value)])
     handles: list = field(default_factory=list)       # (typename, structtag)
@@ -169,16 +170,20 @@ def eval_int(expr: str, names: dict) -> int | None:
 
 # ------------------------------------------------------------------ parsing
 
-def parse_status(text: str, model: Model) -> None:
-    """``#define EK_STATUS_LIST(X) X(NAME, value, "text") ...`` (continued lines)."""
-    m = re.search(r"#define\s+EK_STATUS_LIST\s*\(\s*X\s*\)(.*)", text)
-    if not m:
+def parse_lists(text: str, model: Model) -> None:
+    """``#define EK_<WHAT>_LIST(X) X(NAME, value, "text") ...`` (continued lines):
+    the X-macro lists that enums expand. Every ``X(...)`` in a list must have
+    that form; EK_STATUS_LIST also fills the status tables."""
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(EK_\w+_LIST)\s*\(\s*X\s*\)(.*)$", text, re.M):
+        list_name, body = m.group(1), m.group(2)
+        entry = r'X\(\s*(\w+)\s*,\s*(-?\d+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)'
+        entries = [(n, int(v), d) for n, v, d in re.findall(entry, body)]
+        if not entries or len(entries) != body.count("X("):
+            raise GenError(f"{list_name}: cannot parse its X(NAME, value, \"text\") entries")
+        model.lists[list_name] = entries
+    if "EK_STATUS_LIST" not in model.lists:
         raise GenError("EK_STATUS_LIST not found")
-    for name, value, desc in re.findall(r'X\(\s*(\w+)\s*,\s*(-?\d+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)',
-                                        m.group(1)):
-        model.status.append((name, int(value), desc))
-    if not model.status:
-        raise GenError("EK_STATUS_LIST is empty")
+    model.status = model.lists["EK_STATUS_LIST"]
 
 
 def parse_defines(text: str, model: Model, names: dict) -> None:
@@ -206,9 +211,9 @@ def parse_enums(text: str, model: Model, names: dict) -> None:
                 continue
             xm = re.fullmatch(r"(EK_\w+_LIST)\s*\(\s*\w+\s*\)", item)
             if xm:
-                if xm.group(1) != "EK_STATUS_LIST":
+                if xm.group(1) not in model.lists:
                     raise GenError(f"enum {tname}: unknown X-macro {xm.group(1)}")
-                for name, value, _ in model.status:
+                for name, value, _ in model.lists[xm.group(1)]:
                     entries.append((name, value))
                     names[name] = value
                     nxt = value + 1
@@ -454,7 +459,7 @@ def generate(header_path: str) -> str:
     text = join_continuations(strip_comments(raw))
     model = Model()
     names = dict(KNOWN_VALUES)
-    parse_status(text, model)
+    parse_lists(text, model)
     parse_defines(text, model, names)
     parse_enums(text, model, names)
     parse_handles(text, model)

@@ -1006,7 +1006,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_binary_op, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'a', 'b', 'out'),
-        "out = a op b, broadcast; the shape is the broadcast of a's and b's (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the promoted one; bool for comparisons and logical ops; float32 for DIV and ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer division or remainder by zero gives an unspecified value (no trap). a and b must share a context.",
+        "out = a op b, broadcast; the shape is the broadcast of a's and b's (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the promoted one; bool for comparisons and logical ops; float32 for DIV and ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of integers is exact and wraps; a negative exponent gives 0 unless |a| = 1. Integer division or remainder by zero gives an unspecified value (no trap). a and b must share a context.",
     ),
     'ek_binary_scalar': (
         ek_status,

@@ -2195,9 +2195,10 @@ extern "C" {
     #[doc = " out = a op b, broadcast; the shape is the broadcast of a's and b's"]
     #[doc = "  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the"]
     #[doc = "  promoted one; bool for comparisons and logical ops; float32 for DIV and"]
-    #[doc = "  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. Integer"]
-    #[doc = "  division or remainder by zero gives an unspecified value (no trap). a and b"]
-    #[doc = "  must share a context."]
+    #[doc = "  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of"]
+    #[doc = "  integers is exact and wraps; a negative exponent gives 0 unless |a| = 1."]
+    #[doc = "  Integer division or remainder by zero gives an unspecified value (no trap)."]
+    #[doc = "  a and b must share a context."]
     pub fn ek_binary(
         stream: ek_stream,
         op: ek_binary_op,
