@@ -11,7 +11,8 @@
 //    CUDA against the CPU backend. Skipped, with the reason, when the run
 //    leaves CUDA out or finds no GPU; with EK_REQUIRE_GPU=1 no GPU fails.
 //
-// Layouts: contiguous; transposed (the last two dims of a buffer stored the
+// Layouts: contiguous; offset (contiguous, one element past the buffer's start,
+// so vector loads are misaligned); transposed (the last two dims of a buffer stored the
 // other way round); stepped (every other element of the last dim); reversed
 // (dim 0 walked with step -1); expanded (dim 0 a stride-0 broadcast of one
 // row). Indices that must stay distinct, and outputs written in place, keep
@@ -89,8 +90,8 @@ struct Set {
   int keepdim;
 };
 
-enum Layout { kContiguous, kTransposed, kStepped, kReversed, kExpanded, kNumLayouts };
-const char *const kLayoutNames[] = {"contiguous", "transposed", "stepped", "reversed", "expanded"};
+enum Layout { kContiguous, kOffset, kTransposed, kStepped, kReversed, kExpanded, kNumLayouts };
+const char *const kLayoutNames[] = {"contiguous", "offset", "transposed", "stepped", "reversed", "expanded"};
 
 struct Tol {
   bool exact;
@@ -175,6 +176,7 @@ std::vector<int64_t> indices(const Input &in, const Set &set, size_t which, uint
 
 // The buffer a layout views: shape rearranged so that the view has `shape`.
 Shape storage_shape(Shape s, Layout l) {
+  if (l == kOffset) return {ektest::numel_of(s) + 1};
   if (s.empty()) return s;
   if (l == kTransposed && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
   if (l == kStepped) s.back() *= 2;
@@ -186,11 +188,21 @@ ek_tensor layout_view(ek_tensor storage, const Shape &shape, Layout l) {
   ek_tensor v = nullptr;
   ek_status st = EK_SUCCESS;
   const int nd = static_cast<int>(shape.size());
-  if (nd == 0 || l == kContiguous || (l == kTransposed && nd < 2)) st = ek_tensor_retain(storage, &v);
-  else if (l == kTransposed) st = ek_view_transpose(storage, nd - 2, nd - 1, &v);
-  else if (l == kStepped) st = ek_view_slice(storage, nd - 1, 0, EK_SLICE_MAX, 2, &v);
-  else if (l == kReversed) st = ek_view_slice(storage, 0, EK_SLICE_MAX, EK_SLICE_MIN, -1, &v);
-  else st = ek_view_expand(storage, nd, shape.data(), &v);
+  if (l == kOffset) {
+    Shape strides(shape.size(), 1);
+    for (int d = nd - 2; d >= 0; --d) strides[d] = strides[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+    st = ek_view_as_strided(storage, nd, shape.data(), strides.data(), 1, &v);
+  } else if (nd == 0 || l == kContiguous || (l == kTransposed && nd < 2)) {
+    st = ek_tensor_retain(storage, &v);
+  } else if (l == kTransposed) {
+    st = ek_view_transpose(storage, nd - 2, nd - 1, &v);
+  } else if (l == kStepped) {
+    st = ek_view_slice(storage, nd - 1, 0, EK_SLICE_MAX, 2, &v);
+  } else if (l == kReversed) {
+    st = ek_view_slice(storage, 0, EK_SLICE_MAX, EK_SLICE_MIN, -1, &v);
+  } else {
+    st = ek_view_expand(storage, nd, shape.data(), &v);
+  }
   EXPECT_EQ(st, EK_SUCCESS) << kLayoutNames[l] << " view: " << ek_last_error();
   return v;
 }
@@ -468,6 +480,15 @@ void add_binary(std::vector<Row> *rows) {
                      one([op](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
                        return ek_binary(nullptr, op, in[0], in[1], o);
                      }), tol});
+    // In place into a fresh copy of a (out == a); results of another dtype cannot be.
+    if (op < EK_BINARY_DIV || op == EK_BINARY_MAXIMUM || op == EK_BINARY_MINIMUM)
+      rows->push_back({"binary_" + b.name + "_in_place", float_dtypes(), {{a, -1, false}, {bg}},
+                       {{{{7, 13}, {13}}}, {{{263, 269}, {263, 269}}}},
+                       one([op](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
+                         *o = clone(in[0]);
+                         ek_tensor a = *o;
+                         return ek_binary(nullptr, op, a, in[1], o);
+                       }), tol});
     // The scalar on each side: an integer (3) and, where allowed, a float (2.5).
     for (int first = 0; first < 2; ++first) {
       const double s = bits || first ? 3 : 2.5;
@@ -512,12 +533,22 @@ void add_ternary(std::vector<Row> *rows) {
                    one([](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
                      return ek_axpby(nullptr, 3, in[0], -2, in[1], o);
                    })});
+  // y += 0.5 x in place (out == y); y a fresh contiguous copy, x broadcast into it.
+  const std::vector<Set> into = {{{{1003}, {1003}}}, {{{33}, {64, 33}}}, {{{263, 269}, {263, 269}}}};
+  rows->push_back({"axpby_in_place", float_dtypes(), {{Gen::kPlain}, {Gen::kPlain, -1, false}}, into,
+                   one([](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
+                     *o = clone(in[1]);
+                     ek_tensor y = *o;
+                     return ek_axpby(nullptr, 0.5, in[0], 1, y, o);
+                   })});
 }
 
-// Whole tensor, a row (> 2^16 elements), columns with keepdim, two of three
+// Whole tensor, a row (> 2^16 elements), columns with keepdim, many columns at
+// once (CUDA's vector loads of columns), two of three
 // dims, a 0-d tensor, and an empty tensor reduced along its non-empty dim.
-const std::vector<Set> kReduceSets = {{{{263, 269}}, {}},       {{{3, 70001}}, {1}},  {{{37, 65}}, {0}, 1},
-                                      {{{5, 7, 9}}, {0, 2}},    {{{}}, {}},           {{{0, 5}}, {1}}};
+const std::vector<Set> kReduceSets = {{{{263, 269}}, {}},    {{{3, 70001}}, {1}},  {{{37, 65}}, {0}, 1},
+                                      {{{2000, 64}}, {0}},   {{{5, 7, 9}}, {0, 2}}, {{{}}, {}},
+                                      {{{0, 5}}, {1}}};
 
 void add_reduce(std::vector<Row> *rows) {
   for (const OpName &r : reduce_ops()) {
@@ -704,6 +735,20 @@ void add_random(std::vector<Row> *rows) {
     row.expandable = false;  // a broadcast tensor's elements alias: refused
     rows->push_back(row);
   }
+  // The context's generator (state NULL), seeded alike on both contexts.
+  Row seeded{"random_normal_context_generator", float_dtypes(), {{Gen::kPlain}},
+             {{{{300, 70}}}, {{{(1 << 20) + 3}}}},
+             [](const std::vector<ek_tensor> &in, const Set &, Outs *out) {
+               ek_context c = nullptr;
+               ek_tensor t = nullptr;
+               EXPECT_EQ(ek_tensor_get_context(in[0], &c), EK_SUCCESS);
+               EXPECT_EQ(ek_manual_seed(c, 5), EK_SUCCESS);
+               EXPECT_EQ(ek_tensor_retain(in[0], &t), EK_SUCCESS);
+               out->push_back(t);
+               return ek_random(nullptr, EK_RANDOM_NORMAL, 0, 1, nullptr, t);
+             }};
+  seeded.expandable = false;
+  rows->push_back(seeded);
 }
 
 const std::vector<Row> &table() {
@@ -793,8 +838,31 @@ TEST(ConformanceTable, CatchesAnOpThatIgnoresStrides) {
   }
   std::string messages;
   for (int i = 0; i < failures.size(); ++i) messages += failures.GetTestPartResult(i).message();
-  for (const char *layout : {"transposed", "stepped", "reversed", "expanded"})
+  for (const char *layout : {"transposed", "stepped", "reversed", "expanded"})  // offset has C strides
     EXPECT_NE(messages.find(std::string("broken float32 [7,13] ") + layout), std::string::npos) << layout;
+  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
+}
+
+// The path CudaMatchesCpu takes (inputs uploaded to a second context, every
+// layout, the contiguous one included), here with a second CPU context, so
+// that runs without a GPU exercise it too: a row of each kind.
+TEST(ConformanceTable, TheSecondContextPathRunsWithoutAGpu) {
+  ek_context cpu = nullptr, other = nullptr;
+  ASSERT_EQ(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &cpu), EK_SUCCESS);
+  ASSERT_EQ(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &other), EK_SUCCESS);
+  const std::vector<std::string> kinds = {"where", "var", "max_dim", "cumsum", "gemm", "cast_to_float16",
+                                         "scatter_add", "nonzero", "random_randint"};
+  bool unary = false, binary = false;
+  for (const Row &row : table()) {
+    const bool first_unary = !unary && row.name.rfind("unary_", 0) == 0;
+    const bool first_binary = !binary && row.name.rfind("binary_", 0) == 0;
+    if (!first_unary && !first_binary && std::find(kinds.begin(), kinds.end(), row.name) == kinds.end()) continue;
+    unary = unary || first_unary;
+    binary = binary || first_binary;
+    SCOPED_TRACE(row.name);
+    run_row(row, {cpu, other});
+  }
+  EXPECT_EQ(ek_context_destroy(other), EK_SUCCESS);
   EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
 }
 
