@@ -1,11 +1,16 @@
 // Shared test fixtures: the devices a run covers (EK_TEST_DEVICE=cpu|cuda|all,
-// default cpu), contexts per device, and helpers that fail with ek_last_error().
+// default cpu), contexts per device, and helpers that fail with ek_last_error():
+// tensors from and to the host (make, values_of), deterministic random data
+// (random_values), dtype lists and layout views. Every suite takes these from
+// here rather than writing its own.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -105,6 +110,127 @@ ek_scalar scalar(T v) {
         << "message: " << ek_last_error();                                   \
   } while (0)
 
+// Owns a tensor handle for the duration of a test.
+struct Tensor {
+  ek_tensor t = nullptr;
+  Tensor() = default;
+  explicit Tensor(ek_tensor h) : t(h) {}
+  ~Tensor() { ek_tensor_release(t); }
+  Tensor(const Tensor &) = delete;
+  Tensor &operator=(const Tensor &) = delete;
+  ek_tensor *out() { return &t; }
+  operator ek_tensor() const { return t; }
+};
+
+template <typename T>
+std::vector<T> to_host(ek_tensor t) {
+  ek_tensor_info info{};
+  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
+  std::vector<T> out(static_cast<size_t>(info.numel));
+  EXPECT_EQ(ek_tensor_to_host(t, out.data(), out.size() * sizeof(T), nullptr), EK_SUCCESS)
+      << ek_last_error();
+  return out;
+}
+
+// ---------------------------------------------------------------- shapes, dtypes, values
+
+using Shape = std::vector<int64_t>;
+using Values = std::vector<double>;
+
+constexpr ek_dtype kAllDtypes[] = {EK_BOOL,  EK_UINT8,   EK_INT8,     EK_INT16,   EK_INT32,
+                                   EK_INT64, EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
+constexpr ek_dtype kFloatDtypes[] = {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
+constexpr ek_dtype kIntDtypes[] = {EK_BOOL, EK_UINT8, EK_INT8, EK_INT16, EK_INT32, EK_INT64};
+
+inline bool is_float(ek_dtype dt) { return dt >= EK_FLOAT16; }
+
+inline int64_t numel_of(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+// "[2,3]", as the library's messages write shapes.
+inline std::string text(const Shape &s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+inline ek_tensor_info info_of(ek_tensor t) {
+  ek_tensor_info info{};
+  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS) << ek_last_error();
+  return info;
+}
+inline Shape shape_of(ek_tensor t) {
+  ek_tensor_info i = info_of(t);
+  return Shape(i.shape, i.shape + i.ndim);
+}
+inline ek_dtype dtype_of(ek_tensor t) { return info_of(t).dtype; }
+
+// Any tensor's values (any strides, any device) as doubles in C order, through
+// ek_cast (exact for every dtype but int64 beyond 2^53).
+inline Values values_of(ek_tensor t) {
+  Tensor f64;
+  EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
+  return to_host<double>(f64);
+}
+
+// A tensor on c of dtype dt holding host data already in dt's layout.
+inline ek_tensor upload(ek_context c, const Shape &shape, ek_dtype dt, const void *data) {
+  ek_tensor t = nullptr;
+  EXPECT_EQ(ek_tensor_from_host(c, static_cast<int>(shape.size()), shape.data(), dt, data,
+                                nullptr, &t), EK_SUCCESS) << ek_last_error();
+  return t;
+}
+
+// A tensor on c of dtype dt holding values, converted from float64 by ek_cast.
+inline ek_tensor make(ek_context c, const Shape &shape, ek_dtype dt, const Values &values) {
+  Tensor f64(upload(c, shape, EK_FLOAT64, values.data()));
+  ek_tensor t = nullptr;
+  EXPECT_EQ(ek_cast(nullptr, f64, dt, &t), EK_SUCCESS) << ek_last_error();
+  return t;
+}
+
+// n values uniform on [lo, hi) from a 32-bit LCG (24 random bits each, so
+// exact in float32), the same on every platform for a seed.
+inline Values random_values(size_t n, uint32_t seed, double lo, double hi) {
+  Values v(n);
+  for (auto &x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = lo + (hi - lo) * static_cast<double>(seed >> 8) / 16777216.0;
+  }
+  return v;
+}
+
+// Random, valid bytes for n elements of dtype: bools are 0/1, floats finite.
+inline std::vector<uint8_t> random_bytes(ek_dtype dtype, int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  const size_t elem = ek_dtype_size(dtype);
+  std::vector<uint8_t> out(static_cast<size_t>(n) * elem);
+  for (auto &b : out) b = static_cast<uint8_t>(rng());
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t *e = &out[static_cast<size_t>(i) * elem];
+    if (dtype == EK_BOOL) e[0] &= 1;
+    if (dtype == EK_FLOAT16) e[1] &= 0xbb;  // exponent never all ones
+    if (dtype == EK_BFLOAT16 || dtype == EK_FLOAT32) e[elem - 1] &= 0xbf;
+    if (dtype == EK_FLOAT64) e[7] &= 0xbf;
+  }
+  return out;
+}
+
+// Views that fail the test when the library refuses them.
+inline ek_tensor transposed(ek_tensor t, int d0, int d1) {
+  ek_tensor v = nullptr;
+  EXPECT_EQ(ek_view_transpose(t, d0, d1, &v), EK_SUCCESS) << ek_last_error();
+  return v;
+}
+inline ek_tensor sliced(ek_tensor t, int dim, int64_t start, int64_t stop, int64_t step) {
+  ek_tensor v = nullptr;
+  EXPECT_EQ(ek_view_slice(t, dim, start, stop, step, &v), EK_SUCCESS) << ek_last_error();
+  return v;
+}
+
 // A fixture parameterised by device: ctx is a fresh context on it.
 class DeviceTest : public testing::TestWithParam<ek_device_type> {
  protected:
@@ -136,6 +262,10 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
     EXPECT_EQ(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &c), EK_SUCCESS);
     return c;
   }
+  // A tensor of dtype dt holding values (ek_cast from float64), on c (default ctx).
+  ek_tensor make(const Shape &shape, ek_dtype dt, const Values &values, ek_context c = nullptr) {
+    return ektest::make(c ? c : ctx, shape, dt, values);
+  }
   ek_context ctx = nullptr;
   ek_memory_stats baseline{};
   int64_t handles_before = 0;
@@ -144,27 +274,5 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
 #define EK_INSTANTIATE_DEVICES(suite) \
   INSTANTIATE_TEST_SUITE_P(Devices, suite, testing::ValuesIn(ektest::test_devices()), \
                            ektest::device_name)
-
-// Owns a tensor handle for the duration of a test.
-struct Tensor {
-  ek_tensor t = nullptr;
-  Tensor() = default;
-  explicit Tensor(ek_tensor h) : t(h) {}
-  ~Tensor() { ek_tensor_release(t); }
-  Tensor(const Tensor &) = delete;
-  Tensor &operator=(const Tensor &) = delete;
-  ek_tensor *out() { return &t; }
-  operator ek_tensor() const { return t; }
-};
-
-template <typename T>
-std::vector<T> to_host(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  std::vector<T> out(static_cast<size_t>(info.numel));
-  EXPECT_EQ(ek_tensor_to_host(t, out.data(), out.size() * sizeof(T), nullptr), EK_SUCCESS)
-      << ek_last_error();
-  return out;
-}
 
 }  // namespace ektest

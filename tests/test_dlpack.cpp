@@ -10,14 +10,12 @@
 #include "../src/dlpack_abi.hpp"
 #include "ek_test.hpp"
 
+using ektest::kAllDtypes;
+using ektest::Shape;
 using ektest::Tensor;
 using ektest::to_host;
-using Shape = std::vector<int64_t>;
 
 namespace {
-
-constexpr ek_dtype kAllDtypes[] = {EK_BOOL,  EK_UINT8,   EK_INT8,     EK_INT16,   EK_INT32,
-                                   EK_INT64, EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
 
 struct DlCode {
   uint8_t code, bits;

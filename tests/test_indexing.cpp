@@ -1,7 +1,7 @@
 // ek_index_select, ek_gather, ek_scatter, ek_index_put, ek_masked_select,
 // ek_masked_fill, ek_masked_scatter, ek_nonzero against references written
-// here (C-order loops over doubles), on every device of the run; on CUDA also
-// against the CPU backend. Values are small integers or quarters, exact in
+// here (C-order loops over doubles), on every device of the run (CUDA against
+// the CPU backend: test_conformance.cpp). Values are small integers or quarters, exact in
 // every dtype, so moved values compare exactly and sums do not depend on the
 // order of accumulation.
 #include <cmath>
@@ -13,22 +13,19 @@
 
 #include "ek_test.hpp"
 
+using ektest::info_of;
+using ektest::kAllDtypes;
+using ektest::numel_of;
+using ektest::Shape;
+using ektest::shape_of;
+using ektest::sliced;
 using ektest::Tensor;
 using ektest::to_host;
+using ektest::transposed;
+using ektest::Values;
+using ektest::values_of;
 
 namespace {
-
-using Shape = std::vector<int64_t>;
-using Values = std::vector<double>;
-
-const ek_dtype kAllDtypes[] = {EK_BOOL,    EK_UINT8,    EK_INT8,    EK_INT16,   EK_INT32,
-                               EK_INT64,   EK_FLOAT16,  EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
-
-int64_t numel(const Shape &s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
 Shape unravel(int64_t i, const Shape &s) {
   Shape c(s.size());
@@ -94,24 +91,6 @@ std::vector<int> random_mask(int64_t n, uint32_t seed, int percent = 50) {
   return v;
 }
 
-ek_tensor_info info_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return info;
-}
-
-Shape shape_of(ek_tensor t) {
-  ek_tensor_info i = info_of(t);
-  return Shape(i.shape, i.shape + i.ndim);
-}
-
-// Any tensor's values (C order) as doubles, on the host.
-Values values_of(ek_tensor t) {
-  Tensor f64;
-  EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
-  return to_host<double>(f64);
-}
-
 void expect_values(ek_tensor t, const Shape &shape, const Values &want, const std::string &what) {
   EXPECT_EQ(shape_of(t), shape) << what;
   Values got = values_of(t);
@@ -144,15 +123,6 @@ double wrap_to(double v, ek_dtype dt) {
 
 class Indexing : public ektest::DeviceTest {
  protected:
-  ek_tensor make(const Shape &shape, ek_dtype dt, const Values &v, ek_context c = nullptr) {
-    Tensor f64;
-    ek_tensor t = nullptr;
-    ek_context on = c ? c : ctx;
-    EXPECT_EQ(ek_tensor_from_host(on, static_cast<int>(shape.size()), shape.data(), EK_FLOAT64,
-                                  v.data(), nullptr, f64.out()), EK_SUCCESS) << ek_last_error();
-    EXPECT_EQ(ek_cast(nullptr, f64, dt, &t), EK_SUCCESS) << ek_last_error();
-    return t;
-  }
   ek_tensor make_index(const Shape &shape, ek_dtype dt, const std::vector<int64_t> &v,
                        ek_context c = nullptr) {
     ek_tensor t = nullptr;
@@ -174,16 +144,6 @@ class Indexing : public ektest::DeviceTest {
                                   EK_BOOL, b.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
     return t;
   }
-  ek_tensor transposed(ek_tensor t, int d0 = 0, int d1 = 1) {
-    ek_tensor v = nullptr;
-    EXPECT_EQ(ek_view_transpose(t, d0, d1, &v), EK_SUCCESS) << ek_last_error();
-    return v;
-  }
-  ek_tensor sliced(ek_tensor t, int dim, int64_t start, int64_t stop, int64_t step) {
-    ek_tensor v = nullptr;
-    EXPECT_EQ(ek_view_slice(t, dim, start, stop, step, &v), EK_SUCCESS) << ek_last_error();
-    return v;
-  }
 };
 EK_INSTANTIATE_DEVICES(Indexing);
 
@@ -193,8 +153,8 @@ Values ref_index_select(const Shape &xs, const Values &x, int dim, const std::ve
                         Shape *out_shape) {
   Shape os = xs;
   os[dim] = static_cast<int64_t>(idx.size());
-  Values out(static_cast<size_t>(numel(os)));
-  for (int64_t i = 0; i < numel(os); ++i) {
+  Values out(static_cast<size_t>(numel_of(os)));
+  for (int64_t i = 0; i < numel_of(os); ++i) {
     Shape c = unravel(i, os);
     c[dim] = wrap(idx[c[dim]], xs[dim]);
     out[i] = x[ravel(c, xs)];
@@ -206,7 +166,7 @@ Values ref_index_select(const Shape &xs, const Values &x, int dim, const std::ve
 Values ref_gather(const Shape &xs, const Values &x, int dim, const Shape &is,
                   const std::vector<int64_t> &idx) {
   Values out(idx.size());
-  for (int64_t i = 0; i < numel(is); ++i) {
+  for (int64_t i = 0; i < numel_of(is); ++i) {
     Shape c = unravel(i, is);
     c[dim] = wrap(idx[i], xs[dim]);
     out[i] = x[ravel(c, xs)];
@@ -217,7 +177,7 @@ Values ref_gather(const Shape &xs, const Values &x, int dim, const Shape &is,
 Values ref_scatter(const Shape &xs, Values x, int dim, const Shape &is,
                    const std::vector<int64_t> &idx, const Shape &ss, const Values &src, bool add,
                    ek_dtype dt) {
-  for (int64_t i = 0; i < numel(is); ++i) {
+  for (int64_t i = 0; i < numel_of(is); ++i) {
     Shape c = unravel(i, is);
     double v = src[ravel(c, ss)];
     c[dim] = wrap(idx[i], xs[dim]);
@@ -233,7 +193,7 @@ TEST_P(Indexing, IndexSelectEveryDtypeDimAndIndexType) {
   const Shape xs{3, 4, 5};
   const std::vector<int64_t> idx{2, -1, 0, 2, -3};  // valid for every dim
   for (ek_dtype dt : kAllDtypes) {
-    Values xv = sample(dt, numel(xs), 11 + dt);
+    Values xv = sample(dt, numel_of(xs), 11 + dt);
     Tensor x(make(xs, dt, xv));
     for (ek_dtype it : {EK_INT64, EK_INT32}) {
       Tensor index(make_index({5}, it, idx));
@@ -252,7 +212,7 @@ TEST_P(Indexing, IndexSelectEveryDtypeDimAndIndexType) {
 TEST_P(Indexing, IndexSelectStridedOperandsZeroSizeAndZeroDim) {
   Values xv = sample(EK_FLOAT32, 30, 3);
   Tensor base(make({5, 6}, EK_FLOAT32, xv));
-  Tensor xt(transposed(base));  // [6, 5]
+  Tensor xt(transposed(base, 0, 1));  // [6, 5]
   Values xtv = values_of(xt);
   Tensor big(make_index({8}, EK_INT64, {4, 9, -6, 9, 0, 9, 5, 9}));
   Tensor stepped(sliced(big, 0, 0, EK_SLICE_MAX, 2));  // 4, -6, 0, 5
@@ -280,11 +240,11 @@ TEST_P(Indexing, IndexSelectStridedOperandsZeroSizeAndZeroDim) {
 TEST_P(Indexing, GatherMatchesReference) {
   const Shape xs{4, 5, 6}, is{3, 4, 2};
   for (ek_dtype dt : {EK_FLOAT32, EK_INT64, EK_FLOAT16, EK_BOOL, EK_INT8}) {
-    Values xv = sample(dt, numel(xs), 5 + dt);
+    Values xv = sample(dt, numel_of(xs), 5 + dt);
     Tensor x(make(xs, dt, xv));
     for (int dim : {0, 1, 2}) {
       for (ek_dtype it : {EK_INT64, EK_INT32}) {
-        auto idx = random_indices(numel(is), xs[dim], 100 + dim);
+        auto idx = random_indices(numel_of(is), xs[dim], 100 + dim);
         Tensor index(make_index(is, it, idx)), out;
         EK_OK(ek_gather(nullptr, x, dim - 3 * (dim == 2), index, out.out()));
         expect_values(out, is, ref_gather(xs, xv, dim, is, idx),
@@ -297,10 +257,10 @@ TEST_P(Indexing, GatherMatchesReference) {
 TEST_P(Indexing, GatherFromTransposedXWithTransposedIndex) {
   Values xv = sample(EK_FLOAT64, 42, 8);
   Tensor base(make({6, 7}, EK_FLOAT64, xv));
-  Tensor xt(transposed(base));  // [7, 6]
+  Tensor xt(transposed(base, 0, 1));  // [7, 6]
   auto idx = random_indices(30, 7, 9);
   Tensor ib(make_index({5, 6}, EK_INT64, idx));
-  Tensor it(transposed(ib));  // [6, 5]
+  Tensor it(transposed(ib, 0, 1));  // [6, 5]
   Values iv = values_of(it);
   std::vector<int64_t> itv(iv.begin(), iv.end());
   Tensor out;
@@ -339,7 +299,7 @@ TEST_P(Indexing, ScatterReplaceInPlaceNewAndGivenOut) {
 TEST_P(Indexing, ScatterAlongLastDimOfTransposedTarget) {
   Values xv = sample(EK_FLOAT32, 24, 4);
   Tensor base(make({6, 4}, EK_FLOAT32, xv));
-  Tensor x(transposed(base));  // [4, 6], in place through the view
+  Tensor x(transposed(base, 0, 1));  // [4, 6], in place through the view
   Values before = values_of(x);
   const std::vector<int64_t> idx{5, -6, 2, 3, 0, -1, 1, 4};  // rows of [4, 2]: distinct
   Tensor index(make_index({4, 2}, EK_INT64, idx));
@@ -397,7 +357,7 @@ TEST_P(Indexing, LargeGatherAndScatterAdd) {
 TEST_P(Indexing, IndexPutBroadcastIndicesReplaceAndAccumulate) {
   const Shape xs{4, 5, 3};
   for (ek_dtype dt : {EK_FLOAT32, EK_INT32, EK_BFLOAT16, EK_UINT8}) {
-    Values xv = sample_small(dt, numel(xs), 7 + dt), vv = sample_small(dt, 3, 40 + dt);
+    Values xv = sample_small(dt, numel_of(xs), 7 + dt), vv = sample_small(dt, 3, 40 + dt);
     Tensor x(make(xs, dt, xv)), values(make({3}, dt, vv));
     const std::vector<int64_t> i0{1, -1}, i1{0, 4, -3};  // [2,1] x [3] -> [2,3], distinct pairs
     Tensor a(make_index({2, 1}, EK_INT64, i0)), b(make_index({3}, EK_INT32, i1));
@@ -469,7 +429,7 @@ TEST_P(Indexing, MaskedSelectEveryDtypeBroadcastAndLayouts) {
   EK_OK(ek_masked_select(nullptr, xr, full, o3.out()));  // x broadcasts to the mask too
   expect_values(o3, {4}, {1, 2, 2, 4}, "x broadcast");
 
-  Tensor xt(transposed(x)), o4;  // [4, 3]
+  Tensor xt(transposed(x, 0, 1)), o4;  // [4, 3]
   auto mv = random_mask(12, 8);
   Tensor m(make_mask({4, 3}, mv));
   EK_OK(ek_masked_select(nullptr, xt, m, o4.out()));
@@ -556,7 +516,7 @@ TEST_P(Indexing, StridedOutputsAndExpandedInputs) {
   Tensor b(make({2, 3}, EK_INT8, {0, 1, 0, 1, 1, 0})), holder, nz_t;
   int64_t hs[2] = {2, 3};  // nonzero gives [3, 2]; write it through a transposed [2, 3]
   EK_OK(ek_tensor_empty(ctx, 2, hs, EK_INT64, nullptr, holder.out()));
-  nz_t.t = transposed(holder);
+  nz_t.t = transposed(holder, 0, 1);
   o = nz_t.t;
   EK_OK(ek_nonzero(nullptr, b, &o));
   EXPECT_EQ(to_host<int64_t>(nz_t), (std::vector<int64_t>{0, 1, 1, 0, 1, 1}));
@@ -605,7 +565,7 @@ TEST_P(Indexing, MaskedFillBroadcastCastsAndInPlace) {
     expect_values(x, {3, 5}, want, "in place");
   }
   Tensor base(make({4, 6}, EK_FLOAT32, sample(EK_FLOAT32, 24, 9)));
-  Tensor x(transposed(base));  // [6, 4]
+  Tensor x(transposed(base, 0, 1));  // [6, 4]
   Values xv = values_of(x);
   auto mv2 = random_mask(24, 4);
   Tensor m(make_mask({6, 4}, mv2));
@@ -658,7 +618,7 @@ TEST_P(Indexing, MaskedScatterConsumesSourceInCOrder) {
   // Broadcast mask, transposed source, in place.
   Values xv = sample(EK_FLOAT32, 12, 1);
   Tensor x(make({3, 4}, EK_FLOAT32, xv)), m(make_mask({4}, {0, 1, 1, 0}));
-  Tensor sb(make({3, 3}, EK_FLOAT32, {1, 2, 3, 4, 5, 6, 7, 8, 9})), st(transposed(sb));
+  Tensor sb(make({3, 3}, EK_FLOAT32, {1, 2, 3, 4, 5, 6, 7, 8, 9})), st(transposed(sb, 0, 1));
   ek_tensor o = x.t;
   EK_OK(ek_masked_scatter(nullptr, x, m, st, &o));
   Values want = xv;
@@ -690,7 +650,7 @@ TEST_P(Indexing, MaskedScatterTooSmallSourceWritesNothing) {
 
 std::vector<int64_t> ref_nonzero(const Shape &s, const Values &x) {
   std::vector<int64_t> out;
-  for (int64_t i = 0; i < numel(s); ++i)
+  for (int64_t i = 0; i < numel_of(s); ++i)
     if (x[i] != 0 || std::isnan(x[i]))
       for (int64_t c : unravel(i, s)) out.push_back(c);
   return out;
@@ -716,7 +676,7 @@ TEST_P(Indexing, NonzeroOfEveryDtypeAndLayout) {
   Tensor f(make({5}, EK_FLOAT32, {0.0, -0.0, NAN, 1e-30, 0})), fo;
   EK_OK(ek_nonzero(nullptr, f, fo.out()));
   EXPECT_EQ(to_host<int64_t>(fo), (std::vector<int64_t>{2, 3}));  // -0 is zero, NaN is not
-  Tensor base(make({4, 6}, EK_INT32, sample(EK_INT32, 24, 1))), xt(transposed(base)), to;
+  Tensor base(make({4, 6}, EK_INT32, sample(EK_INT32, 24, 1))), xt(transposed(base, 0, 1)), to;
   EK_OK(ek_nonzero(nullptr, xt, to.out()));
   expect_nonzero(to, {6, 4}, values_of(xt), "transposed");
 }
@@ -737,7 +697,7 @@ TEST_P(Indexing, NonzeroOfAllZeroAndZeroDim) {
 
 TEST_P(Indexing, NonzeroLarge) {
   const Shape s{1031, 1017};
-  std::vector<int> mv = random_mask(numel(s), 12, 30);
+  std::vector<int> mv = random_mask(numel_of(s), 12, 30);
   Values xv(mv.begin(), mv.end());
   Tensor x(make(s, EK_BOOL, xv)), out;
   EK_OK(ek_nonzero(nullptr, x, out.out()));
@@ -1054,50 +1014,6 @@ TEST_P(CheckedGather, ThreadsSharingAStream) {
   }
   for (std::thread &th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
-}
-
-// ---------------------------------------------------------------- CUDA vs CPU
-
-// The same random ops on this device and on the CPU backend give the same bytes.
-TEST_P(Indexing, MatchesCpuBackend) {
-  ek_context cpu = cpu_context();
-  const Shape xs{37, 19, 23};
-  auto run_both = [&](auto op, const std::string &what) {
-    Tensor here, there;
-    EK_OK(op(ctx, here.out()));
-    EK_OK(op(cpu, there.out()));
-    EXPECT_TRUE(values_of(here) == values_of(there)) << what;
-  };
-  Values xv = sample(EK_FLOAT32, numel(xs), 5);
-  auto gidx = random_indices(numel({20, 19, 23}), 37, 6);
-  auto sidx = random_indices(numel({20, 19, 23}), 37, 7);
-  auto mv = random_mask(numel(xs), 8);
-  run_both([&](ek_context c, ek_tensor *out) {
-    Tensor x(make(xs, EK_FLOAT32, xv, c)), i(make_index({20, 19, 23}, EK_INT32, gidx, c));
-    return ek_gather(nullptr, x, 0, i, out);
-  }, "gather");
-  run_both([&](ek_context c, ek_tensor *out) {
-    Tensor x(make(xs, EK_INT64, xv, c)), i(make_index({20, 19, 23}, EK_INT64, sidx, c)),
-        src(make({20, 19, 23}, EK_INT64, xv, c));
-    return ek_scatter(nullptr, x, 0, i, src, 1, out);
-  }, "scatter_add int64");
-  run_both([&](ek_context c, ek_tensor *out) {
-    Tensor x(make(xs, EK_FLOAT16, xv, c)), m(make_mask(xs, mv, c)), xt;
-    EXPECT_EQ(ek_view_transpose(x, 0, 2, xt.out()), EK_SUCCESS);
-    Tensor mt;
-    EXPECT_EQ(ek_view_transpose(m, 0, 2, mt.out()), EK_SUCCESS);
-    return ek_masked_select(nullptr, xt, mt, out);
-  }, "masked_select transposed");
-  run_both([&](ek_context c, ek_tensor *out) {
-    Tensor x(make(xs, EK_FLOAT32, xv, c));
-    return ek_nonzero(nullptr, x, out);
-  }, "nonzero");
-  run_both([&](ek_context c, ek_tensor *out) {
-    Tensor x(make(xs, EK_BFLOAT16, xv, c)), m(make_mask(xs, mv, c)),
-        src(make({numel(xs)}, EK_BFLOAT16, xv, c));
-    return ek_masked_scatter(nullptr, x, m, src, out);
-  }, "masked_scatter");
-  ek_context_destroy(cpu);
 }
 
 }  // namespace

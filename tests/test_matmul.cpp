@@ -1,7 +1,7 @@
 // ek_matmul and ek_gemm against a double-precision NumPy-matmul reference
 // computed here, on every device of the run (tolerances bound the rounding of
-// each dtype, so the same checks hold for the CPU loops and for cuBLAS); on
-// CUDA also against the CPU backend on larger products.
+// each dtype, so the same checks hold for the CPU loops and for cuBLAS). CUDA
+// against the CPU backend on larger products: test_conformance.cpp.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,54 +10,20 @@
 
 #include "ek_test.hpp"
 
+using ektest::dtype_of;
+using ektest::kFloatDtypes;
+using ektest::numel_of;
+using ektest::Shape;
+using ektest::shape_of;
+using ektest::sliced;
 using ektest::Tensor;
+using ektest::text;
 using ektest::to_host;
+using ektest::values_of;
 
 namespace {
 
-using Shape = std::vector<int64_t>;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const ek_dtype kFloatTypes[] = {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (auto &x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f * 4.0f - 2.0f;  // [-2, 2)
-  }
-  return v;
-}
-
-int64_t numel(const Shape &s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
-std::string text(const Shape &s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
-Shape shape_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return Shape(info.shape, info.shape + info.ndim);
-}
-
-ek_dtype dtype_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return info.dtype;
-}
-
-// Any float tensor's values (any strides, any device) as doubles in C order.
-std::vector<double> values_of(ek_tensor t) {
-  Tensor f64;
-  EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
-  return to_host<double>(f64);
-}
 
 uint64_t alloc_count(ek_context c) {
   ek_memory_stats s{};
@@ -88,7 +54,7 @@ Ref reference(Shape sa, const std::vector<double> &va, Shape sb, const std::vect
   if (!a_vec) r.shape.push_back(m);
   if (!b_vec) r.shape.push_back(n);
   Shape idx(nbat, 0);
-  for (int64_t q = 0; q < numel(batch); ++q) {
+  for (int64_t q = 0; q < numel_of(batch); ++q) {
     int64_t oa = 0, ob = 0;  // batch offsets in matrices, C order, size-1 dims broadcast
     for (size_t d = 0; d < nbat; ++d) {
       if (d + na >= nbat) oa = oa * sa[d + na - nbat] + (sa[d + na - nbat] == 1 ? 0 : idx[d]);
@@ -152,15 +118,7 @@ class Matmul : public ektest::DeviceTest {
  protected:
   // A tensor of `shape` with values from [-2, 2) rounded to dt.
   ek_tensor random(const Shape &shape, ek_dtype dt, uint32_t seed, ek_context c = nullptr) {
-    c = c ? c : ctx;
-    auto f = random_floats(static_cast<size_t>(numel(shape)), seed);
-    ek_tensor f32 = nullptr, out = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(c, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
-                                  f.data(), nullptr, &f32), EK_SUCCESS) << ek_last_error();
-    if (dt == EK_FLOAT32) return f32;
-    EXPECT_EQ(ek_cast(nullptr, f32, dt, &out), EK_SUCCESS) << ek_last_error();
-    ek_tensor_release(f32);
-    return out;
+    return make(shape, dt, ektest::random_values(static_cast<size_t>(numel_of(shape)), seed, -2, 2), c);
   }
   ek_tensor filled(const Shape &shape, ek_dtype dt, double value, ek_context c = nullptr) {
     ek_tensor t = nullptr;
@@ -169,16 +127,8 @@ class Matmul : public ektest::DeviceTest {
     EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(value)), EK_SUCCESS) << ek_last_error();
     return t;
   }
-  ek_tensor transposed(ek_tensor t, int d0 = -2, int d1 = -1) {
-    ek_tensor v = nullptr;
-    EXPECT_EQ(ek_view_transpose(t, d0, d1, &v), EK_SUCCESS) << ek_last_error();
-    return v;
-  }
-  ek_tensor sliced(ek_tensor t, int dim, int64_t start, int64_t stop, int64_t step) {
-    ek_tensor v = nullptr;
-    EXPECT_EQ(ek_view_slice(t, dim, start, stop, step, &v), EK_SUCCESS) << ek_last_error();
-    return v;
-  }
+  // The last two dims swapped.
+  static ek_tensor transposed(ek_tensor t) { return ektest::transposed(t, -2, -1); }
   // out = a @ b (out may be given) checked against the reference on a's and b's values.
   void check_into(ek_tensor a, ek_tensor b, ek_tensor *out, const std::string &what,
                   bool tf32 = false) {
@@ -236,7 +186,7 @@ TEST_P(Matmul, ShapesFollowNumPy) {
 }
 
 TEST_P(Matmul, EveryDtypeWithinItsTolerance) {
-  for (ek_dtype dt : kFloatTypes) {
+  for (ek_dtype dt : kFloatDtypes) {
     Tensor a(random({3, 17, 33}, dt, 3)), b(random({33, 9}, dt, 4));
     check(a, b, std::string("batched ") + ek_dtype_name(dt));
     Tensor c(random({40, 70}, dt, 5)), d(random({70, 50}, dt, 6));
@@ -335,7 +285,7 @@ TEST_P(Matmul, NaNAndInfPropagate) {
   av[1 * 4 + 2] = NAN;
   av[2 * 4 + 0] = INFINITY;
   Shape sa{3, 4}, sb{4, 5};
-  for (ek_dtype dt : kFloatTypes) {
+  for (ek_dtype dt : kFloatDtypes) {
     Tensor a32, b32, a, b;
     EK_OK(ek_tensor_from_host(ctx, 2, sa.data(), EK_FLOAT32, av.data(), nullptr, a32.out()));
     EK_OK(ek_tensor_from_host(ctx, 2, sb.data(), EK_FLOAT32, bv.data(), nullptr, b32.out()));
@@ -391,7 +341,7 @@ TEST_P(Matmul, WritesIntoAGivenOut) {
 
 TEST_P(Matmul, GemmScalesAndAccumulates) {
   const double cases[][2] = {{1, 0}, {2.5, 0}, {1, 1}, {-0.5, 2}, {0, 0.5}, {0, 0}, {1.5, -1}};
-  for (ek_dtype dt : kFloatTypes) {
+  for (ek_dtype dt : kFloatDtypes) {
     Tensor a_rows(random({7, 5}, dt, 60)), a_store(random({5, 7}, dt, 63)), b(random({5, 6}, dt, 61));
     Tensor a_cols(transposed(a_store));
     for (const auto &ab : cases)
@@ -524,34 +474,6 @@ TEST_P(Matmul, RunsOnCreatedAndDefaultStreams) {
       expect_matches(values_of(t), r.v, r.mag, tolerance(EK_FLOAT32, 65), "streams");
   }
   EXPECT_EQ(ek_stream_destroy(s), EK_SUCCESS);
-}
-
-TEST_P(Matmul, CudaMatchesCpuOnLargerProducts) {
-  if (GetParam() != EK_CUDA) GTEST_SKIP() << "compares cuBLAS with the CPU backend";
-  ek_context cpu = cpu_context();
-  struct Case { Shape a, b; bool trans_b; };
-  const Case cases[] = {{{192, 1024}, {160, 1024}, true}, {{6, 64, 96}, {96, 80}, false},
-                        {{4, 1, 48, 64}, {3, 64, 40}, false}, {{1000}, {1000, 300}, false}};
-  uint32_t seed = 120;
-  for (const Case &c : cases)
-    for (ek_dtype dt : kFloatTypes) {
-      std::string what = text(c.a) + " @ " + text(c.b) + (c.trans_b ? "^T " : " ") + ek_dtype_name(dt);
-      Tensor ga(random(c.a, dt, seed, ctx)), ha(random(c.a, dt, seed, cpu));
-      Tensor gb0(random(c.b, dt, seed + 1, ctx)), hb0(random(c.b, dt, seed + 1, cpu));
-      seed += 2;
-      Tensor gb(c.trans_b ? transposed(gb0) : nullptr), hb(c.trans_b ? transposed(hb0) : nullptr);
-      ek_tensor gbv = c.trans_b ? gb.t : gb0.t, hbv = c.trans_b ? hb.t : hb0.t;
-      Tensor g, h, abs_a, abs_b, wide_a, wide_b, mag;
-      EK_OK(ek_matmul(nullptr, ga, gbv, g.out()));
-      EK_OK(ek_matmul(nullptr, ha, hbv, h.out()));
-      EK_OK(ek_unary(nullptr, EK_UNARY_ABS, ha, abs_a.out()));
-      EK_OK(ek_unary(nullptr, EK_UNARY_ABS, hbv, abs_b.out()));
-      EK_OK(ek_cast(nullptr, abs_a, EK_FLOAT64, wide_a.out()));
-      EK_OK(ek_cast(nullptr, abs_b, EK_FLOAT64, wide_b.out()));
-      EK_OK(ek_matmul(nullptr, wide_a, wide_b, mag.out()));
-      expect_matches(values_of(g), values_of(h), values_of(mag), tolerance(dt, shape_of(ha).back()), what);
-    }
-  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // Random123's known-answer vectors; every distribution against an independent
 // re-implementation of the mapping documented in ek.h (with the host's libm);
 // statistics over 1M samples; ranges; strided fills; the context generator;
-// bad input; on CUDA, every distribution and dtype bit for bit against the CPU.
+// bad input. CUDA against the CPU, bit for bit: test_conformance.cpp.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,16 +11,15 @@
 #include "../kernels/philox.hpp"
 #include "ek_test.hpp"
 
+using ektest::kFloatDtypes;
 using ektest::Tensor;
 using ektest::to_host;
+using ektest::values_of;
 
 namespace {
 
 __extension__ typedef unsigned __int128 u128;
 constexpr uint64_t kDefaultSeed = 0x853c49e6748fea9bull;
-const ek_dtype kFloatDtypes[] = {EK_FLOAT32, EK_FLOAT64, EK_FLOAT16, EK_BFLOAT16};
-const ek_dtype kAllDtypes[] = {EK_BOOL, EK_UINT8, EK_INT8, EK_INT16, EK_INT32,
-                               EK_INT64, EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
 
 // ---- Philox: Random123's tests/kat_vectors, the three philox4x32 10 lines.
 TEST(Philox, KnownAnswerVectors) {
@@ -82,17 +81,12 @@ class Random : public ektest::DeviceTest {
               EK_SUCCESS) << ek_last_error();
     return t;
   }
-  static std::vector<double> values(ek_tensor t) {
-    Tensor f64;
-    EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
-    return to_host<double>(f64);
-  }
   // n values of dist drawn into a fresh [n] tensor of dtype under state s.
   std::vector<double> draw(ek_random_dist dist, double a, double b, ek_dtype dt, int64_t n,
                            const ek_philox_state *s) {
     Tensor t(empty({n}, dt));
     EXPECT_EQ(ek_random(nullptr, dist, a, b, s, t), EK_SUCCESS) << ek_last_error();
-    return values(t);
+    return values_of(t);
   }
   ek_philox_state state() {
     ek_philox_state s{};
@@ -243,17 +237,17 @@ TEST_P(Random, StridedFillsMatchContiguousOnes) {
     Tensor buf(empty({5, 6}, dt)), view;
     EK_OK(ek_view_transpose(buf, 0, 1, view.out()));
     EK_OK(ek_random(nullptr, dist, -100, 100, &s, view));
-    EXPECT_EQ(values(view), values(flat)) << ek_dtype_name(dt);
+    EXPECT_EQ(values_of(view), values_of(flat)) << ek_dtype_name(dt);
     // A reversed, stepped slice: [6, 5] out of [6, 10].
     Tensor wide(empty({6, 10}, dt)), sl;
     EK_OK(ek_view_slice(wide, 1, EK_SLICE_MAX, EK_SLICE_MIN, -2, sl.out()));
     EK_OK(ek_random(nullptr, dist, -100, 100, &s, sl));
-    EXPECT_EQ(values(sl), values(flat)) << ek_dtype_name(dt);
+    EXPECT_EQ(values_of(sl), values_of(flat)) << ek_dtype_name(dt);
   }
   Tensor scalar(empty({}, EK_FLOAT64)), one(empty({1}, EK_FLOAT64));
   EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, scalar));
   EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, one));
-  EXPECT_EQ(values(scalar), values(one));
+  EXPECT_EQ(values_of(scalar), values_of(one));
 }
 
 // A size-1 dim with a stride near INT64_MAX / 4: the CPU walk used to
@@ -265,7 +259,7 @@ TEST_P(Random, HugeStrideOfASizeOneDim) {
   EK_OK(ek_view_as_strided(buf, 2, shape, strides, 0, view.out()));
   EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, flat));
   EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, view));
-  EXPECT_EQ(values(view), values(flat));
+  EXPECT_EQ(values_of(view), values_of(flat));
 }
 
 TEST_P(Random, ContextGeneratorAdvancesAndReseeds) {
@@ -342,51 +336,6 @@ TEST_P(Random, BadInput) {
   EK_FAILS(ek_manual_seed(nullptr, 1), EK_ERROR_NULL_POINTER, "ek_manual_seed");
   EK_FAILS(ek_random_state(nullptr, &out), EK_ERROR_NULL_POINTER, "ek_random_state");
   EK_FAILS(ek_random_state(ctx, nullptr), EK_ERROR_NULL_POINTER, "state");
-}
-
-// ---- CUDA against the CPU backend: every distribution and dtype, the same bytes.
-TEST_P(Random, CudaMatchesCpuBitForBit) {
-  if (GetParam() != EK_CUDA) GTEST_SKIP() << "compares the CUDA backend with the CPU backend";
-  ek_context cpu = cpu_context();
-  {
-    const ek_philox_state s{0xfeedfacecafebeefull, (uint64_t(1) << 32) - 5000};
-    struct Case {
-      ek_random_dist dist;
-      double a, b;
-    };
-    const Case cases[] = {{EK_RANDOM_UNIFORM, -3, 5},   {EK_RANDOM_UNIFORM, 0, 1},   {EK_RANDOM_NORMAL, 1, 3},
-                          {EK_RANDOM_BERNOULLI, 0.4, 0}, {EK_RANDOM_RANDINT, -100, 100}, {EK_RANDOM_RANDINT, 0, 2}};
-    for (const Case &c : cases)
-      for (ek_dtype dt : kAllDtypes) {
-        const bool float_only = c.dist == EK_RANDOM_UNIFORM || c.dist == EK_RANDOM_NORMAL;
-        if ((float_only && dt < EK_FLOAT16) || (c.dist == EK_RANDOM_RANDINT && dt == EK_BOOL)) continue;
-        if (c.dist == EK_RANDOM_RANDINT && (dt == EK_UINT8)) continue;  // -100 does not fit
-        for (bool strided : {false, true}) {
-          // [300, 70] contiguous, or the transpose of a [70, 300] buffer.
-          std::vector<int64_t> shape = strided ? std::vector<int64_t>{70, 300} : std::vector<int64_t>{300, 70};
-          Tensor hc(empty(shape, dt, cpu)), hd(empty(shape, dt)), vc, vd;
-          EK_OK(ek_view_transpose(hc, 0, 1, vc.out()));
-          EK_OK(ek_view_transpose(hd, 0, 1, vd.out()));
-          EK_OK(ek_random(nullptr, c.dist, c.a, c.b, &s, strided ? vc.t : hc.t));
-          EK_OK(ek_random(nullptr, c.dist, c.a, c.b, &s, strided ? vd.t : hd.t));
-          ek_tensor_info info{};
-          EK_OK(ek_tensor_get_info(hc, &info));
-          std::vector<uint8_t> want(info.nbytes), got(info.nbytes);
-          EK_OK(ek_tensor_to_host(hc, want.data(), want.size(), nullptr));
-          EK_OK(ek_tensor_to_host(hd, got.data(), got.size(), nullptr));
-          EXPECT_TRUE(want == got) << "dist " << c.dist << " [" << c.a << ", " << c.b << ") "
-                                   << ek_dtype_name(dt) << (strided ? " strided" : " contiguous");
-        }
-      }
-    // A large fill (many blocks, grid-stride) through the context generators.
-    EK_OK(ek_manual_seed(ctx, 5));
-    EK_OK(ek_manual_seed(cpu, 5));
-    Tensor big_c(empty({(1 << 22) + 3}, EK_FLOAT32, cpu)), big_d(empty({(1 << 22) + 3}, EK_FLOAT32));
-    EK_OK(ek_random(nullptr, EK_RANDOM_NORMAL, 0, 1, nullptr, big_c));
-    EK_OK(ek_random(nullptr, EK_RANDOM_NORMAL, 0, 1, nullptr, big_d));
-    EXPECT_TRUE(to_host<float>(big_c) == to_host<float>(big_d));
-  }
-  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
 }
 
 }  // namespace

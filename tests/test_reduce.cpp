@@ -1,5 +1,5 @@
 // ek_reduce, ek_var, ek_max_dim against a double reference computed here, on
-// every device of the run; on CUDA also against the CPU backend.
+// every device of the run. CUDA against the CPU backend: test_conformance.cpp.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -8,20 +8,20 @@
 
 #include "ek_test.hpp"
 
+using ektest::dtype_of;
+using ektest::shape_of;
 using ektest::Tensor;
 using ektest::to_host;
+using ektest::values_of;
 
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// [-2, 2), exact in float32, for the typed make below.
 std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (auto &x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f * 4.0f - 2.0f;  // [-2, 2)
-  }
-  return v;
+  const ektest::Values v = ektest::random_values(n, seed, -2, 2);
+  return std::vector<float>(v.begin(), v.end());
 }
 
 // Reference: groups x's values (C order) by output index, reduced dims in C order.
@@ -81,32 +81,6 @@ double ref_var(const std::vector<double> &l, double correction) {
   return s / std::fmax(0.0, static_cast<double>(l.size()) - correction);
 }
 
-// Any tensor's values as doubles (C order).
-std::vector<double> values_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  std::vector<double> out;
-  Tensor f64;
-  EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
-  if (info.dtype == EK_INT64) {  // exact beyond 2^53
-    for (int64_t v : to_host<int64_t>(t)) out.push_back(static_cast<double>(v));
-    return out;
-  }
-  return to_host<double>(f64);
-}
-
-ek_dtype dtype_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return info.dtype;
-}
-
-std::vector<int64_t> shape_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return std::vector<int64_t>(info.shape, info.shape + info.ndim);
-}
-
 void expect_close(double got, double want, double rtol, const std::string &what) {
   if (std::isnan(want)) {
     EXPECT_TRUE(std::isnan(got)) << what << ": got " << got;
@@ -122,13 +96,10 @@ const ek_reduce_op kAllOps[] = {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_PROD, E
 
 class Reduce : public ektest::DeviceTest {
  protected:
+  // A tensor of dtype dt from host data already of dt's C type.
   template <typename T>
-  ek_tensor make(std::vector<int64_t> shape, ek_dtype dt, const std::vector<T> &v,
-                 ek_context c = nullptr) {
-    ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt,
-                                  v.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
-    return t;
+  ek_tensor make(const std::vector<int64_t> &shape, ek_dtype dt, const std::vector<T> &v) {
+    return ektest::upload(ctx, shape, dt, v.data());
   }
   // Checks op over dims of x (whose C-order values are xs) against the reference.
   void check(ek_reduce_op op, ek_tensor x, const std::vector<int64_t> &shape,
@@ -412,63 +383,6 @@ TEST_P(Reduce, BadInputsFailWithMessages) {
   EK_FAILS(ek_max_dim(nullptr, e, 1, 0, 0, &out, &idx), EK_ERROR_SHAPE, "empty");
   EXPECT_EQ(out, nullptr);
   EXPECT_EQ(idx, nullptr);
-}
-
-TEST_P(Reduce, CudaMatchesCpuOnRandomData) {
-  if (GetParam() != EK_CUDA) GTEST_SKIP() << "compares CUDA with the CPU backend";
-  ek_context cpu = cpu_context();
-  struct Case { std::vector<int64_t> shape; std::vector<int> dims; };
-  // Full and row reductions, columns 4 (or 1, inner 6) at a time, few
-  // outputs finished by the last block (4 rows, 8 columns).
-  const Case cases[] = {{{1 << 20}, {}}, {{512, 1024}, {1}}, {{512, 1024}, {0}},
-                        {{8, 3000, 5}, {1}}, {{3, 70000}, {-1}}, {{64, 33, 17}, {0, 2}},
-                        {{4, 100000}, {1}}, {{100000, 8}, {0}}, {{20000, 6}, {0}}};
-  for (const Case &c : cases) {
-    int64_t n = 1;
-    for (int64_t s : c.shape) n *= s;
-    auto f = random_floats(static_cast<size_t>(n), 17);
-    Tensor g(make(c.shape, EK_FLOAT32, f)), h(make(c.shape, EK_FLOAT32, f, cpu));
-    for (ek_reduce_op op : kAllOps) {
-      if (op == EK_REDUCE_PROD) continue;  // overflows to 0/inf on these sizes
-      Tensor a, b;
-      int nd = static_cast<int>(c.dims.size());
-      EK_OK(ek_reduce(nullptr, op, g, nd, c.dims.data(), 0, a.out()));
-      EK_OK(ek_reduce(nullptr, op, h, nd, c.dims.data(), 0, b.out()));
-      auto va = values_of(a), vb = values_of(b);
-      ASSERT_EQ(va.size(), vb.size());
-      for (size_t k = 0; k < va.size(); ++k) expect_close(va[k], vb[k], 1e-4, "op " + std::to_string(op));
-    }
-  }
-  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
-}
-
-// Column sums of f16 and f64 (2 and 4 columns per load) and of a view whose
-// data starts 4 bytes past alignment (one column per thread), against the CPU.
-TEST_P(Reduce, CudaColumnSumsMatchCpuForEveryVectorWidth) {
-  if (GetParam() != EK_CUDA) GTEST_SKIP() << "compares CUDA with the CPU backend";
-  ek_context cpu = cpu_context();
-  auto f = random_floats(1 + 3000 * 64, 23);
-  for (ek_dtype dt : {EK_FLOAT16, EK_FLOAT64, EK_FLOAT32}) {
-    Tensor g32(make({1 + 3000 * 64}, EK_FLOAT32, f)), h32(make({1 + 3000 * 64}, EK_FLOAT32, f, cpu));
-    Tensor g, h, gv, hv, gs, hs, a, b;
-    EK_OK(ek_cast(nullptr, g32, dt, g.out()));
-    EK_OK(ek_cast(nullptr, h32, dt, h.out()));
-    int64_t start = dt == EK_FLOAT32 ? 1 : 0, shape[2] = {3000, 64};
-    EK_OK(ek_view_slice(g, 0, start, start + 3000 * 64, 1, gs.out()));
-    EK_OK(ek_view_slice(h, 0, start, start + 3000 * 64, 1, hs.out()));
-    EK_OK(ek_view_reshape(gs, 2, shape, gv.out()));
-    EK_OK(ek_view_reshape(hs, 2, shape, hv.out()));
-    for (int repeat = 0; repeat < 2; ++repeat) {  // the last-block counter is reset
-      int dim = 0;
-      EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, gv, 1, &dim, 0, a.out()));
-      EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, hv, 1, &dim, 0, b.out()));
-      auto va = values_of(a), vb = values_of(b);
-      ASSERT_EQ(va.size(), 64u);
-      for (size_t k = 0; k < va.size(); ++k)
-        expect_close(va[k], vb[k], dt == EK_FLOAT16 ? 2e-2 : 1e-4, "dtype " + std::to_string(dt));
-    }
-  }
-  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // ek_cumsum, ek_cumprod against references computed here (double for floats,
-// wrapping uint64 for integers), on every device of the run; on CUDA also
-// against the CPU backend on larger data.
+// wrapping uint64 for integers), on every device of the run. CUDA against
+// the CPU backend on larger data: test_conformance.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,30 +10,20 @@
 
 #include "ek_test.hpp"
 
+using ektest::info_of;
+using ektest::kFloatDtypes;
+using ektest::kIntDtypes;
+using ektest::numel_of;
+using ektest::random_values;
+using ektest::shape_of;
 using ektest::Tensor;
 using ektest::to_host;
+using ektest::values_of;
 
 namespace {
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const ek_dtype kFloatTypes[] = {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
-const ek_dtype kIntTypes[] = {EK_BOOL, EK_UINT8, EK_INT8, EK_INT16, EK_INT32, EK_INT64};
-
-std::vector<double> random_values(size_t n, uint32_t seed, double lo, double hi) {
-  std::vector<double> v(n);
-  for (auto &x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = lo + (hi - lo) * static_cast<double>(seed >> 8) / 16777216.0;
-  }
-  return v;
-}
-
-int64_t numel_of(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
 
 // Calls fn(index of element k) for k = 0.. n-1 of every line along dim.
 template <typename Fn>
@@ -106,23 +96,6 @@ void expect_close(const std::vector<double> &got, const FloatRef &want, double r
   }
 }
 
-ek_tensor_info info_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
-  return info;
-}
-
-std::vector<int64_t> shape_of(ek_tensor t) {
-  ek_tensor_info i = info_of(t);
-  return std::vector<int64_t>(i.shape, i.shape + i.ndim);
-}
-
-std::vector<double> values_of(ek_tensor t) {
-  Tensor f64;
-  EXPECT_EQ(ek_cast(nullptr, t, EK_FLOAT64, f64.out()), EK_SUCCESS) << ek_last_error();
-  return to_host<double>(f64);
-}
-
 std::vector<int64_t> ints_of(ek_tensor t) {
   Tensor i64;
   EXPECT_EQ(ek_cast(nullptr, t, EK_INT64, i64.out()), EK_SUCCESS) << ek_last_error();
@@ -135,17 +108,6 @@ const struct { Fn fn; bool prod; const char *name; } kOps[] = {{ek_cumsum, false
 
 class Scan : public ektest::DeviceTest {
  protected:
-  // A tensor of dtype dt holding values (converted as ek_cast does), on c (default ctx).
-  ek_tensor make(const std::vector<int64_t> &shape, ek_dtype dt, const std::vector<double> &values,
-                 ek_context c = nullptr) {
-    ek_tensor f64 = nullptr, t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(c ? c : ctx, static_cast<int>(shape.size()), shape.data(),
-                                  EK_FLOAT64, values.data(), nullptr, &f64), EK_SUCCESS)
-        << ek_last_error();
-    EXPECT_EQ(ek_cast(nullptr, f64, dt, &t), EK_SUCCESS) << ek_last_error();
-    ek_tensor_release(f64);
-    return t;
-  }
   ek_tensor make_i64(const std::vector<int64_t> &shape, const std::vector<int64_t> &values) {
     ek_tensor t = nullptr;
     EXPECT_EQ(ek_tensor_from_host(ctx, static_cast<int>(shape.size()), shape.data(), EK_INT64,
@@ -176,7 +138,7 @@ EK_INSTANTIATE_DEVICES(Scan);
 
 TEST_P(Scan, FloatsMatchDoubleReferenceAlongEveryDim) {
   const std::vector<int64_t> shape{3, 4, 5};
-  for (ek_dtype dt : kFloatTypes)
+  for (ek_dtype dt : kFloatDtypes)
     for (const auto &op : kOps) {
       // Products of factors near 1 neither overflow nor vanish.
       Tensor x(make(shape, dt, op.prod ? random_values(60, 1, 0.5, 1.5) : random_values(60, 1, -2, 2)));
@@ -187,7 +149,7 @@ TEST_P(Scan, FloatsMatchDoubleReferenceAlongEveryDim) {
 
 TEST_P(Scan, BoolAndIntegersGiveExactInt64) {
   const std::vector<int64_t> shape{4, 6};
-  for (ek_dtype dt : kIntTypes) {
+  for (ek_dtype dt : kIntDtypes) {
     Tensor x(make(shape, dt, random_values(24, 2, -9, 9)));
     for (const auto &op : kOps)
       for (int dim : {0, 1, -1}) check_int(x, dim, op.prod, ek_dtype_name(dt));
@@ -309,7 +271,7 @@ TEST_P(Scan, ZeroDimAndZeroSize) {
 
 TEST_P(Scan, NaNAndInfinitiesPropagate) {
   const std::vector<double> v{1, kNaN, 2, 3, kInf, -kInf, 0, kInf, 1};
-  for (ek_dtype dt : kFloatTypes) {
+  for (ek_dtype dt : kFloatDtypes) {
     Tensor x(make({3, 3}, dt, v));
     for (const auto &op : kOps)
       for (int dim : {0, 1}) check_float(x, dim, op.prod, tolerance(dt), ek_dtype_name(dt));
@@ -363,39 +325,6 @@ TEST_P(Scan, RunsAreBitwiseIdentical) {
       EXPECT_EQ(0, std::memcmp(va.data(), vb.data(), va.size() * sizeof(float))) << "dim " << dim;
     }
   }
-}
-
-TEST_P(Scan, CudaMatchesCpuOnLargerData) {
-  if (GetParam() != EK_CUDA) GTEST_SKIP() << "compares CUDA with the CPU backend";
-  ek_context cpu = cpu_context();
-  struct Case { std::vector<int64_t> shape; int dim; };
-  const Case cases[] = {{{1 << 22}, 0},     {{4096, 1024}, 1},  {{1024, 4096}, 0}, {{100, 20}, 1},
-                        {{20000, 16}, 1},   {{3, 500000}, 1},   {{500000, 3}, 0},  {{64, 33, 17}, 1}};
-  const ek_dtype dtypes[] = {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64, EK_INT32, EK_INT64};
-  for (const Case &c : cases)
-    for (ek_dtype dt : dtypes)
-      for (const auto &op : kOps) {
-        const auto values = op.prod ? random_values(static_cast<size_t>(numel_of(c.shape)), 11, 0.999, 1.001)
-                                    : random_values(static_cast<size_t>(numel_of(c.shape)), 11, -1, 1);
-        const bool integer = dt == EK_INT32 || dt == EK_INT64;
-        const auto ivalues = random_values(values.size(), 12, -1000, 1000);
-        Tensor g(make(c.shape, dt, integer ? ivalues : values)),
-            h(make(c.shape, dt, integer ? ivalues : values, cpu)), a, b;
-        EK_OK(op.fn(nullptr, g, c.dim, a.out()));
-        EK_OK(op.fn(nullptr, h, c.dim, b.out()));
-        const std::string what = std::string(op.name) + " " + ek_dtype_name(dt) + " " +
-                                 std::to_string(c.shape[0]) + " dim " + std::to_string(c.dim);
-        if (integer) {
-          EXPECT_EQ(to_host<int64_t>(a), to_host<int64_t>(b)) << what;
-          continue;
-        }
-        // f32 accumulation on CUDA: relative to the sum of |x| of the prefix.
-        FloatRef want{values_of(b), {}};
-        want.scale = float_reference(c.shape, values_of(h), c.dim, op.prod).scale;
-        expect_close(values_of(a), want, dt == EK_FLOAT64 ? 1e-12 : std::max(tolerance(dt), 2e-5),
-                     what);
-      }
-  EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS);
 }
 
 }  // namespace

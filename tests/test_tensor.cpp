@@ -8,36 +8,15 @@
 
 #include "ek_test.hpp"
 
+using ektest::info_of;
+using ektest::kAllDtypes;
+using ektest::numel_of;
+using ektest::random_bytes;
+using ektest::Shape;
 using ektest::Tensor;
 using ektest::to_host;
-using Shape = std::vector<int64_t>;
 
 namespace {
-
-constexpr ek_dtype kAllDtypes[] = {EK_BOOL,  EK_UINT8,   EK_INT8,     EK_INT16,   EK_INT32,
-                                   EK_INT64, EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
-
-int64_t numel_of(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
-
-// Random, valid bytes for n elements of dtype: bools are 0/1, floats finite.
-std::vector<uint8_t> random_bytes(ek_dtype dtype, int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  const size_t elem = ek_dtype_size(dtype);
-  std::vector<uint8_t> out(static_cast<size_t>(n) * elem);
-  for (auto &b : out) b = static_cast<uint8_t>(rng());
-  for (int64_t i = 0; i < n; ++i) {
-    uint8_t *e = &out[static_cast<size_t>(i) * elem];
-    if (dtype == EK_BOOL) e[0] &= 1;
-    if (dtype == EK_FLOAT16) e[1] &= 0xbb;  // exponent never all ones
-    if (dtype == EK_BFLOAT16 || dtype == EK_FLOAT32) e[elem - 1] &= 0xbf;
-    if (dtype == EK_FLOAT64) e[7] &= 0xbf;
-  }
-  return out;
-}
 
 // Values a strided layout reaches in a flat host buffer, in C order.
 std::vector<float> strided_ref(const float *base, const Shape &shape, const Shape &strides) {
@@ -57,12 +36,6 @@ std::vector<float> iota_values(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (size_t i = 0; i < v.size(); ++i) v[i] = 0.25f * i + 3.0f;
   return v;
-}
-
-ek_tensor_info info_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS) << ek_last_error();
-  return info;
 }
 
 // Records what a deleter was called with.

@@ -8,17 +8,14 @@
 
 #include "ek_test.hpp"
 
+using ektest::info_of;
+using ektest::numel_of;
+using ektest::Shape;
+using ektest::shape_of;
 using ektest::Tensor;
 using ektest::to_host;
-using Shape = std::vector<int64_t>;
 
 namespace {
-
-int64_t numel_of(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
 
 // Calls fn with every multi-index of shape, in C order.
 void for_each_index(const Shape &shape, const std::function<void(const Shape &)> &fn) {
@@ -90,17 +87,6 @@ class Views : public ektest::DeviceTest {
   }
 };
 EK_INSTANTIATE_DEVICES(Views);
-
-ek_tensor_info info_of(ek_tensor t) {
-  ek_tensor_info info{};
-  EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS) << ek_last_error();
-  return info;
-}
-
-Shape shape_of(ek_tensor t) {
-  ek_tensor_info info = info_of(t);
-  return Shape(info.shape, info.shape + info.ndim);
-}
 
 Shape strides_of(ek_tensor t) {
   ek_tensor_info info = info_of(t);
