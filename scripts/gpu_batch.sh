@@ -86,7 +86,7 @@ for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_element
   # kernels (cuFuncGetParamInfo's end-of-parameters probe, the negative tests)
   # and test_memory's cudaMalloc until the device is full.
   api=()
-  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory)
+  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory|test_streams)
     api=(--report-api-errors no);; esac
   EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
     "${api[@]}" --error-exitcode 1 "$c/tests/$t"
