@@ -128,13 +128,7 @@ func (c *Context) call(f func(C.ek_context, **C.char) C.ek_status, also ...pinna
 	if c == nil {
 		return closedError()
 	}
-	pinned, err := pin(append(also, c)...)
-	if err != nil {
-		return err
-	}
-	defer pinned.unpin()
-	var msg *C.char
-	return check(f(c.raw, &msg), msg)
+	return callPinned(c, &c.raw, f, also)
 }
 
 // Device returns the context's device.

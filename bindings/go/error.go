@@ -77,6 +77,19 @@ func (e *Error) Is(target error) bool {
 }
 
 // check turns a wrapper's status and message (malloc'd by ekgo_fail) into an error.
+// callPinned is every handle type's call method: f runs on *raw (read once
+// self and the handles in also are pinned, so never a released handle) and
+// its status becomes an error.
+func callPinned[H any](self pinnable, raw *H, f func(H, **C.char) C.ek_status, also []pinnable) error {
+	pinned, err := pin(append(also, self)...)
+	if err != nil {
+		return err
+	}
+	defer pinned.unpin()
+	var msg *C.char
+	return check(f(*raw, &msg), msg)
+}
+
 func check(s C.ek_status, msg *C.char) error {
 	if s == C.EK_SUCCESS {
 		return nil

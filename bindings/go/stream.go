@@ -85,13 +85,7 @@ func (s *Stream) call(f func(C.ek_stream, **C.char) C.ek_status, also ...pinnabl
 	if s == nil {
 		return closedError()
 	}
-	pinned, err := pin(append(also, s)...)
-	if err != nil {
-		return err
-	}
-	defer pinned.unpin()
-	var msg *C.char
-	return check(f(s.raw, &msg), msg)
+	return callPinned(s, &s.raw, f, also)
 }
 
 // Synchronize waits for the work submitted to the stream.
@@ -166,13 +160,7 @@ func (e *Event) call(f func(C.ek_event, **C.char) C.ek_status, also ...pinnable)
 	if e == nil {
 		return closedError()
 	}
-	pinned, err := pin(append(also, e)...)
-	if err != nil {
-		return err
-	}
-	defer pinned.unpin()
-	var msg *C.char
-	return check(f(e.raw, &msg), msg)
+	return callPinned(e, &e.raw, f, also)
 }
 
 // Record captures the work submitted to s so far (nil: default stream).

@@ -58,13 +58,7 @@ func (t *Tensor) call(f func(C.ek_tensor, **C.char) C.ek_status, also ...pinnabl
 	if t == nil {
 		return closedError()
 	}
-	pinned, err := pin(append(also, t)...)
-	if err != nil {
-		return err
-	}
-	defer pinned.unpin()
-	var msg *C.char
-	return check(f(t.raw, &msg), msg)
+	return callPinned(t, &t.raw, f, also)
 }
 
 // derive runs a call returning a new tensor through out (NULL on entry): the
