@@ -29,6 +29,28 @@
  *  - Shapes, strides (in elements) and indices are int64_t; sizes in bytes are
  *    size_t. Every size product is checked for overflow (EK_ERROR_OVERFLOW).
  *  - Dims may be negative and count from the end, as in Python.
+ *
+ * Threads: every function may be called from any thread, and one context,
+ * stream, event or tensor may be used by several threads at once (tensors'
+ * reference counts, the pool, the kernel caches, the profiler and the
+ * context's configuration are synchronized inside), with three exceptions
+ * the caller orders: destroying or releasing a handle's last reference while
+ * another thread still uses it; writing to memory (an op's *out, a fill, a
+ * copy's dst) that another thread reads or writes at the same time on
+ * another stream or the CPU backend, as with any shared buffer; and a
+ * callback that waits for a thread calling into the library (see
+ * ek_log_set_callback). Error messages are per OS thread.
+ *
+ * Asynchrony: on CUDA, work is enqueued on a stream and the call returns
+ * before the device has done it: ops, copies between device tensors, fills,
+ * ek_memcpy (device to device or pinned memory), allocation and free (stream
+ * ordered) and kernel launches. Calls that return only when the work is done
+ * say "Synchronous": ek_tensor_to_host, ek_*_synchronize, and the ops that must
+ * read a count or check indices on the host (the indexing section names
+ * them). ek_tensor_from_host returns once the host buffer may be reused. Work
+ * on two streams is unordered unless an event (ek_stream_wait_event) orders
+ * it. On the CPU backend every call does its work on the calling thread
+ * before it returns.
  */
 #ifndef EK_H
 #define EK_H
