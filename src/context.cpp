@@ -8,6 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "backend.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
@@ -244,8 +245,13 @@ EK_API ek_status ek_context_create(ek_device device, const ek_context_config *co
   EK_API_ENTRY;
   EK_CHECK_NULL(out);
   EK_FORWARD(check_device(device));
+  const Backend *backend = device.type == EK_CUDA ? cuda_backend() : &cpu_backend();
+  // check_device found no CUDA device in a build without CUDA: the one place
+  // that could still see a missing backend says so.
+  EK_CHECK(backend, EK_ERROR_NO_DEVICE, "libek was built without CUDA");
   auto ctx = std::make_unique<ek_context_s>();
   ctx->device = device;
+  ctx->backend = backend;
   EK_FORWARD(resolve_config(config, &ctx->config, &ctx->cache_dir));
   ctx->config.kernel_cache_dir = ctx->cache_dir.c_str();
   if (device.type == EK_CUDA) EK_FORWARD(gpu::set_device(device.index));

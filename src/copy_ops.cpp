@@ -7,50 +7,21 @@
 #include <utility>
 #include <vector>
 
-#include "cpu/copy.hpp"
+#include "backend.hpp"
 #include "gpu.hpp"
 #include "half.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
-#ifdef EK_HAVE_CUDA
-#include "copy.cuh"
-#endif
 
 namespace ek {
 namespace {
-
-ek_status backend_fill(ek_context ctx, ek_stream s, const TensorDesc &d, uint64_t elem) {
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::fill(d, elem) == 0, EK_ERROR_INTERNAL, "cpu fill rejected its descriptor");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::fill(d, elem, s->native), "fill kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
-}
 
 // Integer dtypes: start and step are integral and checked to fit (arange_count).
 ek_status backend_arange(ek_context ctx, ek_stream s, const TensorDesc &d, double start,
                          double step) {
   const bool is_int = !dtype_is_float(d.dtype);
   const int64_t istart = is_int ? static_cast<int64_t>(start) : 0, istep = is_int ? static_cast<int64_t>(step) : 0;
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::arange(d, start, step, istart, istep) == 0, EK_ERROR_INTERNAL,
-             "cpu arange rejected its descriptor");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::arange(d, start, step, istart, istep, s->native),
-                           "arange kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->arange(ctx, s, d, start, step, istart, istep);
 }
 
 }  // namespace
@@ -340,17 +311,7 @@ ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shap
 
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {
   if (desc_numel(dst) == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::copy(dst, src) == 0, EK_ERROR_INTERNAL, "cpu copy rejected its descriptors");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::copy(dst, src, s->native), "copy kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->copy(ctx, s, dst, src);
 }
 
 ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s) {
@@ -450,7 +411,7 @@ EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value) {
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   if (tensor_numel(t) == 0) return EK_SUCCESS;
-  return backend_fill(ctx, s, tensor_desc(t), elem);
+  return ctx->backend->fill(ctx, s, tensor_desc(t), elem);
 }
 
 EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,

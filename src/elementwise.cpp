@@ -3,8 +3,8 @@
 // src/cpu/elementwise.cpp and kernels/elementwise.cu.
 #include <cmath>
 
+#include "backend.hpp"
 #include "cpu/elementwise.hpp"
-#include "gpu.hpp"
 #include "internal.hpp"
 #include "op_traits.hpp"
 #include "profiler.hpp"
@@ -43,19 +43,7 @@ ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *n
 // ---- backends
 ek_status launch(ek_context ctx, ek_stream s, const ew::Args &g, bool binary) {
   if (desc_numel(g.out) == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) {
-    int rc = binary ? cpu::binary(g) : cpu::unary(g);
-    EK_CHECK(rc == 0, EK_ERROR_INTERNAL, "cpu elementwise loop rejected its descriptors");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(binary ? cuda::binary(g, s->native) : cuda::unary(g, s->native),
-                           "elementwise kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return binary ? ctx->backend->binary(ctx, s, g) : ctx->backend->unary(ctx, s, g);
 }
 
 // Runs a binary op whose tensor operands are a (and b unless g.scalar says

@@ -1,6 +1,7 @@
 // Stand-in for builds without CUDA: there are no devices.
 #include "gpu.hpp"
 
+#include "backend.hpp"
 #include "internal.hpp"
 
 namespace ek::gpu {
@@ -35,3 +36,8 @@ ek_status device_synchronize() { return none(); }
 bool is_device_pointer(const void *) { return false; }
 ek_status check_launch(int, const char *) { return none(); }
 }  // namespace ek::gpu
+
+namespace ek {
+// No launchers either: check_device refuses every CUDA device first.
+const Backend *cuda_backend() { return nullptr; }
+}  // namespace ek

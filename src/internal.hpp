@@ -125,6 +125,7 @@ constexpr uint32_t kDeadMagic = 0xdeaddead;
 // undefined behaviour, so the messages promise no detection.
 #define EK_STALE_HANDLE_NOTE "(using a released handle is undefined behaviour: see ek.h)"
 
+struct Backend;
 class PoolSync;
 class PoolMemory;
 class Profiler;
@@ -156,6 +157,7 @@ struct ek_event_s {
 struct ek_context_s {
   uint32_t magic = ek::kContextMagic;
   ek_device device{};
+  const ek::Backend *backend = nullptr;  // src/backend.hpp: chosen once, at creation
   ek_context_config config{};
   // Guards config's memory_limit and memory_fraction, which the limit setters
   // change after creation (the other fields never change); held by no pool call.

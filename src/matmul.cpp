@@ -12,12 +12,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "backend.hpp"
 #include "cpu/matmul.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
-#ifdef EK_HAVE_CUDA
-#include "cublas.hpp"
-#endif
 
 namespace ek {
 namespace {
@@ -163,18 +161,7 @@ BatchSplit split_batch(const Product &p, const Operand *const ops[3]) {
 }
 
 ek_status launch(ek_context ctx, ek_stream s, const GemmPlan &pl) {
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::gemm(pl) == 0, EK_ERROR_INTERNAL,
-             "cpu gemm rejected its plan (m=%lld n=%lld k=%lld)", static_cast<long long>(pl.m),
-             static_cast<long long>(pl.n), static_cast<long long>(pl.k));
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  return blas::gemm(ctx, s->native, pl);
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->gemm(ctx, s, pl);
 }
 
 // One plan per index of the looped batch dims [0, split).

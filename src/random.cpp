@@ -4,8 +4,8 @@
 // Philox words to values lives in kernels/random.cuh and is documented in ek.h.
 #include <cmath>
 
+#include "backend.hpp"
 #include "cpu/random.hpp"
-#include "gpu.hpp"
 #include "internal.hpp"
 #include "op_traits.hpp"
 #include "profiler.hpp"
@@ -82,17 +82,7 @@ void take_counters(ek_context ctx, const ek_philox_state *state, uint64_t n, rng
 
 ek_status launch(ek_context ctx, ek_stream s, const rng::Params &g, const TensorDesc &t) {
   if (desc_numel(t) == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::random(g, t) == 0, EK_ERROR_INTERNAL, "cpu random loop rejected its descriptor");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::random(g, t, s->native), "random kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->random(ctx, s, g, t);
 }
 
 }  // namespace

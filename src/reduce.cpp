@@ -9,14 +9,11 @@
 #include <cinttypes>
 #include <cmath>
 
+#include "backend.hpp"
 #include "cpu/reduce.hpp"
-#include "gpu.hpp"
 #include "internal.hpp"
 #include "op_traits.hpp"
 #include "profiler.hpp"
-#ifdef EK_HAVE_CUDA
-#include "reduce.cuh"
-#endif
 
 namespace ek {
 namespace {
@@ -135,22 +132,7 @@ ek_status prepare_input(ek_context ctx, ek_stream s, const ek_tensor_s *x, const
 
 ek_status launch(ek_context ctx, ek_stream s, const ReducePlan &p) {
   if (p.outer * p.inner == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::reduce(p) == 0, EK_ERROR_INTERNAL, "cpu reduce rejected its plan");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  Scratch work(ctx, s);
-  EK_FORWARD(work.allocate(cuda::reduce_workspace(p)));
-  static_assert(cuda::kTailScratchBytes <= kStreamScratchBytes, "tail scratch fits the stream's");
-  void *tail = nullptr;
-  EK_FORWARD(stream_scratch(s, &tail));
-  return gpu::check_launch(cuda::reduce(p, work.get(), tail, s->native), "reduce kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->reduce(ctx, s, p);
 }
 
 // A result written contiguously: straight into t when it is contiguous, else

@@ -1,30 +1,15 @@
 // ek_cumsum, ek_cumprod: the dtype rule here, the layout in src/along_dim.hpp,
 // loops in src/cpu/softmax_scan.cpp and kernels/scan.cu.
 #include "along_dim.hpp"
-#include "gpu.hpp"
+#include "backend.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
-#ifdef EK_HAVE_CUDA
-#include "scan.cuh"
-#endif
 
 namespace ek {
 namespace {
 
 ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::scan(p, kind) == 0, EK_ERROR_INTERNAL, "cpu scan rejected its plan");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  Scratch work(ctx, s);  // partial results when a line is split over blocks
-  EK_FORWARD(work.allocate(cuda::scan_workspace(p)));
-  return gpu::check_launch(cuda::scan(p, kind, work.get(), s->native), "scan kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->scan(ctx, s, p, kind);
 }
 
 // bool and integers accumulate (and return) int64, floats keep their dtype.

@@ -1,30 +1,15 @@
 // ek_softmax, ek_log_softmax: the dtype rule here, the layout in
 // src/along_dim.hpp, loops in src/cpu/softmax_scan.cpp and kernels/softmax.cu.
 #include "along_dim.hpp"
-#include "gpu.hpp"
+#include "backend.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
-#ifdef EK_HAVE_CUDA
-#include "softmax.cuh"
-#endif
 
 namespace ek {
 namespace {
 
 ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::softmax(p, kind) == 0, EK_ERROR_INTERNAL, "cpu softmax rejected its plan");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  Scratch work(ctx, s);  // only very long rows split over blocks need one
-  EK_FORWARD(work.allocate(cuda::softmax_workspace(p)));
-  return gpu::check_launch(cuda::softmax(p, kind, work.get(), s->native), "softmax kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->softmax(ctx, s, p, kind);
 }
 
 ek_status softmax_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {

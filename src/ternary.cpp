@@ -3,8 +3,8 @@
 // src/cpu/ternary.cpp and kernels/ternary.cu.
 #include <cmath>
 
+#include "backend.hpp"
 #include "cpu/ternary.hpp"
-#include "gpu.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
 #include "promote.hpp"
@@ -50,17 +50,7 @@ ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *n
 
 ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g) {
   if (desc_numel(g.out) == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu::ternary(g) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda::ternary(g, s->native), "ternary kernel");
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return ctx->backend->ternary(ctx, s, g);
 }
 
 // Broadcasts the operands to out (created when *out is NULL), checks aliasing
