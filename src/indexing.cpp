@@ -17,38 +17,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "backend.hpp"
 #include "cpu/indexing.hpp"
 #include "gpu.hpp"
 #include "internal.hpp"
 #include "profiler.hpp"
 #include "promote.hpp"
-#ifdef EK_HAVE_CUDA
-#include "indexing.cuh"
-#endif
 
 namespace ek {
 namespace {
-
-// Runs a CPU loop (returns 0 on success) or a CUDA launcher (a cudaError_t).
-template <typename Cpu, typename Cuda>
-ek_status run_backend(ek_context ctx, const char *what, Cpu cpu_call, Cuda cuda_call) {
-  if (!ctx->is_cuda()) {
-    EK_CHECK(cpu_call() == 0, EK_ERROR_INTERNAL, "the CPU %s rejected its plan", what);
-    return EK_SUCCESS;
-  }
-#ifdef EK_HAVE_CUDA
-  EK_FORWARD(activate(ctx));
-  return gpu::check_launch(cuda_call(), what);
-#else
-  (void)cuda_call;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
-}
-#ifdef EK_HAVE_CUDA
-#define EK_CUDA_CALL(call) [&] { return (call); }
-#else
-#define EK_CUDA_CALL(call) [] { return -1; }
-#endif
 
 // ---- descriptors
 
@@ -149,49 +126,29 @@ ek_status report_bad_index(const IndexCheck &c, int64_t value) {
               value, c.dim, c.size);
 }
 
-ek_status validate_on_cpu(const IndexCheck *checks, int n) {
-  for (int k = 0; k < n; ++k) {
-    const TensorDesc &d = checks[k].index;
-    int64_t pos = cpu::first_bad_index(d, checks[k].size);
-    if (pos < 0) continue;
-    const char *p = static_cast<const char *>(d.data) + offset_at(d, pos) * dtype_size(d.dtype);
-    return report_bad_index(checks[k], load_index(p, d.dtype));
-  }
-  return EK_SUCCESS;
-}
-
-#ifdef EK_HAVE_CUDA
-// One kernel per index tensor marks its first bad position; one readback.
-ek_status validate_on_cuda(ek_context ctx, ek_stream s, const IndexCheck *checks, int n) {
-  TensorDesc descs[kMaxDims];
-  int64_t sizes[kMaxDims];
+// The backend finds each tensor's first bad position (CUDA: one kernel per
+// index tensor, one readback); the first one found is read and named.
+ek_status find_and_report(ek_context ctx, ek_stream s, const IndexCheck *checks, int n) {
+  TensorDesc descs[kMaxDims] = {};
+  int64_t sizes[kMaxDims] = {}, first[kMaxDims] = {};
   for (int k = 0; k < n; ++k) {
     descs[k] = checks[k].index;
     sizes[k] = checks[k].size;
   }
-  EK_FORWARD(activate(ctx));
-  Scratch slots(ctx, s);
-  EK_FORWARD(slots.allocate(n * sizeof(uint64_t)));
-  auto *dev = static_cast<uint64_t *>(slots.get());
-  EK_FORWARD(gpu::check_launch(cuda::find_bad_indices(descs, sizes, n, dev, s->native),
-                               "index check kernel"));
-  uint64_t first[kMaxDims];
-  EK_FORWARD(memcpy_any(ctx, first, dev, n * sizeof(uint64_t), s));
-  EK_FORWARD(gpu::stream_synchronize(s->native));
+  EK_FORWARD(ctx->backend->find_bad_indices(ctx, s, descs, sizes, n, first));
   for (int k = 0; k < n; ++k) {
-    if (first[k] == UINT64_MAX) continue;
+    if (first[k] < 0) continue;
     const TensorDesc &d = descs[k];
     const size_t es = dtype_size(d.dtype);
-    const char *p = static_cast<const char *>(d.data) +
-                    offset_at(d, static_cast<int64_t>(first[k])) * static_cast<int64_t>(es);
+    const char *p =
+        static_cast<const char *>(d.data) + offset_at(d, first[k]) * static_cast<int64_t>(es);
     unsigned char value[8];
     EK_FORWARD(memcpy_any(ctx, value, p, es, s));
-    EK_FORWARD(gpu::stream_synchronize(s->native));
+    if (ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(s->native));
     return report_bad_index(checks[k], load_index(value, d.dtype));
   }
   return EK_SUCCESS;
 }
-#endif
 
 // EK_ERROR_INDEX naming the first index outside [-size, size), in order of
 // the checks, then C order; empty index tensors need no check.
@@ -201,21 +158,14 @@ ek_status validate(ek_context ctx, ek_stream s, const IndexCheck *all, int n) {
   for (int k = 0; k < n; ++k)
     if (desc_numel(all[k].index) > 0) checks[m++] = all[k];
   if (m == 0) return EK_SUCCESS;
-  if (!ctx->is_cuda()) return validate_on_cpu(checks, m);
-#ifdef EK_HAVE_CUDA
-  return validate_on_cuda(ctx, s, checks, m);
-#else
-  (void)s;
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
+  return find_and_report(ctx, s, checks, m);
 }
 
 // ---- plans
 
-ek_status run_index_plan(ek_context ctx, [[maybe_unused]] ek_stream s, const IndexPlan &p) {
+ek_status run_index_plan(ek_context ctx, ek_stream s, const IndexPlan &p) {
   if (desc_numel(p.dense) == 0) return EK_SUCCESS;
-  return run_backend(ctx, "index kernel", [&] { return cpu::run_index(p); },
-                     EK_CUDA_CALL(cuda::run_index(p, s->native)));
+  return ctx->backend->index(ctx, s, p);
 }
 
 // Index operand over the plan's shape: index strides, the addressed dim's size
@@ -254,7 +204,6 @@ int64_t dim_stride(const ek_tensor_s *x, int d) { return x->ndim ? x->strides[d]
 
 // ---- index_select / gather
 
-#ifdef EK_HAVE_CUDA
 // Runs gather plan p with its kernel checking the indices: *bad tells whether
 // it met one out of range. The stream's lock keeps other threads off the flag
 // from its reset to its read.
@@ -271,7 +220,6 @@ ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
   *bad = pinned.get(kWordBadIndex) != 0;
   return EK_SUCCESS;
 }
-#endif
 
 // On CUDA one launch and one synchronization: the kernel checks the indices,
 // and only when it flags one does validate() run again to name the first bad
@@ -284,7 +232,6 @@ ek_status run_gather(const Call &c, const IndexPlan &p, const IndexCheck &check)
     EK_FORWARD(validate(c.ctx, c.s, &check, 1));
     return run_index_plan(c.ctx, c.s, p);
   }
-#ifdef EK_HAVE_CUDA
   bool bad = false;
   EK_FORWARD(gather_checked(c, p, &bad));
   if (!bad) return EK_SUCCESS;
@@ -292,9 +239,6 @@ ek_status run_gather(const Call &c, const IndexPlan &p, const IndexCheck &check)
   return fail(EK_ERROR_INTERNAL,
               "the gather kernel met an index out of range that the index check did not find "
               "(was the index tensor written meanwhile?)");
-#else
-  return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
 }
 
 ek_status index_select_into(const Call &c, const ek_tensor_s *x, int dim, const ek_tensor_s *index,
@@ -440,10 +384,9 @@ ek_status index_put_into(const Call &c, const ek_tensor_s *x, int n, const ek_te
 
 // ---- masks and compaction
 
-ek_status run_masked_fill(ek_context ctx, [[maybe_unused]] ek_stream s, const MaskedFillPlan &p) {
+ek_status run_masked_fill(ek_context ctx, ek_stream s, const MaskedFillPlan &p) {
   if (desc_numel(p.dst) == 0) return EK_SUCCESS;
-  return run_backend(ctx, "masked_fill kernel", [&] { return cpu::masked_fill(p); },
-                     EK_CUDA_CALL(cuda::masked_fill(p, s->native)));
+  return ctx->backend->masked_fill(ctx, s, p);
 }
 
 // A mask over a shape as the compaction kernels want it (contiguous bool
@@ -475,32 +418,11 @@ class CountedMask {
     if (count_ == 0 || desc_numel(p.compact) == 0) return EK_SUCCESS;
     p.mask = bytes_;
     p.n = n_;
-    return run_backend(ctx_, "compaction kernel", [&] { return cpu::compact_write(p); },
-                       EK_CUDA_CALL(cuda::compact_write(p, work_.get(), s_->native)));
+    return ctx_->backend->compact_write(ctx_, s_, p, work_.get());
   }
 
  private:
-  ek_status count() {
-    if (!ctx_->is_cuda()) {
-      count_ = cpu::count_true(bytes_, n_);
-      return EK_SUCCESS;
-    }
-#ifdef EK_HAVE_CUDA
-    EK_FORWARD(activate(ctx_));
-    EK_FORWARD(work_.allocate(cuda::compact_workspace(n_)));
-    EK_FORWARD(gpu::check_launch(cuda::compact_count(bytes_, n_, work_.get(), s_->native),
-                                 "mask count kernel"));
-    // Into pinned memory: a true async copy, read right after the sync.
-    StreamPinned pinned(s_);
-    EK_FORWARD(pinned.init());
-    EK_FORWARD(memcpy_any(ctx_, pinned.host(kWordMaskCount), work_.get(), sizeof count_, s_));
-    EK_FORWARD(gpu::stream_synchronize(s_->native));
-    count_ = pinned.get(kWordMaskCount);
-    return EK_SUCCESS;
-#else
-    return fail(EK_ERROR_NO_DEVICE, "libek was built without CUDA");
-#endif
-  }
+  ek_status count() { return ctx_->backend->compact_count(ctx_, s_, bytes_, n_, &work_, &count_); }
 
   ek_context ctx_;
   ek_stream s_;
