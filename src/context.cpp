@@ -246,8 +246,8 @@ EK_API ek_status ek_context_create(ek_device device, const ek_context_config *co
   EK_CHECK_NULL(out);
   EK_FORWARD(check_device(device));
   const Backend *backend = device.type == EK_CUDA ? cuda_backend() : &cpu_backend();
-  // check_device found no CUDA device in a build without CUDA: the one place
-  // that could still see a missing backend says so.
+  // Without CUDA, check_device has already refused every CUDA device; this is
+  // the one place that would name the missing backend.
   EK_CHECK(backend, EK_ERROR_NO_DEVICE, "libek was built without CUDA");
   auto ctx = std::make_unique<ek_context_s>();
   ctx->device = device;
