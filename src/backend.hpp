@@ -67,6 +67,25 @@ struct Backend {
   ek_status (*compact_write)(ek_context ctx, ek_stream s, const CompactPlan &p, const void *work);
 };
 
+// Every entry of Backend, once: each backend file builds its table with
+// EK_BACKEND_TABLE() from its own functions of the same names, so an entry
+// one backend lacks does not compile, and the static_assert keeps the list
+// and the struct the same length.
+#define EK_BACKEND_ENTRIES(X)                                                             \
+  X(copy) X(fill) X(arange) X(unary) X(binary) X(ternary) X(random) X(reduce) X(softmax) \
+  X(scan) X(gemm) X(find_bad_indices) X(index) X(masked_fill) X(compact_count)            \
+  X(compact_write)
+#define EK_BACKEND_COUNT_(name) +1
+static_assert(sizeof(Backend) == (0 EK_BACKEND_ENTRIES(EK_BACKEND_COUNT_)) * sizeof(void (*)()),
+              "EK_BACKEND_ENTRIES names every entry of Backend");
+#define EK_BACKEND_SET_(name) table.name = name;
+#define EK_BACKEND_TABLE()                     \
+  [] {                                         \
+    Backend table{};                           \
+    EK_BACKEND_ENTRIES(EK_BACKEND_SET_)        \
+    return table;                              \
+  }()
+
 const Backend &cpu_backend();
 const Backend *cuda_backend();  // nullptr when libek was built without CUDA
 

@@ -106,31 +106,10 @@ ek_status compact_write(ek_context, ek_stream, const CompactPlan &p, const void 
   return EK_SUCCESS;
 }
 
-Backend make_table() {
-  Backend b{};
-  b.copy = copy;
-  b.fill = fill;
-  b.arange = arange;
-  b.unary = unary;
-  b.binary = binary;
-  b.ternary = ternary;
-  b.random = random;
-  b.reduce = reduce;
-  b.softmax = softmax;
-  b.scan = scan;
-  b.gemm = gemm;
-  b.find_bad_indices = find_bad_indices;
-  b.index = index;
-  b.masked_fill = masked_fill;
-  b.compact_count = compact_count;
-  b.compact_write = compact_write;
-  return b;
-}
-
 }  // namespace
 
 const Backend &cpu_backend() {
-  static const Backend table = make_table();
+  static const Backend table = EK_BACKEND_TABLE();
   return table;
 }
 

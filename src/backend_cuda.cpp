@@ -127,31 +127,10 @@ ek_status compact_write(ek_context ctx, ek_stream s, const CompactPlan &p, const
                 [&] { return cuda::compact_write(p, work, s->native); });
 }
 
-Backend make_table() {
-  Backend b{};
-  b.copy = copy;
-  b.fill = fill;
-  b.arange = arange;
-  b.unary = unary;
-  b.binary = binary;
-  b.ternary = ternary;
-  b.random = random;
-  b.reduce = reduce;
-  b.softmax = softmax;
-  b.scan = scan;
-  b.gemm = gemm;
-  b.find_bad_indices = find_bad_indices;
-  b.index = index;
-  b.masked_fill = masked_fill;
-  b.compact_count = compact_count;
-  b.compact_write = compact_write;
-  return b;
-}
-
 }  // namespace
 
 const Backend *cuda_backend() {
-  static const Backend table = make_table();
+  static const Backend table = EK_BACKEND_TABLE();
   return &table;
 }
 

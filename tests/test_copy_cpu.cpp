@@ -547,7 +547,9 @@ TEST(CpuStrided, VisitsInCOrderWithOrWithoutCoalescing) {
         for (int64_t d3 = 0; d3 < 2; ++d3, ++i) {
           EXPECT_EQ(seen_a[i], i * 4) << "element " << i;
           EXPECT_EQ(seen_b[i], (-d0 - 4 * d2 + 2 * d3) * 2) << "element " << i;
-          if (!merge) EXPECT_EQ(coords[i], (std::vector<int64_t>{d0, 0, d2, d3}));
+          if (!merge) {
+            EXPECT_EQ(coords[i], (std::vector<int64_t>{d0, 0, d2, d3}));
+          }
         }
   }
   cpu::Strided<1> flat(4, shape, {&ta});
