@@ -6,9 +6,10 @@
  *    back through out-parameters, which are left untouched on failure.
  *  - On failure, ek_last_error() returns this OS thread's message naming the
  *    function and the offending values. The message is never NULL.
- *  - Handles are opaque, reference counted where stated, and owned by the
- *    caller: each *_create / *_empty / view function returns a handle the caller
- *    must destroy or release. destroy/release of NULL is a no-op.
+ *  - Handles are opaque and owned by the caller. Reference-counted handles
+ *    (tensors, modules, kernels) have ek_<object>_retain and _release; the
+ *    others (contexts, streams, events, elementwise builders) have _create
+ *    and _destroy. destroy/release of NULL is a no-op.
  *  - Passing a handle after its last release or its destroy (a stale handle:
  *    a second release included) is undefined behaviour, as in libuv and zstd:
  *    the library may catch it while the memory is still mapped and return
@@ -17,10 +18,33 @@
  *    live ones would cost a lookup per handle per call (+23 ns on a 14 ns
  *    call, bench/bench_handles); the bindings (Python, Rust, Go) instead make
  *    a stale handle impossible to pass.
- *  - A NULL ek_stream means the default stream of the context involved.
- *  - Ops take their output last: when *out is NULL a new tensor is allocated and
- *    returned (caller releases it); otherwise the result is written into *out,
- *    whose shape and dtype are checked.
+ *  - Argument order: the stream comes first in every function that enqueues
+ *    work (ops, copies, fills, tensor creators, memory, kernel launches,
+ *    ek_event_record); then the inputs; the outputs last (ek_copy(stream,
+ *    src, dst), ek_fill(stream, value, t)). A NULL ek_stream means the
+ *    default stream of the context involved. Functions that create something
+ *    on a context take (stream, ctx, ...): ctx may be NULL when stream is
+ *    given; when both are given they must agree (EK_ERROR_INVALID_ARGUMENT).
+ *  - Ops take their output tensor last as ek_tensor *out: when *out is NULL a
+ *    new tensor is allocated and returned (caller releases it); otherwise the
+ *    result is written into *out, whose shape and dtype are checked.
+ *  - Names: getters are ek_<object>_get_<what>; a variant of an operation is
+ *    an enum value of one function (ek_softmax's kind, ek_scan's op), never a
+ *    second symbol or a flag.
+ *  - Values (fill values, scalar operands, bounds, coefficients, distribution
+ *    parameters) are passed as ek_scalar, which carries its kind, so 64-bit
+ *    integers stay exact.
+ *  - Structs the library fills begin with `size_t struct_size`, which the
+ *    caller sets to sizeof the struct it was compiled with (the _INIT macros
+ *    do). The library writes only that many bytes, so a newer library never
+ *    writes past an older caller's struct, and fields added later are not
+ *    written for old callers; a struct_size below the 1.0 size is
+ *    EK_ERROR_INVALID_ARGUMENT. For arrays of them, the first element's
+ *    struct_size gives the stride.
+ *  - Declarations inside `#ifdef EK_EXPERIMENTAL` (the profiler, elementwise
+ *    builders, autotuned launches) are not yet covered by the ABI promise
+ *    (docs/ABI.md): define EK_EXPERIMENTAL before including ek.h to use them,
+ *    and expect them to change in a minor release.
  *  - "Overlap" between a given *out and an input means sharing a byte, decided
  *    exactly for any strides: interleaved views that share no element (out =
  *    x[1::2] with input x[::2]) do not overlap. The test is a search over both
@@ -139,6 +163,7 @@ typedef struct {
 } ek_device;
 
 typedef struct {
+  size_t struct_size;       /* set by the caller: sizeof(ek_device_info) */
   char name[256];
   ek_device_type type;
   int index;
@@ -148,11 +173,12 @@ typedef struct {
   uint64_t total_memory;    /* bytes */
   uint64_t l2_cache_size;   /* bytes; 0 when unknown */
 } ek_device_info;
+#define EK_DEVICE_INFO_INIT {sizeof(ek_device_info)}
 
 /** Number of devices of a type. CPU: always 1. CUDA: 0 (and EK_SUCCESS) on a
  *  machine without a driver or GPU; this is the only CUDA query that never
  *  returns EK_ERROR_NO_DEVICE. */
-EK_API ek_status ek_device_count(ek_device_type type, int *count);
+EK_API ek_status ek_device_get_count(ek_device_type type, int *count);
 /** Fills *info. EK_ERROR_NO_DEVICE when the device does not exist. */
 EK_API ek_status ek_device_get_info(ek_device device, ek_device_info *info);
 
@@ -196,13 +222,13 @@ typedef void (*ek_log_callback)(ek_log_level level, const char *message, void *u
  *  callback must not wait for a thread that is calling it (a deadlock). */
 EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
 
-#define EK_CONTEXT_CONFIG_VERSION 1
 /** Context options. Zero/NULL fields mean "not set": the environment variable
  *  (read once, at creation) applies, then the default. A set field wins over
  *  the environment. Initialise with EK_CONTEXT_CONFIG_INIT or
- *  ek_context_config_init() so fields added later get their defaults. */
+ *  ek_context_config_init() so struct_size is set and fields added later get
+ *  their defaults; ek_context_create reads only struct_size bytes. */
 typedef struct {
-  unsigned version;            /* EK_CONTEXT_CONFIG_VERSION */
+  size_t struct_size;          /* sizeof(ek_context_config) */
   uint64_t memory_limit;       /* pool limit in bytes (EK_MEMORY_LIMIT; its grammar: README) */
   double memory_fraction;      /* of device memory, (0, 1] (EK_MEMORY_FRACTION); one that
                                   gives less than one byte fails the creation */
@@ -211,7 +237,8 @@ typedef struct {
   ek_log_level log_level;      /* EK_LOG_LEVEL: off, error, warn, info, debug */
 } ek_context_config;
 
-#define EK_CONTEXT_CONFIG_INIT {EK_CONTEXT_CONFIG_VERSION, 0, 0.0, 0, NULL, EK_LOG_OFF}
+#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF}
+/** Sets every field to "not set" and struct_size to sizeof(ek_context_config). */
 EK_API ek_status ek_context_config_init(ek_context_config *config);
 
 /** Creates a context on a device: its memory pool, default stream and caches.
@@ -222,17 +249,19 @@ EK_API ek_status ek_context_create(ek_device device, const ek_context_config *co
                                    ek_context *out);
 /** Waits for the context's work, then frees it. Tensors, streams, events,
  *  modules, kernels and elementwise builders of the context must have been
- *  released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed.
+ *  released or destroyed first; otherwise EK_ERROR_INVALID_ARGUMENT and
+ *  nothing is freed.
  *  NULL is a no-op. */
 EK_API ek_status ek_context_destroy(ek_context ctx);
 EK_API ek_status ek_context_get_device(ek_context ctx, ek_device *device);
-/** Effective configuration after environment and defaults were applied. The
- *  kernel_cache_dir string is borrowed from the context. */
+/** Effective configuration after environment and defaults were applied
+ *  (config->struct_size set by the caller). The kernel_cache_dir string is
+ *  borrowed from the context. */
 EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config);
 /** Waits for all work on all streams of the context. */
 EK_API ek_status ek_context_synchronize(ek_context ctx);
 /** The context's default stream; borrowed (never destroy it). */
-EK_API ek_status ek_context_default_stream(ek_context ctx, ek_stream *out);
+EK_API ek_status ek_context_get_default_stream(ek_context ctx, ek_stream *out);
 
 /* ---------------------------------------------------------------- streams */
 
@@ -252,53 +281,56 @@ EK_API ek_status ek_stream_query(ek_stream stream, int *done);
 /** Later work on stream waits until event completes (no host wait). */
 EK_API ek_status ek_stream_wait_event(ek_stream stream, ek_event event);
 /** The native handle: cudaStream_t on CUDA, NULL on CPU. Borrowed. */
-EK_API ek_status ek_stream_native(ek_stream stream, void **native);
+EK_API ek_status ek_stream_get_native(ek_stream stream, void **native);
 EK_API ek_status ek_stream_get_context(ek_stream stream, ek_context *ctx);
 
 /* ---------------------------------------------------------------- events */
 
 /** An event with timing enabled. Destroy with ek_event_destroy.
  *  Events may be shared between threads: ek_event_record on one thread while
- *  others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or
+ *  others call ek_event_query, ek_event_synchronize, ek_event_get_elapsed_ms or
  *  ek_stream_wait_event on the same event is safe, and each reader sees the
  *  event as of one record or the other (as with CUDA events). Only
  *  ek_event_destroy must not race any other use of the event. */
 EK_API ek_status ek_event_create(ek_context ctx, ek_event *out);
 EK_API ek_status ek_event_destroy(ek_event event);
-/** Captures the work submitted to stream so far (NULL: default stream). */
-EK_API ek_status ek_event_record(ek_event event, ek_stream stream);
+/** Captures the work submitted to stream so far (NULL: the default stream of
+ *  the event's context). */
+EK_API ek_status ek_event_record(ek_stream stream, ek_event event);
 EK_API ek_status ek_event_synchronize(ek_event event);
 /** *done = 1 when the captured work has completed (1 for a never-recorded event). */
 EK_API ek_status ek_event_query(ek_event event, int *done);
 /** Milliseconds between two recorded, completed events of one context.
  *  EK_ERROR_NOT_READY if either has not completed. */
-EK_API ek_status ek_event_elapsed_ms(ek_event start, ek_event end, float *ms);
+EK_API ek_status ek_event_get_elapsed_ms(ek_event start, ek_event end, float *ms);
 
 /* ---------------------------------------------------------------- memory */
 
 /** Stream-ordered allocation from the context's caching pool, 512-byte
- *  aligned. The block may be used on `stream` at once; other streams need
- *  ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with
- *  ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the
+ *  aligned (ctx may be NULL when stream is given). The block may be used on
+ *  `stream` at once; other streams need ek_record_stream or an event.
+ *  bytes == 0 returns *ptr == NULL. Free with ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the
  *  segment it last tried) after the pool has released its cache and retried,
  *  the last time with a segment of the request's own size when the limit or
  *  the device had no room for the usual one. */
-EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
+EK_API ek_status ek_malloc(ek_stream stream, ek_context ctx, size_t bytes, void **ptr);
 /** Returns a block to the pool, ordered after the work already submitted to
  *  `stream`: that stream may reuse it at once, other streams only after that
  *  work completes. NULL ptr is a no-op; an unknown or already-freed pointer is
  *  EK_ERROR_INVALID_ARGUMENT and changes nothing. */
-EK_API ek_status ek_free(ek_context ctx, void *ptr, ek_stream stream);
+EK_API ek_status ek_free(ek_stream stream, ek_context ctx, void *ptr);
 /** Declares that the block at ptr is also used on `stream`: its reuse after
  *  ek_free waits for that stream's work too. */
-EK_API ek_status ek_record_stream(ek_context ctx, void *ptr, ek_stream stream);
-/** Copies bytes between any mix of host and this context's device memory,
- *  asynchronously on stream (ordered with the stream's other work; pageable host
- *  memory may make it synchronous). On CPU contexts a plain memcpy. */
-EK_API ek_status ek_memcpy(ek_context ctx, void *dst, const void *src, size_t bytes,
-                           ek_stream stream);
+EK_API ek_status ek_record_stream(ek_stream stream, ek_context ctx, void *ptr);
+/** Copies bytes from src to dst (note the order: output last), between any
+ *  mix of host and this context's device memory, asynchronously on stream
+ *  (ordered with the stream's other work; pageable host memory may make it
+ *  synchronous). On CPU contexts a plain memcpy. */
+EK_API ek_status ek_memcpy(ek_stream stream, ek_context ctx, const void *src, void *dst,
+                           size_t bytes);
 
 typedef struct {
+  size_t struct_size;              /* set by the caller: sizeof(ek_memory_stats) */
   uint64_t allocated_bytes;        /* live blocks, rounded sizes */
   uint64_t reserved_bytes;         /* segments obtained from the device */
   uint64_t requested_bytes;        /* live blocks, sizes as asked */
@@ -322,8 +354,9 @@ typedef struct {
   uint64_t limit_bytes;            /* 0: no limit */
   double fragmentation;            /* 1 - largest_free_block / cached_free_bytes */
 } ek_memory_stats;
+#define EK_MEMORY_STATS_INIT {sizeof(ek_memory_stats)}
 
-EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats);
+EK_API ek_status ek_memory_get_stats(ek_context ctx, ek_memory_stats *stats);
 /** Peaks restart from the current values. */
 EK_API ek_status ek_memory_reset_peaks(ek_context ctx);
 /** Returns every cached, fully free segment to the device. */
@@ -337,6 +370,7 @@ EK_API ek_status ek_memory_set_limit(ek_context ctx, uint64_t bytes);
 EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction);
 
 typedef struct {
+  size_t struct_size;     /* set by the caller in blocks[0]: sizeof(ek_memory_block) */
   uint64_t segment_address;
   uint64_t segment_size;
   uint64_t address;
@@ -348,20 +382,21 @@ typedef struct {
 
 /** Two-phase snapshot: writes up to capacity blocks (segment by segment, in
  *  address order) and the total number into *count. Call with blocks NULL to
- *  size the array. */
-EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks,
-                                    size_t capacity, size_t *count);
+ *  size the array. blocks[0].struct_size (when capacity > 0) is the stride;
+ *  every written element gets it too. */
+EK_API ek_status ek_memory_get_snapshot(ek_context ctx, ek_memory_block *blocks,
+                                        size_t capacity, size_t *count);
 
 /** Writes the pool's snapshot and statistics, taken together under the pool's
  *  lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or
  *  any reader:
  *    {"version": 1,
  *     "device": {"type": "cuda" | "cpu", "index": N, "name": "..."},
- *     "stats": {every field of ek_memory_stats, by its name},
+ *     "stats": {every field of ek_memory_stats but struct_size, by its name},
  *     "segments": [{"address", "size", "stream_id",
  *                   "blocks": [{"address", "size", "requested",
  *                               "allocated": true | false, "stream_id"}]}]}
- *  Segments and their blocks are in address order, as ek_memory_snapshot
+ *  Segments and their blocks are in address order, as ek_memory_get_snapshot
  *  lists them (the same blocks, same count); a segment's stream_id is the
  *  stream that created it. Integers are written exactly, in decimal:
  *  addresses (48-bit virtual addresses on current 64-bit platforms) and
@@ -378,14 +413,14 @@ EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks,
  *  writing through it would let whoever made the link choose the file
  *  overwritten; pass the file's own path. EK_ERROR_IO (naming path and the
  *  system's reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "". */
-EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path);
+EK_API ek_status ek_memory_write_snapshot_json(ek_context ctx, const char *path);
 /** The same JSON text into buffer, like snprintf: *length receives the text's
  *  length in bytes (without the NUL); up to capacity - 1 bytes of it and a NUL
  *  are written. The text is complete when *length < capacity; call with buffer
  *  NULL and capacity 0 to size it (the pool may change before the next call:
  *  check again). */
-EK_API ek_status ek_memory_snapshot_json_string(ek_context ctx, char *buffer,
-                                                size_t capacity, size_t *length);
+EK_API ek_status ek_memory_get_snapshot_json(ek_context ctx, char *buffer, size_t capacity,
+                                             size_t *length);
 
 typedef enum {
   EK_MEMORY_EVENT_OOM = 0,        /* bytes: the failing request; the pool retries once after */
@@ -418,6 +453,8 @@ typedef enum {
   EK_FLOAT64 = 9
 } ek_dtype;
 #define EK_NUM_DTYPES 10
+/* The most dims a tensor may have. No struct of the ABI depends on it, so a
+ * minor release may raise it. */
 #define EK_MAX_DIMS 8
 
 /* Casts. Every conversion between dtypes (ek_cast, ek_copy, and every op that
@@ -432,8 +469,8 @@ typedef enum {
  *  - -> float16/bfloat16: through float32, round to nearest even, overflow to
  *    inf; -> float32/float64: one round to nearest even. NaN keeps its sign
  *    only (payloads are dropped).
- * Values passed as ek_scalar (ek_fill, ek_masked_fill) are stricter: see
- * ek_scalar. */
+ * Values passed as ek_scalar to ek_fill and ek_masked_fill are stricter:
+ * see ek_scalar. */
 
 /** Bytes per element; 0 for an unknown dtype. */
 EK_API size_t ek_dtype_size(ek_dtype dtype);
@@ -449,8 +486,11 @@ typedef enum {
 } ek_scalar_kind;
 
 /** A value with its kind, passed by value: exactly one field is read, chosen by
- *  kind, so 64-bit integers stay exact (C99: `(ek_scalar){.kind =
- *  EK_SCALAR_INT64, .i = x}`); the others are ignored. reserved_ must be 0 (kept for later use). Stored into a tensor of dtype dt:
+ *  kind, so 64-bit integers stay exact (ek_scalar_int(x) and the
+ *  other constructors below); the other
+ *  value fields are ignored. reserved_ and imag must be 0 (kept for complex
+ *  kinds added later). Each function says how it uses the value; stored into
+ *  a tensor of dtype dt (ek_fill, ek_masked_fill):
  *  - integer dt: the value truncated toward zero must lie in dt's range, and
  *    a NaN or infinite float never does: otherwise EK_ERROR_INVALID_ARGUMENT
  *    naming the value and the dtype (int8 and 300, int64 and 9.25e18, uint8
@@ -458,29 +498,64 @@ typedef enum {
  *  - bool dt: value != 0 (NaN is true).
  *  - float dt: rounded once to nearest even (float16/bfloat16 through
  *    float32), overflow to inf, as ek_cast.
- *  An unknown kind, a bool kind whose i is not 0 or 1, or a nonzero
- *  reserved_ is EK_ERROR_INVALID_ARGUMENT. */
+ *  An unknown kind, a bool kind whose i is not 0 or 1, a nonzero reserved_
+ *  or imag is EK_ERROR_INVALID_ARGUMENT, everywhere a scalar is taken. */
 typedef struct ek_scalar {
   ek_scalar_kind kind;
   int32_t reserved_;
   int64_t i;
   uint64_t u;
   double f;
+  double imag;
 } ek_scalar;
+
+/* Constructors (header-only: not library symbols). */
+static inline ek_scalar ek_scalar_of_kind_(ek_scalar_kind kind) {
+  ek_scalar s;
+  s.kind = kind;
+  s.reserved_ = 0;
+  s.i = 0;
+  s.u = 0;
+  s.f = 0.0;
+  s.imag = 0.0;
+  return s;
+}
+static inline ek_scalar ek_scalar_bool(int v) {
+  ek_scalar s = ek_scalar_of_kind_(EK_SCALAR_BOOL);
+  s.i = v != 0;
+  return s;
+}
+static inline ek_scalar ek_scalar_int(int64_t v) {
+  ek_scalar s = ek_scalar_of_kind_(EK_SCALAR_INT64);
+  s.i = v;
+  return s;
+}
+static inline ek_scalar ek_scalar_uint(uint64_t v) {
+  ek_scalar s = ek_scalar_of_kind_(EK_SCALAR_UINT64);
+  s.u = v;
+  return s;
+}
+static inline ek_scalar ek_scalar_float(double v) {
+  ek_scalar s = ek_scalar_of_kind_(EK_SCALAR_FLOAT64);
+  s.f = v;
+  return s;
+}
 
 /* ---------------------------------------------------------------- tensors */
 
-/** New uninitialised C-contiguous tensor, its storage allocated on stream. */
-EK_API ek_status ek_tensor_empty(ek_context ctx, int ndim, const int64_t *shape,
-                                 ek_dtype dtype, ek_stream stream, ek_tensor *out);
+/** New uninitialised C-contiguous tensor, its storage allocated on stream
+ *  (ctx may be NULL when stream is given). */
+EK_API ek_status ek_tensor_empty(ek_stream stream, ek_context ctx, int ndim,
+                                 const int64_t *shape, ek_dtype dtype, ek_tensor *out);
 /** New C-contiguous tensor holding a copy of host data (numel * dtype size
  *  bytes, C order). Returns once the host buffer may be reused. */
-EK_API ek_status ek_tensor_from_host(ek_context ctx, int ndim, const int64_t *shape,
-                                     ek_dtype dtype, const void *data, ek_stream stream,
+EK_API ek_status ek_tensor_from_host(ek_stream stream, ek_context ctx, int ndim,
+                                     const int64_t *shape, ek_dtype dtype, const void *data,
                                      ek_tensor *out);
 /** Copies the tensor (any strides) into host memory in C order; bytes must be
- *  numel * dtype size. Synchronous: returns when dst holds the data. */
-EK_API ek_status ek_tensor_to_host(ek_tensor t, void *dst, size_t bytes, ek_stream stream);
+ *  numel * dtype size. stream NULL: t's context's default stream.
+ *  Synchronous: returns when dst holds the data. */
+EK_API ek_status ek_tensor_to_host(ek_stream stream, ek_tensor t, void *dst, size_t bytes);
 
 typedef void (*ek_deleter)(void *data, void *user_data);
 /** Wraps memory owned elsewhere: device memory for a CUDA context, host memory
@@ -490,16 +565,19 @@ typedef void (*ek_deleter)(void *data, void *user_data);
 EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int64_t *shape,
                                 const int64_t *strides, ek_dtype dtype, ek_deleter deleter,
                                 void *user_data, ek_tensor *out);
-/** Adds a reference to the same handle (it returns t itself in *out). */
-EK_API ek_status ek_tensor_retain(ek_tensor t, ek_tensor *out);
+/** Adds a reference to the handle t; each retain needs one more release. */
+EK_API ek_status ek_tensor_retain(ek_tensor t);
 /** Drops a reference; the storage goes with its last view. NULL is a no-op. */
 EK_API ek_status ek_tensor_release(ek_tensor t);
 
+/** shape and strides point into the tensor handle: borrowed, valid while t
+ *  lives (views never change them); ndim entries each (NULL when ndim is 0). */
 typedef struct {
+  size_t struct_size;             /* set by the caller: sizeof(ek_tensor_info) */
   ek_dtype dtype;
   int ndim;
-  int64_t shape[EK_MAX_DIMS];
-  int64_t strides[EK_MAX_DIMS];   /* elements */
+  const int64_t *shape;
+  const int64_t *strides;         /* elements */
   int64_t offset;                 /* elements from the start of the storage */
   int64_t numel;
   uint64_t nbytes;                /* numel * element size */
@@ -508,14 +586,15 @@ typedef struct {
   ek_device device;
   uint64_t storage_bytes;
 } ek_tensor_info;
+#define EK_TENSOR_INFO_INIT {sizeof(ek_tensor_info)}
 
 EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info);
 /** Pointer to element 0; borrowed, valid while t lives. */
-EK_API ek_status ek_tensor_data(ek_tensor t, void **data);
+EK_API ek_status ek_tensor_get_data(ek_tensor t, void **data);
 /** The tensor's context; borrowed. */
 EK_API ek_status ek_tensor_get_context(ek_tensor t, ek_context *ctx);
 /** Marks the storage as used on stream, so its release waits for that stream. */
-EK_API ek_status ek_tensor_record_stream(ek_tensor t, ek_stream stream);
+EK_API ek_status ek_tensor_record_stream(ek_stream stream, ek_tensor t);
 
 /* ---------------------------------------------------------------- DLPack
  * Zero-copy exchange with other frameworks through DLPack 1.x's
@@ -606,7 +685,7 @@ EK_API ek_status ek_view_as_strided(ek_tensor t, int ndim, const int64_t *shape,
  *  context default stream (src's when dst is on the CPU). dst must not be a
  *  broadcast (stride-0) view; when dst and src overlap, the result is as if src
  *  had been copied to a temporary first. */
-EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src);
+EK_API ek_status ek_copy(ek_stream stream, ek_tensor src, ek_tensor dst);
 /** Reshape that copies into a new contiguous tensor when no view exists. */
 EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64_t *shape,
                             ek_tensor *out);
@@ -619,14 +698,17 @@ EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tenso
 /** Sets every element of t to value, converted as ek_scalar says: a value
  *  that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT and t is
  *  left untouched. */
-EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value);
+EK_API ek_status ek_fill(ek_stream stream, ek_scalar value, ek_tensor t);
 /** 1-D tensor start, start+step, … < stop (> stop for a negative step), as
- *  numpy.arange. For an integer dtype, start and step must be integral and
- *  every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise,
- *  e.g. start 1e300 with int64, or 0..300 with int8). stream NULL: ctx's
- *  default stream. */
-EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
-                           ek_dtype dtype, ek_stream stream, ek_tensor *out);
+ *  numpy.arange. For an integer dtype, start, stop and step must be integral
+ *  (of any scalar kind) and every element must fit the dtype
+ *  (EK_ERROR_INVALID_ARGUMENT otherwise, e.g. start 1e300 with int64, or
+ *  0..300 with int8); the length and the elements are then computed exactly
+ *  in integers (2^62 .. 2^62 + 3 has 3 elements). For a float dtype they are
+ *  computed in double: element k is start + k * step, the length
+ *  ceil((stop - start) / step). ctx may be NULL when stream is given. */
+EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek_scalar stop,
+                           ek_scalar step, ek_dtype dtype, ek_tensor *out);
 
 /* ---------------------------------------------------------------- elementwise
  * Semantics follow PyTorch. Operands broadcast (NumPy rules) and promote:
@@ -736,12 +818,14 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
 EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
                            ek_tensor *out);
 /** out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape.
- *  The scalar is a Python number: an integral value counts as an integer,
- *  otherwise as a float, and it only raises a's category (int tensor + 2.5:
- *  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). Otherwise
- *  as ek_binary. */
-EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a, double scalar,
-                                  int scalar_first, ek_tensor *out);
+ *  The scalar is weakly typed, as a Python number in PyTorch: its kind's
+ *  category (bool < integer < float) only raises a's (int tensor + 2.5:
+ *  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An
+ *  integer scalar takes part exactly in integer arithmetic (int64 tensor +
+ *  2^62 + 1 is exact) and is converted to a float compute type once.
+ *  Otherwise as ek_binary. */
+EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a,
+                                  ek_scalar scalar, int scalar_first, ek_tensor *out);
 
 /* ---------------------------------------------------------------- reductions
  * PyTorch semantics. Result dtypes: sum/prod of bool or integers -> int64, of
@@ -779,14 +863,25 @@ typedef enum {
  *  reduced dims (over all dims: the C-order flat index, as torch.argmax). */
 EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
                            const int *dims, int keepdim, ek_tensor *out);
-/** Variance over dims (ndims == 0: every dim) with divisor max(0, N -
- *  correction); the standard deviation when take_sqrt. Float inputs only. */
-EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dims,
-                        double correction, int keepdim, int take_sqrt, ek_tensor *out);
-/** Max (min when take_min) along one dim: values in x's dtype and int64
+#define EK_VAR_KIND_LIST(X)            \
+  X(EK_VAR_VARIANCE, 0, "variance")    \
+  X(EK_VAR_STD, 1, "std") /* the square root of the variance */
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_VAR_KIND_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_var_kind;
+
+/** Variance (or, with EK_VAR_STD, standard deviation) over dims (ndims == 0:
+ *  every dim) with divisor max(0, N - correction). Float inputs only. */
+EK_API ek_status ek_var(ek_stream stream, ek_var_kind kind, ek_tensor x, int ndims,
+                        const int *dims, double correction, int keepdim, ek_tensor *out);
+/** op is EK_REDUCE_MAX or EK_REDUCE_MIN (any other op:
+ *  EK_ERROR_INVALID_ARGUMENT), along one dim: values in x's dtype and int64
  *  indices of their first occurrence (NaN wins), as torch.max(x, dim). */
-EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim, int take_min,
-                            ek_tensor *values, ek_tensor *indices);
+EK_API ek_status ek_reduce_with_indices(ek_stream stream, ek_reduce_op op, ek_tensor x, int dim,
+                                        int keepdim, ek_tensor *values, ek_tensor *indices);
 
 /* ---------------------------------------------------------------- selection and fused updates
  * Elementwise rules as above: broadcasting, promotion, any strides, *out may be
@@ -804,23 +899,24 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
  *  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to
  *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
  *  truncated toward zero and saturated to x's range, so the result is the
- *  exact clamp cast to x's dtype (int64 stays exact beyond 2^53); a NaN bound
- *  with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. */
-EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const double *hi,
-                          ek_tensor *out);
+ *  exact clamp cast to x's dtype (an integer bound is exact: int64 beyond
+ *  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. */
+EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
+                          const ek_scalar *hi, ek_tensor *out);
 /** out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE
  *  otherwise); start and end broadcast and promote. PyTorch's formula:
  *  |weight| < 0.5 ? start + weight * d : end - d * (1 - weight), d = end -
  *  start, so weight 1 gives end exactly; weight is rounded to the compute type. */
-EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, double weight,
+EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_scalar weight,
                          ek_tensor *out);
 /** out = alpha * x + beta * y in one pass (the fused update; out == y
  *  accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and
  *  beta are applied in the compute type (float: fma(alpha, x, beta * y)); with
  *  integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT
- *  otherwise, as PyTorch's alpha) and the arithmetic wraps. */
-EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double beta, ek_tensor y,
-                          ek_tensor *out);
+ *  otherwise, as PyTorch's alpha; an integer kind is exact) and the
+ *  arithmetic wraps. */
+EK_API ek_status ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_scalar beta,
+                          ek_tensor y, ek_tensor *out);
 
 /* ---------------------------------------------------------------- softmax and scans
  * One dim of x (negative counts from the end; a 0-d x takes dim 0 or -1, as
@@ -831,24 +927,44 @@ EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double be
  * Zero-size tensors give an empty result. stream NULL: x's context's default
  * stream. */
 
-/** softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the
- *  result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for
- *  large values: computed as exp(x - max) / sum(exp(x - max)), with PyTorch's
- *  results for non-finite values: a row of -inf gives NaN, a row containing
- *  some -inf gives 0 there, a NaN or a +inf (inf - inf is NaN) makes its row
- *  NaN. So a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN. */
-EK_API ek_status ek_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
-/** log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max)))
- *  (-inf where softmax is 0, NaN where it is NaN); rules as ek_softmax. A 0-d
- *  x gives 0 when finite and NaN for +inf, -inf or NaN. */
-EK_API ek_status ek_log_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
-/** Inclusive cumulative sum along dim. Result dtype: int64 for bool and
- *  integers (wrapping around on overflow), x's dtype for floats (f16/bf16
- *  accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so
- *  results differ by about 1e-6 times the sum of |x| over the prefix). */
-EK_API ek_status ek_cumsum(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
-/** Inclusive cumulative product along dim; dtypes and rules as ek_cumsum. */
-EK_API ek_status ek_cumprod(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+#define EK_SOFTMAX_KIND_LIST(X)                                               \
+  X(EK_SOFTMAX_PLAIN, 0, "plain") /* exp(x - max) / sum(exp(x - max)) */      \
+  X(EK_SOFTMAX_LOG, 1, "log")     /* x - max - log(sum(exp(x - max))) */
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_SOFTMAX_KIND_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_softmax_kind;
+
+/** softmax (EK_SOFTMAX_PLAIN) or log_softmax (EK_SOFTMAX_LOG) along dim,
+ *  float tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype
+ *  (f16/bf16/f32 compute in f32, f64 in f64). Stable for large values, with
+ *  PyTorch's results for non-finite values: PLAIN gives NaN for a row of
+ *  -inf, 0 where a row holds some -inf, and a NaN or a +inf (inf - inf is
+ *  NaN) makes its row NaN, so a 0-d x gives 1 when finite and NaN for +inf,
+ *  -inf or NaN; LOG gives -inf where PLAIN gives 0 and NaN where it gives
+ *  NaN, so a 0-d x gives 0 when finite. An unknown kind is
+ *  EK_ERROR_INVALID_ARGUMENT. */
+EK_API ek_status ek_softmax(ek_stream stream, ek_softmax_kind kind, ek_tensor x, int dim,
+                            ek_tensor *out);
+
+#define EK_SCAN_OP_LIST(X)                   \
+  X(EK_SCAN_SUM, 0, "sum")   /* cumsum */    \
+  X(EK_SCAN_PROD, 1, "prod") /* cumprod */
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_SCAN_OP_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_scan_op;
+
+/** Inclusive cumulative sum or product along dim. Result dtype: int64 for
+ *  bool and integers (wrapping around on overflow), x's dtype for floats
+ *  (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on
+ *  the CPU, so sums differ by about 1e-6 times the sum of |x| over the
+ *  prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT. */
+EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, ek_tensor *out);
 
 /* ---------------------------------------------------------------- matrix products
  * float16, bfloat16, float32 and float64; both operands of one dtype
@@ -876,9 +992,11 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
  *  (broadcast). c's matrices must be row- or column-major (a transposed view
  *  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old
  *  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading
- *  a or b (as BLAS). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT). */
-EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, double beta,
-                         ek_tensor c);
+ *  a or b (as BLAS). alpha and beta of any real kind are converted to the
+ *  compute type (double for f64, float otherwise). c must not overlap a or b
+ *  (EK_ERROR_INVALID_ARGUMENT). */
+EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b,
+                         ek_scalar beta, ek_tensor c);
 
 /* ---------------------------------------------------------------- indexing
  * PyTorch semantics. Index tensors are int64 or int32 (EK_ERROR_DTYPE
@@ -1002,12 +1120,15 @@ typedef enum {
 } ek_random_dist;
 
 typedef struct {
+  size_t struct_size; /* set by the caller: sizeof(ek_philox_state) */
   uint64_t seed;
-  uint64_t offset; /* counter of the first element */
+  uint64_t offset;    /* counter of the first element */
 } ek_philox_state;
+#define EK_PHILOX_STATE_INIT {sizeof(ek_philox_state), 0, 0}
 
-/** Fills t with numbers drawn from dist. state NULL: the context's generator
- *  (seeded by ek_manual_seed), whose offset then advances by t's element
+/** Fills t with numbers drawn from dist, with parameters a and b (any real
+ *  kind; RANDINT's bounds exact as integers). state NULL: the context's
+ *  generator (seeded by ek_random_set_seed), whose offset then advances by t's element
  *  count (atomically: concurrent calls get disjoint counters; modulo 2^64);
  *  a given state is only read. UNIFORM and NORMAL need a float t; RANDINT
  *  any non-bool dtype; BERNOULLI any dtype, bool included (EK_ERROR_DTYPE
@@ -1019,13 +1140,13 @@ typedef struct {
  *  an unknown dist. A broadcast view t (a stride-0 dim) is
  *  EK_ERROR_INVALID_ARGUMENT: its elements alias. A failed call leaves the
  *  generator as it was. stream NULL: t's context's default stream. */
-EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, double b,
+EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, ek_scalar a, ek_scalar b,
                            const ek_philox_state *state, ek_tensor t);
 /** Seeds ctx's generator and resets its offset to 0 (every context starts at
  *  seed 0x853c49e6748fea9b, offset 0). */
-EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed);
+EK_API ek_status ek_random_set_seed(ek_context ctx, uint64_t seed);
 /** The generator's current seed and offset. */
-EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state);
+EK_API ek_status ek_random_get_state(ek_context ctx, ek_philox_state *state);
 
 /* ---------------------------------------------------------------- custom kernels */
 
@@ -1093,6 +1214,8 @@ EK_API ek_status ek_module_from_image(ek_context ctx, const void *image, size_t 
  *  failed compilation is not retried: later calls fail the same way. */
 EK_API ek_status ek_module_compile(ek_module m);
 EK_API ek_status ek_module_get_origin(ek_module m, ek_module_origin *origin);
+/** Adds a reference to m; each retain needs one more release. */
+EK_API ek_status ek_module_retain(ek_module m);
 /** Drops a reference; the module is unloaded when its last reference and
  *  its last kernel are released. NULL is a no-op. */
 EK_API ek_status ek_module_release(ek_module m);
@@ -1101,9 +1224,13 @@ EK_API ek_status ek_module_release(ek_module m);
  *  EK_ERROR_INVALID_ARGUMENT naming it when the module has no such kernel.
  *  The kernel keeps its module loaded; release with ek_kernel_release. */
 EK_API ek_status ek_module_get_kernel(ek_module m, const char *name, ek_kernel *out);
+/** Adds a reference to k; each retain needs one more release. */
+EK_API ek_status ek_kernel_retain(ek_kernel k);
+/** Drops a reference; NULL is a no-op. */
 EK_API ek_status ek_kernel_release(ek_kernel k);
 
 typedef struct {
+  size_t struct_size;         /* set by the caller: sizeof(ek_kernel_attributes) */
   int num_regs;               /* registers per thread */
   int max_threads_per_block;  /* the most threads a block of this kernel can have */
   size_t shared_bytes;        /* static shared memory per block */
@@ -1114,11 +1241,12 @@ typedef struct {
   int ptx_version;            /* e.g. 90 for PTX ISA of sm_90 */
   int binary_version;         /* e.g. 90 for sm_90 machine code */
 } ek_kernel_attributes;
+#define EK_KERNEL_ATTRIBUTES_INIT {sizeof(ek_kernel_attributes)}
 EK_API ek_status ek_kernel_get_attributes(ek_kernel k, ek_kernel_attributes *attributes);
 
 /** One kernel argument: the address of its value and the value's size in
  *  bytes (for a pointer parameter, the address of a pointer variable and
- *  sizeof(void *); ek_tensor_data gives a tensor's device pointer). */
+ *  sizeof(void *); ek_tensor_get_data gives a tensor's device pointer). */
 typedef struct {
   const void *value;
   size_t size;
@@ -1130,9 +1258,16 @@ typedef struct {
  *  (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block
  *  point to 3 sizes each, {x, y, z}; zero or over-limit sizes, or more threads or shared memory
  *  than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous. */
-EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned *grid,
+EK_API ek_status ek_kernel_launch(ek_stream stream, ek_kernel k, const unsigned *grid,
                                   const unsigned *block, size_t shared_bytes,
                                   const ek_kernel_arg *args, int n_args);
+/** Removes every entry of ctx's disk cache directory and empties this
+ *  process's memory cache (loaded modules stay usable). */
+EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
+
+#ifdef EK_EXPERIMENTAL
+/* ------------------------------------------ experimental: autotuned launch */
+
 /** Launches k over n work items with a 1-D block of the size that ran
  *  fastest for it, and grid ceil(n / block). The first launch of a kernel in
  *  a problem-size bucket (n rounded up to a power of two) times each
@@ -1141,12 +1276,11 @@ EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned 
  *  bucket: the kernel must give the same result when run several times on
  *  its arguments (outputs a function of the inputs). *block_used (may be
  *  NULL) receives the block size launched. n == 0 launches nothing. */
-EK_API ek_status ek_kernel_launch_auto(ek_kernel k, ek_stream stream, uint64_t n,
+EK_API ek_status ek_kernel_launch_auto(ek_stream stream, ek_kernel k, uint64_t n,
                                        size_t shared_bytes, const ek_kernel_arg *args,
                                        int n_args, unsigned *block_used);
-/** Removes every entry of ctx's disk cache directory and empties this
- *  process's memory cache (loaded modules stay usable). */
-EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
+
+/* ---------------------------------------- experimental: elementwise builders */
 
 /* Elementwise kernels built from an expression, in the style of CuPy's
  * ElementwiseKernel: in_params "float32 x, float32 y", out_params
@@ -1168,7 +1302,7 @@ typedef struct ek_elementwise_s *ek_elementwise;
  *  outputs, more than 16 parameters in all. The lists are checked before the
  *  device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The
  *  builder counts as a live handle of ctx (ek_context_destroy refuses while
- *  it lives); release it with ek_elementwise_release. */
+ *  it lives); destroy it with ek_elementwise_destroy. */
 EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
                                        const char *out_params, const char *body,
                                        const char *name, ek_elementwise *out);
@@ -1185,15 +1319,15 @@ EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
  *  at its first launch: a body that does not compile is EK_ERROR_COMPILE with
  *  NVRTC's log, whose lines in the body read "<name>:body(N)". On failure
  *  outputs[] is left as it was and nothing new is kept. Asynchronous. */
-EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
+EK_API ek_status ek_elementwise_launch(ek_stream stream, ek_elementwise k,
                                        const ek_tensor *inputs, int n_inputs,
                                        ek_tensor *outputs, int n_outputs);
 /** Frees the builder and the kernels it compiled, after waiting for the
  *  context's work when it compiled any (launches may still run them). NULL
  *  is a no-op. */
-EK_API ek_status ek_elementwise_release(ek_elementwise k);
+EK_API ek_status ek_elementwise_destroy(ek_elementwise k);
 
-/* ---------------------------------------------------------------- profiler */
+/* -------------------------------------------------- experimental: profiler */
 
 /** One recorded call. Times are microseconds since ek_profiler_start. On CUDA
  *  the device interval runs between events recorded on the call's stream just
@@ -1201,6 +1335,7 @@ EK_API ek_status ek_elementwise_release(ek_elementwise k);
  *  stream to finish only when the stream was busy); on CPU ops run on the
  *  calling thread, and the device interval is the host one. */
 typedef struct {
+  size_t struct_size;     /* set by the caller in records[0]: sizeof(ek_profile_record) */
   char name[64];          /* "binary.add", "matmul", "kernel.saxpy", "elementwise.fma" */
   char args[192];         /* inputs -> outputs: "float32[1024,1024] float32[1024] ->
                              float32[1024,1024]"; non-contiguous layouts add their
@@ -1228,26 +1363,28 @@ EK_API ek_status ek_profiler_start(ek_context ctx);
 /** Stops recording and waits for the recorded device work to finish, so the
  *  records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running. */
 EK_API ek_status ek_profiler_stop(ek_context ctx);
-/** Two-phase, like ek_memory_snapshot: writes up to capacity records of the
- *  last stopped session, in order of completion, and their number into *count.
- *  EK_ERROR_NOT_READY while the profiler runs. */
-EK_API ek_status ek_profiler_records(ek_context ctx, ek_profile_record *records,
-                                     size_t capacity, size_t *count);
+/** Two-phase, like ek_memory_get_snapshot (records[0].struct_size is the
+ *  stride): writes up to capacity records of the last stopped session, in
+ *  order of completion, and their number into *count. EK_ERROR_NOT_READY
+ *  while the profiler runs. */
+EK_API ek_status ek_profiler_get_records(ek_context ctx, ek_profile_record *records,
+                                         size_t capacity, size_t *count);
 /** The last session as a text table, one row per op name (calls, total and mean
  *  device and host time), slowest total device time first. Writes at most
  *  capacity - 1 characters and a NUL into buffer (which may be NULL when
  *  capacity is 0) and the full length, without the NUL, into *length.
  *  EK_ERROR_NOT_READY while the profiler runs. */
-EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capacity,
-                                     size_t *length);
+EK_API ek_status ek_profiler_get_summary(ek_context ctx, char *buffer, size_t capacity,
+                                         size_t *length);
 /** Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or
  *  chrome://tracing): a host track per thread, a device track per stream and
  *  an arrow from each call to its device work. path is written as by
- *  ek_memory_snapshot_json: a regular file is replaced atomically, a FIFO or
+ *  ek_memory_write_snapshot_json: a regular file is replaced atomically, a FIFO or
  *  device (/dev/stdout) written in place, a symbolic link to a regular file
  *  refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT
  *  for "". EK_ERROR_NOT_READY while the profiler runs. */
-EK_API ek_status ek_profiler_export_chrome_trace(ek_context ctx, const char *path);
+EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path);
+#endif /* EK_EXPERIMENTAL */
 
 /* ---------------------------------------------------------------- diagnostics */
 
