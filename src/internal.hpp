@@ -369,7 +369,7 @@ void shutdown_memory(ek_context ctx);
 void register_pool_stream(ek_context ctx, uint64_t id, void *native);
 void unregister_pool_stream(ek_context ctx, uint64_t id);
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s);
-// The pool's statistics as the public struct (ek_memory_stats_get).
+// The pool's statistics as the public struct (ek_memory_get_stats).
 ek_memory_stats public_stats(const PoolStats &p, uint64_t limit);
 
 // ---- per-stream device scratch (CUDA streams)

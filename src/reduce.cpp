@@ -1,4 +1,4 @@
-// ek_reduce, ek_var, ek_max_dim: argument checks, result dtypes and the
+// ek_reduce, ek_var, ek_reduce_with_indices: argument checks, result dtypes and the
 // (outer, r, inner) layout here; loops in src/cpu/reduce.cpp and kernels/reduce.cu.
 //
 // The input reaches the backends as a contiguous (outer, r, inner) block in a

@@ -16,6 +16,7 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  // Recorded as "cumsum" or "cumprod", as the bindings name them.
   EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
   ek_dtype out_dtype = dtype_is_float(x->dtype) ? x->dtype : EK_INT64;

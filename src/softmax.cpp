@@ -15,6 +15,7 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status softmax_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  // Recorded as "softmax" or "log_softmax", as the bindings name them.
   EK_PROFILE_NAMED(kind == kSoftmax ? "ek_softmax" : "ek_log_softmax", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
   EK_CHECK(dtype_is_float(x->dtype), EK_ERROR_DTYPE,
