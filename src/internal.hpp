@@ -272,6 +272,8 @@ bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);
 // ek.h's struct_size rule: EK_ERROR_INVALID_ARGUMENT naming type and sizes
 // when struct_size is below size_1_0 (the struct's size in API 1.0).
 ek_status check_struct_size(size_t struct_size, size_t size_1_0, const char *type);
+// sizeof(type) is each struct's 1.0 size as long as no field has been
+// appended; the release that appends one passes offsetof(type, new_field).
 #define EK_CHECK_STRUCT(p, type) \
   EK_FORWARD(::ek::check_struct_size((p)->struct_size, sizeof(type), #type))
 // Writes value into dst, the caller's struct of struct_size bytes (checked
