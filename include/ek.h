@@ -317,7 +317,8 @@ EK_API ek_status ek_malloc(ek_stream stream, ek_context ctx, size_t bytes, void 
 /** Returns a block to the pool, ordered after the work already submitted to
  *  `stream`: that stream may reuse it at once, other streams only after that
  *  work completes. NULL ptr is a no-op; an unknown or already-freed pointer is
- *  EK_ERROR_INVALID_ARGUMENT and changes nothing. */
+ *  EK_ERROR_INVALID_ARGUMENT and changes nothing. ctx may be NULL when stream
+ *  is given, here and in ek_record_stream and ek_memcpy. */
 EK_API ek_status ek_free(ek_stream stream, ek_context ctx, void *ptr);
 /** Declares that the block at ptr is also used on `stream`: its reuse after
  *  ek_free waits for that stream's work too. */
