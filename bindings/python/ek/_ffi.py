@@ -1359,16 +1359,14 @@ SIZED_STRUCTS = (
 
 def new(cls, count=None):
     """A zeroed ``cls`` with ``struct_size`` set (the _INIT macros of ek.h), or
-    an array of ``count`` of them (the library reads the first element's
-    struct_size as the stride; every element gets it)."""
+    an array of ``count`` (>= 1) of them whose first element has it: the
+    library takes that as the stride and sets it in every element it writes."""
     if cls not in SIZED_STRUCTS:
         raise TypeError(f"{cls.__name__} has no struct_size")
-    size = ctypes.sizeof(cls)
     if count is None:
-        return cls(struct_size=size)
+        return cls(struct_size=ctypes.sizeof(cls))
     arr = (cls * count)()
-    for item in arr:
-        item.struct_size = size
+    arr[0].struct_size = ctypes.sizeof(cls)
     return arr
 
 
