@@ -236,8 +236,8 @@ def test_ffi_api_1_0_forms():
     (("#ifdef EK_EXPERIMENTAL", "#ifdef EK_OTHER"), "unknown conditional"),
     (("static inline ek_scalar ek_scalar_bool(int v) {", "static inline ek_scalar x(int v);"),
      "static inline"),
-    (("  size_t struct_size;     /* set by the caller in records", "  int x; size_t struct_size;"),
-     "struct_size must be its first field"),
+    (("size_t struct_size;             /* set by the caller: sizeof(ek_tensor_info) */",
+      "int x; size_t struct_size;"), "struct_size must be its first field"),
 ])
 def test_gen_ffi_refuses(tmp_path, edit, message):
     header = open(os.path.join(PKG_ROOT, "..", "..", "include", "ek.h")).read()
