@@ -75,15 +75,20 @@ def scalar(value, what: str = "value") -> _ffi.ek_scalar:
     t = type(value)
     if t is float:
         return _Scalar(_FLOAT64, 0, 0, 0, value, 0.0)
-    if t is bool or isinstance(value, np.bool_):
-        return _Scalar(_BOOL, 0, 1 if value else 0, 0, 0.0, 0.0)
-    if isinstance(value, numbers.Integral):
-        v = operator.index(value)
-        if INT64_MIN <= v <= INT64_MAX:
-            return _Scalar(_INT64, 0, v, 0, 0.0, 0.0)
-        if 0 <= v <= UINT64_MAX:
-            return _Scalar(_UINT64, 0, 0, v, 0.0, 0.0)
-        raise OverflowError(f"{what}: {v} does not fit in int64 or uint64")
+    if t is not int:  # (the common cases first: each isinstance costs)
+        if t is bool or isinstance(value, np.bool_):
+            return _Scalar(_BOOL, 0, 1 if value else 0, 0, 0.0, 0.0)
+        if not isinstance(value, numbers.Integral):
+            return _real(value, what)
+        value = operator.index(value)
+    if INT64_MIN <= value <= INT64_MAX:
+        return _Scalar(_INT64, 0, value, 0, 0.0, 0.0)
+    if 0 <= value <= UINT64_MAX:
+        return _Scalar(_UINT64, 0, 0, value, 0.0, 0.0)
+    raise OverflowError(f"{what}: {value} does not fit in int64 or uint64")
+
+
+def _real(value, what: str) -> _ffi.ek_scalar:
     if isinstance(value, numbers.Real):
         return _Scalar(_FLOAT64, 0, 0, 0, float(value), 0.0)
-    raise TypeError(f"{what}: expected a real number, got {t.__name__}")
+    raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")
