@@ -50,7 +50,11 @@ class Device(C.Structure):
 
 class Scalar(C.Structure):  # ek_scalar, passed by value
     _fields_ = [("kind", C.c_int), ("reserved_", C.c_int32), ("i", C.c_int64), ("u", C.c_uint64),
-                ("f", C.c_double)]
+                ("f", C.c_double), ("imag", C.c_double)]
+
+
+def f64(v):
+    return Scalar(EK_SCALAR_FLOAT64, 0, 0, 0, v, 0.0)
 
 
 EK_CUDA, EK_FLOAT16, EK_FLOAT32 = 1, 6, 8
@@ -78,15 +82,15 @@ def load_ek():
         "ek_event_destroy": [H],
         "ek_event_record": [H, H],
         "ek_event_synchronize": [H],
-        "ek_event_elapsed_ms": [H, H, P(C.c_float)],
-        "ek_arange": [H, C.c_double, C.c_double, C.c_double, C.c_int, H, P(H)],
-        "ek_tensor_empty": [H, C.c_int, P(C.c_int64), C.c_int, H, P(H)],
+        "ek_event_get_elapsed_ms": [H, H, P(C.c_float)],
+        "ek_arange": [H, H, Scalar, Scalar, Scalar, C.c_int, P(H)],
+        "ek_tensor_empty": [H, H, C.c_int, P(C.c_int64), C.c_int, P(H)],
         "ek_tensor_release": [H],
         "ek_view_reshape": [H, C.c_int, P(C.c_int64), P(H)],
         "ek_view_transpose": [H, C.c_int, C.c_int, P(H)],
         "ek_view_slice": [H, C.c_int, C.c_int64, C.c_int64, C.c_int64, P(H)],
         "ek_copy": [H, H, H],
-        "ek_fill": [H, H, Scalar],
+        "ek_fill": [H, Scalar, H],
     }
     for name, args in sigs.items():
         f = getattr(lib, name)
@@ -126,14 +130,15 @@ class Ek:
         for d in dims:
             n *= d
         step = fill_step(n)
-        flat = self.out("ek_arange", self.ctx, 1.0, 1.0 + n * step, step, EK_FLOAT32, self.stream)
+        flat = self.out("ek_arange", self.stream, self.ctx, f64(1.0), f64(1.0 + n * step),
+                        f64(step), EK_FLOAT32)
         t = self.out("ek_view_reshape", flat, *self.shape(dims))
         self.check("ek_tensor_release", flat)
         return t
 
     def empty(self, dims, dtype=EK_FLOAT32):
-        t = self.out("ek_tensor_empty", self.ctx, *self.shape(dims), dtype, self.stream)
-        self.check("ek_fill", self.stream, t, Scalar(EK_SCALAR_FLOAT64, 0, 0, 0, -7.0))
+        t = self.out("ek_tensor_empty", self.stream, self.ctx, *self.shape(dims), dtype)
+        self.check("ek_fill", self.stream, f64(-7.0), t)
         return t
 
     def time(self, op, warmup, reps):
@@ -142,11 +147,11 @@ class Ek:
         self.check("ek_stream_synchronize", self.stream)
         ms, f = [], C.c_float()
         for _ in range(reps):
-            self.check("ek_event_record", self.ev[0], self.stream)
+            self.check("ek_event_record", self.stream, self.ev[0])
             op()
-            self.check("ek_event_record", self.ev[1], self.stream)
+            self.check("ek_event_record", self.stream, self.ev[1])
             self.check("ek_event_synchronize", self.ev[1])
-            self.check("ek_event_elapsed_ms", self.ev[0], self.ev[1], C.byref(f))
+            self.check("ek_event_get_elapsed_ms", self.ev[0], self.ev[1], C.byref(f))
             ms.append(f.value)
         return ms
 
@@ -164,7 +169,7 @@ class Ek:
             keep.append(self.filled([M_S, M_S]))
             src = self.out("ek_view_slice", keep[0], 1, 0, EK_SLICE_MAX, 2)
             dst = self.empty([M_S, M_S // 2])
-        ms = self.time(lambda: self.check("ek_copy", self.stream, dst, src), warmup, reps)
+        ms = self.time(lambda: self.check("ek_copy", self.stream, src, dst), warmup, reps)
         for t in keep + [src, dst]:
             self.check("ek_tensor_release", t)
         return ms

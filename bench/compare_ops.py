@@ -60,7 +60,7 @@ class Ek:
             check(lib.ek_event_create(self.ctx, ctypes.byref(e)))
         self.keep = []
         native = ctypes.c_void_p()
-        check(lib.ek_stream_native(self.s, ctypes.byref(native)))
+        check(lib.ek_stream_get_native(self.s, ctypes.byref(native)))
         self.torch_stream = torch.cuda.ExternalStream(native.value)
 
     def wrap(self, t: torch.Tensor):
@@ -80,11 +80,11 @@ class Ek:
         for _ in range(REPS):
             if queued:
                 sleep(self.torch_stream)
-            check(lib.ek_event_record(self.ev[0], self.s))
+            check(lib.ek_event_record(self.s, self.ev[0]))
             op()
-            check(lib.ek_event_record(self.ev[1], self.s))
+            check(lib.ek_event_record(self.s, self.ev[1]))
             check(lib.ek_event_synchronize(self.ev[1]))
-            check(lib.ek_event_elapsed_ms(self.ev[0], self.ev[1], ctypes.byref(out)))
+            check(lib.ek_event_get_elapsed_ms(self.ev[0], self.ev[1], ctypes.byref(out)))
             ms.append(out.value)
         return statistics.median(ms)
 
@@ -189,7 +189,7 @@ def softmax_cases(e: Ek):
         ct = cp and cp.from_dlpack(t)
         name = "softmax " + "x".join(map(str, shape))
         res.append((name, "B", 8 * t.numel(),
-                    lambda et=et, eo=eo: check(lib.ek_softmax(e.s, et, -1, eo.ref)),
+                    lambda et=et, eo=eo: check(lib.ek_softmax(e.s, _ffi.EK_SOFTMAX_PLAIN, et, -1, eo.ref)),
                     lambda t=t: torch.softmax(t, -1), cp and (lambda ct=ct: cupy_softmax(ct))))
     return res
 
@@ -250,7 +250,7 @@ def tiny_cases(e: Ek):
             lambda: torch.add(x, y, out=z), cp and (lambda: cp.add(cx, cy, out=cz))),
            ("sum 1M f32", 4 * n, lambda: check(lib.ek_reduce(e.s, _ffi.EK_REDUCE_SUM, ex, 0, None, 0, es.ref)),
             lambda: x.sum(), cp and (lambda: cx.sum())),
-           ("softmax 10000", 8 * r.numel(), lambda: check(lib.ek_softmax(e.s, er, -1, eo.ref)),
+           ("softmax 10000", 8 * r.numel(), lambda: check(lib.ek_softmax(e.s, _ffi.EK_SOFTMAX_PLAIN, er, -1, eo.ref)),
             lambda: torch.softmax(r, -1), cp and (lambda: cupy_softmax(cr)))]
     return [(f"{name} ({how})", "B", amount, ek_op, t_op, c_op, how == "device")
             for how in ("alone", "device") for name, amount, ek_op, t_op, c_op in ops]

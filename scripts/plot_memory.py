@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a libek memory snapshot (the JSON of ek_memory_snapshot_json) as a PNG.
+"""Draws a libek memory snapshot (the JSON of ek_memory_write_snapshot_json) as a PNG.
 
 Usage::
 
@@ -98,7 +98,7 @@ def plot(doc: dict, output: str) -> None:
     ax.set_yticks(range(len(segments)))
     ax.set_yticklabels([f"{seg['address']:#x}  {format_bytes(seg['size'])}"
                         for seg in segments], fontsize=8)
-    ax.invert_yaxis()  # lowest address on top, as ek_memory_snapshot lists them
+    ax.invert_yaxis()  # lowest address on top, as ek_memory_get_snapshot lists them
     ax.set_xlabel("offset within the segment (MiB)")
     ax.set_ylabel("segment")
     ax.set_xlim(left=0)
@@ -117,7 +117,7 @@ def plot(doc: dict, output: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("snapshot", help="JSON written by ek_memory_snapshot_json")
+    parser.add_argument("snapshot", help="JSON written by ek_memory_write_snapshot_json")
     parser.add_argument("-o", "--output", default="memory.png", help="PNG to write")
     args = parser.parse_args(argv)
     try:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a libek Chrome trace (ek_profiler_export_chrome_trace) as a PNG
+"""Draws a libek Chrome trace (ek_profiler_write_chrome_trace) as a PNG
 timeline: a row per host thread and per device stream, a bar per call
 coloured by op, and a line from each call to the start of its device work.
 

@@ -8,7 +8,10 @@ Usage::
     python3 bindings/python/gen_ffi.py --stdout   # print the module
 
 The header is parsed with regular expressions; it follows a small set of forms
-(see the docstrings of the ``parse_*`` functions).  Anything the generator
+(see the docstrings of the ``parse_*`` functions). ``static inline`` helpers
+(the ek_scalar constructors) are skipped; ``#ifdef EK_EXPERIMENTAL`` sections
+are parsed like the rest and listed in ``EXPERIMENTAL``; any other
+conditional not in KNOWN_CONDITIONALS is an error.  Anything the generator
 does not understand inside those forms is an error, never silently skipped, so
 that a header change cannot produce a binding with a wrong signature.
 The output depends only on the header text (no dates, no paths): it is
@@ -90,6 +93,13 @@ class Model:
     opaque: list = field(default_factory=list)        # struct tags declared, not defined
     functions: list = field(default_factory=list)     # (name, ret, [(ctype, name)], doc)
     order: list = field(default_factory=list)         # ("enum"/"struct"/..., index) header order
+    inline: list = field(default_factory=list)        # static inline helpers (not symbols)
+    experimental: list = field(default_factory=list)  # (start, end) of #ifdef EK_EXPERIMENTAL
+    sized: list = field(default_factory=list)         # structs whose first field is struct_size
+    positions: dict = field(default_factory=dict)     # declared name -> offset in the text
+
+    def is_experimental(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self.experimental)
 
 
 # ------------------------------------------------------------------ lexing
@@ -168,6 +178,75 @@ def eval_int(expr: str, names: dict) -> int | None:
         return None
 
 
+# ------------------------------------------------------------------ preprocessing
+
+# Conditionals the header may use, by their directive text. Both branches of a
+# conditional are read (there is no preprocessor here), so only those whose
+# branches declare nothing the binding needs, or that are to be included
+# whole (EK_EXPERIMENTAL), are accepted.
+KNOWN_CONDITIONALS = {
+    "#ifndef EK_H": "guard",
+    "#ifdef __cplusplus": "extern C",
+    "#if defined(_WIN32)": "EK_API",
+    "#if defined(EK_BUILDING)": "EK_API",
+    "#elif defined(__GNUC__)": "EK_API",
+    "#ifdef EK_EXPERIMENTAL": "experimental",
+}
+
+
+def parse_conditionals(text: str, model: Model) -> None:
+    """Check every ``#if``/``#ifdef`` against KNOWN_CONDITIONALS and record the
+    spans of ``#ifdef EK_EXPERIMENTAL`` sections (parsed like the rest; their
+    declarations are listed in EXPERIMENTAL)."""
+    stack = []
+    for m in re.finditer(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", text, re.M):
+        word, rest = m.group(1), squash(m.group(2))
+        directive = f"#{word} {rest}".strip()
+        if word in ("if", "ifdef", "ifndef", "elif"):
+            if directive not in KNOWN_CONDITIONALS:
+                raise GenError(f"unknown conditional {directive!r}: the generator reads both "
+                               "branches; add it to KNOWN_CONDITIONALS if that is right")
+            if word != "elif":
+                stack.append((KNOWN_CONDITIONALS[directive], m.end()))
+        elif word == "endif":
+            if not stack:
+                raise GenError("#endif without #if")
+            kind, start = stack.pop()
+            if kind == "experimental":
+                model.experimental.append((start, m.start()))
+        elif stack and stack[-1][0] == "experimental":
+            raise GenError("#else in an EK_EXPERIMENTAL section")
+    if stack:
+        raise GenError("unterminated #if")
+
+
+def strip_inline(text: str, model: Model) -> str:
+    """Remove ``static inline <ret> <name>(<params>) { ... }`` definitions
+    (the ek_scalar constructors): header-only helpers, not library symbols.
+    Newlines are kept so positions stay comparable."""
+    out, pos = [], 0
+    for m in re.finditer(r"\bstatic\s+inline\b", text):
+        if m.start() < pos:
+            continue
+        hm = re.compile(r"static\s+inline\s+[\w\s\*]+?\b(\w+)\s*\([^;{)]*\)\s*\{").match(
+            text, m.start())
+        if not hm:
+            raise GenError("cannot parse a static inline definition near "
+                           f"{squash(text[m.start():m.start() + 80])!r}")
+        depth, i = 1, hm.end()
+        while depth:
+            if i >= len(text):
+                raise GenError(f"static inline {hm.group(1)}: unbalanced braces")
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        model.inline.append(hm.group(1))
+        out.append(text[pos:m.start()])
+        out.append("\n" * text.count("\n", m.start(), i))
+        pos = i
+    out.append(text[pos:])
+    return "".join(out)
+
+
 # ------------------------------------------------------------------ parsing
 
 def parse_lists(text: str, model: Model) -> None:
@@ -197,6 +276,7 @@ def parse_defines(text: str, model: Model, names: dict) -> None:
             continue  # strings, initialisers, attributes: not constants
         names[name] = value
         model.defines.append((name, value))
+        model.positions[name] = m.start()
 
 
 def parse_enums(text: str, model: Model, names: dict) -> None:
@@ -264,6 +344,10 @@ def parse_structs(text: str, model: Model) -> None:
                 raise GenError(f"struct {tname}: unsupported field {decl!r}")
             arr = re.findall(r"\[\s*([^\]]+?)\s*\]", dims)
             fields.append((fname, ctype, arr))
+        if any(f[0] == "struct_size" for f in fields):
+            if fields[0][:2] != ("struct_size", "size_t") or fields[0][2]:
+                raise GenError(f"struct {tname}: struct_size must be its first field, a size_t")
+            model.sized.append(tname)
         model.structs.append((tname, fields))
         model.order.append(("struct", tname, m.start()))
 
@@ -299,6 +383,7 @@ def parse_functions(raw: str, text: str, model: Model) -> None:
     for m in re.finditer(r"\bEK_API\s+([\w\s\*]+?)\s*\b(ek_\w+)\s*\(([^;{]*?)\)\s*;", text, re.S):
         ret, name, params = squash(m.group(1)), m.group(2), m.group(3)
         model.functions.append((name, ret, split_params(params, name), docs_for(raw, name)))
+        model.positions[name] = m.start()
     if not model.functions:
         raise GenError("no EK_API prototypes found")
 
@@ -360,6 +445,8 @@ HEADER = '''\
 Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts), handle
 types (``POINTER`` to opaque structs), callback types, ``Structure`` classes
 and ``FUNCTIONS`` (name -> restype, argtypes, parameter names, doc).
+``EXPERIMENTAL`` names what ek.h declares under ``#ifdef EK_EXPERIMENTAL``;
+``new(cls)`` makes a struct with ``struct_size`` set (``SIZED_STRUCTS``).
 ``bind(lib)`` sets ``argtypes``/``restype`` on every function of a loaded CDLL.
 """
 
@@ -423,14 +510,38 @@ def emit(model: Model) -> str:
     o.append("# " + "-" * 66 + " functions\n\n")
     o.append("FUNCTIONS = {\n")
     for name, ret, params, doc in model.functions:
+        if model.is_experimental(model.positions[name]):
+            doc = "Experimental (EK_EXPERIMENTAL). " + doc
         r = tm.map(ret, name)
         args = ", ".join(tm.map(c, f"{name}({n})") for c, n in params)
         pnames = ", ".join(repr(n) for _, n in params)
         o.append(f"    {name!r}: (\n        {r},\n        [{args}],\n"
                  f"        ({pnames}{',' if len(params) == 1 else ''}),\n")
         o.append(f"        {doc!r},\n    ),\n")
-    o.append("}\n\n\n")
+    o.append("}\n\n")
+    positions = dict(model.positions)
+    positions.update((name, pos) for _, name, pos in model.order)
+    exp = sorted(n for n, pos in positions.items() if model.is_experimental(pos))
+    o.append("# Declared under #ifdef EK_EXPERIMENTAL: outside the ABI promise, bound all the same.\n")
+    o.append("EXPERIMENTAL = frozenset({\n" + "".join(f"    {n!r},\n" for n in exp) + "})\n\n")
+    o.append("# static inline helpers of ek.h: not library symbols (the binding builds its own).\n")
+    o.append("INLINE_FUNCTIONS = (\n" + "".join(f"    {n!r},\n" for n in model.inline) + ")\n\n")
+    o.append("# Structs the library fills: the caller sets struct_size (see new()).\n")
+    o.append("SIZED_STRUCTS = (\n" + "".join(f"    {n},\n" for n in model.sized) + ")\n\n\n")
     o.append('''\
+def new(cls, count=None):
+    """A zeroed ``cls`` with ``struct_size`` set (the _INIT macros of ek.h), or
+    an array of ``count`` (>= 1) of them whose first element has it: the
+    library takes that as the stride and sets it in every element it writes."""
+    if cls not in SIZED_STRUCTS:
+        raise TypeError(f"{cls.__name__} has no struct_size")
+    if count is None:
+        return cls(struct_size=ctypes.sizeof(cls))
+    arr = (cls * count)()
+    arr[0].struct_size = ctypes.sizeof(cls)
+    return arr
+
+
 def bind(lib):
     """Set argtypes/restype (and __doc__) on every function of ``lib``.
 
@@ -458,6 +569,8 @@ def generate(header_path: str) -> str:
         raw = f.read()
     text = join_continuations(strip_comments(raw))
     model = Model()
+    text = strip_inline(text, model)
+    parse_conditionals(text, model)
     names = dict(KNOWN_VALUES)
     parse_lists(text, model)
     parse_defines(text, model, names)

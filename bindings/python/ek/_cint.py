@@ -1,18 +1,27 @@
-"""Python ints to C integers, range-checked.
+"""Python numbers to C: ints range-checked, values as ek_scalar.
 
 ctypes converts an int that does not fit its C type by dropping the high bits
 (``2**64 + 4`` becomes 4 as an int64_t, ``2**32 + 1`` becomes 1 as an int), so
 every int the binding passes to C goes through these first: one that does not
 fit raises OverflowError naming the argument, before any C call.
+
+``scalar`` is the one place a Python value becomes an ``ek_scalar`` (fill
+values, scalar operands, bounds, coefficients, distribution parameters):
+its kind keeps integers exact at any size the C types hold.
 """
 
 from __future__ import annotations
 
 import ctypes
+import numbers
 import operator
 
+import numpy as np
+
+from . import _ffi
+
 __all__ = ["INT_MIN", "INT_MAX", "INT64_MIN", "INT64_MAX", "UINT64_MAX", "c_int", "c_int64",
-           "c_uint64", "int_array", "int64_array"]
+           "c_uint64", "int_array", "int64_array", "scalar"]
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -52,3 +61,34 @@ def int64_array(seq, what: str = "shape") -> ctypes.Array:
     vals = [c_int64(v, what) for v in seq]
     return (ctypes.c_int64 * len(vals))(*vals)
 
+
+
+_Scalar = _ffi.ek_scalar
+_BOOL, _INT64, _UINT64, _FLOAT64 = (_ffi.EK_SCALAR_BOOL, _ffi.EK_SCALAR_INT64,
+                                    _ffi.EK_SCALAR_UINT64, _ffi.EK_SCALAR_FLOAT64)
+
+
+def scalar(value, what: str = "value") -> _ffi.ek_scalar:
+    """A Python or NumPy number as an ek_scalar: bool -> BOOL, int -> INT64
+    (UINT64 above int64's range; OverflowError beyond uint64's or below
+    int64's), any other real -> FLOAT64. TypeError for anything else."""
+    t = type(value)
+    if t is float:
+        return _Scalar(_FLOAT64, 0, 0, 0, value, 0.0)
+    if t is not int:  # (the common cases first: each isinstance costs)
+        if t is bool or isinstance(value, np.bool_):
+            return _Scalar(_BOOL, 0, 1 if value else 0, 0, 0.0, 0.0)
+        if not isinstance(value, numbers.Integral):
+            return _real(value, what)
+        value = operator.index(value)
+    if INT64_MIN <= value <= INT64_MAX:
+        return _Scalar(_INT64, 0, value, 0, 0.0, 0.0)
+    if 0 <= value <= UINT64_MAX:
+        return _Scalar(_UINT64, 0, 0, value, 0.0, 0.0)
+    raise OverflowError(f"{what}: {value} does not fit in int64 or uint64")
+
+
+def _real(value, what: str) -> _ffi.ek_scalar:
+    if isinstance(value, numbers.Real):
+        return _Scalar(_FLOAT64, 0, 0, 0, float(value), 0.0)
+    raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")

@@ -69,7 +69,7 @@ class Context:
         # token, so the context is destroyed after its last tensor.
         self._free_tensor = releaser("ek_tensor_release", keep=self._tok)
         if _seed[0] is not None:  # ek.manual_seed applies to contexts created later too
-            check(lib.ek_manual_seed(h, _seed[0]))
+            check(lib.ek_random_set_seed(h, _seed[0]))
         _all_contexts.add(self)
 
     # -- identity
@@ -116,7 +116,7 @@ class Context:
     @property
     def config(self) -> dict:
         """The effective configuration (environment and defaults applied)."""
-        cfg = _ffi.ek_context_config()
+        cfg = _ffi.new(_ffi.ek_context_config)
         check(lib.ek_context_get_config(self._handle(), ctypes.byref(cfg)))
         return {
             "memory_limit": cfg.memory_limit,
@@ -136,27 +136,27 @@ class Context:
         """The context's default stream (borrowed; never destroyed)."""
         from ._stream import Stream
         h = _ffi.ek_stream()
-        check(lib.ek_context_default_stream(self._handle(), ctypes.byref(h)))
+        check(lib.ek_context_get_default_stream(self._handle(), ctypes.byref(h)))
         return Stream._borrowed(h, self)
 
     # -- memory
     def memory_stats(self) -> dict:
         """The pool's counters (ek_memory_stats) as a dict."""
-        st = _ffi.ek_memory_stats()
-        check(lib.ek_memory_stats_get(self._handle(), ctypes.byref(st)))
-        return {name: getattr(st, name) for name, _ in st._fields_}
+        st = _ffi.new(_ffi.ek_memory_stats)
+        check(lib.ek_memory_get_stats(self._handle(), ctypes.byref(st)))
+        return {name: getattr(st, name) for name, _ in st._fields_ if name != "struct_size"}
 
     def memory_snapshot(self) -> list:
         """Every block of the pool (segment by segment, in address order) as dicts."""
         count = ctypes.c_size_t()
         while True:
-            check(lib.ek_memory_snapshot(self._handle(), None, 0, ctypes.byref(count)))
+            check(lib.ek_memory_get_snapshot(self._handle(), None, 0, ctypes.byref(count)))
             cap = count.value
-            blocks = (_ffi.ek_memory_block * max(cap, 1))()
-            check(lib.ek_memory_snapshot(self._handle(), blocks, cap, ctypes.byref(count)))
+            blocks = _ffi.new(_ffi.ek_memory_block, max(cap, 1))
+            check(lib.ek_memory_get_snapshot(self._handle(), blocks, cap, ctypes.byref(count)))
             if count.value <= cap:
                 break
-        fields = [name for name, _ in _ffi.ek_memory_block._fields_]
+        fields = [name for name, _ in _ffi.ek_memory_block._fields_ if name != "struct_size"]
         out = []
         for b in blocks[:count.value]:
             d = {name: getattr(b, name) for name in fields}
@@ -166,23 +166,23 @@ class Context:
 
     def memory_snapshot_json(self, path=None):
         """The pool's segments, blocks and statistics of one moment as JSON
-        (ek_memory_snapshot_json; the format is in ek.h). With a path, the file
+        (ek_memory_write_snapshot_json; the format is in ek.h). With a path, the file
         is written (replaced atomically; EkIOError when it cannot be) and None
         returned; without one, the document is returned as a dict.
         ``python3 scripts/plot_memory.py FILE -o memory.png`` draws the file."""
         if path is not None:
-            check(lib.ek_memory_snapshot_json(self._handle(), os.fsencode(path)))
+            check(lib.ek_memory_write_snapshot_json(self._handle(), os.fsencode(path)))
             return None
         return json.loads(self._memory_snapshot_json_text())
 
     def _memory_snapshot_json_text(self) -> str:
         length = ctypes.c_size_t()
-        check(lib.ek_memory_snapshot_json_string(self._handle(), None, 0, ctypes.byref(length)))
+        check(lib.ek_memory_get_snapshot_json(self._handle(), None, 0, ctypes.byref(length)))
         while True:
             # Slack for blocks other threads add between the two calls.
             buf = ctypes.create_string_buffer(length.value + 4096)
-            check(lib.ek_memory_snapshot_json_string(self._handle(), buf, len(buf),
-                                                     ctypes.byref(length)))
+            check(lib.ek_memory_get_snapshot_json(self._handle(), buf, len(buf),
+                                                  ctypes.byref(length)))
             if length.value < len(buf):
                 return buf.raw[:length.value].decode("utf-8")
 
@@ -212,13 +212,13 @@ class Context:
     # -- random numbers
     def manual_seed(self, seed: int) -> None:
         """Seed this context's Philox generator and reset its offset to 0."""
-        check(lib.ek_manual_seed(self._handle(), seed64(seed)))
+        check(lib.ek_random_set_seed(self._handle(), seed64(seed)))
 
     def random_state(self) -> tuple:
         """The generator's (seed, offset): the next random tensor's element i
         uses Philox counter offset + i under key seed."""
-        st = _ffi.ek_philox_state()
-        check(lib.ek_random_state(self._handle(), ctypes.byref(st)))
+        st = _ffi.new(_ffi.ek_philox_state)
+        check(lib.ek_random_get_state(self._handle(), ctypes.byref(st)))
         return int(st.seed), int(st.offset)
 
 

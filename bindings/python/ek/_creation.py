@@ -6,6 +6,7 @@ import ctypes
 import numpy as np
 
 from . import _ffi
+from ._cint import scalar
 from ._context import context
 from ._dtype import DTYPES, dtype as _as_dtype
 from ._errors import check
@@ -85,8 +86,9 @@ def arange(start, stop=None, step=1, dtype=None, device="cpu") -> Tensor:
     dt = _as_dtype(dtype)
     ctx = context(device)
     out = _ffi.ek_tensor()
-    check(lib.ek_arange(ctx._handle(), float(start), float(stop), float(step), dt.code,
-                        _current_handle(ctx), ctypes.byref(out)))
+    check(lib.ek_arange(_current_handle(ctx), ctx._handle(), scalar(start, "arange: start"),
+                        scalar(stop, "arange: stop"), scalar(step, "arange: step"), dt.code,
+                        ctypes.byref(out)))
     return Tensor._wrap(out, ctx)
 
 

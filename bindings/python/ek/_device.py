@@ -48,7 +48,7 @@ def device_count(kind: str = "cuda") -> int:
         raise InvalidArgumentError(f"ek.device_count: bad device type {kind!r}",
                                    _ffi.EK_ERROR_INVALID_ARGUMENT)
     n = ctypes.c_int()
-    check(lib.ek_device_count(_TYPES[kind], ctypes.byref(n)))
+    check(lib.ek_device_get_count(_TYPES[kind], ctypes.byref(n)))
     return n.value
 
 
@@ -56,7 +56,7 @@ def device_info(device="cpu") -> dict:
     """Properties of a device: name, type, index, compute_capability,
     multiprocessors, total_memory, l2_cache_size. NoDeviceError when absent."""
     dev = parse_device(device)
-    info = _ffi.ek_device_info()
+    info = _ffi.new(_ffi.ek_device_info)
     check(lib.ek_device_get_info(to_struct(dev), ctypes.byref(info)))
     return {
         "name": info.name.decode("utf-8", "replace"),

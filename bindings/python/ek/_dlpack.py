@@ -177,9 +177,9 @@ def _native_of(ctx, handle) -> int:
     p = ctypes.c_void_p()
     if handle is None:
         st = _ffi.ek_stream()
-        check(lib.ek_context_default_stream(ctx._handle(), ctypes.byref(st)))
+        check(lib.ek_context_get_default_stream(ctx._handle(), ctypes.byref(st)))
         handle = st
-    check(lib.ek_stream_native(handle, ctypes.byref(p)))
+    check(lib.ek_stream_get_native(handle, ctypes.byref(p)))
     return p.value or 0
 
 
@@ -214,9 +214,9 @@ def _sync_consumer(t: Tensor, stream) -> None:
     from ._stream import Event
     theirs = _consumer_stream(ctx, 0 if consumer == 1 else consumer)
     ev = Event(ctx)
-    check(lib.ek_event_record(ev._h, mine))
+    check(lib.ek_event_record(mine, ev._h))
     theirs.wait_event(ev)
-    check(lib.ek_tensor_record_stream(t._h, theirs._h))
+    check(lib.ek_tensor_record_stream(theirs._h, t._h))
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):

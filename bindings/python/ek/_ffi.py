@@ -6,6 +6,8 @@
 Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts), handle
 types (``POINTER`` to opaque structs), callback types, ``Structure`` classes
 and ``FUNCTIONS`` (name -> restype, argtypes, parameter names, doc).
+``EXPERIMENTAL`` names what ek.h declares under ``#ifdef EK_EXPERIMENTAL``;
+``new(cls)`` makes a struct with ``struct_size`` set (``SIZED_STRUCTS``).
 ``bind(lib)`` sets ``argtypes``/``restype`` on every function of a loaded CDLL.
 """
 
@@ -70,7 +72,6 @@ STATUS_DESCRIPTIONS = {
 
 # ------------------------------------------------------------------ #define constants
 
-EK_CONTEXT_CONFIG_VERSION = 1
 EK_NUM_DTYPES = 10
 EK_MAX_DIMS = 8
 EK_DLPACK_COPY = 1
@@ -120,6 +121,7 @@ class ek_device(ctypes.Structure):
 
 class ek_device_info(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('name', ctypes.c_char * 256),
         ('type', ek_device_type),
         ('index', ctypes.c_int),
@@ -180,7 +182,7 @@ ek_log_callback = ctypes.CFUNCTYPE(None, ek_log_level, ctypes.c_char_p, ctypes.c
 
 class ek_context_config(ctypes.Structure):
     _fields_ = [
-        ('version', ctypes.c_uint),
+        ('struct_size', ctypes.c_size_t),
         ('memory_limit', ctypes.c_uint64),
         ('memory_fraction', ctypes.c_double),
         ('allow_tf32', ctypes.c_int),
@@ -191,6 +193,7 @@ class ek_context_config(ctypes.Structure):
 
 class ek_memory_stats(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('allocated_bytes', ctypes.c_uint64),
         ('reserved_bytes', ctypes.c_uint64),
         ('requested_bytes', ctypes.c_uint64),
@@ -218,6 +221,7 @@ class ek_memory_stats(ctypes.Structure):
 
 class ek_memory_block(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('segment_address', ctypes.c_uint64),
         ('segment_size', ctypes.c_uint64),
         ('address', ctypes.c_uint64),
@@ -288,6 +292,7 @@ class ek_scalar(ctypes.Structure):
         ('i', ctypes.c_int64),
         ('u', ctypes.c_uint64),
         ('f', ctypes.c_double),
+        ('imag', ctypes.c_double),
     ]
 
 
@@ -296,10 +301,11 @@ ek_deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 class ek_tensor_info(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('dtype', ek_dtype),
         ('ndim', ctypes.c_int),
-        ('shape', ctypes.c_int64 * 8),
-        ('strides', ctypes.c_int64 * 8),
+        ('shape', ctypes.POINTER(ctypes.c_int64)),
+        ('strides', ctypes.POINTER(ctypes.c_int64)),
         ('offset', ctypes.c_int64),
         ('numel', ctypes.c_int64),
         ('nbytes', ctypes.c_uint64),
@@ -462,6 +468,36 @@ ek_reduce_op_values = {
 }
 
 
+# enum ek_var_kind
+ek_var_kind = ctypes.c_int
+EK_VAR_VARIANCE = 0
+EK_VAR_STD = 1
+ek_var_kind_values = {
+    'EK_VAR_VARIANCE': 0,
+    'EK_VAR_STD': 1,
+}
+
+
+# enum ek_softmax_kind
+ek_softmax_kind = ctypes.c_int
+EK_SOFTMAX_PLAIN = 0
+EK_SOFTMAX_LOG = 1
+ek_softmax_kind_values = {
+    'EK_SOFTMAX_PLAIN': 0,
+    'EK_SOFTMAX_LOG': 1,
+}
+
+
+# enum ek_scan_op
+ek_scan_op = ctypes.c_int
+EK_SCAN_SUM = 0
+EK_SCAN_PROD = 1
+ek_scan_op_values = {
+    'EK_SCAN_SUM': 0,
+    'EK_SCAN_PROD': 1,
+}
+
+
 # enum ek_random_dist
 ek_random_dist = ctypes.c_int
 EK_RANDOM_UNIFORM = 0
@@ -478,6 +514,7 @@ ek_random_dist_values = {
 
 class ek_philox_state(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('seed', ctypes.c_uint64),
         ('offset', ctypes.c_uint64),
     ]
@@ -515,6 +552,7 @@ ek_module_origin_values = {
 
 class ek_kernel_attributes(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('num_regs', ctypes.c_int),
         ('max_threads_per_block', ctypes.c_int),
         ('shared_bytes', ctypes.c_size_t),
@@ -543,6 +581,7 @@ ek_elementwise = ctypes.POINTER(ek_elementwise_s)
 
 class ek_profile_record(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_size_t),
         ('name', ctypes.c_char * 64),
         ('args', ctypes.c_char * 192),
         ('device', ek_device),
@@ -594,7 +633,7 @@ FUNCTIONS = {
         (),
         "Forget this thread's last error message.",
     ),
-    'ek_device_count': (
+    'ek_device_get_count': (
         ek_status,
         [ek_device_type, ctypes.POINTER(ctypes.c_int)],
         ('type', 'count'),
@@ -616,7 +655,7 @@ FUNCTIONS = {
         ek_status,
         [ctypes.POINTER(ek_context_config)],
         ('config',),
-        '',
+        'Sets every field to "not set" and struct_size to sizeof(ek_context_config).',
     ),
     'ek_context_create': (
         ek_status,
@@ -628,7 +667,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context],
         ('ctx',),
-        "Waits for the context's work, then frees it. Tensors, streams, events, modules, kernels and elementwise builders of the context must have been released first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed. NULL is a no-op.",
+        "Waits for the context's work, then frees it. Tensors, streams, events, modules, kernels and elementwise builders of the context must have been released or destroyed first; otherwise EK_ERROR_INVALID_ARGUMENT and nothing is freed. NULL is a no-op.",
     ),
     'ek_context_get_device': (
         ek_status,
@@ -640,7 +679,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.POINTER(ek_context_config)],
         ('ctx', 'config'),
-        'Effective configuration after environment and defaults were applied. The kernel_cache_dir string is borrowed from the context.',
+        'Effective configuration after environment and defaults were applied (config->struct_size set by the caller). The kernel_cache_dir string is borrowed from the context.',
     ),
     'ek_context_synchronize': (
         ek_status,
@@ -648,7 +687,7 @@ FUNCTIONS = {
         ('ctx',),
         'Waits for all work on all streams of the context.',
     ),
-    'ek_context_default_stream': (
+    'ek_context_get_default_stream': (
         ek_status,
         [ek_context, ctypes.POINTER(ek_stream)],
         ('ctx', 'out'),
@@ -690,7 +729,7 @@ FUNCTIONS = {
         ('stream', 'event'),
         'Later work on stream waits until event completes (no host wait).',
     ),
-    'ek_stream_native': (
+    'ek_stream_get_native': (
         ek_status,
         [ek_stream, ctypes.POINTER(ctypes.c_void_p)],
         ('stream', 'native'),
@@ -706,7 +745,7 @@ FUNCTIONS = {
         ek_status,
         [ek_context, ctypes.POINTER(ek_event)],
         ('ctx', 'out'),
-        'An event with timing enabled. Destroy with ek_event_destroy. Events may be shared between threads: ek_event_record on one thread while others call ek_event_query, ek_event_synchronize, ek_event_elapsed_ms or ek_stream_wait_event on the same event is safe, and each reader sees the event as of one record or the other (as with CUDA events). Only ek_event_destroy must not race any other use of the event.',
+        'An event with timing enabled. Destroy with ek_event_destroy. Events may be shared between threads: ek_event_record on one thread while others call ek_event_query, ek_event_synchronize, ek_event_get_elapsed_ms or ek_stream_wait_event on the same event is safe, and each reader sees the event as of one record or the other (as with CUDA events). Only ek_event_destroy must not race any other use of the event.',
     ),
     'ek_event_destroy': (
         ek_status,
@@ -716,9 +755,9 @@ FUNCTIONS = {
     ),
     'ek_event_record': (
         ek_status,
-        [ek_event, ek_stream],
-        ('event', 'stream'),
-        'Captures the work submitted to stream so far (NULL: default stream).',
+        [ek_stream, ek_event],
+        ('stream', 'event'),
+        "Captures the work submitted to stream so far (NULL: the default stream of the event's context).",
     ),
     'ek_event_synchronize': (
         ek_status,
@@ -732,7 +771,7 @@ FUNCTIONS = {
         ('event', 'done'),
         'done = 1 when the captured work has completed (1 for a never-recorded event).',
     ),
-    'ek_event_elapsed_ms': (
+    'ek_event_get_elapsed_ms': (
         ek_status,
         [ek_event, ek_event, ctypes.POINTER(ctypes.c_float)],
         ('start', 'end', 'ms'),
@@ -740,29 +779,29 @@ FUNCTIONS = {
     ),
     'ek_malloc': (
         ek_status,
-        [ek_context, ctypes.c_size_t, ek_stream, ctypes.POINTER(ctypes.c_void_p)],
-        ('ctx', 'bytes', 'stream', 'ptr'),
-        "Stream-ordered allocation from the context's caching pool, 512-byte aligned. The block may be used on `stream` at once; other streams need ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the segment it last tried) after the pool has released its cache and retried, the last time with a segment of the request's own size when the limit or the device had no room for the usual one.",
+        [ek_stream, ek_context, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)],
+        ('stream', 'ctx', 'bytes', 'ptr'),
+        "Stream-ordered allocation from the context's caching pool, 512-byte aligned (ctx may be NULL when stream is given). The block may be used on `stream` at once; other streams need ek_record_stream or an event. bytes == 0 returns *ptr == NULL. Free with ek_free. EK_ERROR_OUT_OF_MEMORY (message gives the pool's numbers and the segment it last tried) after the pool has released its cache and retried, the last time with a segment of the request's own size when the limit or the device had no room for the usual one.",
     ),
     'ek_free': (
         ek_status,
-        [ek_context, ctypes.c_void_p, ek_stream],
-        ('ctx', 'ptr', 'stream'),
+        [ek_stream, ek_context, ctypes.c_void_p],
+        ('stream', 'ctx', 'ptr'),
         'Returns a block to the pool, ordered after the work already submitted to `stream`: that stream may reuse it at once, other streams only after that work completes. NULL ptr is a no-op; an unknown or already-freed pointer is EK_ERROR_INVALID_ARGUMENT and changes nothing.',
     ),
     'ek_record_stream': (
         ek_status,
-        [ek_context, ctypes.c_void_p, ek_stream],
-        ('ctx', 'ptr', 'stream'),
+        [ek_stream, ek_context, ctypes.c_void_p],
+        ('stream', 'ctx', 'ptr'),
         "Declares that the block at ptr is also used on `stream`: its reuse after ek_free waits for that stream's work too.",
     ),
     'ek_memcpy': (
         ek_status,
-        [ek_context, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ek_stream],
-        ('ctx', 'dst', 'src', 'bytes', 'stream'),
-        "Copies bytes between any mix of host and this context's device memory, asynchronously on stream (ordered with the stream's other work; pageable host memory may make it synchronous). On CPU contexts a plain memcpy.",
+        [ek_stream, ek_context, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
+        ('stream', 'ctx', 'src', 'dst', 'bytes'),
+        "Copies bytes from src to dst (note the order: output last), between any mix of host and this context's device memory, asynchronously on stream (ordered with the stream's other work; pageable host memory may make it synchronous). On CPU contexts a plain memcpy.",
     ),
-    'ek_memory_stats_get': (
+    'ek_memory_get_stats': (
         ek_status,
         [ek_context, ctypes.POINTER(ek_memory_stats)],
         ('ctx', 'stats'),
@@ -792,19 +831,19 @@ FUNCTIONS = {
         ('ctx', 'fraction'),
         'Limit as a fraction (0, 1] of the device\'s total memory, rounded down to whole bytes. A fraction outside (0, 1], or one that gives less than one byte (it would read as "no limit"), is EK_ERROR_INVALID_ARGUMENT and changes nothing.',
     ),
-    'ek_memory_snapshot': (
+    'ek_memory_get_snapshot': (
         ek_status,
         [ek_context, ctypes.POINTER(ek_memory_block), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
         ('ctx', 'blocks', 'capacity', 'count'),
-        'Two-phase snapshot: writes up to capacity blocks (segment by segment, in address order) and the total number into *count. Call with blocks NULL to size the array.',
+        'Two-phase snapshot: writes up to capacity blocks (segment by segment, in address order) and the total number into *count. Call with blocks NULL to size the array. blocks[0].struct_size (when capacity > 0) is the stride; every written element gets it too.',
     ),
-    'ek_memory_snapshot_json': (
+    'ek_memory_write_snapshot_json': (
         ek_status,
         [ek_context, ctypes.c_char_p],
         ('ctx', 'path'),
-        'Writes the pool\'s snapshot and statistics, taken together under the pool\'s lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or any reader: {"version": 1, "device": {"type": "cuda" | "cpu", "index": N, "name": "..."}, "stats": {every field of ek_memory_stats, by its name}, "segments": [{"address", "size", "stream_id", "blocks": [{"address", "size", "requested", "allocated": true | false, "stream_id"}]}]} Segments and their blocks are in address order, as ek_memory_snapshot lists them (the same blocks, same count); a segment\'s stream_id is the stream that created it. Integers are written exactly, in decimal: addresses (48-bit virtual addresses on current 64-bit platforms) and sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX) of blocks that destroyed streams left to the pool\'s shared list. Where path is a regular file or nothing, the text is written to a short temporary name beside it, fsynced and renamed into place: readers never see a partial file, and on failure no file is left. A FIFO or a device at path (/dev/stdout, /dev/null, or a symbolic link to one) is written in place and never replaced; a FIFO that no process reads fails at once with EK_ERROR_IO instead of blocking. A symbolic link to a regular file is refused (EK_ERROR_IO): replacing it would turn the link into a file, and writing through it would let whoever made the link choose the file overwritten; pass the file\'s own path. EK_ERROR_IO (naming path and the system\'s reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "".',
+        'Writes the pool\'s snapshot and statistics, taken together under the pool\'s lock, as JSON (UTF-8) to the file at path, for scripts/plot_memory.py or any reader: {"version": 1, "device": {"type": "cuda" | "cpu", "index": N, "name": "..."}, "stats": {every field of ek_memory_stats but struct_size, by its name}, "segments": [{"address", "size", "stream_id", "blocks": [{"address", "size", "requested", "allocated": true | false, "stream_id"}]}]} Segments and their blocks are in address order, as ek_memory_get_snapshot lists them (the same blocks, same count); a segment\'s stream_id is the stream that created it. Integers are written exactly, in decimal: addresses (48-bit virtual addresses on current 64-bit platforms) and sizes stay below 2^53, so doubles (e.g. JavaScript numbers) hold them exactly; the exception is the stream_id 18446744073709551615 (UINT64_MAX) of blocks that destroyed streams left to the pool\'s shared list. Where path is a regular file or nothing, the text is written to a short temporary name beside it, fsynced and renamed into place: readers never see a partial file, and on failure no file is left. A FIFO or a device at path (/dev/stdout, /dev/null, or a symbolic link to one) is written in place and never replaced; a FIFO that no process reads fails at once with EK_ERROR_IO instead of blocking. A symbolic link to a regular file is refused (EK_ERROR_IO): replacing it would turn the link into a file, and writing through it would let whoever made the link choose the file overwritten; pass the file\'s own path. EK_ERROR_IO (naming path and the system\'s reason) when it cannot be written; EK_ERROR_INVALID_ARGUMENT for "".',
     ),
-    'ek_memory_snapshot_json_string': (
+    'ek_memory_get_snapshot_json': (
         ek_status,
         [ek_context, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
         ('ctx', 'buffer', 'capacity', 'length'),
@@ -830,21 +869,21 @@ FUNCTIONS = {
     ),
     'ek_tensor_empty': (
         ek_status,
-        [ek_context, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ek_dtype, ek_stream, ctypes.POINTER(ek_tensor)],
-        ('ctx', 'ndim', 'shape', 'dtype', 'stream', 'out'),
-        'New uninitialised C-contiguous tensor, its storage allocated on stream.',
+        [ek_stream, ek_context, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ek_dtype, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'ndim', 'shape', 'dtype', 'out'),
+        'New uninitialised C-contiguous tensor, its storage allocated on stream (ctx may be NULL when stream is given).',
     ),
     'ek_tensor_from_host': (
         ek_status,
-        [ek_context, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ek_dtype, ctypes.c_void_p, ek_stream, ctypes.POINTER(ek_tensor)],
-        ('ctx', 'ndim', 'shape', 'dtype', 'data', 'stream', 'out'),
+        [ek_stream, ek_context, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ek_dtype, ctypes.c_void_p, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'ndim', 'shape', 'dtype', 'data', 'out'),
         'New C-contiguous tensor holding a copy of host data (numel * dtype size bytes, C order). Returns once the host buffer may be reused.',
     ),
     'ek_tensor_to_host': (
         ek_status,
-        [ek_tensor, ctypes.c_void_p, ctypes.c_size_t, ek_stream],
-        ('t', 'dst', 'bytes', 'stream'),
-        'Copies the tensor (any strides) into host memory in C order; bytes must be numel * dtype size. Synchronous: returns when dst holds the data.',
+        [ek_stream, ek_tensor, ctypes.c_void_p, ctypes.c_size_t],
+        ('stream', 't', 'dst', 'bytes'),
+        "Copies the tensor (any strides) into host memory in C order; bytes must be numel * dtype size. stream NULL: t's context's default stream. Synchronous: returns when dst holds the data.",
     ),
     'ek_tensor_wrap': (
         ek_status,
@@ -854,9 +893,9 @@ FUNCTIONS = {
     ),
     'ek_tensor_retain': (
         ek_status,
-        [ek_tensor, ctypes.POINTER(ek_tensor)],
-        ('t', 'out'),
-        'Adds a reference to the same handle (it returns t itself in *out).',
+        [ek_tensor],
+        ('t',),
+        'Adds a reference to the handle t; each retain needs one more release.',
     ),
     'ek_tensor_release': (
         ek_status,
@@ -870,7 +909,7 @@ FUNCTIONS = {
         ('t', 'info'),
         '',
     ),
-    'ek_tensor_data': (
+    'ek_tensor_get_data': (
         ek_status,
         [ek_tensor, ctypes.POINTER(ctypes.c_void_p)],
         ('t', 'data'),
@@ -884,8 +923,8 @@ FUNCTIONS = {
     ),
     'ek_tensor_record_stream': (
         ek_status,
-        [ek_tensor, ek_stream],
-        ('t', 'stream'),
+        [ek_stream, ek_tensor],
+        ('stream', 't'),
         'Marks the storage as used on stream, so its release waits for that stream.',
     ),
     'ek_tensor_to_dlpack': (
@@ -963,7 +1002,7 @@ FUNCTIONS = {
     'ek_copy': (
         ek_status,
         [ek_stream, ek_tensor, ek_tensor],
-        ('stream', 'dst', 'src'),
+        ('stream', 'src', 'dst'),
         "dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides; src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's context default stream (src's when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.",
     ),
     'ek_reshape': (
@@ -986,15 +1025,15 @@ FUNCTIONS = {
     ),
     'ek_fill': (
         ek_status,
-        [ek_stream, ek_tensor, ek_scalar],
-        ('stream', 't', 'value'),
+        [ek_stream, ek_scalar, ek_tensor],
+        ('stream', 'value', 't'),
         'Sets every element of t to value, converted as ek_scalar says: a value that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT and t is left untouched.',
     ),
     'ek_arange': (
         ek_status,
-        [ek_context, ctypes.c_double, ctypes.c_double, ctypes.c_double, ek_dtype, ek_stream, ctypes.POINTER(ek_tensor)],
-        ('ctx', 'start', 'stop', 'step', 'dtype', 'stream', 'out'),
-        "1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. For an integer dtype, start and step must be integral and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise, e.g. start 1e300 with int64, or 0..300 with int8). stream NULL: ctx's default stream.",
+        [ek_stream, ek_context, ek_scalar, ek_scalar, ek_scalar, ek_dtype, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'start', 'stop', 'step', 'dtype', 'out'),
+        '1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. For an integer dtype, start, stop and step must be integral (of any scalar kind) and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise, e.g. start 1e300 with int64, or 0..300 with int8); the length and the elements are then computed exactly in integers (2^62 .. 2^62 + 3 has 3 elements). For a float dtype they are computed in double: element k is start + k * step, the length ceil((stop - start) / step). ctx may be NULL when stream is given.',
     ),
     'ek_unary': (
         ek_status,
@@ -1010,9 +1049,9 @@ FUNCTIONS = {
     ),
     'ek_binary_scalar': (
         ek_status,
-        [ek_stream, ek_binary_op, ek_tensor, ctypes.c_double, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        [ek_stream, ek_binary_op, ek_tensor, ek_scalar, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'a', 'scalar', 'scalar_first', 'out'),
-        "out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape. The scalar is a Python number: an integral value counts as an integer, otherwise as a float, and it only raises a's category (int tensor + 2.5: float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). Otherwise as ek_binary.",
+        "out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape. The scalar is weakly typed, as a Python number in PyTorch: its kind's category (bool < integer < float) only raises a's (int tensor + 2.5: float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An integer scalar takes part exactly in integer arithmetic (int64 tensor + 2^62 + 1 is exact) and is converted to a float compute type once. Otherwise as ek_binary.",
     ),
     'ek_reduce': (
         ek_status,
@@ -1022,15 +1061,15 @@ FUNCTIONS = {
     ),
     'ek_var': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'ndims', 'dims', 'correction', 'keepdim', 'take_sqrt', 'out'),
-        'Variance over dims (ndims == 0: every dim) with divisor max(0, N - correction); the standard deviation when take_sqrt. Float inputs only.',
+        [ek_stream, ek_var_kind, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'kind', 'x', 'ndims', 'dims', 'correction', 'keepdim', 'out'),
+        'Variance (or, with EK_VAR_STD, standard deviation) over dims (ndims == 0: every dim) with divisor max(0, N - correction). Float inputs only.',
     ),
-    'ek_max_dim': (
+    'ek_reduce_with_indices': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'dim', 'keepdim', 'take_min', 'values', 'indices'),
-        "Max (min when take_min) along one dim: values in x's dtype and int64 indices of their first occurrence (NaN wins), as torch.max(x, dim).",
+        [ek_stream, ek_reduce_op, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'x', 'dim', 'keepdim', 'values', 'indices'),
+        "op is EK_REDUCE_MAX or EK_REDUCE_MIN (any other op: EK_ERROR_INVALID_ARGUMENT), along one dim: values in x's dtype and int64 indices of their first occurrence (NaN wins), as torch.max(x, dim).",
     ),
     'ek_where': (
         ek_status,
@@ -1040,45 +1079,33 @@ FUNCTIONS = {
     ),
     'ek_clamp': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ek_tensor)],
+        [ek_stream, ek_tensor, ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'lo', 'hi', 'out'),
-        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (int64 stays exact beyond 2^53); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.",
+        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.",
     ),
     'ek_lerp': (
         ek_status,
-        [ek_stream, ek_tensor, ek_tensor, ctypes.c_double, ctypes.POINTER(ek_tensor)],
+        [ek_stream, ek_tensor, ek_tensor, ek_scalar, ctypes.POINTER(ek_tensor)],
         ('stream', 'start', 'end', 'weight', 'out'),
         "out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start and end broadcast and promote. PyTorch's formula: |weight| < 0.5 ? start + weight * d : end - d * (1 - weight), d = end - start, so weight 1 gives end exactly; weight is rounded to the compute type.",
     ),
     'ek_axpby': (
         ek_status,
-        [ek_stream, ctypes.c_double, ek_tensor, ctypes.c_double, ek_tensor, ctypes.POINTER(ek_tensor)],
+        [ek_stream, ek_scalar, ek_tensor, ek_scalar, ek_tensor, ctypes.POINTER(ek_tensor)],
         ('stream', 'alpha', 'x', 'beta', 'y', 'out'),
-        "out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and beta are applied in the compute type (float: fma(alpha, x, beta * y)); with integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT otherwise, as PyTorch's alpha) and the arithmetic wraps.",
+        "out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and beta are applied in the compute type (float: fma(alpha, x, beta * y)); with integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT otherwise, as PyTorch's alpha; an integer kind is exact) and the arithmetic wraps.",
     ),
     'ek_softmax': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'dim', 'out'),
-        "softmax along dim, float tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for large values: computed as exp(x - max) / sum(exp(x - max)), with PyTorch's results for non-finite values: a row of -inf gives NaN, a row containing some -inf gives 0 there, a NaN or a +inf (inf - inf is NaN) makes its row NaN. So a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN.",
+        [ek_stream, ek_softmax_kind, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'kind', 'x', 'dim', 'out'),
+        "softmax (EK_SOFTMAX_PLAIN) or log_softmax (EK_SOFTMAX_LOG) along dim, float tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in f64). Stable for large values, with PyTorch's results for non-finite values: PLAIN gives NaN for a row of -inf, 0 where a row holds some -inf, and a NaN or a +inf (inf - inf is NaN) makes its row NaN, so a 0-d x gives 1 when finite and NaN for +inf, -inf or NaN; LOG gives -inf where PLAIN gives 0 and NaN where it gives NaN, so a 0-d x gives 0 when finite. An unknown kind is EK_ERROR_INVALID_ARGUMENT.",
     ),
-    'ek_log_softmax': (
+    'ek_scan': (
         ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'dim', 'out'),
-        'log(softmax(x)) along dim, computed as x - max - log(sum(exp(x - max))) (-inf where softmax is 0, NaN where it is NaN); rules as ek_softmax. A 0-d x gives 0 when finite and NaN for +inf, -inf or NaN.',
-    ),
-    'ek_cumsum': (
-        ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'dim', 'out'),
-        "Inclusive cumulative sum along dim. Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so results differ by about 1e-6 times the sum of |x| over the prefix).",
-    ),
-    'ek_cumprod': (
-        ek_status,
-        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
-        ('stream', 'x', 'dim', 'out'),
-        'Inclusive cumulative product along dim; dtypes and rules as ek_cumsum.',
+        [ek_stream, ek_scan_op, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'op', 'x', 'dim', 'out'),
+        "Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.",
     ),
     'ek_matmul': (
         ek_status,
@@ -1088,9 +1115,9 @@ FUNCTIONS = {
     ),
     'ek_gemm': (
         ek_status,
-        [ek_stream, ctypes.c_double, ek_tensor, ek_tensor, ctypes.c_double, ek_tensor],
+        [ek_stream, ek_scalar, ek_tensor, ek_tensor, ek_scalar, ek_tensor],
         ('stream', 'alpha', 'a', 'b', 'beta', 'c'),
-        "c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...] (broadcast). c's matrices must be row- or column-major (a transposed view is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading a or b (as BLAS). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT).",
+        "c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...] (broadcast). c's matrices must be row- or column-major (a transposed view is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading a or b (as BLAS). alpha and beta of any real kind are converted to the compute type (double for f64, float otherwise). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT).",
     ),
     'ek_index_select': (
         ek_status,
@@ -1142,17 +1169,17 @@ FUNCTIONS = {
     ),
     'ek_random': (
         ek_status,
-        [ek_stream, ek_random_dist, ctypes.c_double, ctypes.c_double, ctypes.POINTER(ek_philox_state), ek_tensor],
+        [ek_stream, ek_random_dist, ek_scalar, ek_scalar, ctypes.POINTER(ek_philox_state), ek_tensor],
         ('stream', 'dist', 'a', 'b', 'state', 't'),
-        "Fills t with numbers drawn from dist. state NULL: the context's generator (seeded by ek_manual_seed), whose offset then advances by t's element count (atomically: concurrent calls get disjoint counters; modulo 2^64); a given state is only read. UNIFORM and NORMAL need a float t; RANDINT any non-bool dtype; BERNOULLI any dtype, bool included (EK_ERROR_DTYPE otherwise). Bad parameters (EK_ERROR_INVALID_ARGUMENT): UNIFORM with non-finite a or b, b <= a or b - a overflowing; NORMAL with a non-finite mean or std, std < 0; BERNOULLI with p outside [0, 1]; RANDINT with non-integral a or b, b <= a, or [a, b) outside the dtype (for floats, the integers it holds exactly: |v| <= 2^11 f16, 2^8 bf16, 2^24 f32, 2^53 f64); an unknown dist. A broadcast view t (a stride-0 dim) is EK_ERROR_INVALID_ARGUMENT: its elements alias. A failed call leaves the generator as it was. stream NULL: t's context's default stream.",
+        "Fills t with numbers drawn from dist, with parameters a and b (any real kind; RANDINT's bounds exact as integers). state NULL: the context's generator (seeded by ek_random_set_seed), whose offset then advances by t's element count (atomically: concurrent calls get disjoint counters; modulo 2^64); a given state is only read. UNIFORM and NORMAL need a float t; RANDINT any non-bool dtype; BERNOULLI any dtype, bool included (EK_ERROR_DTYPE otherwise). Bad parameters (EK_ERROR_INVALID_ARGUMENT): UNIFORM with non-finite a or b, b <= a or b - a overflowing; NORMAL with a non-finite mean or std, std < 0; BERNOULLI with p outside [0, 1]; RANDINT with non-integral a or b, b <= a, or [a, b) outside the dtype (for floats, the integers it holds exactly: |v| <= 2^11 f16, 2^8 bf16, 2^24 f32, 2^53 f64); an unknown dist. A broadcast view t (a stride-0 dim) is EK_ERROR_INVALID_ARGUMENT: its elements alias. A failed call leaves the generator as it was. stream NULL: t's context's default stream.",
     ),
-    'ek_manual_seed': (
+    'ek_random_set_seed': (
         ek_status,
         [ek_context, ctypes.c_uint64],
         ('ctx', 'seed'),
         "Seeds ctx's generator and resets its offset to 0 (every context starts at seed 0x853c49e6748fea9b, offset 0).",
     ),
-    'ek_random_state': (
+    'ek_random_get_state': (
         ek_status,
         [ek_context, ctypes.POINTER(ek_philox_state)],
         ('ctx', 'state'),
@@ -1182,6 +1209,12 @@ FUNCTIONS = {
         ('m', 'origin'),
         '',
     ),
+    'ek_module_retain': (
+        ek_status,
+        [ek_module],
+        ('m',),
+        'Adds a reference to m; each retain needs one more release.',
+    ),
     'ek_module_release': (
         ek_status,
         [ek_module],
@@ -1194,11 +1227,17 @@ FUNCTIONS = {
         ('m', 'name', 'out'),
         'The kernel named name (compiling the module first if needed). EK_ERROR_INVALID_ARGUMENT naming it when the module has no such kernel. The kernel keeps its module loaded; release with ek_kernel_release.',
     ),
+    'ek_kernel_retain': (
+        ek_status,
+        [ek_kernel],
+        ('k',),
+        'Adds a reference to k; each retain needs one more release.',
+    ),
     'ek_kernel_release': (
         ek_status,
         [ek_kernel],
         ('k',),
-        '',
+        'Drops a reference; NULL is a no-op.',
     ),
     'ek_kernel_get_attributes': (
         ek_status,
@@ -1208,15 +1247,9 @@ FUNCTIONS = {
     ),
     'ek_kernel_launch': (
         ek_status,
-        [ek_kernel, ek_stream, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int],
-        ('k', 'stream', 'grid', 'block', 'shared_bytes', 'args', 'n_args'),
+        [ek_stream, ek_kernel, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int],
+        ('stream', 'k', 'grid', 'block', 'shared_bytes', 'args', 'n_args'),
         "Launches k on stream (NULL: the default stream of k's context; a stream of another context is EK_ERROR_INVALID_ARGUMENT). n_args must equal the kernel's parameter count and each size its parameter's size (EK_ERROR_INVALID_ARGUMENT naming the first that differs). grid and block point to 3 sizes each, {x, y, z}; zero or over-limit sizes, or more threads or shared memory than the kernel allows, are EK_ERROR_INVALID_ARGUMENT. Asynchronous.",
-    ),
-    'ek_kernel_launch_auto': (
-        ek_status,
-        [ek_kernel, ek_stream, ctypes.c_uint64, ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int, ctypes.POINTER(ctypes.c_uint)],
-        ('k', 'stream', 'n', 'shared_bytes', 'args', 'n_args', 'block_used'),
-        "Launches k over n work items with a 1-D block of the size that ran fastest for it, and grid ceil(n / block). The first launch of a kernel in a problem-size bucket (n rounded up to a power of two) times each candidate block size (32, 64, 128, 256, 512, 1024 within the kernel's limit) on these arguments, then remembers the best for the kernel and bucket: the kernel must give the same result when run several times on its arguments (outputs a function of the inputs). *block_used (may be NULL) receives the block size launched. n == 0 launches nothing.",
     ),
     'ek_kernel_cache_clear': (
         ek_status,
@@ -1224,53 +1257,59 @@ FUNCTIONS = {
         ('ctx',),
         "Removes every entry of ctx's disk cache directory and empties this process's memory cache (loaded modules stay usable).",
     ),
+    'ek_kernel_launch_auto': (
+        ek_status,
+        [ek_stream, ek_kernel, ctypes.c_uint64, ctypes.c_size_t, ctypes.POINTER(ek_kernel_arg), ctypes.c_int, ctypes.POINTER(ctypes.c_uint)],
+        ('stream', 'k', 'n', 'shared_bytes', 'args', 'n_args', 'block_used'),
+        "Experimental (EK_EXPERIMENTAL). Launches k over n work items with a 1-D block of the size that ran fastest for it, and grid ceil(n / block). The first launch of a kernel in a problem-size bucket (n rounded up to a power of two) times each candidate block size (32, 64, 128, 256, 512, 1024 within the kernel's limit) on these arguments, then remembers the best for the kernel and bucket: the kernel must give the same result when run several times on its arguments (outputs a function of the inputs). *block_used (may be NULL) receives the block size launched. n == 0 launches nothing.",
+    ),
     'ek_elementwise_create': (
         ek_status,
         [ek_context, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ek_elementwise)],
         ('ctx', 'in_params', 'out_params', 'body', 'name', 'out'),
-        'A builder for the kernel: nothing is compiled yet. name is the kernel\'s symbol, a C identifier (NULL: "ek_elementwise"). EK_ERROR_INVALID_ARGUMENT naming the token for: an unknown type, a name that is not a C identifier, a duplicate name, a reserved name (`i`, C++ keywords, threadIdx and the other CUDA built-ins, names starting ekw_, __ or _ and a capital), no outputs, more than 16 parameters in all. The lists are checked before the device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The builder counts as a live handle of ctx (ek_context_destroy refuses while it lives); release it with ek_elementwise_release.',
+        'Experimental (EK_EXPERIMENTAL). A builder for the kernel: nothing is compiled yet. name is the kernel\'s symbol, a C identifier (NULL: "ek_elementwise"). EK_ERROR_INVALID_ARGUMENT naming the token for: an unknown type, a name that is not a C identifier, a duplicate name, a reserved name (`i`, C++ keywords, threadIdx and the other CUDA built-ins, names starting ekw_, __ or _ and a capital), no outputs, more than 16 parameters in all. The lists are checked before the device: on a CPU context good lists give EK_ERROR_NOT_SUPPORTED. The builder counts as a live handle of ctx (ek_context_destroy refuses while it lives); destroy it with ek_elementwise_destroy.',
     ),
     'ek_elementwise_launch': (
         ek_status,
-        [ek_elementwise, ek_stream, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int],
-        ('k', 'stream', 'inputs', 'n_inputs', 'outputs', 'n_outputs'),
-        'Runs the kernel over inputs broadcast together (NumPy rules). Each input must have its parameter\'s dtype (EK_ERROR_DTYPE otherwise). For each output, a NULL outputs[j] gets a new tensor of the broadcast shape and its parameter\'s dtype; a given one must have that shape and dtype. Any strides and offsets; an output may be exactly an input (in place), never partially overlap one. The kernel is specialised per input rank and contiguity (the contiguous case is vectorized) and cached like any module. n_inputs and n_outputs must equal the declared counts. With no inputs, the first given output sets the shape. An empty shape allocates the outputs and launches (and compiles) nothing. A specialisation is compiled at its first launch: a body that does not compile is EK_ERROR_COMPILE with NVRTC\'s log, whose lines in the body read "<name>:body(N)". On failure outputs[] is left as it was and nothing new is kept. Asynchronous.',
+        [ek_stream, ek_elementwise, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int],
+        ('stream', 'k', 'inputs', 'n_inputs', 'outputs', 'n_outputs'),
+        'Experimental (EK_EXPERIMENTAL). Runs the kernel over inputs broadcast together (NumPy rules). Each input must have its parameter\'s dtype (EK_ERROR_DTYPE otherwise). For each output, a NULL outputs[j] gets a new tensor of the broadcast shape and its parameter\'s dtype; a given one must have that shape and dtype. Any strides and offsets; an output may be exactly an input (in place), never partially overlap one. The kernel is specialised per input rank and contiguity (the contiguous case is vectorized) and cached like any module. n_inputs and n_outputs must equal the declared counts. With no inputs, the first given output sets the shape. An empty shape allocates the outputs and launches (and compiles) nothing. A specialisation is compiled at its first launch: a body that does not compile is EK_ERROR_COMPILE with NVRTC\'s log, whose lines in the body read "<name>:body(N)". On failure outputs[] is left as it was and nothing new is kept. Asynchronous.',
     ),
-    'ek_elementwise_release': (
+    'ek_elementwise_destroy': (
         ek_status,
         [ek_elementwise],
         ('k',),
-        "Frees the builder and the kernels it compiled, after waiting for the context's work when it compiled any (launches may still run them). NULL is a no-op.",
+        "Experimental (EK_EXPERIMENTAL). Frees the builder and the kernels it compiled, after waiting for the context's work when it compiled any (launches may still run them). NULL is a no-op.",
     ),
     'ek_profiler_start': (
         ek_status,
         [ek_context],
         ('ctx',),
-        "Starts recording every op and kernel launch made on the context (from any thread) and forgets the previous session's records. On CUDA it waits for the default stream once, to align the device clock with the host's. EK_ERROR_INVALID_ARGUMENT when the profiler is already running. Calls that fail are not recorded; ops called by other ops are recorded once, as the outer op. While off, profiling costs each op one atomic load.",
+        "Experimental (EK_EXPERIMENTAL). Starts recording every op and kernel launch made on the context (from any thread) and forgets the previous session's records. On CUDA it waits for the default stream once, to align the device clock with the host's. EK_ERROR_INVALID_ARGUMENT when the profiler is already running. Calls that fail are not recorded; ops called by other ops are recorded once, as the outer op. While off, profiling costs each op one atomic load.",
     ),
     'ek_profiler_stop': (
         ek_status,
         [ek_context],
         ('ctx',),
-        'Stops recording and waits for the recorded device work to finish, so the records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running.',
+        'Experimental (EK_EXPERIMENTAL). Stops recording and waits for the recorded device work to finish, so the records are complete. EK_ERROR_INVALID_ARGUMENT when it is not running.',
     ),
-    'ek_profiler_records': (
+    'ek_profiler_get_records': (
         ek_status,
         [ek_context, ctypes.POINTER(ek_profile_record), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
         ('ctx', 'records', 'capacity', 'count'),
-        'Two-phase, like ek_memory_snapshot: writes up to capacity records of the last stopped session, in order of completion, and their number into *count. EK_ERROR_NOT_READY while the profiler runs.',
+        'Experimental (EK_EXPERIMENTAL). Two-phase, like ek_memory_get_snapshot (records[0].struct_size is the stride): writes up to capacity records of the last stopped session, in order of completion, and their number into *count. EK_ERROR_NOT_READY while the profiler runs.',
     ),
-    'ek_profiler_summary': (
+    'ek_profiler_get_summary': (
         ek_status,
         [ek_context, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
         ('ctx', 'buffer', 'capacity', 'length'),
-        'The last session as a text table, one row per op name (calls, total and mean device and host time), slowest total device time first. Writes at most capacity - 1 characters and a NUL into buffer (which may be NULL when capacity is 0) and the full length, without the NUL, into *length. EK_ERROR_NOT_READY while the profiler runs.',
+        'Experimental (EK_EXPERIMENTAL). The last session as a text table, one row per op name (calls, total and mean device and host time), slowest total device time first. Writes at most capacity - 1 characters and a NUL into buffer (which may be NULL when capacity is 0) and the full length, without the NUL, into *length. EK_ERROR_NOT_READY while the profiler runs.',
     ),
-    'ek_profiler_export_chrome_trace': (
+    'ek_profiler_write_chrome_trace': (
         ek_status,
         [ek_context, ctypes.c_char_p],
         ('ctx', 'path'),
-        'Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or chrome://tracing): a host track per thread, a device track per stream and an arrow from each call to its device work. path is written as by ek_memory_snapshot_json: a regular file is replaced atomically, a FIFO or device (/dev/stdout) written in place, a symbolic link to a regular file refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT for "". EK_ERROR_NOT_READY while the profiler runs.',
+        'Experimental (EK_EXPERIMENTAL). Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or chrome://tracing): a host track per thread, a device track per stream and an arrow from each call to its device work. path is written as by ek_memory_write_snapshot_json: a regular file is replaced atomically, a FIFO or device (/dev/stdout) written in place, a symbolic link to a regular file refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT for "". EK_ERROR_NOT_READY while the profiler runs.',
     ),
     'ek_live_handles': (
         ek_status,
@@ -1279,6 +1318,56 @@ FUNCTIONS = {
         'Number of live handles (contexts, streams, events, tensors, modules, kernels, elementwise builders) in the process; for leak checks.',
     ),
 }
+
+# Declared under #ifdef EK_EXPERIMENTAL: outside the ABI promise, bound all the same.
+EXPERIMENTAL = frozenset({
+    'EK_PROFILER_MAX_RECORDS',
+    'ek_elementwise',
+    'ek_elementwise_create',
+    'ek_elementwise_destroy',
+    'ek_elementwise_launch',
+    'ek_kernel_launch_auto',
+    'ek_profile_record',
+    'ek_profiler_get_records',
+    'ek_profiler_get_summary',
+    'ek_profiler_start',
+    'ek_profiler_stop',
+    'ek_profiler_write_chrome_trace',
+})
+
+# static inline helpers of ek.h: not library symbols (the binding builds its own).
+INLINE_FUNCTIONS = (
+    'ek_scalar_of_kind_',
+    'ek_scalar_bool',
+    'ek_scalar_int',
+    'ek_scalar_uint',
+    'ek_scalar_float',
+)
+
+# Structs the library fills: the caller sets struct_size (see new()).
+SIZED_STRUCTS = (
+    ek_device_info,
+    ek_context_config,
+    ek_memory_stats,
+    ek_memory_block,
+    ek_tensor_info,
+    ek_philox_state,
+    ek_kernel_attributes,
+    ek_profile_record,
+)
+
+
+def new(cls, count=None):
+    """A zeroed ``cls`` with ``struct_size`` set (the _INIT macros of ek.h), or
+    an array of ``count`` (>= 1) of them whose first element has it: the
+    library takes that as the stride and sets it in every element it writes."""
+    if cls not in SIZED_STRUCTS:
+        raise TypeError(f"{cls.__name__} has no struct_size")
+    if count is None:
+        return cls(struct_size=ctypes.sizeof(cls))
+    arr = (cls * count)()
+    arr[0].struct_size = ctypes.sizeof(cls)
+    return arr
 
 
 def bind(lib):

@@ -32,8 +32,8 @@ from . import _ffi
 from ._errors import EkIndexError
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _scalar
-from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int
-from ._tensor import Tensor, _ek_scalar, _i64
+from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int, scalar
+from ._tensor import Tensor, _i64
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
            "index_put", "masked_select", "masked_fill", "masked_scatter", "nonzero", "install"]
@@ -316,8 +316,8 @@ def setitem(t, key, value) -> None:
         else:
             v.copy_(value)
         return
-    scalar = _scalar(value) is not None and not isinstance(value, np.ndarray)
-    p = _plan(t, key, scalar)
+    is_scalar = _scalar(value) is not None and not isinstance(value, np.ndarray)
+    p = _plan(t, key, is_scalar)
     v = p.view
     if p.masks:
         (d, mask), = p.masks
@@ -432,7 +432,7 @@ def masked_fill(input, mask, value, *, out=None):  # noqa: A002
     if type(value) is _T:
         value = value.item()
     m = _mask(mask, x)
-    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, _ek_scalar(value))
+    return _op(lib.ek_masked_fill, x._ctx, out, x._h, m._h, scalar(value, "masked_fill"))
 
 
 def masked_scatter(input, mask, source, *, out=None):  # noqa: A002

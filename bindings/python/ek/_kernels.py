@@ -364,9 +364,9 @@ class RawKernel(_Handle):
         """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
         max_threads_per_block, shared_bytes, const_bytes, local_bytes,
         num_params, param_bytes, ptx_version, binary_version."""
-        a = _ffi.ek_kernel_attributes()
+        a = _ffi.new(_ffi.ek_kernel_attributes)
         check(lib.ek_kernel_get_attributes(self._handle(), ctypes.byref(a)))
-        return {name: getattr(a, name) for name, _ in a._fields_}
+        return {name: getattr(a, name) for name, _ in a._fields_ if name != "struct_size"}
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
         """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
@@ -375,7 +375,7 @@ class RawKernel(_Handle):
         g = _dims(grid, "ek.RawKernel: grid")
         b = _dims(block, "ek.RawKernel: block")
         arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
-        check(lib.ek_kernel_launch(h, _stream_handle(stream, self._ctx), g, b,
+        check(lib.ek_kernel_launch(_stream_handle(stream, self._ctx), h, g, b,
                                    c_uint64(shared_mem, "shared_mem"), arr, len(args)))
         del keep
 
@@ -384,14 +384,15 @@ class RawKernel(_Handle):
         fastest for this kernel (timed at the first launch of each problem-size
         bucket, so the kernel must give the same result when run several times
         on its arguments) and grid ceil(n / block). Returns the block size used
-        (0 when n == 0: nothing is launched)."""
+        (0 when n == 0: nothing is launched). Experimental
+        (ek_kernel_launch_auto is under ``#ifdef EK_EXPERIMENTAL``)."""
         h = self._handle()
         n = operator.index(n)
         if n < 0:
             raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
         arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
         used = ctypes.c_uint(0)
-        check(lib.ek_kernel_launch_auto(h, _stream_handle(stream, self._ctx),
+        check(lib.ek_kernel_launch_auto(_stream_handle(stream, self._ctx), h,
                                         c_uint64(n, "launch_auto: n"),
                                         c_uint64(shared_mem, "shared_mem"), arr, len(args),
                                         ctypes.byref(used)))
@@ -419,7 +420,8 @@ def _params(spec, what: str) -> list:
 
 
 class ElementwiseKernel:
-    """An elementwise kernel built from an expression, as CuPy's::
+    """An elementwise kernel built from an expression, as CuPy's (experimental:
+    ek_elementwise_* are declared under ``#ifdef EK_EXPERIMENTAL``)::
 
         k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
                                  "z = x * y + max(x, 0.0f)", "fma_relu")
@@ -467,7 +469,7 @@ class ElementwiseKernel:
             st = lib.ek_elementwise_create(context("cpu")._handle(), *self._args,
                                            ctypes.byref(h))
             if st == _ffi.EK_SUCCESS:  # a CPU backend that grew support
-                lib.ek_elementwise_release(h)
+                lib.ek_elementwise_destroy(h)
             elif st == _ffi.EK_ERROR_NOT_SUPPORTED:
                 lib.ek_clear_error()
             else:
@@ -490,7 +492,7 @@ class ElementwiseKernel:
         if entry is None:
             h = _ffi.ek_elementwise()
             check(lib.ek_elementwise_create(ctx._handle(), *self._args, ctypes.byref(h)))
-            entry = (h, _own(h, "ek_elementwise_release", ctx))
+            entry = (h, _own(h, "ek_elementwise_destroy", ctx))
             self._built[ctx] = entry
         return entry[0]
 
@@ -548,7 +550,7 @@ class ElementwiseKernel:
         h = self._builder(ctx)
         in_arr = (_ffi.ek_tensor * max(nin, 1))(*[t._h for t in ins])
         out_arr = (_ffi.ek_tensor * nout)(*[None if o is None else o._h for o in outs])
-        check(lib.ek_elementwise_launch(h, _stream_handle(stream, ctx), in_arr, nin,
+        check(lib.ek_elementwise_launch(_stream_handle(stream, ctx), h, in_arr, nin,
                                         out_arr, nout))
         res = tuple(o if o is not None else Tensor._wrap(out_arr[j], ctx)
                     for j, o in enumerate(outs))

@@ -4,6 +4,7 @@ Tensor.addmm_ (ek_gemm, in place), Tensor.dot."""
 from __future__ import annotations
 
 from . import _ffi
+from ._cint import scalar
 from ._errors import ShapeError, check
 from ._lib import lib
 from ._ops import _arg, _as_tensor, _op, _stream
@@ -57,7 +58,8 @@ def gemm(a, b, c, *, alpha: float = 1.0, beta: float = 0.0):
         raise TypeError("gemm: c must be an ek.Tensor (it is written in place)")
     a = _arg(a, c)
     b = _arg(b, c)
-    rc = lib.ek_gemm(_stream(c._ctx), float(alpha), a._h, b._h, float(beta), c._h)
+    rc = lib.ek_gemm(_stream(c._ctx), scalar(alpha, "gemm: alpha"), a._h, b._h,
+                     scalar(beta, "gemm: beta"), c._h)
     if rc:
         check(rc)
     return c

@@ -7,12 +7,10 @@ type promotion, broadcasting and their errors belong to
 the C library. This module only turns Python operands into handles:
 
 - a Tensor is passed as is; a Python or NumPy number goes to
-  ``ek_binary_scalar`` (it only raises the tensor's category, as in PyTorch:
-  ``int8_tensor + 1`` stays int8, ``bool_tensor + 2`` is int64); a float
-  number with an integer or bool tensor casts the tensor to float32 first, so
-  ``int_tensor * 2.0`` is float32 like ``* 2.5`` (the C call alone would
-  count 2.0 as an integer); a bool with a bool tensor, or an integer beyond
-  2**53, becomes a 0-d tensor;
+  ``ek_binary_scalar`` as an ek_scalar of its kind (``_cint.scalar``: exact
+  for any 64-bit integer), which only raises the tensor's category, as in
+  PyTorch: ``int8_tensor + 1`` stays int8, ``bool_tensor + 2`` is int64,
+  ``int_tensor * 2.0`` is float32, ``bool_tensor & True`` stays bool;
 - lists and NumPy arrays become tensors on the other operand's device (Python
   floats as float32, ints as int64, arrays keep their dtype).
 
@@ -36,8 +34,8 @@ import numbers
 import numpy as np
 
 from . import _ffi
+from ._cint import scalar
 from ._context import context
-from ._dtype import DTYPES
 from ._errors import DtypeError, InvalidArgumentError, ShapeError, check
 from ._lib import lib
 from ._stream import _current_handle, _entered
@@ -53,7 +51,6 @@ _byref = ctypes.byref
 _c_unary = lib.ek_unary
 _c_binary = lib.ek_binary
 _c_binary_scalar = lib.ek_binary_scalar
-_EXACT = 2 ** 53  # integers up to this size are exact as the C double scalar
 
 UNARY_OPS = {k[len("EK_UNARY_"):].lower(): v for k, v in _ffi.ek_unary_op_values.items()}
 """Unary op name ("exp", "gelu_tanh", ...) -> ek_unary_op value (from ek.h)."""
@@ -176,17 +173,6 @@ def _unary(op, x, out=None) -> Tensor:
 
 # ------------------------------------------------------------------ binary
 
-_FLOAT_CODES = frozenset(d.code for d in DTYPES.values() if d.is_floating_point)
-
-
-def _to_float(a) -> Tensor:
-    """An integer or bool tensor meeting a float number: float32 first, so that
-    the result is float32 whatever the value (PyTorch's rule). The C call
-    alone would keep int64 for an integral value: ek_binary_scalar takes a
-    double and counts 2.0 as an integer."""
-    return a.astype(DTYPES["float32"])
-
-
 def _binary(op, a, b, out=None) -> Tensor:
     """a op b; a is a Tensor, b anything (NotImplemented when b has no tensor form)."""
     ctx = a._ctx
@@ -205,18 +191,17 @@ def _binary(op, a, b, out=None) -> Tensor:
         if rc:
             check(rc)
         return out
-    if tb is float or (tb is int and -_EXACT <= b <= _EXACT):
-        if tb is float and a._meta.dtype not in _FLOAT_CODES:
-            a = _to_float(a)
+    if tb is float or tb is int:
+        s = scalar(b)
         if out is None:
             h = _new_handle()
-            rc = _c_binary_scalar(st, op, a._h, b, 0, _byref(h))
+            rc = _c_binary_scalar(st, op, a._h, s, 0, _byref(h))
             if rc:
                 check(rc)
             return _wrap(h, ctx)
         if type(out) is not _T:
             _bad_out(out)
-        rc = _c_binary_scalar(st, op, a._h, b, 0, out._outp())
+        rc = _c_binary_scalar(st, op, a._h, s, 0, out._outp())
         if rc:
             check(rc)
         return out
@@ -230,24 +215,12 @@ def _rbinary(op, a, b, out=None) -> Tensor:
 
 def _binary_other(op, a, b, out, scalar_first) -> Tensor:
     ctx = a._ctx
-    s = _scalar(b)
-    if s is not None:
-        v, kind = s
-        if kind == 0 and a.dtype.name == "bool":
-            b = _full0(v, "bool", ctx)            # bool op bool stays bool
-        elif kind == 1 and not -_EXACT <= v <= _EXACT:
-            dt = a.dtype if _kind(a.dtype) == 1 else DTYPES["int64"]
-            b = _full0(v, dt, ctx)                # exact beyond 2**53
-        else:
-            if kind == 2 and a._meta.dtype not in _FLOAT_CODES:
-                a = _to_float(a)
-            return _op(_c_binary_scalar, ctx, out, op, a._h, float(v) if kind == 2 else int(v),
-                       1 if scalar_first else 0)
-    else:
-        try:
-            b = _as_tensor(b, ctx)
-        except (TypeError, ValueError):
-            return NotImplemented
+    if _scalar(b) is not None:
+        return _op(_c_binary_scalar, ctx, out, op, a._h, scalar(b), 1 if scalar_first else 0)
+    try:
+        b = _as_tensor(b, ctx)
+    except (TypeError, ValueError):
+        return NotImplemented
     if scalar_first:
         return _op(_c_binary, ctx, out, op, b._h, a._h)
     return _op(_c_binary, ctx, out, op, a._h, b._h)
@@ -419,6 +392,9 @@ def positive(input):  # noqa: A002
     return _arg(input)
 
 
+_MINUS_ONE = scalar(-1)
+
+
 def bitwise_not(input, *, out=None):  # noqa: A002
     """~x: logical not for bool tensors, bitwise not (x ^ -1) for integers;
     DtypeError for floats (there is no bitwise not of a float)."""
@@ -427,7 +403,7 @@ def bitwise_not(input, *, out=None):  # noqa: A002
     if k == 0:
         return _unary(_U["logical_not"], x, out)
     if k == 1:
-        return _op(_c_binary_scalar, x._ctx, out, _B["bitwise_xor"], x._h, -1, 0)
+        return _op(_c_binary_scalar, x._ctx, out, _B["bitwise_xor"], x._h, _MINUS_ONE, 0)
     raise DtypeError(f"bitwise_not (~): {x.dtype} tensor; ~ is defined for integer and bool "
                      "tensors only", _ffi.EK_ERROR_DTYPE)
 

@@ -1,4 +1,8 @@
-"""The profiler: every op and kernel launch on a context, with host and device times."""
+"""The profiler: every op and kernel launch on a context, with host and device times.
+
+Experimental: it wraps ek_profiler_*, which ek.h declares under
+``#ifdef EK_EXPERIMENTAL`` (outside the ABI promise: may change in a minor
+release of libek)."""
 
 from __future__ import annotations
 
@@ -66,24 +70,24 @@ class Profiler:
         """The last session's calls, as ProfileRecord tuples in order of completion."""
         handle = self.context._handle()
         count = ctypes.c_size_t()
-        check(lib.ek_profiler_records(handle, None, 0, ctypes.byref(count)))
+        check(lib.ek_profiler_get_records(handle, None, 0, ctypes.byref(count)))
         cap = count.value
-        buf = (_ffi.ek_profile_record * max(cap, 1))()
-        check(lib.ek_profiler_records(handle, buf, cap, ctypes.byref(count)))
+        buf = _ffi.new(_ffi.ek_profile_record, max(cap, 1))
+        check(lib.ek_profiler_get_records(handle, buf, cap, ctypes.byref(count)))
         return [_record(r) for r in buf[:min(cap, count.value)]]
 
     def summary(self) -> str:
         """A table per op name: calls, total and mean device and host time."""
         handle = self.context._handle()
         length = ctypes.c_size_t()
-        check(lib.ek_profiler_summary(handle, None, 0, ctypes.byref(length)))
+        check(lib.ek_profiler_get_summary(handle, None, 0, ctypes.byref(length)))
         buf = ctypes.create_string_buffer(length.value + 1)
-        check(lib.ek_profiler_summary(handle, buf, len(buf), ctypes.byref(length)))
+        check(lib.ek_profiler_get_summary(handle, buf, len(buf), ctypes.byref(length)))
         return buf.value.decode(errors="replace")
 
     def export_chrome_trace(self, path: str | os.PathLike) -> None:
         """Writes the session as Chrome trace JSON (Perfetto, chrome://tracing)."""
-        check(lib.ek_profiler_export_chrome_trace(self.context._handle(), os.fsencode(path)))
+        check(lib.ek_profiler_write_chrome_trace(self.context._handle(), os.fsencode(path)))
 
 
 def profile(device="cpu") -> Profiler:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _context, _ffi
+from ._cint import scalar
 from ._context import context
 from ._dtype import DTYPES, dtype as _as_dtype
 from ._errors import InvalidArgumentError, check
@@ -46,8 +47,10 @@ def random_state(device="cpu") -> tuple:
     return context(device).random_state()
 
 
-def _fill(t: Tensor, dist: str, a: float, b: float) -> Tensor:
-    check(lib.ek_random(_stream(t._ctx), _D[dist], float(a), float(b), None, t._h))
+def _fill(t: Tensor, dist: str, a, b) -> Tensor:
+    """ek_random with parameters a and b as exact scalars (randint's integer
+    bounds beyond 2**53 included)."""
+    check(lib.ek_random(_stream(t._ctx), _D[dist], scalar(a, dist), scalar(b, dist), None, t._h))
     return t
 
 

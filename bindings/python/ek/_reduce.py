@@ -1,8 +1,8 @@
 """Reductions (sum, mean, prod, max, min, argmax, argmin, any, all, norm,
 var, std), max/min along a dim with indices, softmax/log_softmax and the
-scans (cumsum, cumprod): ek_reduce, ek_var, ek_max_dim, ek_softmax,
-ek_log_softmax, ek_cumsum, ek_cumprod. Semantics, result dtypes and errors
-are the C library's (PyTorch's)."""
+scans (cumsum, cumprod): ek_reduce, ek_var (VARIANCE or STD),
+ek_reduce_with_indices, ek_softmax (PLAIN or LOG) and ek_scan (SUM or PROD).
+Semantics, result dtypes and errors are the C library's (PyTorch's)."""
 
 from __future__ import annotations
 
@@ -84,11 +84,11 @@ def amin(input, dim=None, keepdim: bool = False, *, out=None):  # noqa: A002
     return _reduce("min", _arg(input), dim, keepdim, out)
 
 
-def _max_min(x, dim, keepdim, out, take_min, name):
+def _max_min(x, dim, keepdim, out, name):
     if type(dim) is _T or (dim is not None and not isinstance(dim, (int, np.integer))
                            and not isinstance(dim, (tuple, list))):
         from ._ops import BINARY_OPS, _binary
-        return _binary(BINARY_OPS["minimum" if take_min else "maximum"], x, dim, out)
+        return _binary(BINARY_OPS["minimum" if name == "min" else "maximum"], x, dim, out)
     if dim is None:
         return _reduce(name, x, None, False, out)
     if not isinstance(dim, (int, np.integer)):
@@ -98,14 +98,14 @@ def _max_min(x, dim, keepdim, out, take_min, name):
     dim = c_int(dim, f"{name}: dim")
     if out is None:
         v, i = _ffi.ek_tensor(), _ffi.ek_tensor()
-        rc = lib.ek_max_dim(st, x._h, dim, 1 if keepdim else 0,
-                            1 if take_min else 0, ctypes.byref(v), ctypes.byref(i))
+        rc = lib.ek_reduce_with_indices(st, _R[name], x._h, dim, 1 if keepdim else 0,
+                                        ctypes.byref(v), ctypes.byref(i))
         if rc:
             check(rc)
         return ValuesIndices(_wrap(v, x._ctx), _wrap(i, x._ctx))
     values, indices = out
-    rc = lib.ek_max_dim(st, x._h, dim, 1 if keepdim else 0, 1 if take_min else 0,
-                        values._outp(), indices._outp())
+    rc = lib.ek_reduce_with_indices(st, _R[name], x._h, dim, 1 if keepdim else 0,
+                                    values._outp(), indices._outp())
     if rc:
         check(rc)
     return ValuesIndices(values, indices)
@@ -114,16 +114,16 @@ def _max_min(x, dim, keepdim, out, take_min, name):
 def max(input, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001,A002
     """As torch.max: ``max(x)`` is the maximum of all elements (0-d);
     ``max(x, dim)`` returns ``ValuesIndices(values, indices)`` along one dim
-    (indices int64, first occurrence, NaN wins; ek_max_dim); ``max(x, other)``
+    (indices int64, first occurrence, NaN wins; ek_reduce_with_indices); ``max(x, other)``
     with a tensor ``other`` is ``maximum(x, other)``. ``out`` for the dim form
     is a (values, indices) pair."""
-    return _max_min(_arg(input), dim, keepdim, out, False, "max")
+    return _max_min(_arg(input), dim, keepdim, out, "max")
 
 
 def min(input, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001,A002
     """As torch.min: the minimum of all elements, ``ValuesIndices`` along one
     dim, or ``minimum(x, other)``."""
-    return _max_min(_arg(input), dim, keepdim, out, True, "min")
+    return _max_min(_arg(input), dim, keepdim, out, "min")
 
 
 def argmax(input, dim=None, keepdim: bool = False, *, out=None):  # noqa: A002
@@ -161,52 +161,53 @@ def norm(input, p=2, dim=None, keepdim: bool = False, *, out=None):  # noqa: A00
     return _reduce(name, _arg(input), dim, keepdim, out)
 
 
-def _var(x, dim, correction, keepdim, unbiased, out, take_sqrt):
+def _var(kind, x, dim, correction, keepdim, unbiased, out):
     if unbiased is not None:
         correction = 1 if unbiased else 0
     n, arr = _dims(dim)
-    return _op(lib.ek_var, x._ctx, out, x._h, n, arr, float(correction), 1 if keepdim else 0,
-               1 if take_sqrt else 0)
+    return _op(lib.ek_var, x._ctx, out, kind, x._h, n, arr, float(correction),
+               1 if keepdim else 0)
 
 
 def var(input, dim=None, *, correction: float = 1, keepdim: bool = False,  # noqa: A002
         unbiased: bool | None = None, out=None):
     """Variance over dim (int, tuple or None) with divisor max(0, N -
     correction) (``unbiased=False`` is correction 0). Float input only."""
-    return _var(_arg(input), dim, correction, keepdim, unbiased, out, False)
+    return _var(_ffi.EK_VAR_VARIANCE, _arg(input), dim, correction, keepdim, unbiased, out)
 
 
 def std(input, dim=None, *, correction: float = 1, keepdim: bool = False,  # noqa: A002
         unbiased: bool | None = None, out=None):
     """Standard deviation over dim: sqrt of ``var`` with the same arguments."""
-    return _var(_arg(input), dim, correction, keepdim, unbiased, out, True)
+    return _var(_ffi.EK_VAR_STD, _arg(input), dim, correction, keepdim, unbiased, out)
 
 
-def _along(fn, x, dim, dtype, out):
+def _along(fn, kind, x, dim, dtype, out):
+    """fn(stream, kind, x, dim, &out): ek_softmax or ek_scan."""
     x = _cast_input(x, dtype)
-    return _op(fn, x._ctx, out, x._h, c_int(dim))
+    return _op(fn, x._ctx, out, kind, x._h, c_int(dim))
 
 
 def softmax(input, dim: int = -1, *, dtype=None, out=None):  # noqa: A002
     """exp(x - max) / sum(exp(x - max)) along dim (ek_softmax); float input,
     result in its dtype (with ``dtype``, the input is converted first)."""
-    return _along(lib.ek_softmax, _arg(input), dim, dtype, out)
+    return _along(lib.ek_softmax, _ffi.EK_SOFTMAX_PLAIN, _arg(input), dim, dtype, out)
 
 
 def log_softmax(input, dim: int = -1, *, dtype=None, out=None):  # noqa: A002
-    """log(softmax(x)) along dim, computed stably (ek_log_softmax)."""
-    return _along(lib.ek_log_softmax, _arg(input), dim, dtype, out)
+    """log(softmax(x)) along dim, computed stably (ek_softmax LOG)."""
+    return _along(lib.ek_softmax, _ffi.EK_SOFTMAX_LOG, _arg(input), dim, dtype, out)
 
 
 def cumsum(input, dim: int, *, dtype=None, out=None):  # noqa: A002
-    """Inclusive cumulative sum along dim (ek_cumsum): bool and integers give
+    """Inclusive cumulative sum along dim (ek_scan SUM): bool and integers give
     int64, floats keep their dtype."""
-    return _along(lib.ek_cumsum, _arg(input), dim, dtype, out)
+    return _along(lib.ek_scan, _ffi.EK_SCAN_SUM, _arg(input), dim, dtype, out)
 
 
 def cumprod(input, dim: int, *, dtype=None, out=None):  # noqa: A002
-    """Inclusive cumulative product along dim (ek_cumprod); dtypes as cumsum."""
-    return _along(lib.ek_cumprod, _arg(input), dim, dtype, out)
+    """Inclusive cumulative product along dim (ek_scan PROD); dtypes as cumsum."""
+    return _along(lib.ek_scan, _ffi.EK_SCAN_PROD, _arg(input), dim, dtype, out)
 
 
 _FUNCTIONS = {"sum": sum, "mean": mean, "prod": prod, "max": max, "min": min, "amax": amax,

@@ -133,7 +133,7 @@ class Stream:
     def native(self) -> int:
         """The cudaStream_t as an int (0 on CPU)."""
         p = ctypes.c_void_p()
-        check(lib.ek_stream_native(self._handle(), ctypes.byref(p)))
+        check(lib.ek_stream_get_native(self._handle(), ctypes.byref(p)))
         return p.value or 0
 
     cuda_stream = native
@@ -271,7 +271,7 @@ class Event:
             h = stream._handle()
             if self._ctx is None:
                 self._create(stream._ctx)
-        check(lib.ek_event_record(self._handle(), h))
+        check(lib.ek_event_record(h, self._handle()))
 
     def synchronize(self) -> None:
         """Wait until the captured work has completed."""
@@ -289,7 +289,7 @@ class Event:
         """Milliseconds from this event to ``end`` (both recorded and completed;
         NotReadyError otherwise)."""
         ms = ctypes.c_float()
-        check(lib.ek_event_elapsed_ms(self._handle(), end._handle(), ctypes.byref(ms)))
+        check(lib.ek_event_get_elapsed_ms(self._handle(), end._handle(), ctypes.byref(ms)))
         return float(ms.value)
 
     def __repr__(self) -> str:

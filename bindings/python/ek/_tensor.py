@@ -19,8 +19,7 @@ import weakref
 import numpy as np
 
 from . import _ffi, _handles
-from ._cint import INT64_MAX as _INT64_MAX, INT64_MIN as _INT64_MIN, c_int, c_int64, \
-    int64_array, int_array
+from ._cint import c_int, c_int64, int64_array, int_array, scalar
 from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
 from ._errors import DtypeError, ShutdownError, check, shut_down
@@ -44,21 +43,6 @@ _new_weakref = weakref.ref
 
 _i64 = int64_array
 _ints = int_array
-
-
-def _ek_scalar(value) -> _ffi.ek_scalar:
-    """A Python number as an ek_scalar, exactly: bool -> BOOL, int -> INT64
-    (UINT64 above int64's range), anything else -> FLOAT64."""
-    if isinstance(value, (bool, np.bool_)):
-        return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_BOOL, i=int(bool(value)))
-    if isinstance(value, (int, np.integer)):
-        v = int(value)
-        if _INT64_MIN <= v <= _INT64_MAX:
-            return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_INT64, i=v)
-        if 0 <= v < 2**64:
-            return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_UINT64, u=v)
-        raise OverflowError(f"{v} does not fit in int64 or uint64")
-    return _ffi.ek_scalar(kind=_ffi.EK_SCALAR_FLOAT64, f=float(value))
 
 
 def _shape_args(args) -> tuple:
@@ -140,7 +124,7 @@ class Tensor:
     def _meta(self) -> _ffi.ek_tensor_info:
         info = self._info
         if info is None:
-            info = _ffi.ek_tensor_info()
+            info = _ffi.new(_ffi.ek_tensor_info)
             check(lib.ek_tensor_get_info(self._h, _byref(info)))
             self._info = info
         return info
@@ -246,7 +230,7 @@ class Tensor:
             raise DtypeError(f"Tensor.numpy: {dt.name} has no NumPy dtype; convert first, e.g. "
                              f"t.astype(ek.float32).numpy()", _ffi.EK_ERROR_DTYPE)
         arr = np.empty(self.shape, dt.numpy)
-        check(lib.ek_tensor_to_host(self._h, arr.ctypes.data, arr.nbytes, self._stream()))
+        check(lib.ek_tensor_to_host(self._stream(), self._h, arr.ctypes.data, arr.nbytes))
         return arr
 
     def _host_values(self) -> np.ndarray:
@@ -371,7 +355,8 @@ class Tensor:
     def __copy__(self) -> "Tensor":
         """copy.copy: a new Tensor of the same view of the same storage (its
         own reference: ek_tensor_retain), as PyTorch's shares storage."""
-        return self._new(lib.ek_tensor_retain, self._h)
+        check(lib.ek_tensor_retain(self._h))
+        return Tensor._wrap(ctypes.cast(self._h, _ffi.ek_tensor), self._ctx)
 
     def __deepcopy__(self, memo) -> "Tensor":
         """copy.deepcopy: a copy of the values on the same context (``clone()``)."""
@@ -386,7 +371,7 @@ class Tensor:
     def _host_bytes(self) -> bytes:
         buf = bytearray(self.numel() * self.itemsize)
         ptr = (ctypes.c_char * len(buf)).from_buffer(buf) if buf else None
-        check(lib.ek_tensor_to_host(self._h, ptr, len(buf), self._stream()))
+        check(lib.ek_tensor_to_host(self._stream(), self._h, ptr, len(buf)))
         return bytes(buf)
 
     def astype(self, dtype) -> "Tensor":
@@ -428,7 +413,7 @@ class Tensor:
         src may be a Tensor on any device, an array, a list or a scalar."""
         if not isinstance(src, Tensor):
             src = _host_tensor(src, self._ctx)
-        check(lib.ek_copy(_stream_for(self._ctx, src._ctx), self._h, src._h))
+        check(lib.ek_copy(_stream_for(self._ctx, src._ctx), src._h, self._h))
         return self
 
     def fill_(self, value) -> "Tensor":
@@ -436,7 +421,7 @@ class Tensor:
         a value outside an integer dtype, NaN included, raises)."""
         if isinstance(value, Tensor):
             return self.copy_(value)
-        check(lib.ek_fill(self._stream(), self._h, _ek_scalar(value)))
+        check(lib.ek_fill(self._stream(), scalar(value, "fill_"), self._h))
         return self
 
     def zero_(self) -> "Tensor":
@@ -445,7 +430,7 @@ class Tensor:
 
     def record_stream(self, stream) -> None:
         """Mark the storage as used on ``stream``: its release waits for that stream."""
-        check(lib.ek_tensor_record_stream(self._h, stream._h))
+        check(lib.ek_tensor_record_stream(stream._h, self._h))
 
     # Indexing (__getitem__/__setitem__), operators and op methods are added by
     # the install() of _ops, _ternary, _matmul, _reduce, _indexing, _random and
@@ -455,8 +440,8 @@ class Tensor:
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
     s = tuple(shape)
     out = _ffi.ek_tensor()
-    check(lib.ek_tensor_empty(ctx._handle(), len(s), _i64(s, "shape"), dt.code,
-                              _current_handle(ctx), _byref(out)))
+    check(lib.ek_tensor_empty(_current_handle(ctx), ctx._handle(), len(s), _i64(s, "shape"),
+                              dt.code, _byref(out)))
     return Tensor._wrap(out, ctx)
 
 
@@ -474,9 +459,8 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
         arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
     s = arr.shape
     out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(ctx._handle(), len(s), _i64(s), dt.code,
-                                  arr.ctypes.data if arr.size else None,
-                                  _current_handle(ctx), _byref(out)))
+    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(s), _i64(s), dt.code,
+                                  arr.ctypes.data if arr.size else None, _byref(out)))
     return Tensor._wrap(out, ctx)
 
 
@@ -490,8 +474,8 @@ def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor
         raise ValueError(f"ek: a pickled {dtype_name} tensor of shape {list(shape)} needs "
                          f"{n * dt.itemsize} bytes, got {len(data)}")
     out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(ctx._handle(), len(shape), _i64(shape), dt.code,
-                                  data if data else None, _current_handle(ctx), _byref(out)))
+    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(shape), _i64(shape),
+                                  dt.code, data if data else None, _byref(out)))
     return Tensor._wrap(out, ctx)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 
 from . import _ffi
+from ._cint import scalar
 from ._dtype import DTYPES
 from ._errors import InvalidArgumentError
 from ._lib import lib
@@ -74,8 +75,8 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A001,A002
     if min is None and max is None:
         raise InvalidArgumentError("clamp: at least one of min and max must be given",
                                    _ffi.EK_ERROR_INVALID_ARGUMENT)
-    lo = None if min is None else _byref(ctypes.c_double(min))
-    hi = None if max is None else _byref(ctypes.c_double(max))
+    lo = None if min is None else _byref(scalar(min, "clamp: min"))
+    hi = None if max is None else _byref(scalar(max, "clamp: max"))
     return _op(lib.ek_clamp, x._ctx, out, x._h, lo, hi)
 
 
@@ -102,7 +103,7 @@ def lerp(input, end, weight, *, out=None):  # noqa: A002
     if type(weight) is _T:
         r = _binary(_B["mul"], weight, _binary(_B["sub"], end, start))
         return _binary(_B["add"], start, r, out)
-    return _op(lib.ek_lerp, ctx, out, start._h, end._h, float(weight))
+    return _op(lib.ek_lerp, ctx, out, start._h, end._h, scalar(weight, "lerp: weight"))
 
 
 def _lerp_method(self, end, weight, *, out=None):
@@ -120,7 +121,8 @@ def axpby(alpha, x, beta, y, *, out=None):
     place. Broadcast and promotion as ``+``."""
     x = _arg(x, y)
     y = _arg(y, x)
-    return _op(lib.ek_axpby, x._ctx, out, float(alpha), x._h, float(beta), y._h)
+    return _op(lib.ek_axpby, x._ctx, out, scalar(alpha, "axpby: alpha"), x._h,
+               scalar(beta, "axpby: beta"), y._h)
 
 
 def functions() -> dict:

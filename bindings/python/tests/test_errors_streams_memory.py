@@ -1,3 +1,4 @@
+import ctypes
 import gc
 import os
 import subprocess
@@ -203,7 +204,49 @@ def test_ffi_binds_every_function():
         assert fn.restype is restype and fn.argtypes == argtypes
         assert len(params) == len(argtypes)
     assert _ffi.EK_MAX_DIMS == 8 and _ffi.EK_SLICE_MIN == -(2**63)
-    assert [f for f, _ in _ffi.ek_tensor_info._fields_][:3] == ["dtype", "ndim", "shape"]
+    assert [f for f, _ in _ffi.ek_tensor_info._fields_][:4] == ["struct_size", "dtype", "ndim",
+                                                                 "shape"]
+    assert dict(_ffi.ek_tensor_info._fields_)["shape"] == ctypes.POINTER(ctypes.c_int64)
+
+
+def test_ffi_api_1_0_forms():
+    # Every struct the library fills starts with struct_size; new() sets it.
+    for cls in _ffi.SIZED_STRUCTS:
+        assert cls._fields_[0] == ("struct_size", ctypes.c_size_t)
+        assert _ffi.new(cls).struct_size == ctypes.sizeof(cls)
+        arr = _ffi.new(cls, 3)
+        assert len(arr) == 3 and arr[0].struct_size == ctypes.sizeof(cls)
+    with pytest.raises(TypeError):
+        _ffi.new(_ffi.ek_scalar)
+    # The static inline ek_scalar constructors are no symbols; experimental
+    # declarations are bound and listed.
+    assert "ek_scalar_int" in _ffi.INLINE_FUNCTIONS
+    assert not set(_ffi.INLINE_FUNCTIONS) & set(_ffi.FUNCTIONS)
+    assert {"ek_profiler_start", "ek_elementwise_destroy", "ek_kernel_launch_auto",
+            "ek_profile_record"} <= _ffi.EXPERIMENTAL
+    assert _ffi.FUNCTIONS["ek_profiler_start"][3].startswith("Experimental")
+    assert "ek_softmax" not in _ffi.EXPERIMENTAL
+    # Variants as enums from the X-macro lists.
+    assert _ffi.ek_softmax_kind_values == {"EK_SOFTMAX_PLAIN": 0, "EK_SOFTMAX_LOG": 1}
+    assert _ffi.ek_scan_op_values == {"EK_SCAN_SUM": 0, "EK_SCAN_PROD": 1}
+    assert _ffi.ek_var_kind_values == {"EK_VAR_VARIANCE": 0, "EK_VAR_STD": 1}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("#ifdef EK_EXPERIMENTAL", "#ifdef EK_OTHER"), "unknown conditional"),
+    (("static inline ek_scalar ek_scalar_bool(int v) {", "static inline ek_scalar x(int v);"),
+     "static inline"),
+    (("size_t struct_size;             /* set by the caller: sizeof(ek_tensor_info) */",
+      "int x; size_t struct_size;"), "struct_size must be its first field"),
+])
+def test_gen_ffi_refuses(tmp_path, edit, message):
+    header = open(os.path.join(PKG_ROOT, "..", "..", "include", "ek.h")).read()
+    assert edit[0] in header
+    bad = tmp_path / "ek.h"
+    bad.write_text(header.replace(edit[0], edit[1]))
+    r = subprocess.run([sys.executable, os.path.join(PKG_ROOT, "gen_ffi.py"), "--stdout",
+                        "--header", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr
 
 
 def _stub_names():
@@ -253,15 +296,15 @@ def _bad_calls(device):
         (lambda: f & 1, ek.DtypeError, "ek_binary_scalar"),
         (lambda: f.sum(dim=5), ek.Error, "ek_reduce"),
         (lambda: i.var(), ek.DtypeError, "ek_var"),
-        (lambda: f.max(dim=7), ek.Error, "ek_max_dim"),
+        (lambda: f.max(dim=7), ek.Error, "ek_reduce_with_indices"),
         (lambda: ek.where(f > 0, f, ek.ones(4, device=device)), ek.ShapeError, "ek_where"),
         (lambda: ek.tensor([True], device=device).clamp(0, 1), ek.DtypeError, "ek_clamp"),
         (lambda: ek.lerp(i, i, 0.5), ek.DtypeError, "ek_lerp"),
         (lambda: ek.axpby(1, f, 1, ek.ones(5, device=device)), ek.ShapeError, "ek_axpby"),
         (lambda: i.softmax(0), ek.DtypeError, "ek_softmax"),
-        (lambda: f.log_softmax(4), ek.Error, "ek_log_softmax"),
-        (lambda: f.cumsum(4), ek.Error, "ek_cumsum"),
-        (lambda: f.cumprod(-4), ek.Error, "ek_cumprod"),
+        (lambda: f.log_softmax(4), ek.Error, "ek_softmax"),
+        (lambda: f.cumsum(4), ek.Error, "ek_scan"),
+        (lambda: f.cumprod(-4), ek.Error, "ek_scan"),
         (lambda: f @ f, ek.ShapeError, "ek_matmul"),
         (lambda: ek.gemm(f, f, f), ek.ShapeError, "ek_gemm"),
         (lambda: f.index_select(0, [2]), ek.EkIndexError, "ek_index_select"),

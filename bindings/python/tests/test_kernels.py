@@ -535,12 +535,12 @@ class _FakeLib:
         self.released.append("kernel")
         return 0
 
-    def ek_kernel_launch(self, k, stream, grid, block, shared, args, n):
+    def ek_kernel_launch(self, stream, k, grid, block, shared, args, n):
         vals = [ctypes.string_at(args[i].value, args[i].size) for i in range(n)]
         self.launches.append((list(grid), list(block), shared, vals, stream))
         return 0
 
-    def ek_kernel_launch_auto(self, k, stream, n, shared, args, n_args, used):
+    def ek_kernel_launch_auto(self, stream, k, n, shared, args, n_args, used):
         used._obj.value = 128
         return 0
 
@@ -548,18 +548,18 @@ class _FakeLib:
         self._set(out, self.FAKE + 32)
         return 0
 
-    def ek_elementwise_launch(self, k, stream, ins, nin, outs, nout):
+    def ek_elementwise_launch(self, stream, k, ins, nin, outs, nout):
         # outputs[j] = inputs[0] cast to float64 when NULL, else copied into
         for j in range(nout):
             if outs[j]:
-                self._real.ek_copy(stream, outs[j], ins[0])
+                self._real.ek_copy(stream, ins[0], outs[j])
             else:
                 h = ek._ffi.ek_tensor()
                 self._real.ek_cast(stream, ins[0], ek.float64.code, ctypes.byref(h))
                 outs[j] = h
         return 0
 
-    def ek_elementwise_release(self, k):
+    def ek_elementwise_destroy(self, k):
         self.released.append("elementwise")
         return 0
 
