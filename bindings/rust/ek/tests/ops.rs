@@ -434,7 +434,7 @@ fn var_std_and_max_dim() {
     let f = t(&ctx, &[3], &[1.0f32, f32::NAN, 2.0]);
     assert_eq!(v::<i64>(&f.max_dim(0, false).unwrap().1), [1]); // NaN wins
     let e = m.max_dim(2, false).unwrap_err();
-    assert!(e.message.contains("ek_max_dim") || e.message.contains("max"), "{e}");
+    assert!(e.message.contains("ek_reduce_with_indices"), "{e}");
     let e = Tensor::zeros(&ctx, &[2, 0], DType::F32).unwrap().max_dim(1, false).unwrap_err();
     assert_eq!(e.status, Status::SHAPE, "{e}");
 }
@@ -489,7 +489,7 @@ fn softmax_and_scans() {
     assert_eq!(e.status, Status::DTYPE);
     assert!(e.message.contains("ek_softmax"), "{e}");
     let e = c.cumsum(2).unwrap_err();
-    assert!(e.message.contains("ek_cumsum"), "{e}");
+    assert!(e.message.contains("ek_scan"), "{e}");
     let e = c.softmax_into(1, &Tensor::empty(&ctx, &[3, 2], DType::F32).unwrap()).unwrap_err();
     assert_eq!(e.status, Status::SHAPE, "{e}");
 }
