@@ -16,14 +16,20 @@ trap 'rm -rf "$work"' EXIT
 
 gen() {
   # C enums become newtypes (never Rust enums: an unknown value would be UB).
+  # EK_EXPERIMENTAL: the crate offers the experimental declarations too
+  # (profiler, elementwise builders, autotuned launches), documented as such.
+  # The ek_scalar constructors are static inline (no library symbol): bindgen
+  # skips inline functions by default, and the blocklist keeps it so; the
+  # ek crate builds ek_scalar values itself.
   "$BINDGEN" "$header" \
     --size_t-is-usize \
     --newtype-enum 'ek_.*' \
     --allowlist-function 'ek_.*' \
     --allowlist-type 'ek_.*' \
     --allowlist-var 'EK_.*' \
+    --blocklist-function 'ek_scalar_.*' \
     --output "$1" \
-    -- -I"$work"
+    -- -I"$work" -DEK_EXPERIMENTAL
 }
 
 case "${1:-}" in

@@ -3,6 +3,13 @@
 //! (`ek_status(pub u32)` with associated constants), so values unknown to this
 //! crate stay representable. The documentation of each function is in `ek.h`.
 //!
+//! Generated with `EK_EXPERIMENTAL` defined, so the experimental declarations
+//! (profiler, elementwise builders, `ek_kernel_launch_auto`) are here too;
+//! `ek.h` keeps them outside the ABI promise. The `static inline` `ek_scalar`
+//! constructors (`ek_scalar_int`, ...) have no library symbol and are left
+//! out: build an `ek_scalar` with every field but the kind's one 0 (the `ek`
+//! crate's `Scalar::to_raw` does).
+//!
 //! Macros bindgen cannot evaluate are restated below.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]

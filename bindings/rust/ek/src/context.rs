@@ -7,6 +7,7 @@ use ek_sys as sys;
 
 use crate::device::Device;
 use crate::error::{check, discard, Error, Result, Status};
+use crate::sized::filled;
 use crate::stream::Stream;
 
 /// Owns an `ek_context`. Every handle made from the context (tensors, streams,
@@ -93,8 +94,8 @@ impl Context {
         };
         let raw_cfg = match config {
             Some(c) => {
-                // SAFETY: zeroed POD, then initialised by the library.
-                let mut r: sys::ek_context_config = unsafe { std::mem::zeroed() };
+                let mut r: sys::ek_context_config = filled();
+                // SAFETY: valid out-parameter whose struct_size is set.
                 check(unsafe { sys::ek_context_config_init(&mut r) })?;
                 if let Some(v) = c.memory_limit {
                     r.memory_limit = v;
@@ -136,9 +137,8 @@ impl Context {
 
     /// The effective configuration, after environment and defaults applied.
     pub fn config(&self) -> Result<ContextConfig> {
-        // SAFETY: live handle; POD out-parameter.
-        let mut r: sys::ek_context_config = unsafe { std::mem::zeroed() };
-        check(unsafe { sys::ek_context_config_init(&mut r) })?;
+        let mut r: sys::ek_context_config = filled();
+        // SAFETY: live handle; out-parameter whose struct_size is set.
         check(unsafe { sys::ek_context_get_config(self.inner.raw, &mut r) })?;
         let dir = if r.kernel_cache_dir.is_null() {
             None
@@ -166,7 +166,7 @@ impl Context {
     pub fn default_stream(&self) -> Result<Stream> {
         let mut s: sys::ek_stream = std::ptr::null_mut();
         // SAFETY: live handle, valid out-parameter.
-        check(unsafe { sys::ek_context_default_stream(self.inner.raw, &mut s) })?;
+        check(unsafe { sys::ek_context_get_default_stream(self.inner.raw, &mut s) })?;
         Ok(Stream::from_raw(self, s, false))
     }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use ek_sys as sys;
 
 use crate::error::{check, Error, Result, Status};
+use crate::sized::filled;
 
 /// The kind of a device (`ek_device_type`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -46,8 +47,8 @@ impl Device {
     /// # Ok::<(), ek::Error>(())
     /// ```
     pub fn info(self) -> Result<DeviceInfo> {
-        // SAFETY: plain-old-data out-parameter, filled on success.
-        let mut raw: sys::ek_device_info = unsafe { std::mem::zeroed() };
+        let mut raw: sys::ek_device_info = filled();
+        // SAFETY: valid out-parameter whose struct_size is set.
         check(unsafe { sys::ek_device_get_info(self.to_raw(), &mut raw) })?;
         let bytes: Vec<u8> = raw.name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
         Ok(DeviceInfo {
@@ -103,7 +104,7 @@ pub struct DeviceInfo {
     pub l2_cache_size: u64,
 }
 
-/// Number of devices of a kind (`ek_device_count`): always 1 for the CPU; 0
+/// Number of devices of a kind (`ek_device_get_count`): always 1 for the CPU; 0
 /// for CUDA on a machine without a driver or GPU.
 ///
 /// ```
@@ -115,7 +116,7 @@ pub struct DeviceInfo {
 pub fn device_count(device_type: DeviceType) -> Result<usize> {
     let mut n: std::os::raw::c_int = 0;
     // SAFETY: n is a valid out-parameter.
-    check(unsafe { sys::ek_device_count(device_type.to_raw(), &mut n) })?;
+    check(unsafe { sys::ek_device_get_count(device_type.to_raw(), &mut n) })?;
     Ok(n.max(0) as usize)
 }
 
@@ -140,8 +141,8 @@ pub fn version_string() -> &'static str {
     s.to_str().unwrap_or("")
 }
 
-/// Number of live handles (contexts, streams, events, tensors) in the
-/// process (`ek_live_handles`); for leak checks.
+/// Number of live handles (contexts, streams, events, tensors, modules,
+/// kernels, elementwise builders) in the process (`ek_live_handles`); for leak checks.
 pub fn live_handles() -> Result<i64> {
     let mut n = 0i64;
     // SAFETY: n is a valid out-parameter.

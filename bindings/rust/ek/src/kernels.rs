@@ -2,6 +2,11 @@
 //! from an image, their kernels, and elementwise kernels built from an
 //! expression (`ek_module_*`, `ek_kernel_*`, `ek_elementwise_*`).
 //!
+//! Experimental: [`ElementwiseKernel`] and [`Kernel::launch_auto`] wrap
+//! declarations that `ek.h` keeps under `EK_EXPERIMENTAL`, outside the ABI
+//! promise: they may change in a minor release of the library (and so of
+//! this crate).
+//!
 //! CUDA contexts only: on a CPU context every constructor here returns
 //! [`Status::NOT_SUPPORTED`]. Caching (memory and disk) is the C library's;
 //! see `include/ek.h`, section "custom kernels".
@@ -31,6 +36,7 @@ use ek_sys as sys;
 use crate::context::{Context, ContextInner};
 use crate::device::Device;
 use crate::error::{check, discard, Error, Result, Status};
+use crate::sized::filled;
 use crate::stream::{raw_stream, Stream};
 use crate::tensor::Tensor;
 
@@ -75,8 +81,9 @@ impl ModuleOrigin {
 
 /// A module of CUDA code (`ek_module`): CUDA C++ source compiled for the
 /// context's device by NVRTC (lazily, with in-memory and on-disk caches), or
-/// an image (cubin, fatbin, PTX) built ahead of time. Dropping it releases
-/// this reference; the code stays loaded while kernels got from it live.
+/// an image (cubin, fatbin, PTX) built ahead of time. `Clone` adds a
+/// reference to the same module (`ek_module_retain`) and dropping releases
+/// one; the code stays loaded while kernels got from it live.
 ///
 /// ```
 /// use ek::{Context, Device, DeviceType, Module, ModuleOrigin};
@@ -190,6 +197,16 @@ impl Module {
     }
 }
 
+impl Clone for Module {
+    /// One more reference to the same module (`ek_module_retain`).
+    fn clone(&self) -> Module {
+        // SAFETY: live handle. Retain of a live handle cannot fail short of
+        // memory corruption, which is a broken invariant.
+        check(unsafe { sys::ek_module_retain(self.raw) }).expect("ek_module_retain failed on a live module");
+        Module { raw: self.raw, ctx: self.ctx.clone() }
+    }
+}
+
 impl Drop for Module {
     /// Releases this reference (`ek_module_release`); never panics.
     fn drop(&mut self) {
@@ -227,7 +244,7 @@ pub struct KernelAttributes {
 }
 
 /// One kernel argument: a tensor, passed as its device pointer
-/// (`ek_tensor_data`: element 0, offset included), or a scalar of fixed
+/// (`ek_tensor_get_data`: element 0, offset included), or a scalar of fixed
 /// width. Each must have the size of the kernel's parameter (a tensor: a
 /// pointer, `T*`; `I32`/`U32`/`F32`: 4 bytes; the others 8), which the library
 /// checks.
@@ -333,7 +350,7 @@ fn marshal(ctx: &Arc<ContextInner>, args: &[KernelArg<'_>]) -> Result<(Vec<u64>,
                 }
                 let mut p: *mut c_void = std::ptr::null_mut();
                 // SAFETY: live tensor, valid out-parameter.
-                check(unsafe { sys::ek_tensor_data(t.as_raw(), &mut p) })?;
+                check(unsafe { sys::ek_tensor_get_data(t.as_raw(), &mut p) })?;
                 let mut b = [0u8; 8];
                 let p = (p as usize).to_ne_bytes();
                 b[..p.len()].copy_from_slice(&p);
@@ -369,8 +386,9 @@ fn raw_args(slots: &[u64], sizes: &[usize]) -> Vec<sys::ek_kernel_arg> {
         .collect()
 }
 
-/// A kernel of a [`Module`] (`ek_kernel`). It keeps the module's code loaded;
-/// dropping it releases the handle.
+/// A kernel of a [`Module`] (`ek_kernel`). It keeps the module's code loaded.
+/// `Clone` adds a reference to the same kernel (`ek_kernel_retain`) and
+/// dropping releases one.
 ///
 /// ```
 /// use ek::{Context, Device, DeviceType, Module, Tensor};
@@ -415,9 +433,8 @@ impl Kernel {
 
     /// Resource use and limits (`ek_kernel_get_attributes`).
     pub fn attributes(&self) -> Result<KernelAttributes> {
-        // SAFETY: zeroed POD out-parameter, filled by the library.
-        let mut a: sys::ek_kernel_attributes = unsafe { std::mem::zeroed() };
-        // SAFETY: live handle, valid out-parameter.
+        let mut a: sys::ek_kernel_attributes = filled();
+        // SAFETY: live handle; out-parameter whose struct_size is set.
         check(unsafe { sys::ek_kernel_get_attributes(self.raw, &mut a) })?;
         Ok(KernelAttributes {
             num_regs: a.num_regs,
@@ -446,7 +463,7 @@ impl Kernel {
         // SAFETY: live handles; grid and block hold 3 values; each arg points
         // into `slots`, alive for the call, with its size.
         check(unsafe {
-            sys::ek_kernel_launch(self.raw, raw_stream(stream), grid.as_ptr(), block.as_ptr(), shared, raw.as_ptr(), n)
+            sys::ek_kernel_launch(raw_stream(stream), self.raw, grid.as_ptr(), block.as_ptr(), shared, raw.as_ptr(), n)
         })
     }
 
@@ -456,14 +473,26 @@ impl Kernel {
     /// `n == 0`, which launches nothing). The first launch in a problem-size
     /// bucket times the candidate sizes on these arguments, so the kernel
     /// must give the same result when run several times on them.
+    ///
+    /// Experimental (`EK_EXPERIMENTAL` in `ek.h`): not covered by the ABI
+    /// promise, may change in a minor release.
     pub fn launch_auto(&self, stream: Option<&Stream>, n: u64, shared: usize, args: &[KernelArg<'_>]) -> Result<u32> {
         let (slots, sizes) = marshal(&self.ctx, args)?;
         let raw = raw_args(&slots, &sizes);
         let count = count("kernel arguments", raw.len())?;
         let mut used: u32 = 0;
         // SAFETY: as for `launch`; `used` is a valid out-parameter.
-        check(unsafe { sys::ek_kernel_launch_auto(self.raw, raw_stream(stream), n, shared, raw.as_ptr(), count, &mut used) })?;
+        check(unsafe { sys::ek_kernel_launch_auto(raw_stream(stream), self.raw, n, shared, raw.as_ptr(), count, &mut used) })?;
         Ok(used)
+    }
+}
+
+impl Clone for Kernel {
+    /// One more reference to the same kernel (`ek_kernel_retain`).
+    fn clone(&self) -> Kernel {
+        // SAFETY: live handle; as for `Module::clone`.
+        check(unsafe { sys::ek_kernel_retain(self.raw) }).expect("ek_kernel_retain failed on a live kernel");
+        Kernel { raw: self.raw, ctx: self.ctx.clone() }
     }
 }
 
@@ -489,6 +518,10 @@ impl std::fmt::Debug for Kernel {
 /// launch and cached. Errors in the lists are [`Status::INVALID_ARGUMENT`],
 /// checked before the device (a CPU context then gives
 /// [`Status::NOT_SUPPORTED`]).
+///
+/// Experimental (`EK_EXPERIMENTAL` in `ek.h`): not covered by the ABI
+/// promise, may change in a minor release. Not `Clone`: the builder is not
+/// reference counted (`ek_elementwise_destroy` frees it).
 ///
 /// ```
 /// use ek::{Context, Device, DeviceType, ElementwiseKernel, Tensor};
@@ -567,7 +600,7 @@ impl ElementwiseKernel {
         // SAFETY: live handles; `ins` and `outs` hold ni and no handles (NULL
         // for a new output); the library fills the NULL ones with new
         // references only on success, leaving given ones as they are.
-        check(unsafe { sys::ek_elementwise_launch(self.raw, raw_stream(stream), ins.as_ptr(), ni, outs.as_mut_ptr(), no) })?;
+        check(unsafe { sys::ek_elementwise_launch(raw_stream(stream), self.raw, ins.as_ptr(), ni, outs.as_mut_ptr(), no) })?;
         for (slot, raw) in outputs.iter_mut().zip(outs) {
             if slot.is_none() {
                 *slot = Some(Tensor::adopt_raw(&self.ctx, raw));
@@ -586,11 +619,11 @@ impl ElementwiseKernel {
 }
 
 impl Drop for ElementwiseKernel {
-    /// Releases the builder and its kernels (`ek_elementwise_release`),
-    /// after the context's work when it compiled any; never panics.
+    /// Frees the builder and its kernels (`ek_elementwise_destroy`), after
+    /// the context's work when it compiled any; never panics.
     fn drop(&mut self) {
-        // SAFETY: owned handle, released once.
-        discard(unsafe { sys::ek_elementwise_release(self.raw) });
+        // SAFETY: owned handle, destroyed once.
+        discard(unsafe { sys::ek_elementwise_destroy(self.raw) });
     }
 }
 

@@ -116,9 +116,19 @@
 //! kernels and elementwise kernels hold their context (an `Arc`), so the C
 //! context is destroyed after the last of them, the one order
 //! `ek_context_destroy` accepts; a kernel keeps its module loaded in the
-//! library. Each handle is released exactly once, by `Drop`. Using a released
+//! library. Reference-counted handles ([`Tensor`], [`Module`], [`Kernel`])
+//! are `Clone` (`ek_*_retain`); each reference is released exactly once, by
+//! `Drop`, as is every other handle (`ek_*_destroy`). Using a released
 //! handle is undefined behaviour in C (`include/ek.h`); here it cannot be
 //! written without `unsafe` (a raw handle from `as_raw` passed to [`sys`]).
+//!
+//! # Experimental items
+//!
+//! The profiler ([`Context::profiler_start`] and the rest, [`ProfileRecord`]),
+//! elementwise builders ([`ElementwiseKernel`]) and autotuned launches
+//! ([`Kernel::launch_auto`]) wrap declarations that `ek.h` keeps under
+//! `EK_EXPERIMENTAL` (`ek-sys` is generated with it defined): they are not
+//! covered by the library's ABI promise and may change in a minor release.
 //!
 //! The library must be found at run time: set `LD_LIBRARY_PATH` to its
 //! directory, or run under `meson devenv -C <build>`.
@@ -138,6 +148,7 @@ mod profiler;
 mod random;
 mod reduce;
 mod scalar;
+mod sized;
 mod stream;
 mod tensor;
 mod views;

@@ -9,18 +9,19 @@ use ek_sys as sys;
 
 use crate::context::Context;
 use crate::error::{check, Error, Result, Status};
+use crate::sized::{filled, filled_vec};
 use crate::stream::{raw_stream, Stream};
 
 /// Pool statistics (`ek_memory_stats`, the C struct itself: fields are
-/// documented in `ek.h`).
+/// documented in `ek.h`; `struct_size` is the binding's, set for the call).
 pub type MemoryStats = sys::ek_memory_stats;
 
 /// One block of a pool snapshot (`ek_memory_block`; `allocated` is 1 for a
-/// live block, 0 for a cached free one).
+/// live block, 0 for a cached free one; `struct_size` as in [`MemoryStats`]).
 pub type MemoryBlock = sys::ek_memory_block;
 
 impl Context {
-    /// Current pool statistics.
+    /// Current pool statistics (`ek_memory_get_stats`).
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -32,9 +33,9 @@ impl Context {
     /// # Ok::<(), ek::Error>(())
     /// ```
     pub fn memory_stats(&self) -> Result<MemoryStats> {
-        // SAFETY: POD out-parameter, live handle.
-        let mut s: MemoryStats = unsafe { std::mem::zeroed() };
-        check(unsafe { sys::ek_memory_stats_get(self.inner.raw, &mut s) })?;
+        let mut s: MemoryStats = filled();
+        // SAFETY: live handle; out-parameter whose struct_size is set.
+        check(unsafe { sys::ek_memory_get_stats(self.inner.raw, &mut s) })?;
         Ok(s)
     }
 
@@ -62,19 +63,19 @@ impl Context {
         check(unsafe { sys::ek_memory_set_fraction(self.inner.raw, fraction) })
     }
 
-    /// Every block of the pool, segment by segment in address order.
+    /// Every block of the pool, segment by segment in address order
+    /// (`ek_memory_get_snapshot`).
     pub fn snapshot(&self) -> Result<Vec<MemoryBlock>> {
         loop {
             let mut count = 0usize;
             // SAFETY: sizing call with blocks NULL.
-            check(unsafe { sys::ek_memory_snapshot(self.inner.raw, std::ptr::null_mut(), 0, &mut count) })?;
-            let mut blocks: Vec<MemoryBlock> = Vec::with_capacity(count);
+            check(unsafe { sys::ek_memory_get_snapshot(self.inner.raw, std::ptr::null_mut(), 0, &mut count) })?;
+            let mut blocks: Vec<MemoryBlock> = filled_vec(count);
             let mut total = 0usize;
-            // SAFETY: room for `count` blocks; the library writes at most capacity.
-            check(unsafe { sys::ek_memory_snapshot(self.inner.raw, blocks.as_mut_ptr(), count, &mut total) })?;
+            // SAFETY: `count` blocks, struct_size set; the library writes at most capacity.
+            check(unsafe { sys::ek_memory_get_snapshot(self.inner.raw, blocks.as_mut_ptr(), count, &mut total) })?;
             if total <= count {
-                // SAFETY: the first `total` entries were written.
-                unsafe { blocks.set_len(total) };
+                blocks.truncate(total);
                 return Ok(blocks);
             }
             // The pool grew between the two calls (another thread): retry.
@@ -82,7 +83,7 @@ impl Context {
     }
 
     /// Writes the pool's segments, blocks and statistics of one moment as
-    /// JSON to `path` (`ek_memory_snapshot_json`; the format is in `ek.h`),
+    /// JSON to `path` (`ek_memory_write_snapshot_json`; the format is in `ek.h`),
     /// replacing any file there atomically; `Status::IO` naming the path when
     /// it cannot be written. `scripts/plot_memory.py` draws the file.
     ///
@@ -100,21 +101,21 @@ impl Context {
         let c = CString::new(path.as_ref().as_os_str().as_bytes())
             .map_err(|_| Error::new(Status::INVALID_ARGUMENT, "ek (Rust): path contains a NUL byte"))?;
         // SAFETY: live handle, NUL-terminated path.
-        check(unsafe { sys::ek_memory_snapshot_json(self.inner.raw, c.as_ptr()) })
+        check(unsafe { sys::ek_memory_write_snapshot_json(self.inner.raw, c.as_ptr()) })
     }
 
     /// The same JSON text as [`Context::memory_snapshot_json`] writes
-    /// (`ek_memory_snapshot_json_string`).
+    /// (`ek_memory_get_snapshot_json`).
     pub fn memory_snapshot_json_string(&self) -> Result<String> {
         let mut length = 0usize;
         // SAFETY: sizing call with buffer NULL and capacity 0.
-        check(unsafe { sys::ek_memory_snapshot_json_string(self.inner.raw, std::ptr::null_mut(), 0, &mut length) })?;
+        check(unsafe { sys::ek_memory_get_snapshot_json(self.inner.raw, std::ptr::null_mut(), 0, &mut length) })?;
         loop {
             // Slack for blocks other threads add between the two calls.
             let mut buf = vec![0u8; length + 4096];
             // SAFETY: the library writes at most buf.len() bytes, NUL included.
             check(unsafe {
-                sys::ek_memory_snapshot_json_string(self.inner.raw, buf.as_mut_ptr().cast(), buf.len(), &mut length)
+                sys::ek_memory_get_snapshot_json(self.inner.raw, buf.as_mut_ptr().cast(), buf.len(), &mut length)
             })?;
             if length < buf.len() {
                 buf.truncate(length);
@@ -139,7 +140,7 @@ impl Context {
     pub fn malloc(&self, bytes: usize, stream: Option<&Stream>) -> Result<*mut c_void> {
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: live handles, valid out-parameter.
-        check(unsafe { sys::ek_malloc(self.inner.raw, bytes, raw_stream(stream), &mut p) })?;
+        check(unsafe { sys::ek_malloc(raw_stream(stream), self.inner.raw, bytes, &mut p) })?;
         if !p.is_null() {
             self.inner.blocks.lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
         }
@@ -163,7 +164,7 @@ impl Context {
             ));
         }
         // SAFETY: live handles; ptr is NULL or a live block of this context.
-        check(unsafe { sys::ek_free(self.inner.raw, ptr, raw_stream(stream)) })?;
+        check(unsafe { sys::ek_free(raw_stream(stream), self.inner.raw, ptr) })?;
         blocks.remove(&(ptr as usize));
         Ok(())
     }
@@ -174,12 +175,13 @@ impl Context {
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn record_stream(&self, ptr: *mut c_void, stream: &Stream) -> Result<()> {
         // SAFETY: live handles; the library validates ptr against its pool.
-        check(unsafe { sys::ek_record_stream(self.inner.raw, ptr, stream.as_raw()) })
+        check(unsafe { sys::ek_record_stream(stream.as_raw(), self.inner.raw, ptr) })
     }
 
-    /// Copies `bytes` bytes between any mix of host memory and this
-    /// context's device memory, ordered on `stream` (`ek_memcpy`); a plain
-    /// memcpy on CPU contexts.
+    /// Copies `bytes` bytes from `src` to `dst` (the order of
+    /// `std::ptr::copy_nonoverlapping` and of `ek_memcpy`) between any mix of
+    /// host memory and this context's device memory, ordered on `stream`; a
+    /// plain memcpy on CPU contexts.
     ///
     /// # Safety
     /// `src` must be readable and `dst` writable for `bytes` bytes until the
@@ -191,16 +193,16 @@ impl Context {
     /// let p = ctx.malloc(8, None)?;
     /// let (src, mut dst) = ([1u8, 2, 3, 4, 5, 6, 7, 8], [0u8; 8]);
     /// unsafe {
-    ///     ctx.memcpy(p, src.as_ptr().cast(), 8, None)?;
-    ///     ctx.memcpy(dst.as_mut_ptr().cast(), p, 8, None)?;
+    ///     ctx.memcpy(src.as_ptr().cast(), p, 8, None)?;
+    ///     ctx.memcpy(p, dst.as_mut_ptr().cast(), 8, None)?;
     /// }
     /// ctx.synchronize()?;
     /// assert_eq!(dst, src);
     /// ctx.free(p, None)?;
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub unsafe fn memcpy(&self, dst: *mut c_void, src: *const c_void, bytes: usize, stream: Option<&Stream>) -> Result<()> {
-        check(sys::ek_memcpy(self.inner.raw, dst, src, bytes, raw_stream(stream)))
+    pub unsafe fn memcpy(&self, src: *const c_void, dst: *mut c_void, bytes: usize, stream: Option<&Stream>) -> Result<()> {
+        check(sys::ek_memcpy(raw_stream(stream), self.inner.raw, src, dst, bytes))
     }
 
     /// Calls `f(event, bytes)` when an allocation cannot be served (before the

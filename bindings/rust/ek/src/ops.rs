@@ -17,6 +17,7 @@ use std::ops;
 use ek_sys as sys;
 
 use crate::error::{check, Result};
+use crate::scalar::{raw_bound, Scalar};
 use crate::stream::{raw_stream, Stream};
 use crate::tensor::Tensor;
 
@@ -131,9 +132,9 @@ impl UnaryOp {
 /// use ek::{BinaryOp, Context, Device, Tensor};
 /// let ctx = Context::new(Device::Cpu)?;
 /// let a = Tensor::from_slice(&ctx, &[4], &[-7i32, -1, 5, 8])?;
-/// assert_eq!(a.binary_scalar(BinaryOp::FloorDiv, 2.0)?.to_vec::<i32>()?, [-4, -1, 2, 4]);
-/// assert_eq!(a.binary_scalar(BinaryOp::Remainder, 3.0)?.to_vec::<i32>()?, [2, 2, 2, 2]);
-/// assert_eq!(a.binary_scalar(BinaryOp::Gt, 0.0)?.to_vec::<bool>()?, [false, false, true, true]);
+/// assert_eq!(a.binary_scalar(BinaryOp::FloorDiv, 2)?.to_vec::<i32>()?, [-4, -1, 2, 4]);
+/// assert_eq!(a.binary_scalar(BinaryOp::Remainder, 3)?.to_vec::<i32>()?, [2, 2, 2, 2]);
+/// assert_eq!(a.binary_scalar(BinaryOp::Gt, 0)?.to_vec::<bool>()?, [false, false, true, true]);
 /// # Ok::<(), ek::Error>(())
 /// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -317,31 +318,35 @@ impl Tensor {
     fn scalar_impl(
         &self,
         op: BinaryOp,
-        scalar: f64,
+        scalar: Scalar,
         first: bool,
         s: Option<&Stream>,
         out: Option<&Tensor>,
     ) -> Result<Tensor> {
         // SAFETY: live handles; out is NULL or a live handle.
         self.produce(out, |o| unsafe {
-            sys::ek_binary_scalar(raw_stream(s), op.to_raw(), self.as_raw(), scalar, first as i32, o)
+            sys::ek_binary_scalar(raw_stream(s), op.to_raw(), self.as_raw(), scalar.to_raw(), first as i32, o)
         })
     }
 
     /// `self op scalar` (`ek_binary_scalar`). The scalar behaves as a Python
-    /// number: an integral value counts as an integer, and it only raises
-    /// `self`'s category (int tensor + 2.5 is float32, int tensor + 2 stays int).
+    /// number: its kind ([`Scalar`]: bool < integer < float, from the Rust
+    /// type) only raises `self`'s category (int tensor + 2.5 or + 2.0 is
+    /// float32, int tensor + 2 stays int, f16 tensor * 2.0 stays f16). An
+    /// integer scalar is exact in integer arithmetic, beyond 2^53 too.
     ///
     /// ```
     /// use ek::{BinaryOp, Context, Device, DType, Tensor};
     /// let ctx = Context::new(Device::Cpu)?;
     /// let i = Tensor::from_slice(&ctx, &[2], &[1i32, 2])?;
-    /// assert_eq!(i.binary_scalar(BinaryOp::Add, 2.0)?.dtype(), DType::I32);
+    /// assert_eq!(i.binary_scalar(BinaryOp::Add, 2)?.dtype(), DType::I32);
     /// assert_eq!(i.binary_scalar(BinaryOp::Add, 2.5)?.to_vec::<f32>()?, [3.5, 4.5]);
+    /// let big = Tensor::from_slice(&ctx, &[1], &[1i64 << 62])?;
+    /// assert_eq!(big.binary_scalar(BinaryOp::Add, 1i64)?.item::<i64>()?, (1 << 62) + 1);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn binary_scalar(&self, op: BinaryOp, scalar: f64) -> Result<Tensor> {
-        self.scalar_impl(op, scalar, false, None, None)
+    pub fn binary_scalar(&self, op: BinaryOp, scalar: impl Into<Scalar>) -> Result<Tensor> {
+        self.scalar_impl(op, scalar.into(), false, None, None)
     }
 
     /// `scalar op self` (`ek_binary_scalar` with `scalar_first`).
@@ -354,22 +359,22 @@ impl Tensor {
     /// assert_eq!(x.rbinary_scalar(BinaryOp::Pow, 2.0)?.to_vec::<f32>()?, [2.0, 16.0]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn rbinary_scalar(&self, op: BinaryOp, scalar: f64) -> Result<Tensor> {
-        self.scalar_impl(op, scalar, true, None, None)
+    pub fn rbinary_scalar(&self, op: BinaryOp, scalar: impl Into<Scalar>) -> Result<Tensor> {
+        self.scalar_impl(op, scalar.into(), true, None, None)
     }
 
     /// `self op scalar` written into `out` (which may be `self`).
-    pub fn binary_scalar_into(&self, op: BinaryOp, scalar: f64, out: &Tensor) -> Result<()> {
-        self.scalar_impl(op, scalar, false, None, Some(out)).map(drop)
+    pub fn binary_scalar_into(&self, op: BinaryOp, scalar: impl Into<Scalar>, out: &Tensor) -> Result<()> {
+        self.scalar_impl(op, scalar.into(), false, None, Some(out)).map(drop)
     }
 
     /// `scalar op self` written into `out` (which may be `self`).
-    pub fn rbinary_scalar_into(&self, op: BinaryOp, scalar: f64, out: &Tensor) -> Result<()> {
-        self.scalar_impl(op, scalar, true, None, Some(out)).map(drop)
+    pub fn rbinary_scalar_into(&self, op: BinaryOp, scalar: impl Into<Scalar>, out: &Tensor) -> Result<()> {
+        self.scalar_impl(op, scalar.into(), true, None, Some(out)).map(drop)
     }
 
     /// `self = self op scalar` in place.
-    pub fn binary_scalar_(&self, op: BinaryOp, scalar: f64) -> Result<()> {
+    pub fn binary_scalar_(&self, op: BinaryOp, scalar: impl Into<Scalar>) -> Result<()> {
         self.binary_scalar_into(op, scalar, self)
     }
 
@@ -378,12 +383,12 @@ impl Tensor {
     pub fn binary_scalar_on(
         &self,
         op: BinaryOp,
-        scalar: f64,
+        scalar: impl Into<Scalar>,
         scalar_first: bool,
         stream: &Stream,
         out: Option<&Tensor>,
     ) -> Result<Tensor> {
-        self.scalar_impl(op, scalar, scalar_first, Some(stream), out)
+        self.scalar_impl(op, scalar.into(), scalar_first, Some(stream), out)
     }
 
     // ------------------------------------------------------------ selection and fused updates
@@ -419,49 +424,78 @@ impl Tensor {
         Tensor::where_impl(cond, a, b, Some(stream), out)
     }
 
-    fn clamp_impl(&self, lo: Option<f64>, hi: Option<f64>, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
-        let lo_p = lo.as_ref().map_or(std::ptr::null(), |v| v as *const f64);
-        let hi_p = hi.as_ref().map_or(std::ptr::null(), |v| v as *const f64);
+    fn clamp_impl(
+        &self,
+        lo: Option<sys::ek_scalar>,
+        hi: Option<sys::ek_scalar>,
+        s: Option<&Stream>,
+        out: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let lo_p = lo.as_ref().map_or(std::ptr::null(), |v| v as *const sys::ek_scalar);
+        let hi_p = hi.as_ref().map_or(std::ptr::null(), |v| v as *const sys::ek_scalar);
         // SAFETY: live handles; the bounds are NULL or point at locals that
         // outlive the call.
         self.produce(out, |o| unsafe { sys::ek_clamp(raw_stream(s), self.as_raw(), lo_p, hi_p, o) })
     }
 
     /// `min(max(self, lo), hi)`; `None` leaves that side unbounded
-    /// (`ek_clamp`). NaN stays NaN; the bounds are cast to the dtype.
+    /// (`ek_clamp`; a bare `None` needs its type, `None::<f64>`, or use
+    /// [`Tensor::clamp_min`] / [`Tensor::clamp_max`]). NaN stays NaN; the
+    /// bounds are cast to the dtype, and for an integer tensor an integer
+    /// bound is exact (`i64`/`u64` beyond 2^53 included) and saturates to the
+    /// dtype's range.
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
     /// let x = ek::Tensor::from_slice(&ctx, &[4], &[-3i64, 0, 4, 9])?;
-    /// assert_eq!(x.clamp(Some(-1.0), Some(5.0))?.to_vec::<i64>()?, [-1, 0, 4, 5]);
-    /// assert_eq!(x.clamp(None, Some(0.0))?.to_vec::<i64>()?, [-3, 0, 0, 0]);
+    /// assert_eq!(x.clamp(Some(-1), Some(5))?.to_vec::<i64>()?, [-1, 0, 4, 5]);
+    /// assert_eq!(x.clamp(None::<i64>, Some(0.0))?.to_vec::<i64>()?, [-3, 0, 0, 0]);
+    /// assert_eq!(x.clamp_min(2)?.to_vec::<i64>()?, [2, 2, 4, 9]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn clamp(&self, lo: Option<f64>, hi: Option<f64>) -> Result<Tensor> {
-        self.clamp_impl(lo, hi, None, None)
+    pub fn clamp<L: Into<Scalar>, H: Into<Scalar>>(&self, lo: Option<L>, hi: Option<H>) -> Result<Tensor> {
+        self.clamp_impl(raw_bound(lo), raw_bound(hi), None, None)
+    }
+
+    /// `max(self, lo)`: [`Tensor::clamp`] with no upper bound.
+    pub fn clamp_min(&self, lo: impl Into<Scalar>) -> Result<Tensor> {
+        self.clamp_impl(Some(lo.into().to_raw()), None, None, None)
+    }
+
+    /// `min(self, hi)`: [`Tensor::clamp`] with no lower bound.
+    pub fn clamp_max(&self, hi: impl Into<Scalar>) -> Result<Tensor> {
+        self.clamp_impl(None, Some(hi.into().to_raw()), None, None)
     }
 
     /// [`Tensor::clamp`] written into `out` (which may be `self`).
-    pub fn clamp_into(&self, lo: Option<f64>, hi: Option<f64>, out: &Tensor) -> Result<()> {
-        self.clamp_impl(lo, hi, None, Some(out)).map(drop)
+    pub fn clamp_into<L: Into<Scalar>, H: Into<Scalar>>(&self, lo: Option<L>, hi: Option<H>, out: &Tensor) -> Result<()> {
+        self.clamp_impl(raw_bound(lo), raw_bound(hi), None, Some(out)).map(drop)
     }
 
     /// [`Tensor::clamp`] in place.
-    pub fn clamp_(&self, lo: Option<f64>, hi: Option<f64>) -> Result<()> {
+    pub fn clamp_<L: Into<Scalar>, H: Into<Scalar>>(&self, lo: Option<L>, hi: Option<H>) -> Result<()> {
         self.clamp_into(lo, hi, self)
     }
 
     /// [`Tensor::clamp`] on `stream`, into `out` when given.
-    pub fn clamp_on(&self, lo: Option<f64>, hi: Option<f64>, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
-        self.clamp_impl(lo, hi, Some(stream), out)
+    pub fn clamp_on<L: Into<Scalar>, H: Into<Scalar>>(
+        &self,
+        lo: Option<L>,
+        hi: Option<H>,
+        stream: &Stream,
+        out: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        self.clamp_impl(raw_bound(lo), raw_bound(hi), Some(stream), out)
     }
 
-    fn lerp_impl(&self, end: &Tensor, weight: f64, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
+    fn lerp_impl(&self, end: &Tensor, weight: Scalar, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
+        let w = weight.to_raw();
         // SAFETY: live handles; out is NULL or a live handle.
-        self.produce(out, |o| unsafe { sys::ek_lerp(raw_stream(s), self.as_raw(), end.as_raw(), weight, o) })
+        self.produce(out, |o| unsafe { sys::ek_lerp(raw_stream(s), self.as_raw(), end.as_raw(), w, o) })
     }
 
-    /// `self + weight * (end - self)`, float tensors only, broadcast (`ek_lerp`).
+    /// `self + weight * (end - self)`, float tensors only, broadcast
+    /// (`ek_lerp`); `weight` of any [`Scalar`] kind, rounded to the compute type.
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -470,39 +504,42 @@ impl Tensor {
     /// assert_eq!(a.lerp(&b, 0.25)?.to_vec::<f32>()?, [1.0, 12.5]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn lerp(&self, end: &Tensor, weight: f64) -> Result<Tensor> {
-        self.lerp_impl(end, weight, None, None)
+    pub fn lerp(&self, end: &Tensor, weight: impl Into<Scalar>) -> Result<Tensor> {
+        self.lerp_impl(end, weight.into(), None, None)
     }
 
     /// [`Tensor::lerp`] written into `out` (which may be `self` or `end`).
-    pub fn lerp_into(&self, end: &Tensor, weight: f64, out: &Tensor) -> Result<()> {
-        self.lerp_impl(end, weight, None, Some(out)).map(drop)
+    pub fn lerp_into(&self, end: &Tensor, weight: impl Into<Scalar>, out: &Tensor) -> Result<()> {
+        self.lerp_impl(end, weight.into(), None, Some(out)).map(drop)
     }
 
     /// [`Tensor::lerp`] in place: `self += weight * (end - self)`.
-    pub fn lerp_(&self, end: &Tensor, weight: f64) -> Result<()> {
+    pub fn lerp_(&self, end: &Tensor, weight: impl Into<Scalar>) -> Result<()> {
         self.lerp_into(end, weight, self)
     }
 
     /// [`Tensor::lerp`] on `stream`, into `out` when given.
-    pub fn lerp_on(&self, end: &Tensor, weight: f64, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
-        self.lerp_impl(end, weight, Some(stream), out)
+    pub fn lerp_on(&self, end: &Tensor, weight: impl Into<Scalar>, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.lerp_impl(end, weight.into(), Some(stream), out)
     }
 
     fn axpby_impl(
-        alpha: f64,
+        alpha: Scalar,
         x: &Tensor,
-        beta: f64,
+        beta: Scalar,
         y: &Tensor,
         s: Option<&Stream>,
         out: Option<&Tensor>,
     ) -> Result<Tensor> {
+        let (a, b) = (alpha.to_raw(), beta.to_raw());
         // SAFETY: live handles; out is NULL or a live handle.
-        x.produce(out, |o| unsafe { sys::ek_axpby(raw_stream(s), alpha, x.as_raw(), beta, y.as_raw(), o) })
+        x.produce(out, |o| unsafe { sys::ek_axpby(raw_stream(s), a, x.as_raw(), b, y.as_raw(), o) })
     }
 
     /// `alpha * x + beta * y` in one pass (`ek_axpby`); broadcast and
-    /// promotion as [`BinaryOp::Add`].
+    /// promotion as [`BinaryOp::Add`]. With integer (or bool) operands
+    /// `alpha` and `beta` must be integers (an integer [`Scalar`] is exact,
+    /// beyond 2^53 too) and the arithmetic wraps.
     ///
     /// ```
     /// use ek::Tensor;
@@ -514,30 +551,36 @@ impl Tensor {
     /// assert_eq!(y.to_vec::<f32>()?, [9.0, 18.0]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn axpby(alpha: f64, x: &Tensor, beta: f64, y: &Tensor) -> Result<Tensor> {
-        Tensor::axpby_impl(alpha, x, beta, y, None, None)
+    pub fn axpby(alpha: impl Into<Scalar>, x: &Tensor, beta: impl Into<Scalar>, y: &Tensor) -> Result<Tensor> {
+        Tensor::axpby_impl(alpha.into(), x, beta.into(), y, None, None)
     }
 
     /// `alpha * x + beta * y` written into `out` (which may be `x` or `y`).
-    pub fn axpby_into(alpha: f64, x: &Tensor, beta: f64, y: &Tensor, out: &Tensor) -> Result<()> {
-        Tensor::axpby_impl(alpha, x, beta, y, None, Some(out)).map(drop)
+    pub fn axpby_into(
+        alpha: impl Into<Scalar>,
+        x: &Tensor,
+        beta: impl Into<Scalar>,
+        y: &Tensor,
+        out: &Tensor,
+    ) -> Result<()> {
+        Tensor::axpby_impl(alpha.into(), x, beta.into(), y, None, Some(out)).map(drop)
     }
 
     /// The fused update `self = alpha * x + beta * self`, in place.
-    pub fn axpby_(&self, alpha: f64, x: &Tensor, beta: f64) -> Result<()> {
+    pub fn axpby_(&self, alpha: impl Into<Scalar>, x: &Tensor, beta: impl Into<Scalar>) -> Result<()> {
         Tensor::axpby_into(alpha, x, beta, self, self)
     }
 
     /// `alpha * x + beta * y` on `stream`, into `out` when given.
     pub fn axpby_on(
-        alpha: f64,
+        alpha: impl Into<Scalar>,
         x: &Tensor,
-        beta: f64,
+        beta: impl Into<Scalar>,
         y: &Tensor,
         stream: &Stream,
         out: Option<&Tensor>,
     ) -> Result<Tensor> {
-        Tensor::axpby_impl(alpha, x, beta, y, Some(stream), out)
+        Tensor::axpby_impl(alpha.into(), x, beta.into(), y, Some(stream), out)
     }
 }
 
@@ -600,7 +643,7 @@ macro_rules! binary_named {
                     self.binary(BinaryOp::$op, b)
                 }
                 #[doc = concat!("`self ", stringify!($name), " scalar` ([`BinaryOp::", stringify!($op), "`], see [`Tensor::binary_scalar`]).")]
-                pub fn $scalar(&self, scalar: f64) -> Result<Tensor> {
+                pub fn $scalar(&self, scalar: impl Into<Scalar>) -> Result<Tensor> {
                     self.binary_scalar(BinaryOp::$op, scalar)
                 }
                 $(
@@ -609,7 +652,7 @@ macro_rules! binary_named {
                         self.binary_(BinaryOp::$op, b)
                     }
                     #[doc = concat!("`self = self ", stringify!($name), " scalar` in place ([`BinaryOp::", stringify!($op), "`]).")]
-                    pub fn $scalar_inplace(&self, scalar: f64) -> Result<()> {
+                    pub fn $scalar_inplace(&self, scalar: impl Into<Scalar>) -> Result<()> {
                         self.binary_scalar_(BinaryOp::$op, scalar)
                     }
                 )?
@@ -649,7 +692,9 @@ binary_named! {
 
 // Every operator is fallible (shapes, dtypes, devices), so its Output is
 // `Result<Tensor>`: `(&a + &b)?`. Operands: `&Tensor` or `Tensor` on either
-// side, and a scalar (`f64`, or `i64` for integral values) on either side.
+// side, and a scalar (`f64`, or `i64`, passed exactly as an integer) on
+// either side. Only these two, so that an unsuffixed literal (`&x << 1`)
+// infers; other types go through the methods (`x.add_scalar(u64::MAX)`).
 macro_rules! tensor_operator {
     ($Trait:ident $method:ident => $op:ident) => {
         impl ops::$Trait<&Tensor> for &Tensor {
@@ -679,46 +724,30 @@ macro_rules! tensor_operator {
     };
 }
 
-/// Host scalars accepted by the operators (as the C call's `double`; an `i64`
-/// beyond 2^53 is rounded).
-trait ScalarValue {
-    fn value(self) -> f64;
-}
-impl ScalarValue for f64 {
-    fn value(self) -> f64 {
-        self
-    }
-}
-impl ScalarValue for i64 {
-    fn value(self) -> f64 {
-        self as f64
-    }
-}
-
 macro_rules! scalar_operator {
     ($Trait:ident $method:ident => $op:ident, $($S:ty),*) => {$(
         impl ops::$Trait<$S> for &Tensor {
             type Output = Result<Tensor>;
             fn $method(self, rhs: $S) -> Result<Tensor> {
-                self.binary_scalar(BinaryOp::$op, ScalarValue::value(rhs))
+                self.binary_scalar(BinaryOp::$op, rhs)
             }
         }
         impl ops::$Trait<$S> for Tensor {
             type Output = Result<Tensor>;
             fn $method(self, rhs: $S) -> Result<Tensor> {
-                self.binary_scalar(BinaryOp::$op, ScalarValue::value(rhs))
+                self.binary_scalar(BinaryOp::$op, rhs)
             }
         }
         impl ops::$Trait<&Tensor> for $S {
             type Output = Result<Tensor>;
             fn $method(self, rhs: &Tensor) -> Result<Tensor> {
-                rhs.rbinary_scalar(BinaryOp::$op, ScalarValue::value(self))
+                rhs.rbinary_scalar(BinaryOp::$op, self)
             }
         }
         impl ops::$Trait<Tensor> for $S {
             type Output = Result<Tensor>;
             fn $method(self, rhs: Tensor) -> Result<Tensor> {
-                rhs.rbinary_scalar(BinaryOp::$op, ScalarValue::value(self))
+                rhs.rbinary_scalar(BinaryOp::$op, self)
             }
         }
     )*};

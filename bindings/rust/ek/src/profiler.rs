@@ -1,5 +1,9 @@
 //! The profiler: every op and kernel launch on a context, with host and
 //! device times, a summary table and a Chrome trace.
+//!
+//! Experimental: it wraps the `ek_profiler_*` declarations that `ek.h` keeps
+//! under `EK_EXPERIMENTAL`, outside the ABI promise; they (and these methods
+//! and [`ProfileRecord`]) may change in a minor release.
 use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
 use std::os::unix::ffi::OsStrExt;
@@ -10,9 +14,10 @@ use ek_sys as sys;
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{check, Error, Result, Status};
+use crate::sized::filled_vec;
 
 /// One recorded call (`ek_profile_record`); times in microseconds since the
-/// session started.
+/// session started. Experimental, as the whole profiler.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileRecord {
     /// "binary.add", "matmul", "kernel.saxpy", "elementwise.fma".
@@ -53,7 +58,8 @@ impl ProfileRecord {
 
 impl Context {
     /// Starts recording every op and kernel launch on this context, from any
-    /// thread, and forgets the last session.
+    /// thread, and forgets the last session (`ek_profiler_start`).
+    /// Experimental (`EK_EXPERIMENTAL` in `ek.h`), as every profiler method.
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -78,40 +84,42 @@ impl Context {
         check(unsafe { sys::ek_profiler_stop(self.inner.raw) })
     }
 
-    /// The last stopped session's records, in order of completion.
+    /// The last stopped session's records, in order of completion
+    /// (`ek_profiler_get_records`).
     pub fn profiler_records(&self) -> Result<Vec<ProfileRecord>> {
         let mut count = 0usize;
         // SAFETY: sizing call with records NULL.
-        check(unsafe { sys::ek_profiler_records(self.inner.raw, std::ptr::null_mut(), 0, &mut count) })?;
-        let mut raw: Vec<sys::ek_profile_record> = Vec::with_capacity(count);
+        check(unsafe { sys::ek_profiler_get_records(self.inner.raw, std::ptr::null_mut(), 0, &mut count) })?;
+        let mut raw: Vec<sys::ek_profile_record> = filled_vec(count);
         let mut total = 0usize;
-        // SAFETY: room for `count` records; the library writes at most capacity.
-        check(unsafe { sys::ek_profiler_records(self.inner.raw, raw.as_mut_ptr(), count, &mut total) })?;
-        // SAFETY: a stopped session does not change, so all `count` were written.
-        unsafe { raw.set_len(total.min(count)) };
+        // SAFETY: `count` records, struct_size set; the library writes at most capacity.
+        check(unsafe { sys::ek_profiler_get_records(self.inner.raw, raw.as_mut_ptr(), count, &mut total) })?;
+        // A stopped session does not change, so total == count.
+        raw.truncate(total);
         raw.iter().map(ProfileRecord::from_raw).collect()
     }
 
-    /// The last session as a table: per op, calls and total and mean times.
+    /// The last session as a table: per op, calls and total and mean times
+    /// (`ek_profiler_get_summary`).
     pub fn profiler_summary(&self) -> Result<String> {
         let mut length = 0usize;
         // SAFETY: sizing call with buffer NULL.
-        check(unsafe { sys::ek_profiler_summary(self.inner.raw, std::ptr::null_mut(), 0, &mut length) })?;
+        check(unsafe { sys::ek_profiler_get_summary(self.inner.raw, std::ptr::null_mut(), 0, &mut length) })?;
         let mut buf = vec![0u8; length + 1];
         // SAFETY: buf holds length + 1 bytes.
         check(unsafe {
-            sys::ek_profiler_summary(self.inner.raw, buf.as_mut_ptr().cast(), buf.len(), &mut length)
+            sys::ek_profiler_get_summary(self.inner.raw, buf.as_mut_ptr().cast(), buf.len(), &mut length)
         })?;
         buf.truncate(length.min(buf.len() - 1));
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
     /// Writes the last session as Chrome trace JSON (ui.perfetto.dev,
-    /// chrome://tracing).
+    /// chrome://tracing) (`ek_profiler_write_chrome_trace`).
     pub fn export_chrome_trace(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = CString::new(path.as_ref().as_os_str().as_bytes())
             .map_err(|_| Error::new(Status::INVALID_ARGUMENT, "ek (Rust): path contains a NUL byte"))?;
         // SAFETY: live handle, NUL-terminated path.
-        check(unsafe { sys::ek_profiler_export_chrome_trace(self.inner.raw, path.as_ptr()) })
+        check(unsafe { sys::ek_profiler_write_chrome_trace(self.inner.raw, path.as_ptr()) })
     }
 }

@@ -1,4 +1,4 @@
-//! Random numbers (`ek_random`, `ek_manual_seed`, `ek_random_state`):
+//! Random numbers (`ek_random`, `ek_random_set_seed`, `ek_random_get_state`):
 //! counter-based Philox4x32-10, so the same seed and offset give the same
 //! values on the CPU and on CUDA.
 use ek_sys as sys;
@@ -6,6 +6,8 @@ use ek_sys as sys;
 use crate::context::Context;
 use crate::dtype::DType;
 use crate::error::{check, Result};
+use crate::scalar::Scalar;
+use crate::sized::filled;
 use crate::stream::{raw_stream, Stream};
 use crate::tensor::Tensor;
 
@@ -21,20 +23,22 @@ pub enum RandomDist {
     Normal { mean: f64, std: f64 },
     /// 1 with probability `p`, else 0; any dtype.
     Bernoulli { p: f64 },
-    /// Integers uniform on `[low, high)`; any dtype but bool.
+    /// Integers uniform on `[low, high)`; any dtype but bool. The bounds
+    /// are passed as integers, exact beyond 2^53.
     Randint { low: i64, high: i64 },
 }
 
 impl RandomDist {
     /// The C constant and the parameters `a`, `b` of `ek_random`.
-    pub fn to_raw(self) -> (sys::ek_random_dist, f64, f64) {
+    pub fn to_raw(self) -> (sys::ek_random_dist, sys::ek_scalar, sys::ek_scalar) {
         use sys::ek_random_dist as R;
-        match self {
-            RandomDist::Uniform { low, high } => (R::EK_RANDOM_UNIFORM, low, high),
-            RandomDist::Normal { mean, std } => (R::EK_RANDOM_NORMAL, mean, std),
-            RandomDist::Bernoulli { p } => (R::EK_RANDOM_BERNOULLI, p, 0.0),
-            RandomDist::Randint { low, high } => (R::EK_RANDOM_RANDINT, low as f64, high as f64),
-        }
+        let (d, a, b) = match self {
+            RandomDist::Uniform { low, high } => (R::EK_RANDOM_UNIFORM, Scalar::from(low), Scalar::from(high)),
+            RandomDist::Normal { mean, std } => (R::EK_RANDOM_NORMAL, mean.into(), std.into()),
+            RandomDist::Bernoulli { p } => (R::EK_RANDOM_BERNOULLI, p.into(), 0.0.into()),
+            RandomDist::Randint { low, high } => (R::EK_RANDOM_RANDINT, low.into(), high.into()),
+        };
+        (d, a.to_raw(), b.to_raw())
     }
 }
 
@@ -80,7 +84,7 @@ impl Tensor {
     /// ```
     pub fn random_with(&self, dist: RandomDist, state: Option<PhiloxState>, stream: Option<&Stream>) -> Result<()> {
         let (d, a, b) = dist.to_raw();
-        let raw_state = state.map(|s| sys::ek_philox_state { seed: s.seed, offset: s.offset });
+        let raw_state = state.map(|s| sys::ek_philox_state { seed: s.seed, offset: s.offset, ..filled() });
         let p = raw_state.as_ref().map_or(std::ptr::null(), |s| s as *const _);
         // SAFETY: live handles; p is NULL or points at a local that outlives the call.
         check(unsafe { sys::ek_random(raw_stream(stream), d, a, b, p, self.as_raw()) })
@@ -116,17 +120,18 @@ impl Tensor {
 }
 
 impl Context {
-    /// Seeds the context's generator and resets its offset to 0 (`ek_manual_seed`).
+    /// Seeds the context's generator and resets its offset to 0
+    /// (`ek_random_set_seed`).
     pub fn manual_seed(&self, seed: u64) -> Result<()> {
         // SAFETY: live handle.
-        check(unsafe { sys::ek_manual_seed(self.inner.raw, seed) })
+        check(unsafe { sys::ek_random_set_seed(self.inner.raw, seed) })
     }
 
-    /// The generator's current seed and offset (`ek_random_state`).
+    /// The generator's current seed and offset (`ek_random_get_state`).
     pub fn random_state(&self) -> Result<PhiloxState> {
-        let mut s = sys::ek_philox_state { seed: 0, offset: 0 };
-        // SAFETY: live handle, valid out-parameter.
-        check(unsafe { sys::ek_random_state(self.inner.raw, &mut s) })?;
+        let mut s: sys::ek_philox_state = filled();
+        // SAFETY: live handle; out-parameter whose struct_size is set.
+        check(unsafe { sys::ek_random_get_state(self.inner.raw, &mut s) })?;
         Ok(PhiloxState { seed: s.seed, offset: s.offset })
     }
 }

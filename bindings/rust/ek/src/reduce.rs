@@ -1,5 +1,5 @@
-//! Reductions (`ek_reduce`, `ek_var`, `ek_max_dim`), softmax and scans
-//! (`ek_softmax`, `ek_log_softmax`, `ek_cumsum`, `ek_cumprod`).
+//! Reductions (`ek_reduce`, `ek_var`, `ek_reduce_with_indices`), softmax
+//! and scans (`ek_softmax` with its kind, `ek_scan` with its op).
 //!
 //! `dims` lists the reduced dims (negative ones count from the end); an
 //! empty list reduces every dim. Forms as in the elementwise ops: `op`,
@@ -138,7 +138,8 @@ impl Tensor {
         let n = ndim(dims.len())?;
         // SAFETY: live handles; dims holds n values (NULL when n == 0).
         self.produce(out, |o| unsafe {
-            sys::ek_var(raw_stream(s), self.as_raw(), n, dims_ptr(dims), correction, keepdim as i32, sqrt as i32, o)
+            let kind = if sqrt { sys::ek_var_kind::EK_VAR_STD } else { sys::ek_var_kind::EK_VAR_VARIANCE };
+            sys::ek_var(raw_stream(s), kind, self.as_raw(), n, dims_ptr(dims), correction, keepdim as i32, o)
         })
     }
 
@@ -156,7 +157,8 @@ impl Tensor {
         self.var_impl(dims, correction, keepdim, false, None, None)
     }
 
-    /// Standard deviation: the square root of [`Tensor::var`].
+    /// Standard deviation: the square root of [`Tensor::var`] (`ek_var` with
+    /// `EK_VAR_STD`).
     pub fn std(&self, dims: &[i32], correction: f64, keepdim: bool) -> Result<Tensor> {
         self.var_impl(dims, correction, keepdim, true, None, None)
     }
@@ -180,7 +182,7 @@ impl Tensor {
         self.var_impl(dims, correction, keepdim, take_sqrt, Some(stream), out)
     }
 
-    // ------------------------------------------------------------ ek_max_dim
+    // ------------------------------------------------------------ ek_reduce_with_indices
 
     fn max_dim_impl(
         &self,
@@ -197,7 +199,8 @@ impl Tensor {
         // SAFETY: live handles; on success both out-parameters hold handles:
         // new ones (owned by us) when they were NULL, else the given ones.
         crate::error::check(unsafe {
-            sys::ek_max_dim(raw_stream(s), self.as_raw(), dim, keepdim as i32, take_min as i32, &mut v, &mut i)
+            let op = if take_min { sys::ek_reduce_op::EK_REDUCE_MIN } else { sys::ek_reduce_op::EK_REDUCE_MAX };
+            sys::ek_reduce_with_indices(raw_stream(s), op, self.as_raw(), dim, keepdim as i32, &mut v, &mut i)
         })?;
         Ok(match out {
             Some((v, i)) => (v.clone(), i.clone()),
@@ -206,7 +209,8 @@ impl Tensor {
     }
 
     /// Maximum along `dim`: the values (`self`'s dtype) and the int64 indices
-    /// of their first occurrence, as `torch.max(x, dim)` (`ek_max_dim`).
+    /// of their first occurrence, as `torch.max(x, dim)`
+    /// (`ek_reduce_with_indices` with `EK_REDUCE_MAX`).
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -250,14 +254,16 @@ impl Tensor {
     // ------------------------------------------------------------ softmax and scans
 
     fn along_impl(&self, which: AlongDim, dim: i32, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
-        let f = match which {
-            AlongDim::Softmax => sys::ek_softmax,
-            AlongDim::LogSoftmax => sys::ek_log_softmax,
-            AlongDim::Cumsum => sys::ek_cumsum,
-            AlongDim::Cumprod => sys::ek_cumprod,
-        };
+        let (st, x) = (raw_stream(s), self.as_raw());
         // SAFETY: live handles; out is NULL or a live handle.
-        self.produce(out, |o| unsafe { f(raw_stream(s), self.as_raw(), dim, o) })
+        self.produce(out, |o| unsafe {
+            match which {
+                AlongDim::Softmax => sys::ek_softmax(st, sys::ek_softmax_kind::EK_SOFTMAX_PLAIN, x, dim, o),
+                AlongDim::LogSoftmax => sys::ek_softmax(st, sys::ek_softmax_kind::EK_SOFTMAX_LOG, x, dim, o),
+                AlongDim::Cumsum => sys::ek_scan(st, sys::ek_scan_op::EK_SCAN_SUM, x, dim, o),
+                AlongDim::Cumprod => sys::ek_scan(st, sys::ek_scan_op::EK_SCAN_PROD, x, dim, o),
+            }
+        })
     }
 
     /// Softmax along `dim` (negative counts from the end), float tensors only
@@ -275,13 +281,14 @@ impl Tensor {
         self.along_impl(AlongDim::Softmax, dim, None, None)
     }
 
-    /// `log(softmax(self))` along `dim`, computed stably (`ek_log_softmax`).
+    /// `log(softmax(self))` along `dim`, computed stably (`ek_softmax` with
+    /// `EK_SOFTMAX_LOG`).
     pub fn log_softmax(&self, dim: i32) -> Result<Tensor> {
         self.along_impl(AlongDim::LogSoftmax, dim, None, None)
     }
 
-    /// Inclusive cumulative sum along `dim` (`ek_cumsum`); int64 for bool and
-    /// integer input.
+    /// Inclusive cumulative sum along `dim` (`ek_scan` with `EK_SCAN_SUM`);
+    /// int64 for bool and integer input.
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
@@ -294,7 +301,7 @@ impl Tensor {
         self.along_impl(AlongDim::Cumsum, dim, None, None)
     }
 
-    /// Inclusive cumulative product along `dim` (`ek_cumprod`).
+    /// Inclusive cumulative product along `dim` (`ek_scan` with `EK_SCAN_PROD`).
     pub fn cumprod(&self, dim: i32) -> Result<Tensor> {
         self.along_impl(AlongDim::Cumprod, dim, None, None)
     }

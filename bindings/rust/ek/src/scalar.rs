@@ -1,12 +1,19 @@
 //! Values passed to the library with their kind (`ek_scalar`).
 use ek_sys as sys;
 
-/// A value for [`Tensor::fill`](crate::Tensor::fill) and
-/// [`Tensor::masked_fill`](crate::Tensor::masked_fill): 64-bit integers stay
-/// exact. Built from any Rust number or `bool` with `From`/`Into`
-/// (`t.fill(3)`, `t.fill(2.5)`, `t.fill(u64::MAX)`). A value that does not fit
-/// an integer dtype (`300` into `I8`, `f64::NAN` into `I32`) is an error;
-/// floats are truncated toward zero first, and `Bool` tensors take
+/// A value passed to the library with its kind (`ek_scalar`), so 64-bit
+/// integers stay exact: fill values, scalar operands, clamp bounds, lerp and
+/// axpby coefficients, arange bounds, randint bounds, gemm's alpha and beta.
+/// Built from any Rust number or `bool` with `From`/`Into` (`t.fill(3)`,
+/// `t.fill(2.5)`, `t.fill(u64::MAX)`, `x.add_scalar(1i64 << 60)`); the Rust
+/// type picks the kind, so `2` is an integer and `2.0` a float (which
+/// matters where the kind does, e.g. the result dtype of an integer tensor
+/// plus a scalar).
+///
+/// Stored into a tensor ([`Tensor::fill`](crate::Tensor::fill),
+/// [`Tensor::masked_fill`](crate::Tensor::masked_fill)), a value that does
+/// not fit an integer dtype (`300` into `I8`, `f64::NAN` into `I32`) is an
+/// error; floats are truncated toward zero first, and `Bool` tensors take
 /// `value != 0`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
@@ -17,20 +24,24 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    pub(crate) fn to_raw(self) -> sys::ek_scalar {
-        let mut s = sys::ek_scalar { kind: sys::ek_scalar_kind::EK_SCALAR_INT64, reserved_: 0, i: 0, u: 0, f: 0.0 };
+    /// The C value: the field the kind names set, every other field 0 (as
+    /// `ek_scalar_int` and the other constructors of `ek.h`, which are
+    /// `static inline` and so not in `ek-sys`).
+    pub fn to_raw(self) -> sys::ek_scalar {
+        use sys::ek_scalar_kind as K;
+        let mut s = sys::ek_scalar { kind: K::EK_SCALAR_INT64, reserved_: 0, i: 0, u: 0, f: 0.0, imag: 0.0 };
         match self {
             Scalar::Bool(b) => {
-                s.kind = sys::ek_scalar_kind::EK_SCALAR_BOOL;
+                s.kind = K::EK_SCALAR_BOOL;
                 s.i = i64::from(b);
             }
             Scalar::I64(i) => s.i = i,
             Scalar::U64(u) => {
-                s.kind = sys::ek_scalar_kind::EK_SCALAR_UINT64;
+                s.kind = K::EK_SCALAR_UINT64;
                 s.u = u;
             }
             Scalar::F64(f) => {
-                s.kind = sys::ek_scalar_kind::EK_SCALAR_FLOAT64;
+                s.kind = K::EK_SCALAR_FLOAT64;
                 s.f = f;
             }
         }
@@ -67,4 +78,10 @@ impl From<usize> for Scalar {
     fn from(v: usize) -> Self {
         Scalar::U64(v as u64)
     }
+}
+
+/// A bound that may be absent (`None`: no bound on that side), for
+/// [`Tensor::clamp`](crate::Tensor::clamp).
+pub(crate) fn raw_bound<T: Into<Scalar>>(b: Option<T>) -> Option<sys::ek_scalar> {
+    b.map(|v| v.into().to_raw())
 }

@@ -85,11 +85,12 @@ impl Stream {
         check(unsafe { sys::ek_stream_wait_event(self.raw, event.raw) })
     }
 
-    /// The native handle: a `cudaStream_t` on CUDA, null on the CPU. Borrowed.
+    /// The native handle: a `cudaStream_t` on CUDA, null on the CPU. Borrowed
+    /// (`ek_stream_get_native`).
     pub fn native(&self) -> Result<*mut c_void> {
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: live handle, valid out-parameter.
-        check(unsafe { sys::ek_stream_native(self.raw, &mut p) })?;
+        check(unsafe { sys::ek_stream_get_native(self.raw, &mut p) })?;
         Ok(p)
     }
 }
@@ -151,7 +152,7 @@ impl Event {
     /// Captures the work submitted to `stream` so far (`None`: default stream).
     pub fn record(&self, stream: Option<&Stream>) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_event_record(self.raw, raw_stream(stream)) })
+        check(unsafe { sys::ek_event_record(raw_stream(stream), self.raw) })
     }
 
     /// Waits until the captured work has completed.
@@ -169,11 +170,11 @@ impl Event {
     }
 
     /// Milliseconds from this event to `end`; `Status::NOT_READY` if either
-    /// has not completed.
+    /// has not completed (`ek_event_get_elapsed_ms`).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         let mut ms = 0f32;
         // SAFETY: live handles, valid out-parameter.
-        check(unsafe { sys::ek_event_elapsed_ms(self.raw, end.raw, &mut ms) })?;
+        check(unsafe { sys::ek_event_get_elapsed_ms(self.raw, end.raw, &mut ms) })?;
         Ok(ms)
     }
 }

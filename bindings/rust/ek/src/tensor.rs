@@ -12,6 +12,7 @@ use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{check, discard, Error, Result, Status};
 use crate::scalar::Scalar;
+use crate::sized::filled;
 use crate::stream::{raw_stream, Stream};
 
 /// A tensor handle (`ek_tensor`): storage + dtype + shape + strides + offset.
@@ -104,7 +105,7 @@ impl Tensor {
         let ndim = ndim(shape.len())?;
         // SAFETY: live context; shape points at ndim values.
         Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_tensor_empty(ctx.inner.raw, ndim, shape.as_ptr(), dtype.to_raw(), raw_stream(s), out)
+            sys::ek_tensor_empty(raw_stream(s), ctx.inner.raw, ndim, shape.as_ptr(), dtype.to_raw(), out)
         })
     }
 
@@ -142,12 +143,12 @@ impl Tensor {
         // copies them before returning.
         Tensor::make(&ctx.inner, |out| unsafe {
             sys::ek_tensor_from_host(
+                raw_stream(s),
                 ctx.inner.raw,
                 ndim,
                 shape.as_ptr(),
                 T::DTYPE.to_raw(),
                 data.as_ptr() as *const c_void,
-                raw_stream(s),
                 out,
             )
         })
@@ -240,18 +241,31 @@ impl Tensor {
     }
 
     /// 1-D `start, start+step, … < stop` (`> stop` for a negative step), as
-    /// `numpy.arange` (`ek_arange`).
+    /// `numpy.arange` (`ek_arange`). For an integer dtype the bounds must be
+    /// integral (of any [`Scalar`] kind) and every element must fit the
+    /// dtype; integer bounds are then exact (beyond 2^53 too). For a float
+    /// dtype they are computed in `f64`.
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::arange(&ctx, 5.0, 0.0, -2.0, ek::DType::I32)?;
+    /// let t = ek::Tensor::arange(&ctx, 5, 0, -2, ek::DType::I32)?;
     /// assert_eq!(t.to_vec::<i32>()?, [5, 3, 1]);
+    /// let big = 1i64 << 62;
+    /// let t = ek::Tensor::arange(&ctx, big, big + 3, 1, ek::DType::I64)?;
+    /// assert_eq!(t.to_vec::<i64>()?, [big, big + 1, big + 2]);
     /// # Ok::<(), ek::Error>(())
     /// ```
-    pub fn arange(ctx: &Context, start: f64, stop: f64, step: f64, dtype: DType) -> Result<Tensor> {
+    pub fn arange(
+        ctx: &Context,
+        start: impl Into<Scalar>,
+        stop: impl Into<Scalar>,
+        step: impl Into<Scalar>,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        let (start, stop, step) = (start.into().to_raw(), stop.into().to_raw(), step.into().to_raw());
         // SAFETY: live context.
         Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_arange(ctx.inner.raw, start, stop, step, dtype.to_raw(), std::ptr::null_mut(), out)
+            sys::ek_arange(std::ptr::null_mut(), ctx.inner.raw, start, stop, step, dtype.to_raw(), out)
         })
     }
 
@@ -308,8 +322,8 @@ impl Tensor {
     // ------------------------------------------------------------ properties
 
     fn info(&self) -> sys::ek_tensor_info {
-        // SAFETY: POD out-parameter, live handle.
-        let mut info: sys::ek_tensor_info = unsafe { std::mem::zeroed() };
+        let mut info: sys::ek_tensor_info = filled();
+        // SAFETY: live handle; out-parameter whose struct_size is set.
         let st = unsafe { sys::ek_tensor_get_info(self.raw, &mut info) };
         // A live handle always has info; failing here is a broken invariant.
         check(st).expect("ek_tensor_get_info failed on a live tensor");
@@ -319,13 +333,13 @@ impl Tensor {
     /// Sizes of the dimensions.
     pub fn shape(&self) -> Vec<i64> {
         let i = self.info();
-        i.shape[..i.ndim as usize].to_vec()
+        dims(i.shape, i.ndim)
     }
 
     /// Strides in elements.
     pub fn strides(&self) -> Vec<i64> {
         let i = self.info();
-        i.strides[..i.ndim as usize].to_vec()
+        dims(i.strides, i.ndim)
     }
 
     /// Number of dimensions.
@@ -406,7 +420,7 @@ impl Tensor {
         let bytes = info.nbytes as usize;
         let mut buf: Vec<u8> = Vec::with_capacity(bytes);
         // SAFETY: buf has room for `bytes`, the size the library checks and writes.
-        check(unsafe { sys::ek_tensor_to_host(self.raw, buf.as_mut_ptr() as *mut c_void, bytes, raw_stream(s)) })?;
+        check(unsafe { sys::ek_tensor_to_host(raw_stream(s), self.raw, buf.as_mut_ptr() as *mut c_void, bytes) })?;
         // SAFETY: the synchronous copy wrote all `bytes` bytes.
         unsafe { buf.set_len(bytes) };
         Ok(T::from_host(buf))
@@ -447,13 +461,13 @@ impl Tensor {
     /// ```
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_copy(std::ptr::null_mut(), self.raw, src.raw) })
+        check(unsafe { sys::ek_copy(std::ptr::null_mut(), src.raw, self.raw) })
     }
 
     /// As [`Tensor::copy_from`], on `stream`.
     pub fn copy_from_on(&self, src: &Tensor, stream: &Stream) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_copy(stream.as_raw(), self.raw, src.raw) })
+        check(unsafe { sys::ek_copy(stream.as_raw(), src.raw, self.raw) })
     }
 
     /// Sets every element to `value` (`ek_fill`), exactly where it fits the
@@ -470,13 +484,13 @@ impl Tensor {
     /// ```
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
         // SAFETY: live handle.
-        check(unsafe { sys::ek_fill(std::ptr::null_mut(), self.raw, value.into().to_raw()) })
+        check(unsafe { sys::ek_fill(std::ptr::null_mut(), value.into().to_raw(), self.raw) })
     }
 
     /// As [`Tensor::fill`], on `stream`.
     pub fn fill_on(&self, value: impl Into<Scalar>, stream: &Stream) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_fill(stream.as_raw(), self.raw, value.into().to_raw()) })
+        check(unsafe { sys::ek_fill(stream.as_raw(), value.into().to_raw(), self.raw) })
     }
 
     /// A C-contiguous tensor with these values; a new reference to `self`
@@ -511,7 +525,7 @@ impl Tensor {
     /// Marks the storage as used on `stream`, so its release waits for it.
     pub fn record_stream(&self, stream: &Stream) -> Result<()> {
         // SAFETY: live handles.
-        check(unsafe { sys::ek_tensor_record_stream(self.raw, stream.as_raw()) })
+        check(unsafe { sys::ek_tensor_record_stream(stream.as_raw(), self.raw) })
     }
 }
 
@@ -608,18 +622,27 @@ impl fmt::Debug for SendTensor {
     }
 }
 
+/// `ek_tensor_info`'s shape or strides: `n` values borrowed from the live
+/// handle (NULL when `n` is 0), copied.
+fn dims(p: *const i64, n: i32) -> Vec<i64> {
+    if p.is_null() || n <= 0 {
+        return Vec::new();
+    }
+    // SAFETY: the library points p at n values inside the live handle.
+    unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+}
+
 pub(crate) fn ndim(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} dimensions")))
 }
 
 impl Clone for Tensor {
-    /// A new reference to the same handle (`ek_tensor_retain`).
+    /// One more reference to the same handle (`ek_tensor_retain`).
     fn clone(&self) -> Tensor {
-        let mut out: sys::ek_tensor = std::ptr::null_mut();
         // SAFETY: live handle. Retain of a live handle cannot fail short of
         // memory corruption, which is a broken invariant.
-        check(unsafe { sys::ek_tensor_retain(self.raw, &mut out) }).expect("ek_tensor_retain failed on a live tensor");
-        Tensor { raw: out, ctx: self.ctx.clone(), alias: self.alias.clone() }
+        check(unsafe { sys::ek_tensor_retain(self.raw) }).expect("ek_tensor_retain failed on a live tensor");
+        Tensor { raw: self.raw, ctx: self.ctx.clone(), alias: self.alias.clone() }
     }
 }
 

@@ -51,8 +51,8 @@ fn memcpy_and_record_stream() {
     let src = [7u32, 8, 9, 10];
     let mut dst = [0u32; 4];
     unsafe {
-        ctx.memcpy(p, src.as_ptr().cast(), 16, Some(&s)).unwrap();
-        ctx.memcpy(dst.as_mut_ptr().cast(), p, 16, Some(&s)).unwrap();
+        ctx.memcpy(src.as_ptr().cast(), p, 16, Some(&s)).unwrap();
+        ctx.memcpy(p, dst.as_mut_ptr().cast(), 16, Some(&s)).unwrap();
     }
     s.synchronize().unwrap();
     assert_eq!(dst, src);

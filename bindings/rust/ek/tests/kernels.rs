@@ -118,6 +118,9 @@ fn types_are_send_and_sync() {
     check::<Module>();
     check::<ek::Kernel>();
     check::<ElementwiseKernel>();
+    fn cloneable<T: Clone>() {}
+    cloneable::<Module>(); // ek_module_retain
+    cloneable::<ek::Kernel>(); // ek_kernel_retain
 }
 
 #[test]
@@ -130,8 +133,14 @@ fn cuda_saxpy_from_source() {
         assert_eq!(m.origin().unwrap(), ModuleOrigin::NotLoaded);
         m.compile().unwrap();
         assert!(matches!(m.origin().unwrap(), ModuleOrigin::Compiled | ModuleOrigin::MemoryCache | ModuleOrigin::DiskCache));
-        let k = m.get_kernel("saxpy").unwrap();
-        drop(m); // the kernel keeps the code loaded
+        let m2 = m.clone(); // one more reference (ek_module_retain)
+        assert_eq!(m2.as_raw(), m.as_raw());
+        drop(m);
+        let k0 = m2.get_kernel("saxpy").unwrap();
+        let k = k0.clone(); // ek_kernel_retain
+        assert_eq!(k.as_raw(), k0.as_raw());
+        drop(k0);
+        drop(m2); // the kernel keeps the code loaded
         let at = k.attributes().unwrap();
         assert_eq!(at.num_params, 4, "{at:?}");
         assert!(at.max_threads_per_block > 0 && at.max_threads_per_block <= 1024, "{at:?}");

@@ -84,7 +84,7 @@ fn snapshot_json_errors() {
     let ctx = Context::new(Device::Cpu).unwrap();
     let e = ctx.memory_snapshot_json("/no/such/dir/snapshot.json").unwrap_err();
     assert_eq!(e.status, ek::Status::IO);
-    assert!(e.message.contains("ek_memory_snapshot_json: cannot write /no/such/dir/snapshot.json"), "{e}");
+    assert!(e.message.contains("ek_memory_write_snapshot_json: cannot write /no/such/dir/snapshot.json"), "{e}");
     assert_eq!(ctx.memory_snapshot_json("").unwrap_err().status, ek::Status::INVALID_ARGUMENT);
     assert_eq!(ctx.memory_snapshot_json("a\0b").unwrap_err().status, ek::Status::INVALID_ARGUMENT);
 }

@@ -114,7 +114,7 @@ fn tensors_move_between_threads() {
             let v = v.into_send().unwrap_err().copy().unwrap().into_send().unwrap();
             std::thread::spawn(move || {
                 let v = v.into_tensor();
-                v.binary_scalar_(ek::BinaryOp::Add, 1.0).unwrap();
+                v.binary_scalar_(ek::BinaryOp::Add, 1).unwrap();
                 v.to_vec::<i32>().unwrap().iter().sum::<i32>()
             })
         })
