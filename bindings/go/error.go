@@ -107,6 +107,17 @@ func bindingError(s Status, format string, args ...any) error {
 	return &Error{Status: s, Message: fmt.Sprintf(format, args...)}
 }
 
+// ClearError forgets the calling OS thread's last error message
+// (ek_clear_error). The binding reads each message inside the failing call
+// (see the package comment), so its errors never depend on it; it is for C
+// code called through cgo on the same thread (the goroutine locked with
+// runtime.LockOSThread) that reads ek_last_error itself.
+func ClearError() { C.ek_clear_error() }
+
+// lastError is the calling OS thread's ek_last_error(), for the tests
+// (cgo is not available in _test files).
+func lastError() string { return C.GoString(C.ek_last_error()) }
+
 // Version is the loaded library's MAJOR*10000 + MINOR*100 + PATCH (ek_version).
 func Version() int { return int(C.ek_version()) }
 
