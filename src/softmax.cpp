@@ -1,4 +1,4 @@
-// ek_softmax, ek_log_softmax: the dtype rule here, the layout in
+// ek_softmax (plain and log): the dtype rule here, the layout in
 // src/along_dim.hpp, loops in src/cpu/softmax_scan.cpp and kernels/softmax.cu.
 #include "along_dim.hpp"
 #include "backend.hpp"
@@ -33,14 +33,13 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out) {
+EK_API ek_status ek_softmax(ek_stream stream, ek_softmax_kind kind, ek_tensor x, int dim,
+                            ek_tensor *out) {
   EK_API_ENTRY;
-  return softmax_entry(stream, x, dim, kSoftmax, out);
-}
-
-EK_API ek_status ek_log_softmax(ek_stream stream, ek_tensor x, int dim, ek_tensor *out) {
-  EK_API_ENTRY;
-  return softmax_entry(stream, x, dim, kLogSoftmax, out);
+  const int raw = raw_enum(kind);
+  EK_CHECK(raw == EK_SOFTMAX_PLAIN || raw == EK_SOFTMAX_LOG, EK_ERROR_INVALID_ARGUMENT,
+           "unknown ek_softmax_kind %d", raw);
+  return softmax_entry(stream, x, dim, raw == EK_SOFTMAX_LOG ? kLogSoftmax : kSoftmax, out);
 }
 
 }  // extern "C"
