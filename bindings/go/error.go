@@ -9,6 +9,12 @@
 // Handles are freed with Close; a finalizer is only a safety net. Calls that
 // take no stream use the default stream of the context involved; *On variants
 // take a *Stream (nil: the default stream).
+//
+// Value arguments (Fill, scalar operands, clamp bounds, coefficients, arange
+// and random bounds) are any Go integer, float or bool and reach the library
+// with their kind (ek_scalar), so int64 and uint64 values stay exact. The
+// profiler, ElementwiseKernel and Kernel.LaunchAuto wrap ek.h's experimental
+// section (EK_EXPERIMENTAL): they may change in a minor release.
 package ek
 
 /*
