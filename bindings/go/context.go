@@ -131,6 +131,15 @@ func (c *Context) call(f func(C.ek_context, **C.char) C.ek_status, also ...pinna
 	return callPinned(c, &c.raw, f, also)
 }
 
+// ifHandle is c when raw is its handle (what ek_*_get_context returned for
+// an object of c), else nil.
+func (c *Context) ifHandle(raw C.ek_context) *Context {
+	if c == nil || raw == nil || c.raw != raw {
+		return nil
+	}
+	return c
+}
+
 // Device returns the context's device.
 func (c *Context) Device() (Device, error) {
 	var d C.ek_device
@@ -174,7 +183,7 @@ func (c *Context) Synchronize() error {
 // does nothing.
 func (c *Context) DefaultStream() (*Stream, error) {
 	var s C.ek_stream
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_context_default_stream(h, &s, m) })
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_context_get_default_stream(h, &s, m) })
 	if err != nil {
 		return nil, err
 	}

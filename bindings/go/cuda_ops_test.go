@@ -54,8 +54,8 @@ func TestCUDAOpsMatchCPU(t *testing.T) {
 			}
 		}
 	}
-	g.nok(gctx.ManualSeed(3))
-	c.nok(c.ctx.ManualSeed(3))
+	g.nok(gctx.SetRandomSeed(3))
+	c.nok(c.ctx.SetRandomSeed(3))
 	xg := g.k(ek.Randn(gctx, []int64{64, 96}, ek.Float32))
 	xc := c.k(ek.Randn(c.ctx, []int64{64, 96}, ek.Float32))
 	same(xg, xc, 1e-6, "randn")

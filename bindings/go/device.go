@@ -58,7 +58,7 @@ type DeviceInfo struct {
 func DeviceCount(t DeviceType) (int, error) {
 	var n C.int
 	var msg *C.char
-	if err := check(C.ekgo_ek_device_count(C.ek_device_type(t), &n, &msg), msg); err != nil {
+	if err := check(C.ekgo_ek_device_get_count(C.ek_device_type(t), &n, &msg), msg); err != nil {
 		return 0, err
 	}
 	return int(n), nil

@@ -9,6 +9,12 @@
 // Handles are freed with Close; a finalizer is only a safety net. Calls that
 // take no stream use the default stream of the context involved; *On variants
 // take a *Stream (nil: the default stream).
+//
+// Value arguments (Fill, scalar operands, clamp bounds, coefficients, arange
+// and random bounds) are any Go integer, float or bool and reach the library
+// with their kind (ek_scalar), so int64 and uint64 values stay exact. The
+// profiler, ElementwiseKernel and Kernel.LaunchAuto wrap ek.h's experimental
+// section (EK_EXPERIMENTAL): they may change in a minor release.
 package ek
 
 /*
@@ -106,6 +112,17 @@ func check(s C.ek_status, msg *C.char) error {
 func bindingError(s Status, format string, args ...any) error {
 	return &Error{Status: s, Message: fmt.Sprintf(format, args...)}
 }
+
+// ClearError forgets the calling OS thread's last error message
+// (ek_clear_error). The binding reads each message inside the failing call
+// (see the package comment), so its errors never depend on it; it is for C
+// code called through cgo on the same thread (the goroutine locked with
+// runtime.LockOSThread) that reads ek_last_error itself.
+func ClearError() { C.ek_clear_error() }
+
+// lastError is the calling OS thread's ek_last_error(), for the tests
+// (cgo is not available in _test files).
+func lastError() string { return C.GoString(C.ek_last_error()) }
 
 // Version is the loaded library's MAJOR*10000 + MINOR*100 + PATCH (ek_version).
 func Version() int { return int(C.ek_version()) }

@@ -166,7 +166,7 @@ func (t *Tensor) MaskedFillOn(mask *Tensor, value any, s *Stream, out *Tensor) (
 	if err != nil {
 		return nil, err
 	}
-	v, err := toScalar(value)
+	v, err := toScalar("ek.Tensor.MaskedFill: value", value)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package ek
 
 /*
+// LaunchAuto and the elementwise builders are experimental in ek.h. cgo
+// applies CFLAGS to the whole package; it is named here, where it is needed.
+#cgo CFLAGS: -DEK_EXPERIMENTAL
 #include "ekgo.h"
 */
 import "C"
@@ -142,6 +145,20 @@ func (m *Module) call(f func(C.ek_module, **C.char) C.ek_status) error {
 	return check(f(m.raw, &msg), msg)
 }
 
+// Clone returns a new handle to the same module (ek_module_retain), for an
+// owner of its own; each handle is closed separately and the module lives
+// until the last is.
+func (m *Module) Clone() (*Module, error) {
+	var raw C.ek_module
+	if err := m.call(func(h C.ek_module, msg **C.char) C.ek_status {
+		raw = h
+		return C.ekgo_ek_module_retain(h, msg)
+	}); err != nil {
+		return nil, err
+	}
+	return newModule(raw, m.ctx), nil
+}
+
 // Close releases the module (ek_module_release), after any call using it
 // that is in progress; its code stays loaded while kernels taken from it
 // live. Closing again is a no-op.
@@ -185,13 +202,17 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	}); err != nil {
 		return nil, err
 	}
-	k := &Kernel{raw: raw, ctx: m.ctx, name: name}
+	return newKernel(raw, m.ctx, name), nil
+}
+
+func newKernel(raw C.ek_kernel, ctx *Context, name string) *Kernel {
+	k := &Kernel{raw: raw, ctx: ctx, name: name}
 	k.g.free = func() error {
 		var msg *C.char
 		return check(C.ekgo_ek_kernel_release(raw, &msg), msg)
 	}
 	runtime.SetFinalizer(k, (*Kernel).Close)
-	return k, nil
+	return k
 }
 
 // KernelCacheClear removes every entry of the context's disk kernel cache and
@@ -216,6 +237,25 @@ func (k *Kernel) guardOf() *guard {
 		return nil
 	}
 	return &k.g
+}
+
+// Clone returns a new handle to the same kernel (ek_kernel_retain), for an
+// owner of its own (a goroutine that launches it while another may close
+// its handle); each handle is closed separately.
+func (k *Kernel) Clone() (*Kernel, error) {
+	if k == nil {
+		return nil, closedError()
+	}
+	pinned, err := pin(k)
+	if err != nil {
+		return nil, err
+	}
+	defer pinned.unpin()
+	var msg *C.char
+	if err := check(C.ekgo_ek_kernel_retain(k.raw, &msg), msg); err != nil {
+		return nil, err
+	}
+	return newKernel(k.raw, k.ctx, k.name), nil
 }
 
 // Close releases the kernel (ek_kernel_release), after any launch in
@@ -281,7 +321,7 @@ type Arg struct {
 }
 
 // TensorArg passes t's device pointer (of its element 0, offset included;
-// ek_tensor_data), read when the kernel is launched. The kernel sees raw
+// ek_tensor_get_data), read when the kernel is launched. The kernel sees raw
 // memory: mind t's dtype, strides and contiguity. t must stay open until the
 // kernel has run; a kernel on another stream than t's allocation stream needs
 // t.RecordStream (or an event) before t is closed.
@@ -397,7 +437,7 @@ func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args
 	defer ca.free()
 	var msg *C.char
 	var bad C.int
-	s := C.ekgo_kernel_launch(k.raw, stream.rawOrNil(),
+	s := C.ekgo_kernel_launch(stream.rawOrNil(), k.raw,
 		C.unsigned(grid[0]), C.unsigned(grid[1]), C.unsigned(grid[2]),
 		C.unsigned(block[0]), C.unsigned(block[1]), C.unsigned(block[2]),
 		C.size_t(shared), ca.desc, ca.args, C.int(ca.n), &bad, &msg)
@@ -412,7 +452,9 @@ func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args
 // size that ran fastest for it (timed at the first launch of each problem
 // size bucket, so the kernel must give the same result when run several
 // times on its arguments) and grid ceil(n / block). It returns the block
-// size launched (0 when n is 0: nothing is launched).
+// size launched (0 when n is 0: nothing is launched). Experimental
+// (ek_kernel_launch_auto is in ek.h's EK_EXPERIMENTAL section): it may
+// change in a minor release.
 func (k *Kernel) LaunchAuto(stream *Stream, n uint64, shared uint, args ...Arg) (uint32, error) {
 	if k == nil {
 		return 0, closedError()
@@ -430,7 +472,7 @@ func (k *Kernel) LaunchAuto(stream *Stream, n uint64, shared uint, args ...Arg) 
 	var msg *C.char
 	var bad C.int
 	var used C.unsigned
-	s := C.ekgo_kernel_launch_auto(k.raw, stream.rawOrNil(), C.uint64_t(n), C.size_t(shared),
+	s := C.ekgo_kernel_launch_auto(stream.rawOrNil(), k.raw, C.uint64_t(n), C.size_t(shared),
 		ca.desc, ca.args, C.int(ca.n), &used, &bad, &msg)
 	err = argError(check(s, msg), bad)
 	runtime.KeepAlive(k)
@@ -473,6 +515,8 @@ func debugArgs(args []Arg) ([][]byte, error) {
 
 // ElementwiseKernel is a kernel built from an expression, in the style of
 // CuPy's ElementwiseKernel (ek_elementwise): see NewElementwiseKernel.
+// Experimental (ek.h's EK_EXPERIMENTAL section): it may change in a minor
+// release.
 type ElementwiseKernel struct {
 	raw  C.ek_elementwise // set at creation, passed to C only while pinned
 	ctx  *Context
@@ -517,15 +561,15 @@ func NewElementwiseKernel(ctx *Context, inParams, outParams, body, name string) 
 	k := &ElementwiseKernel{raw: raw, ctx: ctx, nOut: strings.Count(outParams, ",") + 1}
 	k.g.free = func() error {
 		var msg *C.char
-		return check(C.ekgo_ek_elementwise_release(raw, &msg), msg)
+		return check(C.ekgo_ek_elementwise_destroy(raw, &msg), msg)
 	}
 	runtime.SetFinalizer(k, (*ElementwiseKernel).Close)
 	return k, nil
 }
 
-// Close frees the kernel and the code it compiled, after the context's work
-// when it compiled any, and after any launch in progress; closing again is a
-// no-op.
+// Close frees the kernel and the code it compiled (ek_elementwise_destroy),
+// after the context's work when it compiled any, and after any launch in
+// progress; closing again is a no-op.
 func (k *ElementwiseKernel) Close() error {
 	if k == nil {
 		return nil
@@ -575,7 +619,7 @@ func (k *ElementwiseKernel) Launch(stream *Stream, inputs []*Tensor, outputs []*
 		out[j] = rawOf(y)
 	}
 	var msg *C.char
-	s := C.ekgo_ek_elementwise_launch(k.raw, stream.rawOrNil(), &in[0], C.int(len(inputs)),
+	s := C.ekgo_ek_elementwise_launch(stream.rawOrNil(), k.raw, &in[0], C.int(len(inputs)),
 		&out[0], C.int(len(outputs)), &msg)
 	if err := check(s, msg); err != nil {
 		return nil, err

@@ -83,6 +83,12 @@ func TestKernelsOnCPU(t *testing.T) {
 	if _, err := m.Kernel("saxpy"); !errors.Is(err, ek.StatusNullPointer) {
 		t.Error(err)
 	}
+	if _, err := m.Clone(); !errors.Is(err, ek.StatusNullPointer) {
+		t.Error(err)
+	}
+	if _, err := k.Clone(); !errors.Is(err, ek.StatusNullPointer) {
+		t.Error(err)
+	}
 	if _, err := k.Attributes(); !errors.Is(err, ek.StatusNullPointer) {
 		t.Error(err)
 	}
@@ -163,6 +169,31 @@ func TestKernelsCUDA(t *testing.T) {
 			ek.Int32Arg(n), ek.Float32Arg(-a), ek.TensorArg(x), ek.TensorArg(y)))
 		g.nok(st.Synchronize())
 		near(t, f64s(vals[float32](g, y)), f64s(ys), 1e-5, "saxpy back")
+	})
+	t.Run("clone", func(t *testing.T) {
+		// Each handle of a cloned module or kernel (ek_module_retain,
+		// ek_kernel_retain) is closed on its own; the last keeps it usable.
+		base, err := ek.LiveHandles()
+		g.nok(err)
+		m := must[*ek.Module](t)(ek.ModuleFromSource(g.ctx, saxpySource, "saxpy.cu"))
+		m2 := must[*ek.Module](t)(m.Clone())
+		g.nok(m.Close())
+		k := must[*ek.Kernel](t)(m2.Kernel("saxpy"))
+		g.nok(m2.Close())
+		k2 := must[*ek.Kernel](t)(k.Clone())
+		g.nok(k.Close())
+		if _, err := k.Clone(); !errors.Is(err, ek.StatusNullPointer) {
+			t.Errorf("clone of a closed kernel: %v", err)
+		}
+		x := from(g, []int64{4}, float32(1), 2, 3, 4)
+		y := from(g, []int64{4}, float32(0), 0, 0, 0)
+		g.nok(k2.Launch(nil, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0,
+			ek.Int32Arg(4), ek.Float32Arg(2), ek.TensorArg(x), ek.TensorArg(y)))
+		eq(t, vals[float32](g, y), []float32{2, 4, 6, 8}, "launch through a cloned kernel")
+		g.nok(k2.Close())
+		if n, _ := ek.LiveHandles(); n != base+2 { // x and y
+			t.Errorf("live handles: %d, want %d", n, base+2)
+		}
 	})
 	t.Run("compile error", func(t *testing.T) {
 		m := must[*ek.Module](t)(ek.ModuleFromSource(g.ctx, "extern \"C\" __global__ void f() { nope; }", "bad.cu"))

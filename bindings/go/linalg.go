@@ -37,19 +37,24 @@ func (t *Tensor) MatmulInto(b, out *Tensor) error {
 
 // GemmOn computes c = alpha * a @ b + beta * c in place on c (the receiver)
 // on stream s (nil: default) (ek_gemm): 2-D a [m,k], b [k,n], c [m,n], or 3-D
-// with a batch dim (a and b may broadcast a batch of 1). beta == 0 ignores
+// with a batch dim (a and b may broadcast a batch of 1). alpha and beta are
+// Go integers or floats, converted to the compute type. beta == 0 ignores
 // c's old values.
-func (c *Tensor) GemmOn(alpha float64, a, b *Tensor, beta float64, s *Stream) error {
+func (c *Tensor) GemmOn(alpha any, a, b *Tensor, beta any, s *Stream) error {
+	al, be, err := toScalars("ek.Tensor.Gemm: alpha", alpha, "ek.Tensor.Gemm: beta", beta)
+	if err != nil {
+		return err
+	}
 	pinned, err := pin(c, a, b, s)
 	if err != nil {
 		return err
 	}
 	defer pinned.unpin()
-	r := C.ekgo_op_ek_gemm(s.rawOrNil(), C.double(alpha), rawOf(a), rawOf(b), C.double(beta), rawOf(c))
+	r := C.ekgo_op_ek_gemm(s.rawOrNil(), al, rawOf(a), rawOf(b), be, rawOf(c))
 	return check(r.status, r.msg)
 }
 
 // Gemm computes c = alpha * a @ b + beta * c in place on c, the receiver.
-func (c *Tensor) Gemm(alpha float64, a, b *Tensor, beta float64) error {
+func (c *Tensor) Gemm(alpha any, a, b *Tensor, beta any) error {
 	return c.GemmOn(alpha, a, b, beta, nil)
 }

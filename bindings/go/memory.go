@@ -33,7 +33,7 @@ type MemoryBlock struct {
 // MemoryStats returns the pool's current statistics.
 func (c *Context) MemoryStats() (MemoryStats, error) {
 	var s C.ek_memory_stats
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_stats_get(h, &s, m) })
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_get_stats(h, &s, m) })
 	return MemoryStats{
 		uint64(s.allocated_bytes), uint64(s.reserved_bytes), uint64(s.requested_bytes),
 		uint64(s.peak_allocated_bytes), uint64(s.peak_reserved_bytes), uint64(s.peak_requested_bytes),
@@ -74,7 +74,7 @@ func (c *Context) Snapshot() ([]MemoryBlock, error) {
 	for {
 		var n C.size_t
 		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-			return C.ekgo_ek_memory_snapshot(h, nil, 0, &n, m)
+			return C.ekgo_ek_memory_get_snapshot(h, nil, 0, &n, m)
 		}); err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (c *Context) Snapshot() ([]MemoryBlock, error) {
 		buf := make([]C.ek_memory_block, int(n))
 		var total C.size_t
 		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-			return C.ekgo_ek_memory_snapshot(h, &buf[0], n, &total, m)
+			return C.ekgo_ek_memory_get_snapshot(h, &buf[0], n, &total, m)
 		}); err != nil {
 			return nil, err
 		}
@@ -101,34 +101,34 @@ func (c *Context) Snapshot() ([]MemoryBlock, error) {
 	}
 }
 
-// MemorySnapshotJSON writes the pool's segments, blocks and statistics of one
-// moment as JSON to path (ek_memory_snapshot_json; the format is in ek.h),
-// replacing any file there atomically; StatusIO naming the path when it
-// cannot be written. scripts/plot_memory.py draws the file.
-func (c *Context) MemorySnapshotJSON(path string) error {
+// WriteMemorySnapshotJSON writes the pool's segments, blocks and statistics
+// of one moment as JSON to path (ek_memory_write_snapshot_json; the format is
+// in ek.h), replacing any file there atomically; StatusIO naming the path
+// when it cannot be written. scripts/plot_memory.py draws the file.
+func (c *Context) WriteMemorySnapshotJSON(path string) error {
 	if strings.IndexByte(path, 0) >= 0 {
 		return bindingError(StatusInvalidArgument, "ek: path %q contains a NUL byte", path)
 	}
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
 	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_memory_snapshot_json(h, p, m)
+		return C.ekgo_ek_memory_write_snapshot_json(h, p, m)
 	})
 }
 
-// MemorySnapshotJSONBytes returns the JSON text MemorySnapshotJSON writes
-// (ek_memory_snapshot_json_string), for encoding/json.
-func (c *Context) MemorySnapshotJSONBytes() ([]byte, error) {
+// MemorySnapshotJSON returns the JSON text WriteMemorySnapshotJSON writes
+// (ek_memory_get_snapshot_json), for encoding/json.
+func (c *Context) MemorySnapshotJSON() ([]byte, error) {
 	var n C.size_t
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_memory_snapshot_json_string(h, nil, 0, &n, m)
+		return C.ekgo_ek_memory_get_snapshot_json(h, nil, 0, &n, m)
 	}); err != nil {
 		return nil, err
 	}
 	for {
 		buf := make([]byte, int(n)+4096) // slack for blocks added between the calls
 		if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-			return C.ekgo_ek_memory_snapshot_json_string(h, (*C.char)(unsafe.Pointer(&buf[0])),
+			return C.ekgo_ek_memory_get_snapshot_json(h, (*C.char)(unsafe.Pointer(&buf[0])),
 				C.size_t(len(buf)), &n, m)
 		}); err != nil {
 			return nil, err
@@ -150,7 +150,7 @@ func (c *Context) Malloc(bytes uintptr, s *Stream) (unsafe.Pointer, error) {
 	defer pinned.unpin()
 	var p unsafe.Pointer
 	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_malloc(h, C.size_t(bytes), s.rawOrNil(), &p, m)
+		return C.ekgo_ek_malloc(s.rawOrNil(), h, C.size_t(bytes), &p, m)
 	})
 	if err == nil && p != nil {
 		c.blocksMu.Lock()
@@ -179,7 +179,7 @@ func (c *Context) Free(p unsafe.Pointer, s *Stream) error {
 	if _, ok := c.blocks[uintptr(p)]; p != nil && !ok {
 		return bindingError(StatusInvalidArgument, "ek.Context.Free: %p is not a live block from Malloc of this context", p)
 	}
-	err = c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(h, p, s.rawOrNil(), m) })
+	err = c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_free(s.rawOrNil(), h, p, m) })
 	if err == nil {
 		delete(c.blocks, uintptr(p))
 	}
@@ -195,7 +195,7 @@ func (c *Context) RecordStream(p unsafe.Pointer, s *Stream) error {
 	}
 	defer pinned.unpin()
 	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_record_stream(h, p, s.rawOrNil(), m)
+		return C.ekgo_ek_record_stream(s.rawOrNil(), h, p, m)
 	})
 	return err
 }
@@ -212,7 +212,7 @@ func (c *Context) Memcpy(dst, src unsafe.Pointer, bytes uintptr, s *Stream) erro
 	}
 	defer pinned.unpin()
 	err = c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_memcpy(h, dst, src, C.size_t(bytes), s.rawOrNil(), m)
+		return C.ekgo_ek_memcpy(s.rawOrNil(), h, src, dst, C.size_t(bytes), m)
 	})
 	return err
 }

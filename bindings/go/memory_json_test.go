@@ -29,14 +29,14 @@ func TestMemorySnapshotJSON(t *testing.T) {
 		}
 	}()
 	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if err := ctx.MemorySnapshotJSON(path); err != nil {
+	if err := ctx.WriteMemorySnapshotJSON(path); err != nil {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ctx.MemorySnapshotJSONBytes()
+	again, err := ctx.MemorySnapshotJSON()
 	if err != nil || string(again) != string(text) {
 		t.Fatalf("bytes differ from the file (%v)", err)
 	}
@@ -75,11 +75,11 @@ func TestMemorySnapshotJSON(t *testing.T) {
 		t.Fatalf("doc %+v against stats %+v and %d blocks", doc, stats, len(blocks))
 	}
 
-	err = ctx.MemorySnapshotJSON(filepath.Join(t.TempDir(), "missing", "x.json"))
+	err = ctx.WriteMemorySnapshotJSON(filepath.Join(t.TempDir(), "missing", "x.json"))
 	if !errors.Is(err, ek.StatusIO) || !strings.Contains(err.Error(), "cannot write ") {
 		t.Fatalf("unwritable path: %v", err)
 	}
-	if err := ctx.MemorySnapshotJSON("a\x00b"); !errors.Is(err, ek.StatusInvalidArgument) {
+	if err := ctx.WriteMemorySnapshotJSON("a\x00b"); !errors.Is(err, ek.StatusInvalidArgument) {
 		t.Fatalf("NUL in path: %v", err)
 	}
 }

@@ -366,10 +366,16 @@ func (t *Tensor) BinaryInto(op BinaryOp, b, out *Tensor) error {
 }
 
 // BinaryScalarOn computes t op scalar (scalar op t when scalarFirst) on
-// stream s (nil: default), into out when not nil (ek_binary_scalar). The
-// scalar behaves as a Python number: an integral value counts as an integer
-// and only raises t's category (int tensor + 2.5 is float32, + 2 stays int).
-func (t *Tensor) BinaryScalarOn(op BinaryOp, scalar float64, scalarFirst bool, s *Stream, out *Tensor) (*Tensor, error) {
+// stream s (nil: default), into out when not nil (ek_binary_scalar). scalar
+// is a Go integer, float or bool and behaves as a Python number: its kind
+// only raises t's category (int tensor + 2.5 is float32, + 2 stays int;
+// bool tensor + 2 is int64), and an integer takes part exactly in integer
+// arithmetic (int64 tensor + (1<<62 + 1) is exact).
+func (t *Tensor) BinaryScalarOn(op BinaryOp, scalar any, scalarFirst bool, s *Stream, out *Tensor) (*Tensor, error) {
+	v, err := toScalar("ek.Tensor.BinaryScalar: scalar", scalar)
+	if err != nil {
+		return nil, err
+	}
 	pinned, err := pin(t, s, out)
 	if err != nil {
 		return nil, err
@@ -379,22 +385,26 @@ func (t *Tensor) BinaryScalarOn(op BinaryOp, scalar float64, scalarFirst bool, s
 	if err != nil {
 		return nil, err
 	}
-	r := C.ekgo_op_ek_binary_scalar(s.rawOrNil(), C.ek_binary_op(op), rawOf(t), C.double(scalar), b2i(scalarFirst), o)
+	r := C.ekgo_op_ek_binary_scalar(s.rawOrNil(), C.ek_binary_op(op), rawOf(t), v, b2i(scalarFirst), o)
 	return result(r, out, contextOf(t))
 }
 
 // BinaryScalar returns t op scalar.
-func (t *Tensor) BinaryScalar(op BinaryOp, scalar float64) (*Tensor, error) {
+func (t *Tensor) BinaryScalar(op BinaryOp, scalar any) (*Tensor, error) {
 	return t.BinaryScalarOn(op, scalar, false, nil, nil)
 }
 
 // RBinaryScalar returns scalar op t.
-func (t *Tensor) RBinaryScalar(op BinaryOp, scalar float64) (*Tensor, error) {
+func (t *Tensor) RBinaryScalar(op BinaryOp, scalar any) (*Tensor, error) {
 	return t.BinaryScalarOn(op, scalar, true, nil, nil)
 }
 
 // BinaryScalarInto writes t op scalar into out (which may be t).
-func (t *Tensor) BinaryScalarInto(op BinaryOp, scalar float64, out *Tensor) error {
+func (t *Tensor) BinaryScalarInto(op BinaryOp, scalar any, out *Tensor) error {
+	v, err := toScalar("ek.Tensor.BinaryScalarInto: scalar", scalar)
+	if err != nil {
+		return err
+	}
 	pinned, err := pin(t, out)
 	if err != nil {
 		return err
@@ -403,7 +413,7 @@ func (t *Tensor) BinaryScalarInto(op BinaryOp, scalar float64, out *Tensor) erro
 	if out == nil {
 		return closedError()
 	}
-	r := C.ekgo_into_binary_scalar(0, C.int(op), hnd(t), C.double(scalar), 0, hnd(out))
+	r := C.ekgo_into_binary_scalar(0, C.int(op), hnd(t), v, 0, hnd(out))
 	if r.status != C.EK_SUCCESS {
 		return check(r.status, r.msg)
 	}
@@ -483,93 +493,93 @@ func (t *Tensor) ShiftLeft(b *Tensor) (*Tensor, error) { return t.Binary(BinaryS
 func (t *Tensor) ShiftRight(b *Tensor) (*Tensor, error) { return t.Binary(BinaryShiftRight, b) }
 
 // AddScalar returns t + v.
-func (t *Tensor) AddScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryAdd, v) }
+func (t *Tensor) AddScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryAdd, v) }
 
 // SubScalar returns t - v.
-func (t *Tensor) SubScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinarySub, v) }
+func (t *Tensor) SubScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinarySub, v) }
 
 // MulScalar returns t * v.
-func (t *Tensor) MulScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryMul, v) }
+func (t *Tensor) MulScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryMul, v) }
 
 // DivScalar returns t / v.
-func (t *Tensor) DivScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryDiv, v) }
+func (t *Tensor) DivScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryDiv, v) }
 
 // FloorDivScalar returns floor(t / v).
-func (t *Tensor) FloorDivScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryFloorDiv, v) }
+func (t *Tensor) FloorDivScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryFloorDiv, v) }
 
 // RemainderScalar returns t mod v (the divisor's sign).
-func (t *Tensor) RemainderScalar(v float64) (*Tensor, error) {
+func (t *Tensor) RemainderScalar(v any) (*Tensor, error) {
 	return t.BinaryScalar(BinaryRemainder, v)
 }
 
 // PowScalar returns t ** v.
-func (t *Tensor) PowScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryPow, v) }
+func (t *Tensor) PowScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryPow, v) }
 
 // Atan2Scalar returns atan2(t, v).
-func (t *Tensor) Atan2Scalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryAtan2, v) }
+func (t *Tensor) Atan2Scalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryAtan2, v) }
 
 // MaximumScalar returns max(t, v).
-func (t *Tensor) MaximumScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryMaximum, v) }
+func (t *Tensor) MaximumScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryMaximum, v) }
 
 // MinimumScalar returns min(t, v).
-func (t *Tensor) MinimumScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryMinimum, v) }
+func (t *Tensor) MinimumScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryMinimum, v) }
 
 // EqScalar returns the bool tensor t == v.
-func (t *Tensor) EqScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryEq, v) }
+func (t *Tensor) EqScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryEq, v) }
 
 // NeScalar returns the bool tensor t != v.
-func (t *Tensor) NeScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryNe, v) }
+func (t *Tensor) NeScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryNe, v) }
 
 // LtScalar returns the bool tensor t < v.
-func (t *Tensor) LtScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryLt, v) }
+func (t *Tensor) LtScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryLt, v) }
 
 // LeScalar returns the bool tensor t <= v.
-func (t *Tensor) LeScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryLe, v) }
+func (t *Tensor) LeScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryLe, v) }
 
 // GtScalar returns the bool tensor t > v.
-func (t *Tensor) GtScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryGt, v) }
+func (t *Tensor) GtScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryGt, v) }
 
 // GeScalar returns the bool tensor t >= v.
-func (t *Tensor) GeScalar(v float64) (*Tensor, error) { return t.BinaryScalar(BinaryGe, v) }
+func (t *Tensor) GeScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryGe, v) }
 
 // LogicalAndScalar returns the bool tensor t && v.
-func (t *Tensor) LogicalAndScalar(v float64) (*Tensor, error) {
+func (t *Tensor) LogicalAndScalar(v any) (*Tensor, error) {
 	return t.BinaryScalar(BinaryLogicalAnd, v)
 }
 
 // LogicalOrScalar returns the bool tensor t || v.
-func (t *Tensor) LogicalOrScalar(v float64) (*Tensor, error) {
+func (t *Tensor) LogicalOrScalar(v any) (*Tensor, error) {
 	return t.BinaryScalar(BinaryLogicalOr, v)
 }
 
 // LogicalXorScalar returns the bool tensor (t != 0) != (v != 0).
-func (t *Tensor) LogicalXorScalar(v float64) (*Tensor, error) {
+func (t *Tensor) LogicalXorScalar(v any) (*Tensor, error) {
 	return t.BinaryScalar(BinaryLogicalXor, v)
 }
 
 // BitwiseAndScalar returns t & v.
 func (t *Tensor) BitwiseAndScalar(v int64) (*Tensor, error) {
-	return t.BinaryScalar(BinaryBitwiseAnd, float64(v))
+	return t.BinaryScalar(BinaryBitwiseAnd, v)
 }
 
 // BitwiseOrScalar returns t | v.
 func (t *Tensor) BitwiseOrScalar(v int64) (*Tensor, error) {
-	return t.BinaryScalar(BinaryBitwiseOr, float64(v))
+	return t.BinaryScalar(BinaryBitwiseOr, v)
 }
 
 // BitwiseXorScalar returns t ^ v.
 func (t *Tensor) BitwiseXorScalar(v int64) (*Tensor, error) {
-	return t.BinaryScalar(BinaryBitwiseXor, float64(v))
+	return t.BinaryScalar(BinaryBitwiseXor, v)
 }
 
 // ShiftLeftScalar returns t << v.
 func (t *Tensor) ShiftLeftScalar(v int64) (*Tensor, error) {
-	return t.BinaryScalar(BinaryShiftLeft, float64(v))
+	return t.BinaryScalar(BinaryShiftLeft, v)
 }
 
 // ShiftRightScalar returns t >> v.
 func (t *Tensor) ShiftRightScalar(v int64) (*Tensor, error) {
-	return t.BinaryScalar(BinaryShiftRight, float64(v))
+	return t.BinaryScalar(BinaryShiftRight, v)
 }
 
 // ---------------------------------------------------------------- selection and fused updates
@@ -603,13 +613,29 @@ func WhereInto(cond, a, b, out *Tensor) error {
 	return err
 }
 
-// Bound is a clamp bound: Bound(0) means 0; a nil *float64 means none.
-func Bound(v float64) *float64 { return &v }
+// clampBound is a Clamp bound as ek_clamp takes it: nil leaves the side open.
+func clampBound(what string, v any) (has C.int, s C.ek_scalar, err error) {
+	if v == nil {
+		return 0, s, nil
+	}
+	s, err = toScalar(what, v)
+	return 1, s, err
+}
 
-// ClampOn computes min(max(t, *lo), *hi) on stream s (nil: default), into
-// out when not nil (ek_clamp); a nil bound leaves that side open. NaN stays
-// NaN; the bounds are cast to t's dtype (truncated for integers).
-func (t *Tensor) ClampOn(lo, hi *float64, s *Stream, out *Tensor) (*Tensor, error) {
+// ClampOn computes min(max(t, lo), hi) on stream s (nil: default), into out
+// when not nil (ek_clamp). Each bound is a Go integer, float or bool, or nil
+// to leave that side open. NaN stays NaN; the bounds are cast to t's dtype
+// (for integer t truncated and saturated to its range; an integer bound is
+// exact, int64 beyond 2^53 included).
+func (t *Tensor) ClampOn(lo, hi any, s *Stream, out *Tensor) (*Tensor, error) {
+	hasLo, l, err := clampBound("ek.Tensor.Clamp: lo", lo)
+	if err != nil {
+		return nil, err
+	}
+	hasHi, h, err := clampBound("ek.Tensor.Clamp: hi", hi)
+	if err != nil {
+		return nil, err
+	}
 	pinned, err := pin(t, s, out)
 	if err != nil {
 		return nil, err
@@ -619,23 +645,16 @@ func (t *Tensor) ClampOn(lo, hi *float64, s *Stream, out *Tensor) (*Tensor, erro
 	if err != nil {
 		return nil, err
 	}
-	var l, h C.double
-	if lo != nil {
-		l = C.double(*lo)
-	}
-	if hi != nil {
-		h = C.double(*hi)
-	}
-	r := C.ekgo_op_ek_clamp(s.rawOrNil(), rawOf(t), b2i(lo != nil), l, b2i(hi != nil), h, o)
+	r := C.ekgo_op_ek_clamp(s.rawOrNil(), rawOf(t), hasLo, l, hasHi, h, o)
 	return result(r, out, contextOf(t))
 }
 
-// Clamp returns min(max(t, *lo), *hi); nil leaves that side open:
-// x.Clamp(ek.Bound(0), nil).
-func (t *Tensor) Clamp(lo, hi *float64) (*Tensor, error) { return t.ClampOn(lo, hi, nil, nil) }
+// Clamp returns min(max(t, lo), hi); nil leaves that side open:
+// x.Clamp(0, nil).
+func (t *Tensor) Clamp(lo, hi any) (*Tensor, error) { return t.ClampOn(lo, hi, nil, nil) }
 
 // ClampInto writes Clamp(lo, hi) into out (which may be t).
-func (t *Tensor) ClampInto(lo, hi *float64, out *Tensor) error {
+func (t *Tensor) ClampInto(lo, hi any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
@@ -644,8 +663,13 @@ func (t *Tensor) ClampInto(lo, hi *float64, out *Tensor) error {
 }
 
 // LerpOn computes t + weight * (end - t), float tensors only, broadcast, on
-// stream s (nil: default), into out when not nil (ek_lerp).
-func (t *Tensor) LerpOn(end *Tensor, weight float64, s *Stream, out *Tensor) (*Tensor, error) {
+// stream s (nil: default), into out when not nil (ek_lerp). weight is a Go
+// integer or float, rounded to the compute type.
+func (t *Tensor) LerpOn(end *Tensor, weight any, s *Stream, out *Tensor) (*Tensor, error) {
+	w, err := toScalar("ek.Tensor.Lerp: weight", weight)
+	if err != nil {
+		return nil, err
+	}
 	pinned, err := pin(t, end, s, out)
 	if err != nil {
 		return nil, err
@@ -655,17 +679,17 @@ func (t *Tensor) LerpOn(end *Tensor, weight float64, s *Stream, out *Tensor) (*T
 	if err != nil {
 		return nil, err
 	}
-	r := C.ekgo_op_ek_lerp(s.rawOrNil(), rawOf(t), rawOf(end), C.double(weight), o)
+	r := C.ekgo_op_ek_lerp(s.rawOrNil(), rawOf(t), rawOf(end), w, o)
 	return result(r, out, contextOf(t))
 }
 
 // Lerp returns t + weight * (end - t).
-func (t *Tensor) Lerp(end *Tensor, weight float64) (*Tensor, error) {
+func (t *Tensor) Lerp(end *Tensor, weight any) (*Tensor, error) {
 	return t.LerpOn(end, weight, nil, nil)
 }
 
 // LerpInto writes Lerp(end, weight) into out (which may be t or end).
-func (t *Tensor) LerpInto(end *Tensor, weight float64, out *Tensor) error {
+func (t *Tensor) LerpInto(end *Tensor, weight any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
@@ -674,8 +698,14 @@ func (t *Tensor) LerpInto(end *Tensor, weight float64, out *Tensor) error {
 }
 
 // AxpbyOn computes alpha*x + beta*y in one pass on stream s (nil: default),
-// into out when not nil (ek_axpby); out == y accumulates in place.
-func AxpbyOn(alpha float64, x *Tensor, beta float64, y *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+// into out when not nil (ek_axpby); out == y accumulates in place. alpha and
+// beta are Go integers or floats; with integer (or bool) tensors they must be
+// integers, exact beyond 2^53, and the arithmetic wraps.
+func AxpbyOn(alpha any, x *Tensor, beta any, y *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	al, be, err := toScalars("ek.Axpby: alpha", alpha, "ek.Axpby: beta", beta)
+	if err != nil {
+		return nil, err
+	}
 	pinned, err := pin(x, y, s, out)
 	if err != nil {
 		return nil, err
@@ -685,18 +715,18 @@ func AxpbyOn(alpha float64, x *Tensor, beta float64, y *Tensor, s *Stream, out *
 	if err != nil {
 		return nil, err
 	}
-	r := C.ekgo_op_ek_axpby(s.rawOrNil(), C.double(alpha), rawOf(x), C.double(beta), rawOf(y), o)
+	r := C.ekgo_op_ek_axpby(s.rawOrNil(), al, rawOf(x), be, rawOf(y), o)
 	return result(r, out, contextOf(x))
 }
 
 // Axpby returns alpha*x + beta*y (broadcast and promotion as Add).
-func Axpby(alpha float64, x *Tensor, beta float64, y *Tensor) (*Tensor, error) {
+func Axpby(alpha any, x *Tensor, beta any, y *Tensor) (*Tensor, error) {
 	return AxpbyOn(alpha, x, beta, y, nil, nil)
 }
 
 // AxpbyInto writes alpha*x + beta*y into out (which may be x or y: with y,
 // the fused update y = alpha*x + beta*y).
-func AxpbyInto(alpha float64, x *Tensor, beta float64, y, out *Tensor) error {
+func AxpbyInto(alpha any, x *Tensor, beta any, y, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}

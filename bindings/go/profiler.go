@@ -1,6 +1,9 @@
 package ek
 
 /*
+// The profiler is experimental in ek.h. cgo applies CFLAGS to the whole
+// package; it is named here, where it is needed.
+#cgo CFLAGS: -DEK_EXPERIMENTAL
 #include "ekgo.h"
 */
 import "C"
@@ -8,7 +11,9 @@ import "C"
 import "unsafe"
 
 // ProfileRecord is one call recorded by the profiler (ek_profile_record);
-// times are microseconds since the session started.
+// times are microseconds since the session started. The profiler is
+// experimental (ek.h's EK_EXPERIMENTAL section): it may change in a minor
+// release.
 type ProfileRecord struct {
 	Name          string // "binary.add", "matmul", "kernel.saxpy"
 	Args          string // "float32[64,32] float32[32,8] -> float32[64,8]"
@@ -36,14 +41,14 @@ func (c *Context) ProfilerStop() error {
 func (c *Context) ProfilerRecords() ([]ProfileRecord, error) {
 	var n C.size_t
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_profiler_records(h, nil, 0, &n, m)
+		return C.ekgo_ek_profiler_get_records(h, nil, 0, &n, m)
 	}); err != nil || n == 0 {
 		return []ProfileRecord{}, err
 	}
 	buf := make([]C.ek_profile_record, int(n))
 	var total C.size_t
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_profiler_records(h, &buf[0], n, &total, m)
+		return C.ekgo_ek_profiler_get_records(h, &buf[0], n, &total, m)
 	}); err != nil {
 		return nil, err
 	}
@@ -65,13 +70,13 @@ func (c *Context) ProfilerRecords() ([]ProfileRecord, error) {
 func (c *Context) ProfilerSummary() (string, error) {
 	var n C.size_t
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_profiler_summary(h, nil, 0, &n, m)
+		return C.ekgo_ek_profiler_get_summary(h, nil, 0, &n, m)
 	}); err != nil {
 		return "", err
 	}
 	buf := make([]byte, int(n)+1)
 	if err := c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_profiler_summary(h, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), &n, m)
+		return C.ekgo_ek_profiler_get_summary(h, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), &n, m)
 	}); err != nil {
 		return "", err
 	}
@@ -81,12 +86,12 @@ func (c *Context) ProfilerSummary() (string, error) {
 	return string(buf[:int(n)]), nil
 }
 
-// ExportChromeTrace writes the last session as Chrome trace JSON, for
-// ui.perfetto.dev or chrome://tracing.
-func (c *Context) ExportChromeTrace(path string) error {
+// WriteChromeTrace writes the last session as Chrome trace JSON, for
+// ui.perfetto.dev or chrome://tracing (ek_profiler_write_chrome_trace).
+func (c *Context) WriteChromeTrace(path string) error {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_profiler_export_chrome_trace(h, cpath, m)
+		return C.ekgo_ek_profiler_write_chrome_trace(h, cpath, m)
 	})
 }

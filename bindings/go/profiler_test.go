@@ -42,7 +42,7 @@ func TestProfilerRecordsSummaryAndTrace(t *testing.T) {
 		t.Fatalf("summary:\n%s", table)
 	}
 	path := filepath.Join(t.TempDir(), "trace.json")
-	if err := ctx.ExportChromeTrace(path); err != nil {
+	if err := ctx.WriteChromeTrace(path); err != nil {
 		t.Fatal(err)
 	}
 	json := string(must[[]byte](t)(os.ReadFile(path)))
@@ -69,7 +69,7 @@ func TestProfilerSessionErrors(t *testing.T) {
 	if err := ctx.ProfilerStop(); err != nil {
 		t.Fatal(err)
 	}
-	err := ctx.ExportChromeTrace("/nonexistent-dir/t.json")
+	err := ctx.WriteChromeTrace("/nonexistent-dir/t.json")
 	if !errors.Is(err, ek.StatusIO) || !strings.Contains(err.Error(), "/nonexistent-dir/t.json") {
 		t.Fatalf("bad path: %v", err)
 	}

@@ -46,9 +46,15 @@ type PhiloxState struct {
 // RandomWith fills t in place from dist with parameters a, b (ek_random):
 // with state when not nil (the context's generator is then left alone), else
 // with the context's generator, whose offset advances by t's element count;
-// on stream s (nil: default). Bad parameters (b <= a, std < 0, p outside
-// [0, 1]) are StatusInvalidArgument.
-func (t *Tensor) RandomWith(dist RandomDist, a, b float64, state *PhiloxState, s *Stream) error {
+// on stream s (nil: default). a and b are Go integers or floats, passed with
+// their kind (RandomRandint's bounds are exact integers, beyond 2^53
+// included). Bad parameters (b <= a, std < 0, p outside [0, 1]) are
+// StatusInvalidArgument.
+func (t *Tensor) RandomWith(dist RandomDist, a, b any, state *PhiloxState, s *Stream) error {
+	ca, cb, err := toScalars("ek.Tensor.Random: a", a, "ek.Tensor.Random: b", b)
+	if err != nil {
+		return err
+	}
 	pinned, err := pin(t, s)
 	if err != nil {
 		return err
@@ -58,19 +64,19 @@ func (t *Tensor) RandomWith(dist RandomDist, a, b float64, state *PhiloxState, s
 	if state != nil {
 		seed, offset = C.uint64_t(state.Seed), C.uint64_t(state.Offset)
 	}
-	r := C.ekgo_op_ek_random(s.rawOrNil(), C.ek_random_dist(dist), C.double(a), C.double(b), b2i(state != nil), seed, offset, rawOf(t))
+	r := C.ekgo_op_ek_random(s.rawOrNil(), C.ek_random_dist(dist), ca, cb, b2i(state != nil), seed, offset, rawOf(t))
 	return check(r.status, r.msg)
 }
 
 // Random fills t in place from dist with parameters a, b, using the
 // context's generator.
-func (t *Tensor) Random(dist RandomDist, a, b float64) error {
+func (t *Tensor) Random(dist RandomDist, a, b any) error {
 	return t.RandomWith(dist, a, b, nil, nil)
 }
 
 // RandomTensor is a new tensor drawn from dist (parameters a, b) by the
 // context's generator.
-func RandomTensor(ctx *Context, shape []int64, dt DType, dist RandomDist, a, b float64) (*Tensor, error) {
+func RandomTensor(ctx *Context, shape []int64, dt DType, dist RandomDist, a, b any) (*Tensor, error) {
 	t, err := Empty(ctx, shape, dt)
 	if err != nil {
 		return nil, err
@@ -92,14 +98,17 @@ func Randn(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
 	return RandomTensor(ctx, shape, dt, RandomNormal, 0, 1)
 }
 
-// ManualSeed seeds the context's generator and resets its offset to 0.
-func (c *Context) ManualSeed(seed uint64) error {
-	return c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_manual_seed(h, C.uint64_t(seed), m) })
+// SetRandomSeed seeds the context's generator and resets its offset to 0
+// (ek_random_set_seed).
+func (c *Context) SetRandomSeed(seed uint64) error {
+	return c.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_random_set_seed(h, C.uint64_t(seed), m)
+	})
 }
 
-// RandomState returns the generator's current seed and offset.
+// RandomState returns the generator's current seed and offset (ek_random_get_state).
 func (c *Context) RandomState() (PhiloxState, error) {
 	var st C.ek_philox_state
-	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_random_state(h, &st, m) })
+	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_random_get_state(h, &st, m) })
 	return PhiloxState{Seed: uint64(st.seed), Offset: uint64(st.offset)}, err
 }

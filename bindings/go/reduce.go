@@ -145,7 +145,8 @@ func (t *Tensor) NormInf(dims []int, keepdim bool) (*Tensor, error) {
 
 // VarOn computes the variance over dims (nil: all) with divisor
 // max(0, N - correction), the standard deviation when takeSqrt, on stream s
-// (nil: default), into out when not nil (ek_var). Float inputs only.
+// (nil: default), into out when not nil (ek_var with EK_VAR_VARIANCE or
+// EK_VAR_STD). Float inputs only.
 func (t *Tensor) VarOn(dims []int, correction float64, keepdim, takeSqrt bool, s *Stream, out *Tensor) (*Tensor, error) {
 	pinned, err := pin(t, s, out)
 	if err != nil {
@@ -157,7 +158,11 @@ func (t *Tensor) VarOn(dims []int, correction float64, keepdim, takeSqrt bool, s
 		return nil, err
 	}
 	p, keep := intptr(dims)
-	r := C.ekgo_op_ek_var(s.rawOrNil(), rawOf(t), C.int(len(dims)), p, C.double(correction), b2i(keepdim), b2i(takeSqrt), o)
+	kind := C.ek_var_kind(C.EK_VAR_VARIANCE)
+	if takeSqrt {
+		kind = C.EK_VAR_STD
+	}
+	r := C.ekgo_op_ek_var(s.rawOrNil(), kind, rawOf(t), C.int(len(dims)), p, C.double(correction), b2i(keepdim), o)
 	runtime.KeepAlive(keep)
 	return result(r, out, contextOf(t))
 }
@@ -174,8 +179,9 @@ func (t *Tensor) Std(dims []int, correction float64, keepdim bool) (*Tensor, err
 
 // MaxDimOn computes the maximum (minimum when takeMin) along dim: the values
 // in t's dtype and the int64 indices of their first occurrence (NaN wins),
-// as torch.max(x, dim) (ek_max_dim). On stream s (nil: default); into values
-// and indices when they are not nil (each independently).
+// as torch.max(x, dim) (ek_reduce_with_indices with EK_REDUCE_MAX or
+// EK_REDUCE_MIN). On stream s (nil: default); into values and indices when
+// they are not nil (each independently).
 func (t *Tensor) MaxDimOn(dim int, keepdim, takeMin bool, s *Stream, values, indices *Tensor) (*Tensor, *Tensor, error) {
 	pinned, err := pin(t, s, values, indices)
 	if err != nil {
@@ -190,7 +196,11 @@ func (t *Tensor) MaxDimOn(dim int, keepdim, takeMin bool, s *Stream, values, ind
 	if err != nil {
 		return nil, nil, err
 	}
-	r := C.ekgo_op_ek_max_dim(s.rawOrNil(), rawOf(t), C.int(dim), b2i(keepdim), b2i(takeMin), v, i)
+	op := C.ek_reduce_op(C.EK_REDUCE_MAX)
+	if takeMin {
+		op = C.EK_REDUCE_MIN
+	}
+	r := C.ekgo_op_ek_reduce_with_indices(s.rawOrNil(), op, rawOf(t), C.int(dim), b2i(keepdim), v, i)
 	if r.status != C.EK_SUCCESS {
 		return nil, nil, check(r.status, r.msg)
 	}
@@ -213,8 +223,18 @@ func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor, err err
 	return t.MaxDimOn(dim, keepdim, true, nil, nil, nil)
 }
 
-// alongDim runs softmax, log_softmax, cumsum or cumprod.
-func (t *Tensor) alongDim(which int, dim int, s *Stream, out *Tensor) (*Tensor, error) {
+// alongDim picks along's op: softmax or log_softmax (ek_softmax's kinds),
+// cumsum or cumprod (ek_scan's ops).
+type alongDim int
+
+const (
+	alongSoftmax alongDim = iota
+	alongLogSoftmax
+	alongCumsum
+	alongCumprod
+)
+
+func (t *Tensor) along(which alongDim, dim int, s *Stream, out *Tensor) (*Tensor, error) {
 	pinned, err := pin(t, s, out)
 	if err != nil {
 		return nil, err
@@ -226,48 +246,50 @@ func (t *Tensor) alongDim(which int, dim int, s *Stream, out *Tensor) (*Tensor, 
 	}
 	var r C.ekgo_result
 	switch which {
-	case 0:
-		r = C.ekgo_op_ek_softmax(s.rawOrNil(), rawOf(t), C.int(dim), o)
-	case 1:
-		r = C.ekgo_op_ek_log_softmax(s.rawOrNil(), rawOf(t), C.int(dim), o)
-	case 2:
-		r = C.ekgo_op_ek_cumsum(s.rawOrNil(), rawOf(t), C.int(dim), o)
+	case alongSoftmax:
+		r = C.ekgo_op_ek_softmax(s.rawOrNil(), C.EK_SOFTMAX_PLAIN, rawOf(t), C.int(dim), o)
+	case alongLogSoftmax:
+		r = C.ekgo_op_ek_softmax(s.rawOrNil(), C.EK_SOFTMAX_LOG, rawOf(t), C.int(dim), o)
+	case alongCumsum:
+		r = C.ekgo_op_ek_scan(s.rawOrNil(), C.EK_SCAN_SUM, rawOf(t), C.int(dim), o)
 	default:
-		r = C.ekgo_op_ek_cumprod(s.rawOrNil(), rawOf(t), C.int(dim), o)
+		r = C.ekgo_op_ek_scan(s.rawOrNil(), C.EK_SCAN_PROD, rawOf(t), C.int(dim), o)
 	}
 	return result(r, out, contextOf(t))
 }
 
 // Softmax along dim (negative counts from the end), float tensors only;
-// stable for large values (ek_softmax).
-func (t *Tensor) Softmax(dim int) (*Tensor, error) { return t.alongDim(0, dim, nil, nil) }
+// stable for large values (ek_softmax with EK_SOFTMAX_PLAIN).
+func (t *Tensor) Softmax(dim int) (*Tensor, error) { return t.along(alongSoftmax, dim, nil, nil) }
 
-// LogSoftmax is log(softmax(t)) along dim, computed stably (ek_log_softmax).
-func (t *Tensor) LogSoftmax(dim int) (*Tensor, error) { return t.alongDim(1, dim, nil, nil) }
+// LogSoftmax is log(softmax(t)) along dim, computed stably (ek_softmax with
+// EK_SOFTMAX_LOG).
+func (t *Tensor) LogSoftmax(dim int) (*Tensor, error) { return t.along(alongLogSoftmax, dim, nil, nil) }
 
 // Cumsum is the inclusive cumulative sum along dim; int64 for bool and
-// integer input (ek_cumsum).
-func (t *Tensor) Cumsum(dim int) (*Tensor, error) { return t.alongDim(2, dim, nil, nil) }
+// integer input (ek_scan with EK_SCAN_SUM).
+func (t *Tensor) Cumsum(dim int) (*Tensor, error) { return t.along(alongCumsum, dim, nil, nil) }
 
-// Cumprod is the inclusive cumulative product along dim (ek_cumprod).
-func (t *Tensor) Cumprod(dim int) (*Tensor, error) { return t.alongDim(3, dim, nil, nil) }
+// Cumprod is the inclusive cumulative product along dim (ek_scan with
+// EK_SCAN_PROD).
+func (t *Tensor) Cumprod(dim int) (*Tensor, error) { return t.along(alongCumprod, dim, nil, nil) }
 
 // SoftmaxOn is Softmax on stream s (nil: default), into out when not nil.
 func (t *Tensor) SoftmaxOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
-	return t.alongDim(0, dim, s, out)
+	return t.along(alongSoftmax, dim, s, out)
 }
 
 // LogSoftmaxOn is LogSoftmax on stream s (nil: default), into out when not nil.
 func (t *Tensor) LogSoftmaxOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
-	return t.alongDim(1, dim, s, out)
+	return t.along(alongLogSoftmax, dim, s, out)
 }
 
 // CumsumOn is Cumsum on stream s (nil: default), into out when not nil.
 func (t *Tensor) CumsumOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
-	return t.alongDim(2, dim, s, out)
+	return t.along(alongCumsum, dim, s, out)
 }
 
 // CumprodOn is Cumprod on stream s (nil: default), into out when not nil.
 func (t *Tensor) CumprodOn(dim int, s *Stream, out *Tensor) (*Tensor, error) {
-	return t.alongDim(3, dim, s, out)
+	return t.along(alongCumprod, dim, s, out)
 }

@@ -7,11 +7,16 @@ import "C"
 
 import "fmt"
 
-// toScalar passes a Fill or MaskedFill value to the library with its kind
-// (ek_scalar), so 64-bit integers stay exact: bool as a bool, signed integers
-// as int64, unsigned ones as uint64, floats as float64. The library refuses a
-// value that does not fit an integer dtype (StatusInvalidArgument).
-func toScalar(value any) (C.ek_scalar, error) {
+// toScalar is the one place a Go value becomes an ek_scalar, which carries
+// its kind so that 64-bit integers stay exact: bool as a bool, signed
+// integers as int64, unsigned ones as uint64, floats as float64. Every value
+// argument goes through it (fill values, scalar operands, clamp bounds,
+// coefficients, arange and random bounds, gemm's alpha and beta); what names
+// the argument in the error for any other type ("ek.Tensor.Fill: value").
+// The library decides what each kind may do (an integer kind keeps an
+// integer tensor's arithmetic integral; a value that does not fit an integer
+// dtype is refused).
+func toScalar(what string, value any) (C.ek_scalar, error) {
 	var s C.ek_scalar
 	switch v := value.(type) {
 	case bool:
@@ -44,8 +49,24 @@ func toScalar(value any) (C.ek_scalar, error) {
 	case float64:
 		s.kind, s.f = C.EK_SCALAR_FLOAT64, C.double(v)
 	default:
-		return s, &Error{Status: StatusInvalidArgument,
-			Message: fmt.Sprintf("ek: a fill value must be a Go integer, float or bool, not %T", value)}
+		return s, bindingError(StatusInvalidArgument, "%s must be a Go integer, float or bool, not %s", what, typeName(value))
 	}
 	return s, nil
+}
+
+// toScalars converts two values (coefficients, bounds) named whatA and whatB.
+func toScalars(whatA string, a any, whatB string, b any) (C.ek_scalar, C.ek_scalar, error) {
+	sa, err := toScalar(whatA, a)
+	if err != nil {
+		return sa, sa, err
+	}
+	sb, err := toScalar(whatB, b)
+	return sa, sb, err
+}
+
+func typeName(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%T", v)
 }

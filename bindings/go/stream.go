@@ -111,8 +111,20 @@ func (s *Stream) WaitEvent(e *Event) error {
 // Native returns the cudaStream_t on CUDA, nil on the CPU; borrowed.
 func (s *Stream) Native() (unsafe.Pointer, error) {
 	var p unsafe.Pointer
-	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_native(h, &p, m) })
+	err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_get_native(h, &p, m) })
 	return p, err
+}
+
+// Context returns the stream's context (ek_stream_get_context).
+func (s *Stream) Context() (*Context, error) {
+	var raw C.ek_context
+	if err := s.call(func(h C.ek_stream, m **C.char) C.ek_status { return C.ekgo_ek_stream_get_context(h, &raw, m) }); err != nil {
+		return nil, err
+	}
+	if c := s.ctx.ifHandle(raw); c != nil {
+		return c, nil
+	}
+	return nil, bindingError(StatusInternal, "ek.Stream.Context: ek_stream_get_context returned %p, not the stream's context", raw)
 }
 
 // Event marks a point in a stream, with timing (ek_event).
@@ -165,7 +177,7 @@ func (e *Event) call(f func(C.ek_event, **C.char) C.ek_status, also ...pinnable)
 
 // Record captures the work submitted to s so far (nil: default stream).
 func (e *Event) Record(s *Stream) error {
-	return e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_record(h, s.rawOrNil(), m) }, s)
+	return e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_record(s.rawOrNil(), h, m) }, s)
 }
 
 // Synchronize waits until the captured work has completed.
@@ -187,6 +199,6 @@ func (e *Event) ElapsedMs(end *Event) (float32, error) {
 		return 0, closedError()
 	}
 	var ms C.float
-	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_elapsed_ms(h, end.raw, &ms, m) }, end)
+	err := e.call(func(h C.ek_event, m **C.char) C.ek_status { return C.ekgo_ek_event_get_elapsed_ms(h, end.raw, &ms, m) }, end)
 	return float32(ms), err
 }

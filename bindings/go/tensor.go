@@ -93,7 +93,8 @@ func intptr(s []int) (*C.int, []C.int) {
 // handle is closed separately.
 func (t *Tensor) Clone() (*Tensor, error) {
 	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_retain(h, out, m)
+		*out = h
+		return C.ekgo_ek_tensor_retain(h, m)
 	})
 }
 
@@ -113,7 +114,7 @@ func EmptyOn(ctx *Context, shape []int64, dt DType, s *Stream) (*Tensor, error) 
 	defer pinned.unpin()
 	var out C.ek_tensor
 	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_empty(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(dt), s.rawOrNil(), &out, m)
+		return C.ekgo_ek_tensor_empty(s.rawOrNil(), h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(dt), &out, m)
 	})
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func FromSliceOn[T Element](ctx *Context, shape []int64, data []T, s *Stream) (*
 	}
 	var out C.ek_tensor
 	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_from_host(h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(DTypeOf[T]()), p, s.rawOrNil(), &out, m)
+		return C.ekgo_ek_tensor_from_host(s.rawOrNil(), h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(DTypeOf[T]()), p, &out, m)
 	})
 	runtime.KeepAlive(data)
 	if err != nil {
@@ -238,11 +239,23 @@ func Full(ctx *Context, shape []int64, value any, dt DType) (*Tensor, error) {
 func Zeros(ctx *Context, shape []int64, dt DType) (*Tensor, error) { return Full(ctx, shape, 0, dt) }
 
 // Arange is the 1-D tensor start, start+step, ... < stop (> stop for a
-// negative step), as numpy.arange.
-func Arange(ctx *Context, start, stop, step float64, dt DType) (*Tensor, error) {
+// negative step), as numpy.arange (ek_arange). start, stop and step are Go
+// integers, floats or bools, passed with their kind: for an integer dtype
+// they must be integral and every element must fit it, and the elements are
+// computed exactly in integers (int64 beyond 2^53 included); for a float
+// dtype, in double.
+func Arange(ctx *Context, start, stop, step any, dt DType) (*Tensor, error) {
+	a, b, err := toScalars("ek.Arange: start", start, "ek.Arange: stop", stop)
+	if err != nil {
+		return nil, err
+	}
+	st, err := toScalar("ek.Arange: step", step)
+	if err != nil {
+		return nil, err
+	}
 	var out C.ek_tensor
-	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_arange(h, C.double(start), C.double(stop), C.double(step), C.ek_dtype(dt), nil, &out, m)
+	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
+		return C.ekgo_ek_arange(nil, h, a, b, st, C.ek_dtype(dt), &out, m)
 	})
 	if err != nil {
 		return nil, err
@@ -268,16 +281,28 @@ type Info struct {
 
 // Info returns the tensor's description.
 func (t *Tensor) Info() (Info, error) {
-	var i C.ek_tensor_info
-	if err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_get_info(h, &i, m) }); err != nil {
+	var out Info
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
+		var i C.ek_tensor_info
+		s := C.ekgo_ek_tensor_get_info(h, &i, m)
+		if s != C.EK_SUCCESS {
+			return s
+		}
+		n := int(i.ndim)
+		out = Info{DType: DType(i.dtype), Shape: make([]int64, n), Strides: make([]int64, n), Offset: int64(i.offset),
+			Numel: int64(i.numel), NBytes: uint64(i.nbytes), IsContiguous: i.is_contiguous != 0, Data: i.data,
+			Device: deviceFromC(i.device), StorageBytes: uint64(i.storage_bytes)}
+		// shape and strides point into the handle: copied while it is pinned.
+		if n > 0 {
+			sh, st := unsafe.Slice(i.shape, n), unsafe.Slice(i.strides, n)
+			for d := 0; d < n; d++ {
+				out.Shape[d], out.Strides[d] = int64(sh[d]), int64(st[d])
+			}
+		}
+		return s
+	})
+	if err != nil {
 		return Info{}, err
-	}
-	n := int(i.ndim)
-	out := Info{DType: DType(i.dtype), Shape: make([]int64, n), Strides: make([]int64, n), Offset: int64(i.offset),
-		Numel: int64(i.numel), NBytes: uint64(i.nbytes), IsContiguous: i.is_contiguous != 0, Data: i.data,
-		Device: deviceFromC(i.device), StorageBytes: uint64(i.storage_bytes)}
-	for d := 0; d < n; d++ {
-		out.Shape[d], out.Strides[d] = int64(i.shape[d]), int64(i.strides[d])
 	}
 	return out, nil
 }
@@ -305,8 +330,15 @@ func (t *Tensor) IsContiguous() bool { return t.info().IsContiguous }
 // Device returns the tensor's device.
 func (t *Tensor) Device() Device { return t.info().Device }
 
-// Context returns the tensor's context.
-func (t *Tensor) Context() *Context { return t.ctx }
+// Context returns the tensor's context (ek_tensor_get_context); nil for a
+// closed tensor.
+func (t *Tensor) Context() *Context {
+	var raw C.ek_context
+	if err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_get_context(h, &raw, m) }); err != nil {
+		return nil
+	}
+	return t.ctx.ifHandle(raw)
+}
 
 func (t *Tensor) String() string {
 	i, err := t.Info()
@@ -366,7 +398,7 @@ func (t *Tensor) toHost(dst unsafe.Pointer, bytes uintptr, s *Stream) error {
 	}
 	defer pinned.unpin()
 	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_to_host(h, dst, C.size_t(bytes), s.rawOrNil(), m)
+		return C.ekgo_ek_tensor_to_host(s.rawOrNil(), h, dst, C.size_t(bytes), m)
 	})
 	return err
 }
@@ -385,7 +417,7 @@ func (t *Tensor) CopyFromOn(src *Tensor, s *Stream) error {
 	if src == nil {
 		return &Error{Status: StatusNullPointer, Message: errClosed.Error()}
 	}
-	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_copy(s.rawOrNil(), h, src.raw, m) })
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_copy(s.rawOrNil(), src.raw, h, m) })
 	return err
 }
 
@@ -397,7 +429,7 @@ func (t *Tensor) Fill(value any) error { return t.FillOn(value, nil) }
 
 // FillOn is Fill on s (nil: default stream).
 func (t *Tensor) FillOn(value any, s *Stream) error {
-	v, err := toScalar(value)
+	v, err := toScalar("ek.Tensor.Fill: value", value)
 	if err != nil {
 		return err
 	}
@@ -407,7 +439,7 @@ func (t *Tensor) FillOn(value any, s *Stream) error {
 	}
 	defer pinned.unpin()
 	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_fill(s.rawOrNil(), h, v, m)
+		return C.ekgo_ek_fill(s.rawOrNil(), v, h, m)
 	})
 	return err
 }
@@ -452,7 +484,7 @@ func (t *Tensor) RecordStream(s *Stream) error {
 		return err
 	}
 	defer pinned.unpin()
-	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(h, s.rawOrNil(), m) })
+	err = t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_record_stream(s.rawOrNil(), h, m) })
 	return err
 }
 

@@ -65,7 +65,7 @@ func run() error {
 		}
 		return t, err
 	}
-	if err := ctx.ManualSeed(0); err != nil {
+	if err := ctx.SetRandomSeed(0); err != nil {
 		return err
 	}
 	var params [5]*ek.Tensor // x, W1, b1, W2, b2
