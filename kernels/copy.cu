@@ -666,17 +666,10 @@ int contiguous_fill(char *dst, int64_t nbytes, uint64_t elem, int es, cudaStream
   return cudaGetLastError();
 }
 
-bool same_shape(const TensorDesc &a, const TensorDesc &b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.shape[d] != b.shape[d]) return false;
-  return true;
-}
-
 }  // namespace
 
 int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
-  if (!desc_valid(dst) || !desc_valid(src) || !same_shape(dst, src)) return cudaErrorInvalidValue;
+  if (!desc_valid(dst) || !desc_valid(src) || !desc_same_shape(dst, src)) return cudaErrorInvalidValue;
   const int64_t n = desc_numel(dst);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
