@@ -561,12 +561,7 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
                             : launch_cast<uint64_t>(L, n, dst.dtype, src.dtype, st);
   }
   if (is_contiguous(L)) return copy_contiguous(L.ptr[0], L.ptr[1], n * L.es[0], st);
-  switch (L.es[0]) {
-    case 1: return same_dtype_copy<uint8_t>(L, n, st);
-    case 2: return same_dtype_copy<uint16_t>(L, n, st);
-    case 4: return same_dtype_copy<uint32_t>(L, n, st);
-    default: return same_dtype_copy<uint64_t>(L, n, st);
-  }
+  return with_bits_of(L.es[0], [&](auto t) { return same_dtype_copy<decltype(t)>(L, n, st); });
 }
 
 int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
@@ -580,12 +575,7 @@ int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
   L.coalesce_1d();
   const int64_t n = L.numel();
   if (is_contiguous(L)) return contiguous_fill(L.ptr[0], n * L.es[0], elem, int(L.es[0]), st);
-  switch (L.es[0]) {
-    case 1: return strided_fill<uint8_t>(L, n, elem, st);
-    case 2: return strided_fill<uint16_t>(L, n, elem, st);
-    case 4: return strided_fill<uint32_t>(L, n, elem, st);
-    default: return strided_fill<uint64_t>(L, n, elem, st);
-  }
+  return with_bits_of(L.es[0], [&](auto t) { return strided_fill<decltype(t)>(L, n, elem, st); });
 }
 
 int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream) {
