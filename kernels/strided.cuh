@@ -19,25 +19,12 @@ namespace cuda {
 
 // ------------------------------------------------------------ launch shape --
 
-// Threads per block of the 1-D kernels.
-constexpr int kThreads = 256;
+// kThreads, kMaxBlocks, ceil_div and grid_for: layout.hpp (the elementwise
+// builder's generated kernels launch the same way).
+
 // 16-byte vectors in flight per thread on the contiguous paths: every load
 // is issued before any is used.
 constexpr int kVecUnroll = 4;
-// The one cap on a 1-D grid. Every 1-D kernel grid-strides past it, so it
-// bounds the launch, never the work: 2^24 blocks of kThreads are 2^32
-// threads, far beyond what a GPU runs at once, and well under grid.x's
-// limit of 2^31 - 1.
-constexpr int64_t kMaxBlocks = int64_t(1) << 24;
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Blocks for n work items of which a block takes per_block: at least 1, at
-// most kMaxBlocks.
-inline unsigned grid_for(int64_t n, int64_t per_block) {
-  const int64_t b = ceil_div(n, per_block);
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
 
 // A vector body of nvec vectors (per_block of them a block) plus nrest
 // scalar elements that one element per thread covers.

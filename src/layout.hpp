@@ -1,9 +1,10 @@
 // Strided layouts, one definition for every backend: N tensors over one
 // shape, each with its own strides (in one unit throughout: elements for the
 // CUDA kernels and the elementwise builder, bytes for the CPU walk). The CPU
-// odometer (src/cpu/strided.hpp) and the CUDA offset calculator
-// (kernels/strided.cuh) both start from a Geometry coalesced here. Host code
-// only; plain C++.
+// odometer (src/cpu/strided.hpp), the CUDA offset calculator
+// (kernels/strided.cuh) and the elementwise builder's planner all start from
+// dims coalesced here; the 1-D launch shape of the CUDA kernels and of the
+// generated ones is here too. Host code only; plain C++.
 #pragma once
 #include <cstdint>
 
@@ -18,8 +19,10 @@ namespace ek {
 // A product that overflows is no stride of an existing element, so it never
 // merges (and is never formed as a signed overflow). Returns the new dim
 // count: 0 when one element is left.
+// at_least_1d: one element left becomes one dim of size 1 with unit
+// strides, so that it takes the contiguous paths.
 template <int R>
-int coalesce_dims(int ndim, int64_t *shape, int64_t (*st)[R], int nt) {
+int coalesce_dims(int ndim, int64_t *shape, int64_t (*st)[R], int nt, bool at_least_1d = false) {
   int m = 0;
   for (int d = 0; d < ndim; ++d) {
     if (shape[d] == 1) continue;
@@ -32,7 +35,30 @@ int coalesce_dims(int ndim, int64_t *shape, int64_t (*st)[R], int nt) {
     else shape[m++] = shape[d];
     for (int t = 0; t < nt; ++t) st[t][m - 1] = st[t][d];
   }
-  return m;
+  if (m > 0 || !at_least_1d) return m;
+  shape[0] = 1;
+  for (int t = 0; t < nt; ++t) st[t][0] = 1;
+  return 1;
+}
+
+// 32-bit index math is safe over these dims: the element count and every
+// tensor's extent (the sum of |stride| * (size - 1), hence every offset)
+// stay below 2^31.
+template <int R>
+bool fits_32bit_dims(int ndim, const int64_t *shape, const int64_t (*st)[R], int nt) {
+  int64_t n = 1;
+  for (int d = 0; d < ndim; ++d) n *= shape[d];
+  if (n >= INT32_MAX) return false;
+  for (int t = 0; t < nt; ++t) {
+    int64_t span = 0;
+    for (int d = 0; d < ndim; ++d) {
+      if (st[t][d] <= -INT32_MAX || st[t][d] >= INT32_MAX) return false;
+      const int64_t s = st[t][d] < 0 ? -st[t][d] : st[t][d];
+      span += (shape[d] - 1) * s;  // both factors below 2^31: no overflow
+      if (span >= INT32_MAX) return false;
+    }
+  }
+  return true;
 }
 
 // N tensors over one shape (strides 0 where a tensor is broadcast or unused).
@@ -50,35 +76,31 @@ struct Geometry {
 
   // See coalesce_dims. Coordinates afterwards refer to the merged dims.
   void coalesce() { ndim = coalesce_dims(ndim, shape, st, N); }
-
-  // coalesce, then one element as one dim of size 1 with unit strides, so
-  // that it takes the contiguous paths.
-  void coalesce_1d() {
-    coalesce();
-    if (ndim > 0) return;
-    ndim = 1;
-    shape[0] = 1;
-    for (int t = 0; t < N; ++t) st[t][0] = 1;
-  }
+  void coalesce_1d() { ndim = coalesce_dims(ndim, shape, st, N, true); }
 
   // One unit-stride run in tensor t.
   bool unit_stride(int t) const { return ndim == 1 && st[t][0] == 1; }
 
-  // 32-bit index math is safe: the element count and every tensor's extent
-  // (the sum of |stride| * (size - 1), hence every offset) stay below 2^31.
-  bool fits_32bit() const {
-    if (numel() >= INT32_MAX) return false;
-    for (int t = 0; t < N; ++t) {
-      int64_t span = 0;
-      for (int d = 0; d < ndim; ++d) {
-        if (st[t][d] <= -INT32_MAX || st[t][d] >= INT32_MAX) return false;
-        const int64_t s = st[t][d] < 0 ? -st[t][d] : st[t][d];
-        span += (shape[d] - 1) * s;  // both factors below 2^31: no overflow
-        if (span >= INT32_MAX) return false;
-      }
-    }
-    return true;
-  }
+  bool fits_32bit() const { return fits_32bit_dims(ndim, shape, st, N); }
 };
+
+// ------------------------------------------------------- 1-D launch shape --
+
+// Threads per block of the 1-D kernels (built in and generated).
+constexpr int kThreads = 256;
+// The one cap on a 1-D grid. Every 1-D kernel grid-strides past it, so it
+// bounds the launch, never the work: 2^24 blocks of kThreads are 2^32
+// threads, far beyond what a GPU runs at once, and well under grid.x's
+// limit of 2^31 - 1.
+constexpr int64_t kMaxBlocks = int64_t(1) << 24;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Blocks for n work items of which a block takes per_block: at least 1, at
+// most kMaxBlocks.
+inline unsigned grid_for(int64_t n, int64_t per_block) {
+  const int64_t b = ceil_div(n, per_block);
+  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
+}
 
 }  // namespace ek
