@@ -124,16 +124,8 @@ __global__ void __launch_bounds__(kThreads) vec_copy_kernel(char *__restrict__ d
                                                             int64_t head, int64_t nvec, int64_t nbytes) {
   const V *s = reinterpret_cast<const V *>(src + head);
   V *d = reinterpret_cast<V *>(dst + head);
-  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
-  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
-    V v[kVecUnroll];
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k)
-      if (base + k * kThreads < nvec) v[k] = s[base + k * kThreads];
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k)
-      if (base + k * kThreads < nvec) d[base + k * kThreads] = v[k];
-  }
+  V v[kVecUnroll];
+  vec_loop<kVecUnroll>(nvec, [&](int k, int64_t j) { v[k] = s[j]; }, [&](int k, int64_t j) { d[j] = v[k]; });
   if (blockIdx.x == 0) copy_edges(dst, src, head, head + nvec * int64_t(sizeof(V)), nbytes);
 }
 

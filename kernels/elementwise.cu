@@ -82,31 +82,22 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   constexpr int N = V::kN;
   const V *va = reinterpret_cast<const V *>(f.a), *vb = reinterpret_cast<const V *>(f.b);
   V *vo = reinterpret_cast<V *>(f.out);
-  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
-  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < f.nvec; base += int64_t(gridDim.x) * chunk) {
-    V xa[kVecUnroll], xb[kVecUnroll];
+  V xa[kVecUnroll], xb[kVecUnroll];
+  auto load = [&](int k, int64_t j) {
+    if (va) xa[k] = va[j];
+    if (!UNARY && vb) xb[k] = vb[j];
+  };
+  auto store = [&](int k, int64_t j) {
+    V r;
 #pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {  // all loads first: several in flight
-      const int64_t j = base + k * kThreads;
-      if (j < f.nvec) {
-        if (va) xa[k] = va[j];
-        if (!UNARY && vb) xb[k] = vb[j];
-      }
+    for (int e = 0; e < N; ++e) {
+      float x = va ? to_f32<DT>(xa[k].v[e]) : f.s;
+      float y = UNARY ? 0.f : (vb ? to_f32<DT>(xb[k].v[e]) : f.s);
+      r.v[e] = from_f32<DT>(apply<OP, UNARY>(f.op, x, y));
     }
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {
-      const int64_t j = base + k * kThreads;
-      if (j >= f.nvec) continue;
-      V r;
-#pragma unroll
-      for (int e = 0; e < N; ++e) {
-        float x = va ? to_f32<DT>(xa[k].v[e]) : f.s;
-        float y = UNARY ? 0.f : (vb ? to_f32<DT>(xb[k].v[e]) : f.s);
-        r.v[e] = from_f32<DT>(apply<OP, UNARY>(f.op, x, y));
-      }
-      vo[j] = r;
-    }
-  }
+    vo[j] = r;
+  };
+  vec_loop<kVecUnroll>(f.nvec, load, store);
   // Tail elements past the last whole vector.
   using R = RawF<DT>;
   const int64_t i = f.nvec * N + int64_t(blockIdx.x) * kThreads + threadIdx.x;

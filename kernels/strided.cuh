@@ -44,6 +44,24 @@ struct alignas(sizeof(T) * N) Vec {
   T v[N];
 };
 
+// The contiguous paths' loop over nvec vectors: a thread takes kUnroll of
+// them at a time, kThreads apart, and calls load(k, j) for every one before
+// it calls store(k, j) for any (k the slot, j the vector), so that all the
+// loads are in flight together. The callables keep what passes from load to
+// store in arrays of kUnroll indexed by k.
+template <int kUnroll, typename Load, typename Store>
+__device__ __forceinline__ void vec_loop(int64_t nvec, Load &&load, Store &&store) {
+  const int64_t chunk = int64_t(kThreads) * kUnroll;
+  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k)
+      if (base + k * kThreads < nvec) load(k, base + k * kThreads);
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k)
+      if (base + k * kThreads < nvec) store(k, base + k * kThreads);
+  }
+}
+
 // The widest access width (16, 8, 4, 2 or 1 bytes) at which an address with
 // these low bits is aligned. Pass the OR of several addresses for a width at
 // which all are aligned, their XOR for one at which all can be aligned at
