@@ -24,27 +24,24 @@
 #include <type_traits>
 
 #include "half.hpp"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 256;     // block size of the 1-D kernels
 constexpr int kUnroll = 4;        // elements in flight per thread (strided kernels)
-constexpr int kVecUnroll = 4;     // 16-byte vectors in flight per thread (contiguous copy)
-constexpr int kCastUnroll = 4;    // vectors in flight per thread (contiguous cast)
+constexpr int kCastUnroll = kVecUnroll;  // vectors in flight per thread (contiguous cast)
 constexpr int kNoFastPath = -1;   // not a cudaError_t: "use the generic kernel"
 constexpr int kTile = 64;         // transpose tile edge (elements)
 constexpr int kTileRows = 4;      // transpose block = kTile x kTileRows threads
-constexpr int64_t kMaxBlocks = int64_t(1) << 24;  // kernels grid-stride beyond this
 
 // ---------------------------------------------------------------- layouts --
 
-// Up to two tensors (0 = dst, 1 = src) over a common shape; strides in elements.
-struct Layout {
-  int ndim = 0, nt = 1;
-  int64_t shape[kMaxDims] = {};
-  int64_t st[2][kMaxDims] = {};
+// Up to two tensors (0 = dst, 1 = src; nt of them) over a common shape;
+// strides in elements.
+struct Layout : Geometry<2> {
+  int nt = 1;
   char *ptr[2] = {nullptr, nullptr};
   int64_t es[2] = {0, 0};  // element sizes
 };
@@ -108,125 +105,7 @@ void sort_dims(Layout &L) {
     }
 }
 
-// Merge dim i into the previous kept dim when it is contiguous with it in
-// every tensor. An empty layout (one element) becomes 1-D, unit stride.
-void collapse(Layout &L) {
-  if (L.ndim == 0) {
-    L.ndim = 1;
-    L.shape[0] = 1;
-    L.st[0][0] = L.st[1][0] = 1;
-    return;
-  }
-  int out = 0;
-  for (int i = 1; i < L.ndim; ++i) {
-    bool merge = true;
-    for (int t = 0; t < L.nt; ++t) merge = merge && L.st[t][out] == L.st[t][i] * L.shape[i];
-    if (merge) {
-      L.shape[out] *= L.shape[i];
-      for (int t = 0; t < 2; ++t) L.st[t][out] = L.st[t][i];
-      continue;
-    }
-    ++out;
-    L.shape[out] = L.shape[i];
-    for (int t = 0; t < 2; ++t) L.st[t][out] = L.st[t][i];
-  }
-  L.ndim = out + 1;
-}
-
-int64_t layout_numel(const Layout &L) {
-  int64_t n = 1;
-  for (int i = 0; i < L.ndim; ++i) n *= L.shape[i];
-  return n;
-}
-
-bool is_contiguous(const Layout &L) {
-  if (L.ndim != 1) return false;
-  for (int t = 0; t < L.nt; ++t)
-    if (L.st[t][0] != 1) return false;
-  return true;
-}
-
-// 32-bit index math is safe when the count and every |offset| stay below 2^31.
-bool fits_32bit(const Layout &L, int64_t n) {
-  if (n >= INT32_MAX) return false;
-  for (int t = 0; t < L.nt; ++t) {
-    int64_t span = 0;
-    for (int i = 0; i < L.ndim; ++i) {
-      int64_t s = L.st[t][i] < 0 ? -L.st[t][i] : L.st[t][i];
-      if (s > INT32_MAX) return false;
-      span += (L.shape[i] - 1) * s;
-      if (span >= INT32_MAX) return false;
-    }
-  }
-  return true;
-}
-
-unsigned grid_for(int64_t n, int64_t per_block) {
-  int64_t b = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
-
-// --------------------------------------------------------- index division --
-
-// n / d by multiply-high + shift (valid for n < 2^31), replacing a slow
-// integer division per dim.
-struct Div32 {
-  uint32_t d = 1, m = 1, s = 0;
-  void init(uint32_t div) {
-    d = div;
-    for (s = 0; s < 32 && (uint64_t(1) << s) < div; ++s) {
-    }
-    m = static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << s) - div)) / div + 1);
-  }
-  __device__ uint32_t div(uint32_t n) const { return (__umulhi(n, m) + n) >> s; }
-};
-
-struct Div64 {
-  uint64_t d = 1;
-  void init(uint64_t div) { d = div; }
-  __device__ uint64_t div(uint64_t n) const { return n / d; }
-};
-
-template <typename U>
-using DivFor = typename std::conditional<sizeof(U) == 4, Div32, Div64>::type;
-
-// Linear C-order index -> element offsets of dst and src. Dims are stored
-// innermost first so the unrolled loop indexes the arrays with constants
-// (a runtime index into kernel parameters would spill them to local memory).
-template <typename U>
-struct OffsetCalc {
-  using S = typename std::make_signed<U>::type;
-  int ndim;
-  DivFor<U> size[kMaxDims];
-  S st[2][kMaxDims];
-
-  __device__ void get(U lin, S &o0, S &o1) const {
-    o0 = 0;
-    o1 = 0;
-#pragma unroll
-    for (int k = 0; k < kMaxDims; ++k) {
-      if (k == ndim) break;
-      U q = size[k].div(lin);
-      S r = static_cast<S>(lin - q * size[k].d);
-      o0 += r * st[0][k];
-      o1 += r * st[1][k];
-      lin = q;
-    }
-  }
-};
-
-template <typename U>
-OffsetCalc<U> make_calc(const Layout &L) {
-  OffsetCalc<U> oc{};
-  oc.ndim = L.ndim;
-  for (int k = 0; k < L.ndim; ++k) {
-    int d = L.ndim - 1 - k;
-    oc.size[k].init(static_cast<U>(L.shape[d]));
-    oc.st[0][k] = static_cast<typename OffsetCalc<U>::S>(L.st[0][d]);
-    oc.st[1][k] = static_cast<typename OffsetCalc<U>::S>(L.nt > 1 ? L.st[1][d] : 0);
-  }
-  return oc;
-}
+bool is_contiguous(const Layout &L) { return L.unit_stride(0) && (L.nt < 2 || L.unit_stride(1)); }
 
 // ---------------------------------------------------------------- kernels --
 
@@ -245,24 +124,16 @@ __global__ void __launch_bounds__(kThreads) vec_copy_kernel(char *__restrict__ d
                                                             int64_t head, int64_t nvec, int64_t nbytes) {
   const V *s = reinterpret_cast<const V *>(src + head);
   V *d = reinterpret_cast<V *>(dst + head);
-  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
-  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
-    V v[kVecUnroll];
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k)
-      if (base + k * kThreads < nvec) v[k] = s[base + k * kThreads];
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k)
-      if (base + k * kThreads < nvec) d[base + k * kThreads] = v[k];
-  }
+  V v[kVecUnroll];
+  vec_loop<kVecUnroll>(nvec, [&](int k, int64_t j) { v[k] = s[j]; }, [&](int k, int64_t j) { d[j] = v[k]; });
   if (blockIdx.x == 0) copy_edges(dst, src, head, head + nvec * int64_t(sizeof(V)), nbytes);
 }
 
 // Same-dtype strided copy; T is an unsigned type of the element's size.
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ dst, const T *__restrict__ src,
-                                                                OffsetCalc<U> oc, U n) {
-  using S = typename OffsetCalc<U>::S;
+                                                                OffsetCalc<U, 2> oc, U n) {
+  using S = typename OffsetCalc<U, 2>::S;
   const U chunk = U(kThreads) * kUnroll;
   for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
     T v[kUnroll];
@@ -270,10 +141,11 @@ __global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ 
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
       U i = base + U(k) * kThreads;
-      S os;
       if (i < n) {
-        oc.get(i, od[k], os);
-        v[k] = src[os];
+        S o[2];
+        oc.get(i, o);
+        od[k] = o[0];
+        v[k] = src[o[1]];
       }
     }
 #pragma unroll
@@ -288,8 +160,8 @@ __global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ 
 template <typename U>
 __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ dst, int ddt, int des,
                                                              const char *__restrict__ src, int sdt, int ses,
-                                                             OffsetCalc<U> oc, U n) {
-  using S = typename OffsetCalc<U>::S;
+                                                             OffsetCalc<U, 2> oc, U n) {
+  using S = typename OffsetCalc<U, 2>::S;
   const U chunk = U(kThreads) * kUnroll;
   for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
     detail::Scalar v[kUnroll];
@@ -297,10 +169,11 @@ __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ 
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
       U i = base + U(k) * kThreads;
-      S os;
       if (i < n) {
-        oc.get(i, od[k], os);
-        v[k] = detail::load_scalar(src + int64_t(os) * ses, sdt);
+        S o[2];
+        oc.get(i, o);
+        od[k] = o[0];
+        v[k] = detail::load_scalar(src + int64_t(o[1]) * ses, sdt);
       }
     }
 #pragma unroll
@@ -382,11 +255,6 @@ __device__ __forceinline__ Raw<D> convert(Raw<S> x) {
 // same element count (8 or 4 bytes), so every access is warp-contiguous.
 template <int S, int D>
 constexpr int kCastVec = 16 / int(sizeof(Raw<S>) > sizeof(Raw<D>) ? sizeof(Raw<S>) : sizeof(Raw<D>));
-
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec {
-  T v[N];
-};
 
 // Scalar part: elements [0, head) and [tail, n). Grid-stride because it is the
 // whole range when dst and src cannot be aligned together.
@@ -503,25 +371,26 @@ __global__ void __launch_bounds__(kThreads) fill_vec_kernel(char *__restrict__ d
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads) strided_fill_kernel(T *__restrict__ dst, T value, OffsetCalc<U> oc, U n) {
-  using S = typename OffsetCalc<U>::S;
+__global__ void __launch_bounds__(kThreads) strided_fill_kernel(T *__restrict__ dst, T value, OffsetCalc<U, 1> oc,
+                                                                U n) {
+  using S = typename OffsetCalc<U, 1>::S;
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S od, unused;
-    oc.get(i, od, unused);
-    dst[od] = value;
+    S od[1];
+    oc.get(i, od);
+    dst[od[0]] = value;
   }
 }
 
 // Linear index i is the C-order position in dst, so layouts are not reordered.
 template <typename U>
-__global__ void __launch_bounds__(kThreads) arange_kernel(char *__restrict__ dst, int dtype, int es, OffsetCalc<U> oc,
-                                                          U n, double start, double step, int64_t istart,
-                                                          int64_t istep) {
-  using S = typename OffsetCalc<U>::S;
+__global__ void __launch_bounds__(kThreads) arange_kernel(char *__restrict__ dst, int dtype, int es,
+                                                          OffsetCalc<U, 1> oc, U n, double start, double step,
+                                                          int64_t istart, int64_t istep) {
+  using S = typename OffsetCalc<U, 1>::S;
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S od, unused;
-    oc.get(i, od, unused);
-    detail::store_scalar(dst + int64_t(od) * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
+    S od[1];
+    oc.get(i, od);
+    detail::store_scalar(dst + int64_t(od[0]) * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
   }
 }
 
@@ -539,12 +408,13 @@ int launch_vec_copy(char *dst, const char *src, int64_t nbytes, cudaStream_t st)
 
 // Widest vector for which dst and src can be aligned at the same time.
 int copy_contiguous(char *dst, const char *src, int64_t nbytes, cudaStream_t st) {
-  uintptr_t mis = reinterpret_cast<uintptr_t>(dst) ^ reinterpret_cast<uintptr_t>(src);
-  if (mis % 16 == 0) return launch_vec_copy<uint4>(dst, src, nbytes, st);
-  if (mis % 8 == 0) return launch_vec_copy<uint2>(dst, src, nbytes, st);
-  if (mis % 4 == 0) return launch_vec_copy<uint32_t>(dst, src, nbytes, st);
-  if (mis % 2 == 0) return launch_vec_copy<uint16_t>(dst, src, nbytes, st);
-  return launch_vec_copy<uint8_t>(dst, src, nbytes, st);
+  switch (vec_width(reinterpret_cast<uintptr_t>(dst) ^ reinterpret_cast<uintptr_t>(src))) {
+    case 16: return launch_vec_copy<uint4>(dst, src, nbytes, st);
+    case 8: return launch_vec_copy<uint2>(dst, src, nbytes, st);
+    case 4: return launch_vec_copy<uint32_t>(dst, src, nbytes, st);
+    case 2: return launch_vec_copy<uint16_t>(dst, src, nbytes, st);
+    default: return launch_vec_copy<uint8_t>(dst, src, nbytes, st);
+  }
 }
 
 bool is_transpose(const Layout &L) {
@@ -577,7 +447,7 @@ int launch_strided_copy(const Layout &L, int64_t n, cudaStream_t st) {
 template <typename T>
 int same_dtype_copy(const Layout &L, int64_t n, cudaStream_t st) {
   if (is_transpose(L)) return launch_transpose<T>(L, st);
-  return fits_32bit(L, n) ? launch_strided_copy<T, uint32_t>(L, n, st) : launch_strided_copy<T, uint64_t>(L, n, st);
+  return L.fits_32bit() ? launch_strided_copy<T, uint32_t>(L, n, st) : launch_strided_copy<T, uint64_t>(L, n, st);
 }
 
 template <typename U>
@@ -599,8 +469,7 @@ int launch_contig_cast(char *dst, const char *src, int64_t n, cudaStream_t st) {
   if (head > n) head = n;
   const int64_t nvec = aligned ? (n - head) / N : 0;
   const int64_t nedge = n - nvec * N;
-  const unsigned gv = grid_for(nvec, int64_t(kThreads) * kCastUnroll), ge = grid_for(nedge, kThreads);
-  contig_cast_kernel<S, D><<<gv > ge ? gv : ge, kThreads, 0, st>>>(
+  contig_cast_kernel<S, D><<<grid_for_vec(nvec, int64_t(kThreads) * kCastUnroll, nedge), kThreads, 0, st>>>(
       reinterpret_cast<Raw<D> *>(dst), reinterpret_cast<const Raw<S> *>(src), head, nvec, n);
   return cudaGetLastError();
 }
@@ -643,14 +512,14 @@ int launch_strided_fill(const Layout &L, int64_t n, uint64_t elem, cudaStream_t 
   T value;
   std::memcpy(&value, &elem, sizeof(T));  // little-endian: low bytes are the element
   strided_fill_kernel<T, U><<<grid_for(n, kThreads), kThreads, 0, st>>>(reinterpret_cast<T *>(L.ptr[0]), value,
-                                                                        make_calc<U>(L), U(n));
+                                                                        make_calc<U, 1>(L), U(n));
   return cudaGetLastError();
 }
 
 template <typename T>
 int strided_fill(const Layout &L, int64_t n, uint64_t elem, cudaStream_t st) {
-  return fits_32bit(L, n) ? launch_strided_fill<T, uint32_t>(L, n, elem, st)
-                          : launch_strided_fill<T, uint64_t>(L, n, elem, st);
+  return L.fits_32bit() ? launch_strided_fill<T, uint32_t>(L, n, elem, st)
+                        : launch_strided_fill<T, uint64_t>(L, n, elem, st);
 }
 
 int contiguous_fill(char *dst, int64_t nbytes, uint64_t elem, int es, cudaStream_t st) {
@@ -666,37 +535,25 @@ int contiguous_fill(char *dst, int64_t nbytes, uint64_t elem, int es, cudaStream
   return cudaGetLastError();
 }
 
-bool same_shape(const TensorDesc &a, const TensorDesc &b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.shape[d] != b.shape[d]) return false;
-  return true;
-}
-
 }  // namespace
 
 int copy(const TensorDesc &dst, const TensorDesc &src, void *stream) {
-  if (!desc_valid(dst) || !desc_valid(src) || !same_shape(dst, src)) return cudaErrorInvalidValue;
+  if (!desc_valid(dst) || !desc_valid(src) || !desc_same_shape(dst, src)) return cudaErrorInvalidValue;
   const int64_t n = desc_numel(dst);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   Layout L = init_layout(dst, &src);
   flip_negative(L);
   sort_dims(L);
-  collapse(L);
+  L.coalesce_1d();
   if (dst.dtype != src.dtype) {
     const int rc = is_contiguous(L) ? contiguous_cast(L, n, dst.dtype, src.dtype, st) : kNoFastPath;
     if (rc != kNoFastPath) return rc;
-    return fits_32bit(L, n) ? launch_cast<uint32_t>(L, n, dst.dtype, src.dtype, st)
+    return L.fits_32bit() ? launch_cast<uint32_t>(L, n, dst.dtype, src.dtype, st)
                             : launch_cast<uint64_t>(L, n, dst.dtype, src.dtype, st);
   }
   if (is_contiguous(L)) return copy_contiguous(L.ptr[0], L.ptr[1], n * L.es[0], st);
-  switch (L.es[0]) {
-    case 1: return same_dtype_copy<uint8_t>(L, n, st);
-    case 2: return same_dtype_copy<uint16_t>(L, n, st);
-    case 4: return same_dtype_copy<uint32_t>(L, n, st);
-    default: return same_dtype_copy<uint64_t>(L, n, st);
-  }
+  return with_bits_of(L.es[0], [&](auto t) { return same_dtype_copy<decltype(t)>(L, n, st); });
 }
 
 int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
@@ -707,15 +564,10 @@ int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
   flip_negative(L);
   drop_broadcast(L);
   sort_dims(L);
-  collapse(L);
-  const int64_t n = layout_numel(L);
+  L.coalesce_1d();
+  const int64_t n = L.numel();
   if (is_contiguous(L)) return contiguous_fill(L.ptr[0], n * L.es[0], elem, int(L.es[0]), st);
-  switch (L.es[0]) {
-    case 1: return strided_fill<uint8_t>(L, n, elem, st);
-    case 2: return strided_fill<uint16_t>(L, n, elem, st);
-    case 4: return strided_fill<uint32_t>(L, n, elem, st);
-    default: return strided_fill<uint64_t>(L, n, elem, st);
-  }
+  return with_bits_of(L.es[0], [&](auto t) { return strided_fill<decltype(t)>(L, n, elem, st); });
 }
 
 int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream) {
@@ -724,13 +576,13 @@ int arange(const TensorDesc &dst, double start, double step, int64_t istart, int
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   Layout L = init_layout(dst, nullptr);
-  collapse(L);  // keeps C order: no flip/sort, element i must land at C-order position i
+  L.coalesce_1d();  // keeps C order: no flip/sort, element i must land at C-order position i
   const unsigned grid = grid_for(n, kThreads);
-  if (fits_32bit(L, n))
-    arange_kernel<uint32_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint32_t>(L),
+  if (L.fits_32bit())
+    arange_kernel<uint32_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint32_t, 1>(L),
                                                        uint32_t(n), start, step, istart, istep);
   else
-    arange_kernel<uint64_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint64_t>(L),
+    arange_kernel<uint64_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint64_t, 1>(L),
                                                        uint64_t(n), start, step, istart, istep);
   return cudaGetLastError();
 }

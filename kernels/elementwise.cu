@@ -1,43 +1,34 @@
 // CUDA elementwise kernels (ek_unary / ek_binary / ek_binary_scalar).
 //
-// Host code drops size-1 dims and merges dims contiguous in every operand,
-// then picks a path:
+// Host code coalesces the layout (src/layout.hpp: size-1 dims dropped, dims
+// contiguous in every operand merged), then picks a path:
 //   * fast: out and every tensor operand contiguous, one dtype among f32, f16,
 //     bf16, 16-byte aligned -> 16-byte vector loads, kVecUnroll vectors in
 //     flight per thread, math in f32; add/sub/mul/div are compile-time ops,
 //     the rest a uniform run-time switch;
 //   * strided: any layout/dtypes; operands load into the compute type (float,
 //     double or int64) through a run-time dtype switch, so kernels are
-//     instantiated per compute type and index width only.
-// Index math is 32-bit when the count and every offset fit, else 64-bit.
+//     instantiated per compute type and index width only; offsets come from
+//     OffsetCalc (multiply-shift division with 32-bit index math, taken when
+//     the count and every offset fit, else 64-bit).
 #include "elementwise.cuh"
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <type_traits>
+
+#include "storage_types.cuh"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kVecUnroll = 4;  // 16-byte vectors in flight per thread and operand
-constexpr int64_t kMaxBlocks = int64_t(1) << 24;
-
-unsigned grid_for(int64_t n, int64_t per_block) {
-  int64_t b = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
-
 // ---------------------------------------------------------------- layouts --
 
 // Tensors 0 = out, 1 = a, 2 = b over out's shape; strides in elements. A
 // missing operand (scalar, or b of a unary op) has null ptr and zero strides.
-struct Layout {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t st[3][kMaxDims] = {};
+struct Layout : Geometry<3> {
   char *ptr[3] = {nullptr, nullptr, nullptr};
   int dt[3] = {0, 0, 0};
 };
@@ -51,76 +42,16 @@ Layout make_layout(const ew::Args &g, bool binary) {
       L.ptr[k] = static_cast<char *>(t[k]->data);
       L.dt[k] = t[k]->dtype;
     }
+  L.ndim = g.out.ndim;
   for (int i = 0; i < g.out.ndim; ++i) {
-    if (g.out.shape[i] == 1) continue;  // size-1 dims carry no layout information
-    L.shape[L.ndim] = g.out.shape[i];
-    for (int k = 0; k < 3; ++k) L.st[k][L.ndim] = use[k] ? t[k]->strides[i] : 0;
-    ++L.ndim;
+    L.shape[i] = g.out.shape[i];
+    for (int k = 0; k < 3; ++k) L.st[k][i] = use[k] ? t[k]->strides[i] : 0;
   }
+  L.coalesce_1d();
   return L;
 }
 
-// Merges a dim into the previous one when contiguous with it in every tensor.
-void collapse(Layout &L) {
-  if (L.ndim == 0) {
-    L.ndim = 1;
-    L.shape[0] = 1;
-    for (int k = 0; k < 3; ++k) L.st[k][0] = L.ptr[k] ? 1 : 0;
-    return;
-  }
-  int out = 0;
-  for (int i = 1; i < L.ndim; ++i) {
-    bool merge = true;
-    for (int k = 0; k < 3; ++k) merge = merge && L.st[k][out] == L.st[k][i] * L.shape[i];
-    if (merge) {
-      L.shape[out] *= L.shape[i];
-    } else {
-      ++out;
-      L.shape[out] = L.shape[i];
-    }
-    for (int k = 0; k < 3; ++k) L.st[k][out] = L.st[k][i];
-  }
-  L.ndim = out + 1;
-}
-
-bool fits_32bit(const Layout &L, int64_t n) {
-  if (n >= INT32_MAX) return false;
-  for (int k = 0; k < 3; ++k) {
-    int64_t span = 0;
-    for (int i = 0; i < L.ndim; ++i) {
-      int64_t s = L.st[k][i] < 0 ? -L.st[k][i] : L.st[k][i];
-      if (s > INT32_MAX) return false;
-      span += (L.shape[i] - 1) * s;
-      if (span >= INT32_MAX) return false;
-    }
-  }
-  return true;
-}
-
 // --------------------------------------------------------------- fast path --
-
-template <int DT> struct RawOf { using type = uint16_t; };
-template <> struct RawOf<kF32> { using type = float; };
-
-template <int DT>
-__device__ __forceinline__ float to_f32(typename RawOf<DT>::type v) {
-  if constexpr (DT == kF32) return v;
-  else if constexpr (DT == kF16) return half::f16_to_f32(v);
-  else return half::bf16_to_f32(v);
-}
-
-template <int DT>
-__device__ __forceinline__ typename RawOf<DT>::type from_f32(float v) {
-  if constexpr (DT == kF32) return v;
-  else if constexpr (DT == kF16) return half::f32_to_f16(v);
-  else return half::f32_to_bf16(v);
-}
-
-template <int DT>
-struct alignas(16) Vec {
-  static constexpr int N = 16 / sizeof(typename RawOf<DT>::type);
-  typename RawOf<DT>::type v[N];
-};
 
 // OP >= 0: a compile-time binary op; -1: the run-time op. UNARY: x only.
 template <int OP, bool UNARY>
@@ -139,7 +70,7 @@ struct FastArgs {
 
 template <int DT, int OP, bool UNARY>
 __device__ __forceinline__ float fast_element(const FastArgs &f, int64_t i) {
-  using R = typename RawOf<DT>::type;
+  using R = RawF<DT>;
   float x = f.a ? to_f32<DT>(reinterpret_cast<const R *>(f.a)[i]) : f.s;
   float y = UNARY ? 0.f : (f.b ? to_f32<DT>(reinterpret_cast<const R *>(f.b)[i]) : f.s);
   return apply<OP, UNARY>(f.op, x, y);
@@ -147,47 +78,36 @@ __device__ __forceinline__ float fast_element(const FastArgs &f, int64_t i) {
 
 template <int DT, int OP, bool UNARY>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
-  using V = Vec<DT>;
-  constexpr int N = V::N;
+  using V = Vec<RawF<DT>>;
+  constexpr int N = V::kN;
   const V *va = reinterpret_cast<const V *>(f.a), *vb = reinterpret_cast<const V *>(f.b);
   V *vo = reinterpret_cast<V *>(f.out);
-  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
-  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < f.nvec; base += int64_t(gridDim.x) * chunk) {
-    V xa[kVecUnroll], xb[kVecUnroll];
+  V xa[kVecUnroll], xb[kVecUnroll];
+  auto load = [&](int k, int64_t j) {
+    if (va) xa[k] = va[j];
+    if (!UNARY && vb) xb[k] = vb[j];
+  };
+  auto store = [&](int k, int64_t j) {
+    V r;
 #pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {  // all loads first: several in flight
-      const int64_t j = base + k * kThreads;
-      if (j < f.nvec) {
-        if (va) xa[k] = va[j];
-        if (!UNARY && vb) xb[k] = vb[j];
-      }
+    for (int e = 0; e < N; ++e) {
+      float x = va ? to_f32<DT>(xa[k].v[e]) : f.s;
+      float y = UNARY ? 0.f : (vb ? to_f32<DT>(xb[k].v[e]) : f.s);
+      r.v[e] = from_f32<DT>(apply<OP, UNARY>(f.op, x, y));
     }
-#pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {
-      const int64_t j = base + k * kThreads;
-      if (j >= f.nvec) continue;
-      V r;
-#pragma unroll
-      for (int e = 0; e < N; ++e) {
-        float x = va ? to_f32<DT>(xa[k].v[e]) : f.s;
-        float y = UNARY ? 0.f : (vb ? to_f32<DT>(xb[k].v[e]) : f.s);
-        r.v[e] = from_f32<DT>(apply<OP, UNARY>(f.op, x, y));
-      }
-      vo[j] = r;
-    }
-  }
+    vo[j] = r;
+  };
+  vec_loop<kVecUnroll>(f.nvec, load, store);
   // Tail elements past the last whole vector.
-  using R = typename RawOf<DT>::type;
+  using R = RawF<DT>;
   const int64_t i = f.nvec * N + int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i < f.n) reinterpret_cast<R *>(f.out)[i] = from_f32<DT>(fast_element<DT, OP, UNARY>(f, i));
 }
 
 template <int DT, int OP, bool UNARY>
 int launch_fast(const FastArgs &f, cudaStream_t st) {
-  const int64_t tail_blocks = (f.n - f.nvec * Vec<DT>::N + kThreads - 1) / kThreads;
-  int64_t blocks = grid_for(f.nvec, int64_t(kThreads) * kVecUnroll);
-  if (blocks < tail_blocks) blocks = tail_blocks;
-  fast_kernel<DT, OP, UNARY><<<unsigned(blocks), kThreads, 0, st>>>(f);
+  const unsigned blocks = grid_for_vec(f.nvec, int64_t(kThreads) * kVecUnroll, f.n - f.nvec * Vec<RawF<DT>>::kN);
+  fast_kernel<DT, OP, UNARY><<<blocks, kThreads, 0, st>>>(f);
   return cudaGetLastError();
 }
 
@@ -212,11 +132,14 @@ int fast_dispatch(const FastArgs &f, bool unary, cudaStream_t st) {
 bool try_fast(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st, int *rc) {
   const int dt = L.dt[0];
   if (g.compute != ew::kCF32 || L.ndim != 1 || (dt != kF32 && dt != kF16 && dt != kBF16)) return false;
+  uintptr_t addresses = 0;
   for (int k = 0; k < 3; ++k) {
     if (!L.ptr[k]) continue;
-    if (L.dt[k] != dt || L.st[k][0] != 1 || reinterpret_cast<uintptr_t>(L.ptr[k]) % 16 != 0) return false;
+    if (L.dt[k] != dt || L.st[k][0] != 1) return false;
+    addresses |= reinterpret_cast<uintptr_t>(L.ptr[k]);
   }
-  FastArgs f{L.ptr[0], L.ptr[1], L.ptr[2], float(g.sf), g.op, n / (16 / int64_t(dtype_size(dt))), n};
+  if (vec_width(addresses) < kVecBytes) return false;
+  FastArgs f{L.ptr[0], L.ptr[1], L.ptr[2], float(g.sf), g.op, n / (kVecBytes / int64_t(dtype_size(dt))), n};
   if (dt == kF32) *rc = fast_dispatch<kF32>(f, unary, st);
   else if (dt == kF16) *rc = fast_dispatch<kF16>(f, unary, st);
   else *rc = fast_dispatch<kBF16>(f, unary, st);
@@ -227,35 +150,24 @@ bool try_fast(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStr
 
 template <typename U>
 struct StridedArgs {
-  using S = typename std::make_signed<U>::type;
-  int ndim, op, round;
+  OffsetCalc<U, 3> oc;  // out, a, b
+  int op, round;
   int dt[3], es[3];
   const char *a, *b;  // null: the scalar
   char *out;
   double sf;
   int64_t si;
-  U shape[kMaxDims];
-  S st[3][kMaxDims];  // element strides
 };
 
 template <typename T, typename U, bool UNARY>
 __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n) {
-  using S = typename StridedArgs<U>::S;
+  using S = typename OffsetCalc<U, 3>::S;
   T s;
   if constexpr (T(0.5) == T(0)) s = T(k.si);
   else s = T(k.sf);
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S off[3] = {0, 0, 0};
-    U r = i;
-#pragma unroll
-    for (int d = kMaxDims - 1; d >= 0; --d) {
-      if (d >= k.ndim) continue;
-      const U q = r / k.shape[d];
-      const S c = S(r - q * k.shape[d]);
-      r = q;
-#pragma unroll
-      for (int t = 0; t < 3; ++t) off[t] += c * k.st[t][d];
-    }
+    S off[3];
+    k.oc.get(i, off);
     T x = k.a ? ew::load_operand<T>(k.a + int64_t(off[1]) * k.es[1], k.dt[1], k.round) : s;
     T y = (UNARY || !k.b) ? s : ew::load_operand<T>(k.b + int64_t(off[2]) * k.es[2], k.dt[2], k.round);
     T v = UNARY ? ew::unary_op<T>(k.op, x) : ew::binary_op<T>(k.op, x, y);
@@ -266,15 +178,13 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
 template <typename U>
 StridedArgs<U> strided_args(const ew::Args &g, const Layout &L) {
   StridedArgs<U> k{};
-  k.ndim = L.ndim;
+  k.oc = make_calc<U>(L);
   k.op = g.op;
   k.round = g.round;
   for (int t = 0; t < 3; ++t) {
     k.dt[t] = L.dt[t];
     k.es[t] = int(dtype_size(L.dt[t]));
-    for (int i = 0; i < L.ndim; ++i) k.st[t][i] = typename StridedArgs<U>::S(L.st[t][i]);
   }
-  for (int i = 0; i < L.ndim; ++i) k.shape[i] = U(L.shape[i]);
   k.out = L.ptr[0];
   k.a = L.ptr[1];
   k.b = L.ptr[2];
@@ -294,8 +204,8 @@ int launch_strided(const ew::Args &g, const Layout &L, int64_t n, bool unary, cu
 
 template <typename T>
 int strided(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st) {
-  return fits_32bit(L, n) ? launch_strided<T, uint32_t>(g, L, n, unary, st)
-                          : launch_strided<T, uint64_t>(g, L, n, unary, st);
+  return L.fits_32bit() ? launch_strided<T, uint32_t>(g, L, n, unary, st)
+                        : launch_strided<T, uint64_t>(g, L, n, unary, st);
 }
 
 int run(const ew::Args &g, bool unary, void *stream) {
@@ -303,8 +213,7 @@ int run(const ew::Args &g, bool unary, void *stream) {
   const int64_t n = desc_numel(g.out);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  Layout L = make_layout(g, !unary);
-  collapse(L);
+  const Layout L = make_layout(g, !unary);
   int rc = 0;
   if (try_fast(g, L, n, unary, st, &rc)) return rc;
   switch (g.compute) {

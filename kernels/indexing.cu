@@ -2,9 +2,10 @@
 // scatter(-add) over an IndexPlan, masked_fill, and the mask compaction
 // behind masked_select, masked_scatter and nonzero.
 //
-// Strided tensors share one iteration shape; the host collapses dims that are
-// contiguous in every tensor of a launch, so common cases run 1-D without any
-// index division. Values move as raw element bits (an unsigned type of the
+// Strided tensors share one iteration shape; the host coalesces dims that are
+// contiguous in every tensor of a launch (src/layout.hpp), so common cases run
+// 1-D without any index division, and the others take their offsets from
+// OffsetCalc (strided.cuh), with 32-bit index math where it fits. Values move as raw element bits (an unsigned type of the
 // element's size); only scatter-add looks at the dtype, through atomics.
 //
 // Compaction works on tiles of kTile mask bytes: compact_count writes each
@@ -20,88 +21,32 @@
 
 #include <cstring>
 
+#include "strided.cuh"
+
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kScanThreads = 1024;         // the single block of the tile scan
 constexpr int kPerThread = 16;             // mask bytes per thread per chunk (one uint4)
 constexpr int64_t kChunk = int64_t(kThreads) * kPerThread;
 constexpr int kChunksPerTile = 4;
 constexpr int64_t kTile = kChunk * kChunksPerTile;
-constexpr int64_t kMaxBlocks = int64_t(1) << 20;  // kernels grid-stride beyond this
-constexpr int kIndexTensors = 2 + kMaxDims;       // target, dense, index tensors
-
-unsigned grid_for(int64_t n, int64_t per_block) {
-  int64_t b = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
+constexpr int kIndexTensors = 2 + kMaxDims;  // target, dense, index tensors
 
 // ---------------------------------------------------------------- geometry --
 
-// kT tensors over one shape; strides in elements.
-template <int kT>
-struct Geometry {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t st[kT][kMaxDims] = {};
-};
-
-template <int kT>
-void set_strides(Geometry<kT> &g, int t, const int64_t *strides) {
+template <int N>
+void set_strides(Geometry<N> &g, int t, const int64_t *strides) {
   for (int i = 0; i < g.ndim; ++i) g.st[t][i] = strides[i];
 }
 
-template <int kT>
-Geometry<kT> geometry_of(const TensorDesc &shape_of) {
-  Geometry<kT> g;
+template <int N>
+Geometry<N> geometry_of(const TensorDesc &shape_of) {
+  Geometry<N> g;
   g.ndim = shape_of.ndim;
   for (int i = 0; i < g.ndim; ++i) g.shape[i] = shape_of.shape[i];
   return g;
-}
-
-// Drops size-1 dims and merges a dim into the one before it when that is
-// contiguous with it in each of the first nt tensors (C order is kept).
-template <int kT>
-void collapse(Geometry<kT> &g, int nt) {
-  int out = -1;
-  for (int i = 0; i < g.ndim; ++i) {
-    const int64_t size = g.shape[i];
-    if (size == 1) continue;
-    bool merge = out >= 0;
-    for (int t = 0; t < nt && merge; ++t) merge = g.st[t][out] == g.st[t][i] * size;
-    if (merge) g.shape[out] *= size;
-    else g.shape[++out] = size;
-    for (int t = 0; t < nt; ++t) g.st[t][out] = g.st[t][i];
-  }
-  g.ndim = out + 1;
-}
-
-__device__ __forceinline__ uint64_t udiv(uint64_t a, uint64_t b) {
-  return ((a | b) >> 32) == 0 ? uint64_t(uint32_t(a) / uint32_t(b)) : a / b;
-}
-
-// Element offsets of C-order position lin in the first nt tensors. The
-// outermost coordinate needs no division.
-template <int kT>
-__device__ __forceinline__ void offsets_of(uint64_t lin, const Geometry<kT> &g, int nt,
-                                           int64_t (&off)[kT]) {
-#pragma unroll
-  for (int t = 0; t < kT; ++t) off[t] = 0;
-#pragma unroll
-  for (int k = kMaxDims - 1; k >= 0; --k) {
-    if (k >= g.ndim) continue;
-    int64_t c = int64_t(lin);
-    if (k > 0) {
-      uint64_t q = udiv(lin, uint64_t(g.shape[k]));
-      c = int64_t(lin - q * uint64_t(g.shape[k]));
-      lin = q;
-    }
-#pragma unroll
-    for (int t = 0; t < kT; ++t)
-      if (t < nt) off[t] += c * g.st[t][k];
-  }
 }
 
 template <typename T>
@@ -121,22 +66,23 @@ __device__ __forceinline__ void move_element(char *dst, const char *src, int es)
 
 // ------------------------------------------------------- index validation --
 
-__global__ void __launch_bounds__(kThreads) check_index_kernel(const char *index, int dtype,
-                                                               Geometry<1> g, int64_t n, int64_t size,
-                                                               unsigned long long *slot) {
+template <typename U>
+__global__ void __launch_bounds__(kThreads) check_index_kernel(const char *index, int dtype, OffsetCalc<U, 1> oc,
+                                                               U n, int64_t size, unsigned long long *slot) {
   const int es = dtype == kI32 ? 4 : 8;
-  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) {
-    int64_t off[1];
-    offsets_of(uint64_t(i), g, 1, off);
-    int64_t v = load_index(index + off[0] * es, dtype);
+  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
+    typename OffsetCalc<U, 1>::S off[1];
+    oc.get(i, off);
+    int64_t v = load_index(index + int64_t(off[0]) * es, dtype);
     if (v < -size || v >= size) atomicMin(slot, static_cast<unsigned long long>(i));
   }
 }
 
 // ------------------------------------------------------- gather / scatter --
 
+template <typename U>
 struct IndexArgs {
-  Geometry<kIndexTensors> g;  // 0: target, 1: dense, 2 + k: index k
+  OffsetCalc<U, kIndexTensors> oc;  // 0: target, 1: dense, 2 + k: index k
   char *target;
   char *dense;
   int nindex;
@@ -194,17 +140,17 @@ struct SubwordAddOp {
 // kChecked (gathers only): an element whose index is out of range is skipped
 // and raises *a.bad; every thread that finds one stores the same 1, so a plain
 // volatile store suffices (no atomics) and the host reads it after the sync.
-template <bool kChecked, typename Op>
-__global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs a, int64_t n, Op op) {
-  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) {
-    int64_t off[kIndexTensors];
-    offsets_of(uint64_t(i), a.g, 2 + a.nindex, off);
+template <bool kChecked, typename U, typename Op>
+__global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs<U> a, U n, Op op) {
+  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
+    typename OffsetCalc<U, kIndexTensors>::S off[kIndexTensors];
+    a.oc.get(i, off, 2 + a.nindex);
     int64_t t = off[0];
     bool in_range = true;
 #pragma unroll
     for (int k = 0; k < kMaxDims; ++k) {
       if (k >= a.nindex) break;
-      int64_t v = load_index(a.index[k] + off[2 + k] * a.index_es[k], a.index_es[k] == 4 ? kI32 : kI64);
+      int64_t v = load_index(a.index[k] + int64_t(off[2 + k]) * a.index_es[k], a.index_es[k] == 4 ? kI32 : kI64);
       if (kChecked && (v < -a.size[k] || v >= a.size[k])) {
         in_range = false;  // before t: a wild value must not overflow it
         break;
@@ -227,10 +173,10 @@ __global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs a, int64_t n,
 constexpr int kGatherIlp = 4;
 
 template <typename T, bool kChecked>
-__global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs a, int64_t n) {
-  const bool flat = a.g.ndim == 0;  // a single element: every stride is 0
-  const int64_t ts = flat ? 0 : a.g.st[0][0], ds = flat ? 0 : a.g.st[1][0];
-  const int64_t is = flat ? 0 : a.g.st[2][0], size = a.size[0], step = a.step[0];
+__global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs<uint64_t> a, int64_t n) {
+  const bool flat = a.oc.ndim == 0;  // a single element: every stride is 0
+  const int64_t ts = flat ? 0 : a.oc.st[0][0], ds = flat ? 0 : a.oc.st[1][0];
+  const int64_t is = flat ? 0 : a.oc.st[2][0], size = a.size[0], step = a.step[0];
   const int es = a.index_es[0], kind = es == 4 ? kI32 : kI64;
   const T *target = reinterpret_cast<const T *>(a.target);
   T *dense = reinterpret_cast<T *>(a.dense);
@@ -255,7 +201,7 @@ __global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs a, int64_
 }
 
 template <typename T>
-int launch_gather_1d(const IndexArgs &a, int64_t n, cudaStream_t st) {
+int launch_gather_1d(const IndexArgs<uint64_t> &a, int64_t n, cudaStream_t st) {
   const unsigned grid = grid_for((n + kGatherIlp - 1) / kGatherIlp, kThreads);
   if (a.bad) gather_1d_kernel<T, true><<<grid, kThreads, 0, st>>>(a, n);
   else gather_1d_kernel<T, false><<<grid, kThreads, 0, st>>>(a, n);
@@ -271,21 +217,21 @@ struct AtOffsets {
   }
 };
 
-template <typename T, typename ElemOp, bool kChecked = false>
-int launch_index(const IndexArgs &a, int64_t n, ElemOp op, cudaStream_t st) {
-  index_kernel<kChecked><<<grid_for(n, kThreads), kThreads, 0, st>>>(a, n, AtOffsets<T, ElemOp>{op});
+template <typename T, typename ElemOp, bool kChecked = false, typename U>
+int launch_index(const IndexArgs<U> &a, int64_t n, ElemOp op, cudaStream_t st) {
+  index_kernel<kChecked><<<grid_for(n, kThreads), kThreads, 0, st>>>(a, U(n), AtOffsets<T, ElemOp>{op});
   return cudaGetLastError();
 }
 
-template <typename T>
-int launch_move(const IndexArgs &a, int64_t n, bool gather, cudaStream_t st) {
+template <typename T, typename U>
+int launch_move(const IndexArgs<U> &a, int64_t n, bool gather, cudaStream_t st) {
   if (!gather) return launch_index<T>(a, n, ScatterOp<T>{}, st);
-  if (a.g.ndim <= 1 && a.nindex == 1) return launch_gather_1d<T>(a, n, st);
   return a.bad ? launch_index<T, GatherOp<T>, true>(a, n, GatherOp<T>{}, st)
                : launch_index<T>(a, n, GatherOp<T>{}, st);
 }
 
-int launch_add(const IndexArgs &a, int64_t n, int dtype, cudaStream_t st) {
+template <typename U>
+int launch_add(const IndexArgs<U> &a, int64_t n, int dtype, cudaStream_t st) {
   switch (dtype) {
     case kF32: return launch_index<float>(a, n, AtomicAddOp<float, float>{}, st);
     case kF64: return launch_index<double>(a, n, AtomicAddOp<double, double>{}, st);
@@ -298,38 +244,55 @@ int launch_add(const IndexArgs &a, int64_t n, int dtype, cudaStream_t st) {
   }
 }
 
-IndexArgs index_args(const IndexPlan &p) {
-  IndexArgs a{};
-  a.g = geometry_of<kIndexTensors>(p.dense);
-  set_strides(a.g, 0, p.target.strides);
-  set_strides(a.g, 1, p.dense.strides);
+// The plan's tensors over dense's shape, coalesced.
+Geometry<kIndexTensors> index_geometry(const IndexPlan &p) {
+  Geometry<kIndexTensors> g = geometry_of<kIndexTensors>(p.dense);
+  set_strides(g, 0, p.target.strides);
+  set_strides(g, 1, p.dense.strides);
+  for (int k = 0; k < p.nindex; ++k) set_strides(g, 2 + k, p.index[k].strides);
+  g.coalesce();
+  return g;
+}
+
+template <typename U>
+IndexArgs<U> index_args(const IndexPlan &p, const Geometry<kIndexTensors> &g) {
+  IndexArgs<U> a{};
+  a.oc = make_calc<U>(g);
   a.target = static_cast<char *>(p.target.data);
   a.dense = static_cast<char *>(p.dense.data);
   a.nindex = p.nindex;
   a.bad = p.bad;
   for (int k = 0; k < p.nindex; ++k) {
     const IndexOperand &ix = p.index[k];
-    set_strides(a.g, 2 + k, ix.strides);
     a.index[k] = static_cast<const char *>(ix.data);
     a.index_es[k] = ix.dtype == kI32 ? 4 : 8;
     a.size[k] = ix.size;
     a.step[k] = ix.step;
   }
-  collapse(a.g, 2 + p.nindex);
   return a;
 }
 
 // -------------------------------------------------------------- masked_fill --
 
-template <typename T>
+template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) masked_fill_kernel(char *dst, const char *src, const uint8_t *mask,
-                                                               Geometry<3> g, int64_t n, T value) {
-  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) {
-    int64_t off[3];
-    offsets_of(uint64_t(i), g, 3, off);
+                                                               OffsetCalc<U, 3> oc, U n, T value) {
+  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
+    typename OffsetCalc<U, 3>::S off[3];
+    oc.get(i, off);
     T v = mask[off[2]] ? value : reinterpret_cast<const T *>(src)[off[1]];
     elem<T>(dst, off[0]) = v;
   }
+}
+
+template <typename T, typename U>
+int launch_masked_fill(const MaskedFillPlan &p, const Geometry<3> &g, int64_t n, cudaStream_t st) {
+  T value;
+  std::memcpy(&value, &p.value, sizeof(T));  // little-endian: the low bytes
+  masked_fill_kernel<T, U><<<grid_for(n, kThreads), kThreads, 0, st>>>(
+      static_cast<char *>(p.dst.data), static_cast<const char *>(p.src.data),
+      static_cast<const uint8_t *>(p.mask.data), make_calc<U>(g), U(n), value);
+  return cudaGetLastError();
 }
 
 template <typename T>
@@ -338,13 +301,8 @@ int launch_masked_fill(const MaskedFillPlan &p, int64_t n, cudaStream_t st) {
   set_strides(g, 0, p.dst.strides);
   set_strides(g, 1, p.src.strides);
   set_strides(g, 2, p.mask.strides);
-  collapse(g, 3);
-  T value;
-  std::memcpy(&value, &p.value, sizeof(T));  // little-endian: the low bytes
-  masked_fill_kernel<T><<<grid_for(n, kThreads), kThreads, 0, st>>>(
-      static_cast<char *>(p.dst.data), static_cast<const char *>(p.src.data),
-      static_cast<const uint8_t *>(p.mask.data), g, n, value);
-  return cudaGetLastError();
+  g.coalesce();
+  return g.fits_32bit() ? launch_masked_fill<T, uint32_t>(p, g, n, st) : launch_masked_fill<T, uint64_t>(p, g, n, st);
 }
 
 // ---------------------------------------------------------------- compaction --
@@ -501,14 +459,15 @@ struct SelectContiguousOp {
 };
 
 // Every other compaction, element by element at its rank: select and
-// scatter through dense's strides (collapsed), nonzero through coordinates.
+// scatter through dense's strides (coalesced), nonzero through coordinates
+// (over the shape as it is).
+template <typename U>
 struct ElementOp {
   static constexpr int kStageBytes = 16;  // unused
   struct Loaded {};
+  using S = typename OffsetCalc<U, 1>::S;
   int kind;
-  Geometry<1> g;        // dense over its collapsed shape
-  int ndim;             // nonzero: the uncollapsed shape
-  int64_t shape[kMaxDims];
+  OffsetCalc<U, 1> oc;  // dense (nonzero: its shape only)
   char *dense;
   char *compact;
   int es;
@@ -517,17 +476,12 @@ struct ElementOp {
   __device__ void element(int64_t pos, int64_t rank) const {
     if (kind == kCompactNonzero) {
       auto *row = reinterpret_cast<int64_t *>(compact) + rank * cs0;
-      uint64_t lin = uint64_t(pos);
-      for (int d = ndim - 1; d >= 0; --d) {
-        uint64_t q = d ? udiv(lin, uint64_t(shape[d])) : 0;
-        row[d * cs1] = int64_t(lin - q * uint64_t(shape[d]));
-        lin = q;
-      }
+      oc.coords(U(pos), [&](int d, S c) { row[d * cs1] = c; });
       return;
     }
-    int64_t off[1];
-    offsets_of(uint64_t(pos), g, 1, off);
-    char *d = dense + off[0] * es, *c = compact + rank * cs0 * es;
+    S off[1];
+    oc.get(U(pos), off);
+    char *d = dense + int64_t(off[0]) * es, *c = compact + rank * cs0 * es;
     if (kind == kCompactSelect) move_element(c, d, es);
     else move_element(d, c, es);
   }
@@ -557,23 +511,21 @@ int launch_select_contiguous(const CompactPlan &p, const void *ws, cudaStream_t 
   return launch_compact_write(p.mask, p.n, ws, op, st);
 }
 
-bool desc_contiguous(const TensorDesc &d) {
-  int64_t expected = 1;
-  for (int i = d.ndim - 1; i >= 0; --i) {
-    if (d.shape[i] != 1 && d.strides[i] != expected) return false;
-    expected *= d.shape[i];
-  }
-  return true;
+// t alone over its shape, coalesced; nonzero keeps the shape as it is (no
+// strides: only its coordinates are wanted).
+Geometry<1> single(const TensorDesc &t, bool coalesce = true) {
+  Geometry<1> g = geometry_of<1>(t);
+  if (!coalesce) return g;
+  set_strides(g, 0, t.strides);
+  g.coalesce();
+  return g;
 }
 
-ElementOp element_op(const CompactPlan &p) {
-  ElementOp op{};
+template <typename U>
+ElementOp<U> element_op(const CompactPlan &p, const Geometry<1> &g) {
+  ElementOp<U> op{};
   op.kind = p.kind;
-  op.g = geometry_of<1>(p.dense);
-  set_strides(op.g, 0, p.dense.strides);
-  collapse(op.g, 1);
-  op.ndim = p.dense.ndim;
-  for (int i = 0; i < p.dense.ndim; ++i) op.shape[i] = p.dense.shape[i];
+  op.oc = make_calc<U>(g);
   op.dense = static_cast<char *>(p.dense.data);
   op.compact = static_cast<char *>(p.compact.data);
   op.es = int(dtype_size(p.compact.dtype));
@@ -591,12 +543,15 @@ int find_bad_indices(const TensorDesc *index, const int64_t *sizes, int n, uint6
   for (int k = 0; k < n; ++k) {
     const int64_t count = desc_numel(index[k]);
     if (count == 0) continue;
-    Geometry<1> g = geometry_of<1>(index[k]);
-    set_strides(g, 0, index[k].strides);
-    collapse(g, 1);
-    check_index_kernel<<<grid_for(count, kThreads), kThreads, 0, st>>>(
-        static_cast<const char *>(index[k].data), index[k].dtype, g, count, sizes[k],
-        reinterpret_cast<unsigned long long *>(slots + k));
+    const Geometry<1> g = single(index[k]);
+    const char *data = static_cast<const char *>(index[k].data);
+    auto *slot = reinterpret_cast<unsigned long long *>(slots + k);
+    if (g.fits_32bit())
+      check_index_kernel<<<grid_for(count, kThreads), kThreads, 0, st>>>(data, index[k].dtype, make_calc<uint32_t>(g),
+                                                                        uint32_t(count), sizes[k], slot);
+    else
+      check_index_kernel<<<grid_for(count, kThreads), kThreads, 0, st>>>(data, index[k].dtype, make_calc<uint64_t>(g),
+                                                                        uint64_t(count), sizes[k], slot);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -609,15 +564,17 @@ int run_index(const IndexPlan &p, void *stream) {
   const int64_t n = desc_numel(p.dense);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const IndexArgs a = index_args(p);
-  if (p.kind == kIxScatterAdd) return launch_add(a, n, p.dense.dtype, st);
-  const bool gather = p.kind == kIxGather;
-  switch (dtype_size(p.dense.dtype)) {
-    case 1: return launch_move<uint8_t>(a, n, gather, st);
-    case 2: return launch_move<uint16_t>(a, n, gather, st);
-    case 4: return launch_move<uint32_t>(a, n, gather, st);
-    default: return launch_move<uint64_t>(a, n, gather, st);
+  const Geometry<kIndexTensors> g = index_geometry(p);
+  const int64_t es = int64_t(dtype_size(p.dense.dtype));
+  if (p.kind == kIxGather && g.ndim <= 1 && p.nindex == 1) {
+    const IndexArgs<uint64_t> a = index_args<uint64_t>(p, g);
+    return with_bits_of(es, [&](auto t) { return launch_gather_1d<decltype(t)>(a, n, st); });
   }
+  auto run = [&](const auto &a) {
+    if (p.kind == kIxScatterAdd) return launch_add(a, n, p.dense.dtype, st);
+    return with_bits_of(es, [&](auto t) { return launch_move<decltype(t)>(a, n, p.kind == kIxGather, st); });
+  };
+  return g.fits_32bit() ? run(index_args<uint32_t>(p, g)) : run(index_args<uint64_t>(p, g));
 }
 
 int masked_fill(const MaskedFillPlan &p, void *stream) {
@@ -625,12 +582,8 @@ int masked_fill(const MaskedFillPlan &p, void *stream) {
   const int64_t n = desc_numel(p.dst);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  switch (dtype_size(p.dst.dtype)) {
-    case 1: return launch_masked_fill<uint8_t>(p, n, st);
-    case 2: return launch_masked_fill<uint16_t>(p, n, st);
-    case 4: return launch_masked_fill<uint32_t>(p, n, st);
-    default: return launch_masked_fill<uint64_t>(p, n, st);
-  }
+  return with_bits_of(int64_t(dtype_size(p.dst.dtype)),
+                      [&](auto t) { return launch_masked_fill<decltype(t)>(p, n, st); });
 }
 
 size_t compact_workspace(int64_t n) { return sizeof(int64_t) * size_t(1 + tiles_of(n)); }
@@ -652,15 +605,12 @@ int compact_write(const CompactPlan &p, const void *workspace, void *stream) {
   if (p.n == 0) return cudaSuccess;
   if (reinterpret_cast<uintptr_t>(p.mask) % 16 != 0) return cudaErrorMisalignedAddress;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  if (p.kind == kCompactSelect && desc_contiguous(p.dense)) {
-    switch (dtype_size(p.dense.dtype)) {
-      case 1: return launch_select_contiguous<uint8_t>(p, workspace, st);
-      case 2: return launch_select_contiguous<uint16_t>(p, workspace, st);
-      case 4: return launch_select_contiguous<uint32_t>(p, workspace, st);
-      default: return launch_select_contiguous<uint64_t>(p, workspace, st);
-    }
-  }
-  return launch_compact_write(p.mask, p.n, workspace, element_op(p), st);
+  const Geometry<1> g = single(p.dense, p.kind != kCompactNonzero);
+  if (p.kind == kCompactSelect && (g.ndim == 0 || g.unit_stride(0)))
+    return with_bits_of(int64_t(dtype_size(p.dense.dtype)),
+                        [&](auto t) { return launch_select_contiguous<decltype(t)>(p, workspace, st); });
+  return g.fits_32bit() ? launch_compact_write(p.mask, p.n, workspace, element_op<uint32_t>(p, g), st)
+                        : launch_compact_write(p.mask, p.n, workspace, element_op<uint64_t>(p, g), st);
 }
 
 }  // namespace cuda

@@ -6,8 +6,6 @@
 // to the memory traffic. Accumulators: f32 for f16/bf16/f32, f64, int64.
 #include "reduce.cuh"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,12 +14,13 @@
 #include <type_traits>
 
 #include "half.hpp"
+#include "storage_types.cuh"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kColX = 32, kColY = 16;      // column kernel block: inner x rows
 constexpr int kUnroll = 4;                 // loads in flight per thread
 constexpr int64_t kTargetBlocks = 2048;    // fixed, so the tree (and the bits) never depend on the GPU
@@ -37,19 +36,6 @@ constexpr int64_t kMaxGrid = 65535;        // grid.y / grid.z limit
 constexpr int64_t kLongRow = 4096;         // rows this long get a block each, shorter a warp
 
 enum Family { kAdd, kMul, kExt, kArg };
-
-struct F16 { uint16_t bits; };
-struct BF16 { uint16_t bits; };
-
-template <typename T> struct AccOf { using type = float; };
-template <> struct AccOf<double> { using type = double; };
-template <> struct AccOf<int64_t> { using type = int64_t; };
-
-__device__ __forceinline__ float to_acc(F16 v) { return __half2float(__ushort_as_half(v.bits)); }
-__device__ __forceinline__ float to_acc(BF16 v) { return __uint_as_float(uint32_t(v.bits) << 16); }
-__device__ __forceinline__ float to_acc(float v) { return v; }
-__device__ __forceinline__ double to_acc(double v) { return v; }
-__device__ __forceinline__ int64_t to_acc(int64_t v) { return v; }
 
 template <typename A> struct State { A v; int64_t i; };
 static_assert(sizeof(State<float>) <= 16 && sizeof(State<double>) <= 16, "partial size");
@@ -177,9 +163,6 @@ template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
   return p.center ? static_cast<A>(p.center[o]) : A(0);
 }
 
-// 16 bytes of T.
-template <typename T> struct alignas(16) Vec { T e[16 / sizeof(T)]; };
-
 // Combines elements [lo, hi) of a contiguous line; this thread takes every
 // group-th 16-byte vector (after an unaligned head), kUnroll at a time.
 template <typename T, typename A, int Fam>
@@ -201,12 +184,12 @@ __device__ State<A> span(const Op<A, Fam> &op, const T *line, int64_t lo, int64_
     for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
       for (int e = 0; e < V; ++e)
-        s = op.combine(s, op.make(to_acc(buf[u].e[e]), start + (k + u * group) * V + e, c));
+        s = op.combine(s, op.make(to_acc(buf[u].v[e]), start + (k + u * group) * V + e, c));
   }
   for (; k < nv; k += group) {
     Vec<T> b = vec[k];
 #pragma unroll
-    for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.e[e]), start + k * V + e, c));
+    for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.v[e]), start + k * V + e, c));
   }
   for (int64_t j = start + nv * V + lane; j < hi; j += group)
     s = op.combine(s, op.make(to_acc(line[j]), j, c));
@@ -274,7 +257,6 @@ row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type
 }
 
 // V consecutive elements of T, loaded as one access (V = 1: a plain T).
-template <typename T, int V> struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
 // inner > 1: thread x owns V adjacent columns (one 4- to 16-byte load per
 // row, coalesced across the warp), threadIdx.y strides the rows of this
@@ -298,21 +280,21 @@ col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial,
       const T *col = static_cast<const T *>(p.in) + o * p.r * p.inner + i;
 #pragma unroll
       for (int v = 0; v < V; ++v) c[v] = center_of<A>(p, o * p.inner + i + v);
-      auto row = [&](int64_t k) { return *reinterpret_cast<const Pack<T, V> *>(col + k * p.inner); };
+      auto row = [&](int64_t k) { return *reinterpret_cast<const Vec<T, V> *>(col + k * p.inner); };
       int64_t k = lo + threadIdx.y;
       for (; k + (kUnroll - 1) * kColY < hi; k += kUnroll * kColY) {
-        Pack<T, V> buf[kUnroll];
+        Vec<T, V> buf[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) buf[u] = row(k + u * kColY);
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-          for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(buf[u].e[v]), k + u * kColY, c[v]));
+          for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(buf[u].v[v]), k + u * kColY, c[v]));
       }
       for (; k < hi; k += kColY) {
-        Pack<T, V> b = row(k);
+        Vec<T, V> b = row(k);
 #pragma unroll
-        for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(b.e[v]), k, c[v]));
+        for (int v = 0; v < V; ++v) s[v] = op.combine(s[v], op.make(to_acc(b.v[v]), k, c[v]));
       }
     }
 #pragma unroll
@@ -350,8 +332,6 @@ combine_kernel(ReducePlan p, int64_t splits, const State<typename AccOf<T>::type
     if (o < nout) combine_output<A, Fam>(p, op, o, splits, partial, threadIdx.x % 32);
   }
 }
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Launch shape, a function of the plan only.
 struct Config {
@@ -424,7 +404,7 @@ template <typename T, int Fam>
 void launch_combine(const ReducePlan &p, int64_t splits, const State<typename AccOf<T>::type> *partial,
                     cudaStream_t st) {
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(p.outer * p.inner, kThreads / 32), INT_MAX)));
+  cfg.gridDim = dim3(grid_for(p.outer * p.inner, kThreads / 32));
   cfg.blockDim = dim3(kThreads);
   cfg.stream = st;
   cudaLaunchAttribute attr = {};

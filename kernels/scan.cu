@@ -11,10 +11,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <type_traits>
 
 #include "storage_types.cuh"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
@@ -32,7 +32,6 @@ constexpr int64_t kTargetThreads = int64_t(1) << 18;
 constexpr int64_t kMaxChunks = 2048;         // bounds the (sequential) scan of the part totals
 constexpr int64_t kMinRowChunk = 4 * kTile;
 constexpr int64_t kMinColChunk = 16;
-constexpr int64_t kMaxGrid = INT_MAX;
 
 template <typename A> __device__ __forceinline__ A identity(bool mul) { return A(mul ? 1 : 0); }
 
@@ -215,8 +214,6 @@ __global__ void __launch_bounds__(kBlock) col_total_kernel(Lines a) {
   }
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Launch shape, a function of the plan only.
 struct Shape {
   bool rows = false;
@@ -234,10 +231,6 @@ Shape shape_of(const DimPlan &p) {
   s.chunk = std::max<int64_t>(ceil_div(ceil_div(p.n, chunks), align) * align, 1);
   s.chunks = std::max<int64_t>(ceil_div(p.n, s.chunk), 1);
   return s;
-}
-
-unsigned grid_for(int64_t units, int64_t per_block) {
-  return static_cast<unsigned>(std::min(ceil_div(units, per_block), kMaxGrid));
 }
 
 template <typename T>

@@ -9,11 +9,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <type_traits>
 
 #include "storage_types.cuh"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
@@ -31,15 +31,11 @@ constexpr int kColX = 32;         // column kernel: threads along inner
 constexpr int64_t kTargetThreads = int64_t(1) << 18;
 constexpr int64_t kTargetBlocks = 264;  // of kMaxThreads, for long rows
 constexpr int64_t kMaxChunks = kMaxThreads;
-constexpr int64_t kMaxGrid = INT_MAX;
 
 __device__ __forceinline__ float exp_(float x) { return __expf(x); }
 __device__ __forceinline__ double exp_(double x) { return exp(x); }
 __device__ __forceinline__ float log_(float x) { return logf(x); }
 __device__ __forceinline__ double log_(double x) { return log(x); }
-
-// 16 bytes of T.
-template <typename T> struct alignas(16) Vec { T e[16 / sizeof(T)]; };
 
 template <typename A> struct Stat { A m, s; };
 
@@ -162,7 +158,7 @@ __global__ void __launch_bounds__(kMaxThreads) row_kernel(RowArgs a) {
     for (int j = 0; j < kLoads; ++j)
       if (lane + j * group < sp.nv)
 #pragma unroll
-        for (int e = 0; e < V; ++e) m = nanmax(m, to_acc(buf[j].e[e]));
+        for (int e = 0; e < V; ++e) m = nanmax(m, to_acc(buf[j].v[e]));
     for (int q = lane; q < sp.edges; q += group) m = nanmax(m, to_acc(line[sp.edge(q)]));
     if (m != A(-INFINITY)) {
 #pragma unroll
@@ -170,10 +166,10 @@ __global__ void __launch_bounds__(kMaxThreads) row_kernel(RowArgs a) {
         if (lane + j * group < sp.nv)
 #pragma unroll
           for (int e = 0; e < V; ++e) {
-            A x = exp_(to_acc(buf[j].e[e]) - m);
+            A x = exp_(to_acc(buf[j].v[e]) - m);
             s += x;
             if constexpr (kKeepExp)
-              if (!a.log) buf[j].e[e] = x;
+              if (!a.log) buf[j].v[e] = x;
           }
       for (int q = lane; q < sp.edges; q += group) s += exp_(to_acc(line[sp.edge(q)]) - m);
     }
@@ -190,15 +186,15 @@ __global__ void __launch_bounds__(kMaxThreads) row_kernel(RowArgs a) {
       Vec<T> o;
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        const A x = to_acc(buf[j].e[e]);
-        from_acc(kept ? x * scale : f(x), &o.e[e]);
+        const A x = to_acc(buf[j].v[e]);
+        from_acc(kept ? x * scale : f(x), &o.v[e]);
       }
       T *dst = oline + sp.head + k * V;
       if (a.vec_out) {
         *reinterpret_cast<Vec<T> *>(dst) = o;
       } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) dst[e] = o.e[e];
+        for (int e = 0; e < V; ++e) dst[e] = o.v[e];
       }
     }
     for (int q = lane; q < sp.edges; q += group) {
@@ -227,14 +223,14 @@ __device__ Stat<typename AccOf<T>::type> span_stat(const T *line, int64_t lo, in
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-      for (int e = 0; e < V; ++e) v[u * V + e] = to_acc(b[u].e[e]);
+      for (int e = 0; e < V; ++e) v[u * V + e] = to_acc(b[u].v[e]);
     st = combine(st, stat_of(v));
   }
   for (; k < sp.nv; k += group) {
     Vec<T> b = vin[k];
     A v[V];
 #pragma unroll
-    for (int e = 0; e < V; ++e) v[e] = to_acc(b.e[e]);
+    for (int e = 0; e < V; ++e) v[e] = to_acc(b.v[e]);
     st = combine(st, stat_of(v));
   }
   for (int q = lane; q < sp.edges; q += group) {
@@ -256,12 +252,12 @@ __device__ void span_apply(const T *line, T *oline, int64_t lo, int64_t hi, int 
   auto put = [&](int64_t kk, const Vec<T> &b) {
     Vec<T> o;
 #pragma unroll
-    for (int e = 0; e < V; ++e) from_acc(f(to_acc(b.e[e])), &o.e[e]);
+    for (int e = 0; e < V; ++e) from_acc(f(to_acc(b.v[e])), &o.v[e]);
     if (vec_out) {
       *reinterpret_cast<Vec<T> *>(obody + kk * V) = o;
     } else {
 #pragma unroll
-      for (int e = 0; e < V; ++e) obody[kk * V + e] = o.e[e];
+      for (int e = 0; e < V; ++e) obody[kk * V + e] = o.v[e];
     }
   };
   for (; k + (kUnroll - 1) * group < sp.nv; k += kUnroll * group) {
@@ -369,8 +365,6 @@ __global__ void __launch_bounds__(kMaxThreads) col_kernel(ColArgs a) {
   }
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Register path shape: the fewest threads per row holding it in max_loads
 // vectors each, widened while there are too few rows to fill the GPU (a
 // single row then runs on up to a full block: lower latency).
@@ -410,8 +404,7 @@ int64_t long_chunk_len(int64_t n, int64_t chunks, int64_t vec) {
 template <typename T, int kLoads>
 void launch_rows(const RowArgs &a, cudaStream_t st) {
   const int block = a.group > 32 ? a.group : kRowBlock;  // group_combine: a wide group is the block
-  const int64_t blocks = std::min(ceil_div(a.rows, block / a.group), kMaxGrid);
-  row_kernel<T, kLoads><<<static_cast<unsigned>(blocks), block, 0, st>>>(a);
+  row_kernel<T, kLoads><<<grid_for(a.rows, block / a.group), block, 0, st>>>(a);
 }
 
 template <typename T>
@@ -420,7 +413,7 @@ void launch_long(const DimPlan &p, bool log, bool vec_out, void *workspace, cuda
   LongArgs a{p.in, p.out, p.outer, p.n, 0, long_chunks(p.outer, p.n, V), workspace, log, vec_out};
   a.chunks = std::max<int64_t>(1, ceil_div(p.n, long_chunk_len(p.n, a.chunks, V)));
   a.chunk = long_chunk_len(p.n, a.chunks, V);
-  const auto blocks = static_cast<unsigned>(std::min(p.outer * a.chunks, kMaxGrid));
+  const unsigned blocks = grid_for(p.outer * a.chunks, 1);
   if (a.chunks > 1) long_stats_kernel<T><<<blocks, kMaxThreads, 0, st>>>(a);
   long_apply_kernel<T><<<blocks, kMaxThreads, 0, st>>>(a);
 }
@@ -431,7 +424,7 @@ void launch_cols(const DimPlan &p, bool log, cudaStream_t st) {
   int ny = 1;  // rows per column in flight: more when the columns are few
   while (ny < kMaxThreads / kColX && ny < p.n && xblocks * kColX * ny < kTargetThreads) ny *= 2;
   const ColArgs a{p.in, p.out, p.outer, p.n, p.inner, log};
-  col_kernel<T><<<static_cast<unsigned>(std::min(xblocks, kMaxGrid)), dim3(kColX, ny), 0, st>>>(a);
+  col_kernel<T><<<grid_for(cols, kColX), dim3(kColX, ny), 0, st>>>(a);
 }
 
 template <typename T>

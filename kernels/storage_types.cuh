@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "half.hpp"
+
 namespace ek {
 namespace cuda {
 
@@ -25,6 +27,27 @@ template <typename T> __device__ __forceinline__ T to_acc(T v) { return v; }
 __device__ __forceinline__ void from_acc(float v, F16 *o) { o->bits = __half_as_ushort(__float2half_rn(v)); }
 __device__ __forceinline__ void from_acc(float v, BF16 *o) { o->bits = __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
 template <typename T> __device__ __forceinline__ void from_acc(T v, T *o) { *o = v; }
+
+// The f32 / f16 / bf16 fast paths of the elementwise and ternary kernels
+// store a dtype code's raw bits and compute in f32, converting with the CPU's
+// rules (half.hpp), so both backends give the same bits.
+template <int DT> struct RawOf { using type = uint16_t; };
+template <> struct RawOf<kF32> { using type = float; };
+template <int DT> using RawF = typename RawOf<DT>::type;
+
+template <int DT>
+__device__ __forceinline__ float to_f32(RawF<DT> v) {
+  if constexpr (DT == kF32) return v;
+  else if constexpr (DT == kF16) return half::f16_to_f32(v);
+  else return half::bf16_to_f32(v);
+}
+
+template <int DT>
+__device__ __forceinline__ RawF<DT> from_f32(float v) {
+  if constexpr (DT == kF32) return v;
+  else if constexpr (DT == kF16) return half::f32_to_f16(v);
+  else return half::f32_to_bf16(v);
+}
 
 }  // namespace cuda
 }  // namespace ek

@@ -1,43 +1,34 @@
 // CUDA kernels of ek_where / ek_clamp / ek_lerp / ek_axpby.
 //
-// As kernels/elementwise.cu: the host drops size-1 dims and merges dims
-// contiguous in every operand, then picks a path:
+// As kernels/elementwise.cu: the host coalesces the layout (src/layout.hpp),
+// then picks a path:
 //   * fast: out and every operand one unit-stride run, x/y of out's dtype
 //     (f32, f16 or bf16), cond of one byte (bool, uint8, int8), all aligned to
 //     their vector -> 16-byte loads of x/y, kVecUnroll vectors in flight per
 //     thread, math in f32, the op a compile-time parameter;
 //   * strided: any layout/dtypes, operands converted to the compute type
-//     (float, double or int64) through run-time dtype switches.
-// Index math is 32-bit when the count and every offset fit, else 64-bit.
+//     (float, double or int64) through run-time dtype switches, offsets from
+//     OffsetCalc (strided.cuh; 32-bit index math when everything fits).
 #include "ternary.cuh"
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <type_traits>
+
+#include "storage_types.cuh"
+#include "strided.cuh"
 
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kVecUnroll = 4;
-constexpr int64_t kMaxBlocks = int64_t(1) << 24;
 constexpr int kSlots = 4;  // out, cond, x, y
-
-unsigned grid_for(int64_t n, int64_t per_block) {
-  int64_t b = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
 
 // ---------------------------------------------------------------- layouts --
 
 // The four tensors over out's shape; an unused operand has a null pointer and
 // zero strides.
-struct Layout {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t st[kSlots][kMaxDims] = {};
+struct Layout : Geometry<kSlots> {
   char *ptr[kSlots] = {};
   int dt[kSlots] = {};
 };
@@ -49,81 +40,16 @@ Layout make_layout(const tern::Args &g) {
     L.ptr[k] = static_cast<char *>(t[k]->data);
     L.dt[k] = t[k]->dtype;
   }
+  L.ndim = g.out.ndim;
   for (int i = 0; i < g.out.ndim; ++i) {
-    if (g.out.shape[i] == 1) continue;  // size-1 dims carry no layout information
-    L.shape[L.ndim] = g.out.shape[i];
-    for (int k = 0; k < kSlots; ++k) L.st[k][L.ndim] = L.ptr[k] ? t[k]->strides[i] : 0;
-    ++L.ndim;
+    L.shape[i] = g.out.shape[i];
+    for (int k = 0; k < kSlots; ++k) L.st[k][i] = L.ptr[k] ? t[k]->strides[i] : 0;
   }
+  L.coalesce_1d();
   return L;
 }
 
-// Merges a dim into the previous one when contiguous with it in every tensor.
-void collapse(Layout &L) {
-  if (L.ndim == 0) {
-    L.ndim = 1;
-    L.shape[0] = 1;
-    for (int k = 0; k < kSlots; ++k) L.st[k][0] = L.ptr[k] ? 1 : 0;
-    return;
-  }
-  int out = 0;
-  for (int i = 1; i < L.ndim; ++i) {
-    bool merge = true;
-    for (int k = 0; k < kSlots; ++k) merge = merge && L.st[k][out] == L.st[k][i] * L.shape[i];
-    if (merge) {
-      L.shape[out] *= L.shape[i];
-    } else {
-      ++out;
-      L.shape[out] = L.shape[i];
-    }
-    for (int k = 0; k < kSlots; ++k) L.st[k][out] = L.st[k][i];
-  }
-  L.ndim = out + 1;
-}
-
-bool fits_32bit(const Layout &L, int64_t n) {
-  if (n >= INT32_MAX) return false;
-  for (int k = 0; k < kSlots; ++k) {
-    int64_t span = 0;
-    for (int i = 0; i < L.ndim; ++i) {
-      int64_t s = L.st[k][i] < 0 ? -L.st[k][i] : L.st[k][i];
-      if (s > INT32_MAX) return false;
-      span += (L.shape[i] - 1) * s;
-      if (span >= INT32_MAX) return false;
-    }
-  }
-  return true;
-}
-
 // --------------------------------------------------------------- fast path --
-
-template <int DT> struct RawOf { using type = uint16_t; };
-template <> struct RawOf<kF32> { using type = float; };
-
-template <int DT>
-__device__ __forceinline__ float to_f32(typename RawOf<DT>::type v) {
-  if constexpr (DT == kF32) return v;
-  else if constexpr (DT == kF16) return half::f16_to_f32(v);
-  else return half::bf16_to_f32(v);
-}
-
-template <int DT>
-__device__ __forceinline__ typename RawOf<DT>::type from_f32(float v) {
-  if constexpr (DT == kF32) return v;
-  else if constexpr (DT == kF16) return half::f32_to_f16(v);
-  else return half::f32_to_bf16(v);
-}
-
-// N elements of x/y (16 bytes) and the N one-byte conditions that go with them.
-template <int DT>
-struct alignas(16) Vec {
-  static constexpr int N = 16 / sizeof(typename RawOf<DT>::type);
-  typename RawOf<DT>::type v[N];
-};
-template <int N>
-struct alignas(N) CondVec {
-  uint8_t v[N];
-};
 
 struct FastArgs {
   char *out;
@@ -135,7 +61,7 @@ struct FastArgs {
 // One element of the tail past the last whole vector.
 template <int DT, int OP>
 __device__ __forceinline__ void fast_scalar(const FastArgs &f, int64_t i) {
-  using R = typename RawOf<DT>::type;
+  using R = RawF<DT>;
   const bool c = f.cond && f.cond[i] != 0;
   const float x = to_f32<DT>(reinterpret_cast<const R *>(f.x)[i]);
   const float y = f.y ? to_f32<DT>(reinterpret_cast<const R *>(f.y)[i]) : 0.f;
@@ -144,9 +70,10 @@ __device__ __forceinline__ void fast_scalar(const FastArgs &f, int64_t i) {
 
 template <int DT, int OP>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
-  using V = Vec<DT>;
-  constexpr int N = V::N;
-  using C = CondVec<N>;
+  // N elements of x/y (16 bytes) and the N one-byte conditions that go with them.
+  using V = Vec<RawF<DT>>;
+  constexpr int N = V::kN;
+  using C = Vec<uint8_t, N>;
   const V *vx = reinterpret_cast<const V *>(f.x), *vy = reinterpret_cast<const V *>(f.y);
   const C *vc = reinterpret_cast<const C *>(f.cond);
   V *vo = reinterpret_cast<V *>(f.out);
@@ -183,10 +110,8 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
 
 template <int DT, int OP>
 int launch_fast(const FastArgs &f, cudaStream_t st) {
-  const int64_t tail_blocks = (f.n - f.nvec * Vec<DT>::N + kThreads - 1) / kThreads;
-  int64_t blocks = grid_for(f.nvec, int64_t(kThreads) * kVecUnroll);
-  if (blocks < tail_blocks) blocks = tail_blocks;
-  fast_kernel<DT, OP><<<unsigned(blocks), kThreads, 0, st>>>(f);
+  const unsigned blocks = grid_for_vec(f.nvec, int64_t(kThreads) * kVecUnroll, f.n - f.nvec * Vec<RawF<DT>>::kN);
+  fast_kernel<DT, OP><<<blocks, kThreads, 0, st>>>(f);
   return cudaGetLastError();
 }
 
@@ -202,7 +127,7 @@ int fast_dispatch(const FastArgs &f, int op, cudaStream_t st) {
 
 bool fast_operand_ok(const Layout &L, int k, int dt, int align) {
   if (!L.ptr[k]) return true;
-  return L.dt[k] == dt && L.st[k][0] == 1 && reinterpret_cast<uintptr_t>(L.ptr[k]) % align == 0;
+  return L.dt[k] == dt && L.st[k][0] == 1 && vec_width(reinterpret_cast<uintptr_t>(L.ptr[k])) >= align;
 }
 
 // One unit-stride run everywhere, x/y of out's 16- or 32-bit float dtype, a
@@ -210,11 +135,11 @@ bool fast_operand_ok(const Layout &L, int k, int dt, int align) {
 bool try_fast(const tern::Args &g, const Layout &L, int64_t n, cudaStream_t st, int *rc) {
   const int dt = L.dt[0];
   if (g.compute != ew::kCF32 || L.ndim != 1 || (dt != kF32 && dt != kF16 && dt != kBF16)) return false;
-  const int per_vec = 16 / int(dtype_size(dt));
+  const int per_vec = kVecBytes / int(dtype_size(dt));
   const int cond_dt = L.ptr[1] && dtype_size(L.dt[1]) == 1 ? L.dt[1] : -1;
   if (L.ptr[1] && !fast_operand_ok(L, 1, cond_dt, per_vec)) return false;
   for (int k : {0, 2, 3})
-    if (!fast_operand_ok(L, k, dt, 16)) return false;
+    if (!fast_operand_ok(L, k, dt, kVecBytes)) return false;
   FastArgs f{L.ptr[0], L.ptr[1], L.ptr[2], L.ptr[3], float(g.cf[0]), float(g.cf[1]), n / per_vec, n};
   if (dt == kF32) *rc = fast_dispatch<kF32>(f, g.op, st);
   else if (dt == kF16) *rc = fast_dispatch<kF16>(f, g.op, st);
@@ -226,34 +151,23 @@ bool try_fast(const tern::Args &g, const Layout &L, int64_t n, cudaStream_t st, 
 
 template <typename U>
 struct StridedArgs {
-  using S = typename std::make_signed<U>::type;
-  int ndim, op;
+  OffsetCalc<U, kSlots> oc;
+  int op;
   int dt[kSlots], es[kSlots];
   char *ptr[kSlots];
   double cf[2];
   int64_t ci[2];
-  U shape[kMaxDims];
-  S st[kSlots][kMaxDims];  // element strides
 };
 
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n) {
-  using S = typename StridedArgs<U>::S;
+  using S = typename OffsetCalc<U, kSlots>::S;
   T c0, c1;
   if constexpr (T(0.5) == T(0)) c0 = k.ci[0], c1 = k.ci[1];
   else c0 = T(k.cf[0]), c1 = T(k.cf[1]);
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S off[kSlots] = {0, 0, 0, 0};
-    U r = i;
-#pragma unroll
-    for (int d = kMaxDims - 1; d >= 0; --d) {
-      if (d >= k.ndim) continue;
-      const U q = r / k.shape[d];
-      const S c = S(r - q * k.shape[d]);
-      r = q;
-#pragma unroll
-      for (int t = 0; t < kSlots; ++t) off[t] += c * k.st[t][d];
-    }
+    S off[kSlots];
+    k.oc.get(i, off);
     const char *p[kSlots];
 #pragma unroll
     for (int t = 0; t < kSlots; ++t) p[t] = k.ptr[t] + int64_t(off[t]) * k.es[t];
@@ -267,15 +181,13 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
 template <typename U>
 StridedArgs<U> strided_args(const tern::Args &g, const Layout &L) {
   StridedArgs<U> k{};
-  k.ndim = L.ndim;
+  k.oc = make_calc<U>(L);
   k.op = g.op;
   for (int t = 0; t < kSlots; ++t) {
     k.ptr[t] = L.ptr[t];
     k.dt[t] = L.dt[t];
     k.es[t] = L.ptr[t] ? int(dtype_size(L.dt[t])) : 0;
-    for (int i = 0; i < L.ndim; ++i) k.st[t][i] = typename StridedArgs<U>::S(L.st[t][i]);
   }
-  for (int i = 0; i < L.ndim; ++i) k.shape[i] = U(L.shape[i]);
   for (int j = 0; j < 2; ++j) {
     k.cf[j] = g.cf[j];
     k.ci[j] = g.ci[j];
@@ -291,7 +203,7 @@ int launch_strided(const tern::Args &g, const Layout &L, int64_t n, cudaStream_t
 
 template <typename T>
 int strided(const tern::Args &g, const Layout &L, int64_t n, cudaStream_t st) {
-  return fits_32bit(L, n) ? launch_strided<T, uint32_t>(g, L, n, st) : launch_strided<T, uint64_t>(g, L, n, st);
+  return L.fits_32bit() ? launch_strided<T, uint32_t>(g, L, n, st) : launch_strided<T, uint64_t>(g, L, n, st);
 }
 
 }  // namespace
@@ -301,8 +213,7 @@ int ternary(const tern::Args &g, void *stream) {
   const int64_t n = desc_numel(g.out);
   if (n == 0) return cudaSuccess;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  Layout L = make_layout(g);
-  collapse(L);
+  const Layout L = make_layout(g);
   int rc = 0;
   if (try_fast(g, L, n, st, &rc)) return rc;
   switch (g.compute) {

@@ -5,7 +5,6 @@
 #include "elementwise_codegen.hpp"
 
 #include <cctype>
-#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <set>
@@ -292,21 +291,6 @@ void emit_strided_kernel(const Signature &sig, const Spec &spec, std::string &s)
   s += "  }\n}\n";
 }
 
-bool fits_index32(const Plan &p) {
-  if (p.n >= INT32_MAX) return false;
-  if (p.spec.vectorized) return true;
-  for (int k = 0; k < p.nops; ++k) {
-    int64_t span = 0;
-    for (int d = 0; d < p.rank; ++d) {
-      int64_t st = p.strides[k][d] < 0 ? -p.strides[k][d] : p.strides[k][d];
-      if (st >= INT32_MAX) return false;
-      span += (p.shape[d] - 1) * st;  // shape < 2^31 and st < 2^31: no overflow
-      if (span >= INT32_MAX) return false;
-    }
-  }
-  return true;
-}
-
 bool vector_aligned(const std::vector<Operand> &ops) {
   for (const Operand &o : ops) {
     auto align = static_cast<uintptr_t>(o.elem_size * kVec > 16 ? 16 : o.elem_size * kVec);
@@ -372,24 +356,11 @@ Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops) 
   Plan p;
   p.nops = static_cast<int>(ops.size());
   for (int k = 0; k < p.nops; ++k) p.data[k] = ops[k].data;
-  int r = 0;
   for (int d = 0; d < ndim; ++d) {
-    if (shape[d] == 1) continue;  // a size-1 dim carries no layout
-    bool merge = r > 0;
-    for (int k = 0; merge && k < p.nops; ++k)
-      merge = p.strides[k][r - 1] == ops[k].strides[d] * shape[d];
-    if (merge) {
-      p.shape[r - 1] *= shape[d];
-    } else {
-      p.shape[r++] = shape[d];
-    }
-    for (int k = 0; k < p.nops; ++k) p.strides[k][r - 1] = ops[k].strides[d];
+    p.shape[d] = shape[d];
+    for (int k = 0; k < p.nops; ++k) p.strides[k][d] = ops[k].strides[d];
   }
-  if (r == 0) {  // one element
-    r = 1;
-    p.shape[0] = 1;
-    for (int k = 0; k < p.nops; ++k) p.strides[k][0] = 1;
-  }
+  const int r = coalesce_dims(ndim, p.shape, p.strides, p.nops, true);
   p.rank = r;
   p.n = 1;
   for (int d = 0; d < r; ++d) p.n *= p.shape[d];
@@ -397,7 +368,7 @@ Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops) 
   for (int k = 0; contiguous && k < p.nops; ++k) contiguous = p.strides[k][0] == 1;
   p.spec.vectorized = contiguous && vector_aligned(ops);
   p.spec.rank = p.spec.vectorized ? 1 : r;
-  p.spec.index32 = fits_index32(p);
+  p.spec.index32 = fits_32bit_dims(r, p.shape, p.strides, p.nops);
   return p;
 }
 
@@ -427,9 +398,7 @@ std::vector<uint64_t> pack_args(const Plan &plan) {
 unsigned grid_blocks(const Plan &plan, int chunks) {
   const int64_t items = plan.spec.vectorized ? plan.n / kVec : plan.n;
   const int64_t per_block = plan.spec.vectorized ? int64_t(kThreads) * chunks : kThreads;
-  int64_t blocks = (items + per_block - 1) / per_block;
-  if (blocks < 1) blocks = 1;  // the vector kernel's tail runs in block 0
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
+  return grid_for(items, per_block);  // at least 1: the vector kernel's tail runs in block 0
 }
 
 std::string generate_source(const Signature &sig, const Spec &spec, int chunks,

@@ -14,14 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "layout.hpp"
+
 namespace ek {
 namespace ewgen {
 
 constexpr int kMaxParams = 16;
 constexpr int kMaxRank = 8;
-constexpr int kThreads = 256;     // threads per block
+using ek::kThreads;  // threads per block; grids are capped at ek::kMaxBlocks
 constexpr int kVec = 4;           // elements per vector chunk (contiguous case)
-constexpr int64_t kMaxBlocks = int64_t(1) << 20;
+static_assert(kMaxRank == kMaxDims, "plans coalesce with layout.hpp");
 
 struct Param {
   int dtype;  // ek_dtype code
@@ -85,7 +87,7 @@ int chunks_per_thread(const Signature &sig);
 std::vector<uint64_t> pack_args(const Plan &plan);
 size_t args_bytes(int nparams);
 // 1-D grid for the plan: enough blocks to cover n once, at most kMaxBlocks
-// (the kernels loop over the rest); at least 1.
+// (the kernels loop over the rest); at least 1 (grid_for, layout.hpp).
 unsigned grid_blocks(const Plan &plan, int chunks);
 
 // CUDA C++ source of one specialisation; the kernel is extern "C" sig.name.

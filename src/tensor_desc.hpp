@@ -36,6 +36,13 @@ inline int64_t desc_numel(const TensorDesc &t) {
   return n;
 }
 
+inline bool desc_same_shape(const TensorDesc &a, const TensorDesc &b) {
+  if (a.ndim != b.ndim) return false;
+  for (int d = 0; d < a.ndim; ++d)
+    if (a.shape[d] != b.shape[d]) return false;
+  return true;
+}
+
 // Structural validity: known dtype, 0 <= ndim <= kMaxDims, non-negative shape,
 // data present unless empty.
 inline bool desc_valid(const TensorDesc &t) {

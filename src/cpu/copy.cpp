@@ -10,19 +10,9 @@
 
 namespace ek {
 namespace cpu {
-namespace {
-
-bool same_shape(const TensorDesc &a, const TensorDesc &b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.shape[d] != b.shape[d]) return false;
-  return true;
-}
-
-}  // namespace
 
 int copy(const TensorDesc &dst, const TensorDesc &src, void *) {
-  if (!desc_valid(dst) || !desc_valid(src) || !same_shape(dst, src)) return 1;
+  if (!desc_valid(dst) || !desc_valid(src) || !desc_same_shape(dst, src)) return 1;
   Strided<2> w(dst.ndim, dst.shape, {&dst, &src});
   w.coalesce();
   char *d = static_cast<char *>(dst.data);

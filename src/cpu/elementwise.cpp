@@ -9,19 +9,12 @@ namespace ek {
 namespace cpu {
 namespace {
 
-bool same_shape(const TensorDesc &a, const TensorDesc &b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.shape[d] != b.shape[d]) return false;
-  return true;
-}
-
 // Validates out and the tensor operands (nb of them, a scalar excluded).
 bool valid(const ew::Args &g, bool has_b) {
   if (!desc_valid(g.out)) return false;
   const bool use_a = g.scalar != ew::kScalarA, use_b = has_b && g.scalar != ew::kScalarB;
-  if (use_a && (!desc_valid(g.a) || !same_shape(g.out, g.a))) return false;
-  if (use_b && (!desc_valid(g.b) || !same_shape(g.out, g.b))) return false;
+  if (use_a && (!desc_valid(g.a) || !desc_same_shape(g.out, g.a))) return false;
+  if (use_b && (!desc_valid(g.b) || !desc_same_shape(g.out, g.b))) return false;
   return true;
 }
 

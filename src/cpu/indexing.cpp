@@ -20,13 +20,6 @@ uint64_t load_bits(const void *p, size_t es) {
   return v;
 }
 
-bool same_shape(const TensorDesc &a, const TensorDesc &b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.shape[d] != b.shape[d]) return false;
-  return true;
-}
-
 // The index operands as descriptors over the iteration shape, for the walk.
 void index_descs(const IndexPlan &p, TensorDesc *ix) {
   for (int k = 0; k < p.nindex; ++k) {
@@ -65,7 +58,7 @@ int64_t first_bad_index(const TensorDesc &index, int64_t size) {
 
 int run_index(const IndexPlan &p) {
   if (!desc_valid(p.target) || !desc_valid(p.dense) || p.target.dtype != p.dense.dtype ||
-      !same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims || p.bad)
+      !desc_same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims || p.bad)
     return 1;
   const size_t es = dtype_size(p.dense.dtype);
   TensorDesc ix[kMaxDims];
@@ -92,8 +85,8 @@ int run_index(const IndexPlan &p) {
 
 int masked_fill(const MaskedFillPlan &p) {
   if (!desc_valid(p.dst) || !desc_valid(p.src) || !desc_valid(p.mask) ||
-      p.dst.dtype != p.src.dtype || p.mask.dtype != kBool || !same_shape(p.dst, p.src) ||
-      !same_shape(p.dst, p.mask))
+      p.dst.dtype != p.src.dtype || p.mask.dtype != kBool || !desc_same_shape(p.dst, p.src) ||
+      !desc_same_shape(p.dst, p.mask))
     return 1;
   const size_t es = dtype_size(p.dst.dtype);
   Strided<3> w(p.dst.ndim, p.dst.shape, {&p.dst, &p.src, &p.mask});

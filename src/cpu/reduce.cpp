@@ -4,22 +4,13 @@
 
 #include <cmath>
 
-#include "half.hpp"
+#include "cpu/strided.hpp"
 
 namespace ek {
 namespace cpu {
 namespace {
 
 using detail::Scalar;
-
-// One element of the reduced line as double (floats) or int64 (kI64).
-struct Line {
-  const char *base;
-  int64_t stride;  // bytes between consecutive reduced elements
-  int dtype;
-  double f(int64_t k) const { return detail::load_scalar(base + k * stride, dtype).f; }
-  int64_t i(int64_t k) const { return detail::load_scalar(base + k * stride, dtype).i; }
-};
 
 double mapped(const Line &l, int64_t k, int kind, double c) {
   double v = l.f(k);
@@ -125,25 +116,23 @@ int reduce(const ReducePlan &p) {
   const auto es = static_cast<int64_t>(dtype_size(p.in_dtype));
   const auto *in = static_cast<const char *>(p.in);
   const auto out_es = static_cast<int64_t>(dtype_size(p.out_dtype));
-  bool arg = p.kind == kRArgMax || p.kind == kRArgMin;
-  for (int64_t o = 0; o < p.outer; ++o) {
-    for (int64_t i = 0; i < p.inner; ++i) {
-      int64_t idx = o * p.inner + i;
-      // An empty input may have no storage (in == nullptr; p.r == 0 then):
-      // no arithmetic on a null pointer, the line is never read.
-      Line l{in ? in + (o * p.r * p.inner + i) * es : in, p.inner * es, p.in_dtype};
-      if (arg) {
-        int64_t best = arg_index(l, p.r, p.kind);
-        if (p.indices) p.indices[idx] = best;
-        if (p.out) detail::store_scalar(static_cast<char *>(p.out) + idx * out_es, p.out_dtype,
-                                        detail::load_scalar(l.base + best * l.stride, p.in_dtype));
-        continue;
-      }
-      double c = p.center ? p.center[idx] : 0.0;
-      Scalar v = p.in_dtype == kI64 ? reduce_int(l, p) : reduce_float(l, p, c);
-      detail::store_scalar(static_cast<char *>(p.out) + idx * out_es, p.out_dtype, finish(v, p));
+  const bool arg = p.kind == kRArgMax || p.kind == kRArgMin;
+  char *out = static_cast<char *>(p.out);
+  for_each_line(p.outer, p.r, p.inner, es, [&](int64_t first, int64_t idx) {
+    // An empty input may have no storage (in == nullptr; p.r == 0 then):
+    // no arithmetic on a null pointer, the line is never read.
+    const Line l{in ? in + first : in, nullptr, p.inner * es, p.in_dtype};
+    if (arg) {
+      const int64_t best = arg_index(l, p.r, p.kind);
+      if (p.indices) p.indices[idx] = best;
+      if (out)
+        detail::store_scalar(out + idx * out_es, p.out_dtype, detail::load_scalar(l.in + best * l.stride, p.in_dtype));
+      return;
     }
-  }
+    const double c = p.center ? p.center[idx] : 0.0;
+    const Scalar v = p.in_dtype == kI64 ? reduce_int(l, p) : reduce_float(l, p, c);
+    detail::store_scalar(out + idx * out_es, p.out_dtype, finish(v, p));
+  });
   return 0;
 }
 

@@ -4,23 +4,11 @@
 
 #include <cmath>
 
-#include "half.hpp"
+#include "cpu/strided.hpp"
 
 namespace ek {
 namespace cpu {
 namespace {
-
-// Line k of the block: elements k * stride bytes apart in in and out. Every
-// element is read before it is written, so in == out (in place) is safe.
-struct Line {
-  const char *in;
-  char *out;
-  int64_t stride;
-  int dtype;
-  double f(int64_t k) const { return detail::load_scalar(in + k * stride, dtype).f; }
-  int64_t i(int64_t k) const { return detail::load_scalar(in + k * stride, dtype).i; }
-  void put(int64_t k, const detail::Scalar &v) const { detail::store_scalar(out + k * stride, dtype, v); }
-};
 
 // max - NaN-propagating - then the sum of exp(x - max). A row of -inf has
 // max -inf, x - max NaN, hence NaN everywhere (as PyTorch).
@@ -64,29 +52,28 @@ bool plan_valid(const DimPlan &p, bool allow_int) {
   return dtype_ok && p.outer >= 0 && p.n >= 0 && p.inner >= 0 && (empty || (p.in && p.out));
 }
 
+// Every line of the block, read before written (in == out is safe).
 template <typename Fn>
-void for_each_line(const DimPlan &p, Fn fn) {
+void each_line(const DimPlan &p, Fn fn) {
   const auto es = static_cast<int64_t>(dtype_size(p.dtype));
   const auto *in = static_cast<const char *>(p.in);
   auto *out = static_cast<char *>(p.out);
-  for (int64_t o = 0; o < p.outer; ++o)
-    for (int64_t i = 0; i < p.inner; ++i) {
-      int64_t first = (o * p.n * p.inner + i) * es;
-      fn(Line{in + first, out + first, p.inner * es, p.dtype});
-    }
+  for_each_line(p.outer, p.n, p.inner, es, [&](int64_t first, int64_t) {
+    fn(Line{in + first, out + first, p.inner * es, p.dtype});
+  });
 }
 
 }  // namespace
 
 int softmax(const DimPlan &p, int kind) {
   if (!plan_valid(p, false) || (kind != kSoftmax && kind != kLogSoftmax)) return 1;
-  for_each_line(p, [&](const Line &l) { softmax_line(l, p.n, kind); });
+  each_line(p, [&](const Line &l) { softmax_line(l, p.n, kind); });
   return 0;
 }
 
 int scan(const DimPlan &p, int kind) {
   if (!plan_valid(p, true) || (kind != kCumSum && kind != kCumProd)) return 1;
-  for_each_line(p, [&](const Line &l) { scan_line(l, p.n, kind); });
+  each_line(p, [&](const Line &l) { scan_line(l, p.n, kind); });
   return 0;
 }
 

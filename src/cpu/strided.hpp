@@ -9,60 +9,38 @@
 #pragma once
 #include <cstdint>
 
-#include "tensor_desc.hpp"
+#include "half.hpp"
+#include "layout.hpp"
 
 namespace ek {
 namespace cpu {
 
+// Strides are byte steps (st[k][d]: bytes per index of dim d in tensor k);
+// coalesce() (layout.hpp) gives fewer, longer dims in the same C order, so a
+// contiguous layout walks as one flat loop. Coordinates then refer to the
+// merged dims: callers that read them do not coalesce.
 template <int N>
-struct Strided {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t step[N][kMaxDims] = {};  // bytes per index of each dim, per tensor
+struct Strided : Geometry<N> {
+  using Geometry<N>::ndim;
+  using Geometry<N>::shape;
+  using Geometry<N>::st;
 
-  // t[k] walks at step[k]; a null t[k] (or one without data: an unused
+  // t[k] walks at its strides; a null t[k] (or one without data: an unused
   // operand) stays at offset 0. Each t[k] has at least ndim dims.
-  Strided(int n, const int64_t *sizes, const TensorDesc *const (&t)[N]) : ndim(n) {
+  Strided(int n, const int64_t *sizes, const TensorDesc *const (&t)[N]) {
+    ndim = n;
     for (int d = 0; d < ndim; ++d) {
       shape[d] = sizes[d];
       for (int k = 0; k < N; ++k)
-        step[k][d] = t[k] && t[k]->data
-                         ? t[k]->strides[d] * static_cast<int64_t>(dtype_size(t[k]->dtype))
-                         : 0;
+        st[k][d] = t[k] && t[k]->data ? t[k]->strides[d] * static_cast<int64_t>(dtype_size(t[k]->dtype)) : 0;
     }
-  }
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int d = 0; d < ndim; ++d) n *= shape[d];
-    return n;
-  }
-
-  // Fewer, longer dims, same C order: size-1 dims dropped, a dim merged into
-  // the next when every tensor steps over it as one run. A contiguous layout
-  // becomes one dim, so the walk is a flat loop. Coordinates then refer to
-  // the merged dims: callers that read them do not coalesce.
-  void coalesce() {
-    int m = 0;
-    for (int d = 0; d < ndim; ++d) {
-      if (shape[d] == 1) continue;
-      if (m > 0 && mergeable(m - 1, d)) {
-        shape[m - 1] *= shape[d];
-        for (int k = 0; k < N; ++k) step[k][m - 1] = step[k][d];
-        continue;
-      }
-      shape[m] = shape[d];
-      for (int k = 0; k < N; ++k) step[k][m] = step[k][d];
-      ++m;
-    }
-    ndim = m;
   }
 
   // f(off, idx) for every element in C order: off[k] the byte offset of the
   // element in tensor k, idx its coordinates (ndim of them).
   template <typename F>
   void for_each(F &&f) const {
-    if (numel() == 0) return;
+    if (this->numel() == 0) return;
     int64_t idx[kMaxDims] = {}, off[N] = {};
     if (ndim == 0) {
       f(static_cast<const int64_t *>(off), static_cast<const int64_t *>(idx));
@@ -76,33 +54,45 @@ struct Strided {
       for (idx[last] = 0;;) {  // the innermost dim as a flat loop
         f(static_cast<const int64_t *>(o), static_cast<const int64_t *>(idx));
         if (++idx[last] == n) break;
-        for (int k = 0; k < N; ++k) o[k] += step[k][last];
+        for (int k = 0; k < N; ++k) o[k] += st[k][last];
       }
       idx[last] = 0;
       int d = last - 1;  // odometer over the outer dims
       for (; d >= 0; --d) {
         if (++idx[d] < shape[d]) {
-          for (int k = 0; k < N; ++k) off[k] += step[k][d];
+          for (int k = 0; k < N; ++k) off[k] += st[k][d];
           break;
         }
-        for (int k = 0; k < N; ++k) off[k] -= step[k][d] * (shape[d] - 1);
+        for (int k = 0; k < N; ++k) off[k] -= st[k][d] * (shape[d] - 1);
         idx[d] = 0;
       }
       if (d < 0) return;
     }
   }
-
- private:
-  // Dim a followed by dim b is one run for every tensor: a's step is b's
-  // times b's size. A product that overflows is no step of an existing element.
-  bool mergeable(int a, int b) const {
-    for (int k = 0; k < N; ++k) {
-      int64_t run = 0;
-      if (__builtin_mul_overflow(step[k][b], shape[b], &run) || run != step[k][a]) return false;
-    }
-    return true;
-  }
 };
+
+// One line of a contiguous (outer, n, inner) block - the n elements along
+// the reduced, scanned or softmax dim, stride bytes apart - loaded from in
+// and stored to out. A line of an empty block may have null pointers; it is
+// never read.
+struct Line {
+  const char *in;
+  char *out;
+  int64_t stride;
+  int dtype;
+  double f(int64_t k) const { return detail::load_scalar(in + k * stride, dtype).f; }
+  int64_t i(int64_t k) const { return detail::load_scalar(in + k * stride, dtype).i; }
+  void put(int64_t k, const detail::Scalar &v) const { detail::store_scalar(out + k * stride, dtype, v); }
+};
+
+// f(first, index) for every line of an (outer, n, inner) block of es-byte
+// elements: first the byte offset of its element 0, index = o * inner + i
+// (C order over the block without the line's dim).
+template <typename F>
+void for_each_line(int64_t outer, int64_t n, int64_t inner, int64_t es, F &&f) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) f((o * n * inner + i) * es, o * inner + i);
+}
 
 }  // namespace cpu
 }  // namespace ek
