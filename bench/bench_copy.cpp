@@ -29,7 +29,8 @@ ek_tensor filled(const Env &e, std::vector<int64_t> shape) {
   double step = 1;
   while (n * step > 1024) step /= 2;
   ek_tensor flat = nullptr, out = nullptr;
-  EK_CHECK(ek_arange(e.stream, e.ctx, ek_scalar_float(1.0), ek_scalar_float(1.0 + n * step), ek_scalar_float(step), EK_FLOAT32, &flat));
+  EK_CHECK(ek_arange(e.stream, e.ctx, ek_scalar_float(1.0), ek_scalar_float(1.0 + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &flat));
   EK_CHECK(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out));
   EK_CHECK(ek_tensor_release(flat));
   return out;
@@ -163,7 +164,8 @@ int main(int argc, char **argv) {
     ek_tensor src = filled(e, {n}), dst = empty(e, {n}, EK_FLOAT32);
     std::string op = "copy_f32_" + std::to_string(gib) + "GiB";
     double bytes = 2.0 * n * 4;
-    out.add(op.c_str(), "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 2.9);
+    out.add(op.c_str(), "ek_copy", bytes,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 2.9);
     check(e, op.c_str(), src, dst);
     void *s = info(src).data, *d = info(dst).data;
     out.add(op.c_str(), "cudaMemcpyAsync", bytes, time_ms(e, [&] {
@@ -178,7 +180,8 @@ int main(int argc, char **argv) {
     ek_tensor src = filled(e, {m, m}), t = nullptr, dst = empty(e, {m, m}, EK_FLOAT32);
     EK_CHECK(ek_view_transpose(src, 0, 1, &t));
     double bytes = 2.0 * m * m * 4;
-    out.add("transpose_f32_8192", "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, t, dst)); }), 2.2);
+    out.add("transpose_f32_8192", "ek_copy", bytes,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, t, dst)); }), 2.2);
     check(e, "transpose (ek_copy)", t, dst);
     EK_CHECK(ek_fill(e.stream, poison(), dst));
     out.add("transpose_f32_8192", "ek_contiguous", bytes, time_ms(e, [&] {
@@ -192,7 +195,8 @@ int main(int argc, char **argv) {
   {  // Cast f32 -> f16, 256M elements.
     const int64_t n = int64_t(1) << 28;
     ek_tensor src = filled(e, {n}), dst = empty(e, {n}, EK_FLOAT16);
-    out.add("cast_f32_f16_256M", "ek_copy", 6.0 * n, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 0);
+    out.add("cast_f32_f16_256M", "ek_copy", 6.0 * n,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 0);
     check(e, "cast", src, dst);
     EK_CHECK(ek_tensor_release(src));
     EK_CHECK(ek_tensor_release(dst));

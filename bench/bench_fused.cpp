@@ -29,7 +29,8 @@ ek_tensor filled(const Env &e, int64_t n, double start) {
   ek_tensor t = nullptr;
   double step = 1;
   while (n * step > 1024) step /= 2;
-  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(start), ek_scalar_float(start + n * step), ek_scalar_float(step), EK_FLOAT32, &t));
+  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(start), ek_scalar_float(start + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &t));
   return t;
 }
 

@@ -30,7 +30,8 @@ ek_tensor random_like(const Env &e, std::vector<int64_t> shape) {
   double step = 1;
   while (n * step > 1024) step /= 2;
   ek_tensor flat = nullptr, out = nullptr;
-  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(0.5), ek_scalar_float(0.5 + n * step), ek_scalar_float(step), EK_FLOAT32, &flat));
+  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(0.5), ek_scalar_float(0.5 + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &flat));
   EK_CHECK(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out));
   EK_CHECK(ek_tensor_release(flat));
   return out;
@@ -86,7 +87,8 @@ void softmax(const Env &e) {
     double n = 1;
     for (int64_t d : shape) n *= double(d);
     std::string name = "softmax " + std::to_string(shape[0]) + (shape.size() > 1 ? "x" + std::to_string(shape[1]) : "");
-    report(name.c_str(), 8.0 * n, time_ms(e, [&] { EK_CHECK(ek_softmax(e.s, EK_SOFTMAX_PLAIN, x, -1, &out)); }));
+    report(name.c_str(), 8.0 * n,
+           time_ms(e, [&] { EK_CHECK(ek_softmax(e.s, EK_SOFTMAX_PLAIN, x, -1, &out)); }));
     for (ek_tensor t : {x, out}) EK_CHECK(ek_tensor_release(t));
   }
 }

@@ -84,7 +84,8 @@ class ScopedEnv {
 template <typename T>
 ek_scalar scalar(T v) {
   if constexpr (std::is_same<T, bool>::value) return ek_scalar_bool(v);
-  else if constexpr (std::is_floating_point<T>::value) return ek_scalar_float(static_cast<double>(v));
+  else if constexpr (std::is_floating_point<T>::value)
+    return ek_scalar_float(static_cast<double>(v));
   else if constexpr (std::is_signed<T>::value) return ek_scalar_int(v);
   else return ek_scalar_uint(v);
 }

@@ -597,8 +597,9 @@ void add_reduce(std::vector<Row> *rows) {
     rows->push_back({mn ? "min_dim" : "max_dim", all_dtypes(), {{Gen::kPlain}}, dim_sets,
                      [mn](const std::vector<ek_tensor> &in, const Set &s, Outs *out) {
                        ek_tensor v = nullptr, i = nullptr;
-                       ek_status st = ek_reduce_with_indices(nullptr, mn ? EK_REDUCE_MIN : EK_REDUCE_MAX,
-                                                             in[0], s.dims[0], s.keepdim, &v, &i);
+                       ek_status st =
+                           ek_reduce_with_indices(nullptr, mn ? EK_REDUCE_MIN : EK_REDUCE_MAX,
+                                                  in[0], s.dims[0], s.keepdim, &v, &i);
                        out->push_back(v);
                        out->push_back(i);
                        return st;
@@ -648,7 +649,8 @@ void add_matmul(std::vector<Row> *rows) {
   rows->push_back({"gemm", float_dtypes(), {{Gen::kPlain}, {Gen::kPlain}, {Gen::kPlain, -1, false}},
                    gemm_sets, one([](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
                      *o = clone(in[2]);
-                     return ek_gemm(nullptr, ek_scalar_float(1.5), in[0], in[1], ek_scalar_float(0.5), *o);
+                     return ek_gemm(nullptr, ek_scalar_float(1.5), in[0], in[1],
+                                    ek_scalar_float(0.5), *o);
                    }),
                    kMatmul, true});
 }
@@ -748,7 +750,8 @@ void add_random(std::vector<Row> *rows) {
     Row row{d.name, d.dts, {{Gen::kPlain}}, {{{{}}}, {{{0, 3}}}, {{{300, 70}}}, {{{(1 << 16) + 3}}}},
             [d](const std::vector<ek_tensor> &in, const Set &, Outs *out) {
               // Counters cross 2^32 in the middle of the tensor.
-              const ek_philox_state s{sizeof(ek_philox_state), 0xfeedfacecafebeefull, (uint64_t(1) << 32) - 5000};
+              const ek_philox_state s{sizeof(ek_philox_state), 0xfeedfacecafebeefull,
+                                      (uint64_t(1) << 32) - 5000};
               ek_tensor t = in[0];
               EXPECT_EQ(ek_tensor_retain(t), EK_SUCCESS);
               out->push_back(t);
@@ -767,7 +770,8 @@ void add_random(std::vector<Row> *rows) {
                EXPECT_EQ(ek_random_set_seed(c, 5), EK_SUCCESS);
                EXPECT_EQ(ek_tensor_retain(t), EK_SUCCESS);
                out->push_back(t);
-               return ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), nullptr, t);
+               return ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1),
+                                nullptr, t);
              }};
   seeded.expandable = false;
   rows->push_back(seeded);

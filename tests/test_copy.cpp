@@ -17,8 +17,10 @@ class Copy : public ektest::DeviceTest {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
     ek_tensor flat = nullptr, out = nullptr;
-    EXPECT_EQ(ek_arange(nullptr, c ? c : ctx, ek_scalar_int(1), ek_scalar_int(n + 1), ek_scalar_int(1), dtype, &flat),
-              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_arange(nullptr, c ? c : ctx, ek_scalar_int(1), ek_scalar_int(n + 1),
+                        ek_scalar_int(1), dtype, &flat),
+              EK_SUCCESS)
+        << ek_last_error();
     EXPECT_EQ(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out),
               EK_SUCCESS) << ek_last_error();
     ek_tensor_release(flat);
@@ -26,8 +28,10 @@ class Copy : public ektest::DeviceTest {
   }
   ek_tensor empty(std::vector<int64_t> shape, ek_dtype dtype = EK_FLOAT32) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_empty(nullptr, ctx, static_cast<int>(shape.size()), shape.data(), dtype, &t),
-              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(
+        ek_tensor_empty(nullptr, ctx, static_cast<int>(shape.size()), shape.data(), dtype, &t),
+        EK_SUCCESS)
+        << ek_last_error();
     EXPECT_EQ(ek_fill(nullptr, ektest::scalar(99), t), EK_SUCCESS);  // poison
     return t;
   }
@@ -147,7 +151,8 @@ TEST_P(Copy, FillEveryDtypeIncludingExactInt64) {
   const int64_t huge = (int64_t{1} << 62) + 1;  // not representable as a double
   EK_OK(ek_fill(nullptr, ektest::scalar(huge), big));
   EXPECT_EQ(to_host<int64_t>(big), (std::vector<int64_t>{huge, huge}));
-  EK_FAILS(ek_fill(nullptr, ektest::scalar(NAN), big), EK_ERROR_INVALID_ARGUMENT, "does not fit the integer dtype");
+  EK_FAILS(ek_fill(nullptr, ektest::scalar(NAN), big), EK_ERROR_INVALID_ARGUMENT,
+           "does not fit the integer dtype");
 }
 
 // ek_scalar's rule: exact where the value fits, an error naming it where it
@@ -157,7 +162,8 @@ TEST_P(Copy, FillOfAValueThatDoesNotFitIsAnError) {
   Tensor i8(empty({2}, EK_INT8)), u8(empty({2}, EK_UINT8)), i64(empty({2}, EK_INT64));
   EK_FAILS(ek_fill(nullptr, scalar(300), i8), EK_ERROR_INVALID_ARGUMENT,
            "ek_fill: value 300 does not fit the integer dtype int8 (range -128..127)");
-  EK_FAILS(ek_fill(nullptr, scalar(128.0), i8), EK_ERROR_INVALID_ARGUMENT, "value 128 does not fit");
+  EK_FAILS(ek_fill(nullptr, scalar(128.0), i8), EK_ERROR_INVALID_ARGUMENT,
+           "value 128 does not fit");
   EK_FAILS(ek_fill(nullptr, scalar(-INFINITY), i8), EK_ERROR_INVALID_ARGUMENT, "value -inf");
   EK_FAILS(ek_fill(nullptr, scalar(-1), u8), EK_ERROR_INVALID_ARGUMENT, "uint8");
   EK_FAILS(ek_fill(nullptr, scalar(9.25e18), i64), EK_ERROR_INVALID_ARGUMENT, "int64");
@@ -244,35 +250,53 @@ TEST_P(Copy, FloatToIntCastsSaturateForEveryIntegerDtype) {
 
 TEST_P(Copy, IntegerArangeRejectsValuesOutsideItsDtype) {
   ek_tensor bad = nullptr;
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_float(1e300), ek_scalar_float(2e300), ek_scalar_float(1e299), EK_INT64, &bad), EK_ERROR_INVALID_ARGUMENT,
-           "do not fit int64");
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_float(1.2e19), ek_scalar_float(5e18), EK_INT64, &bad), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_float(1e300), ek_scalar_float(2e300),
+                     ek_scalar_float(1e299), EK_INT64, &bad),
+           EK_ERROR_INVALID_ARGUMENT, "do not fit int64");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_float(1.2e19), ek_scalar_float(5e18),
+                     EK_INT64, &bad),
+           EK_ERROR_INVALID_ARGUMENT,
            "do not fit int64");  // the third element, 1e19, is past INT64_MAX
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(300), ek_scalar_int(1), EK_INT8, &bad), EK_ERROR_INVALID_ARGUMENT, "int8");
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(-1), ek_scalar_int(3), ek_scalar_int(1), EK_UINT8, &bad), EK_ERROR_INVALID_ARGUMENT, "uint8");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(300), ek_scalar_int(1), EK_INT8,
+                     &bad),
+           EK_ERROR_INVALID_ARGUMENT, "int8");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(-1), ek_scalar_int(3), ek_scalar_int(1), EK_UINT8,
+                     &bad),
+           EK_ERROR_INVALID_ARGUMENT, "uint8");
   EXPECT_EQ(bad, nullptr);
   Tensor edge, top;
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_float(-0x1p63), ek_scalar_float(-0x1p63 + 4096), ek_scalar_int(2048), EK_INT64, edge.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_float(-0x1p63), ek_scalar_float(-0x1p63 + 4096),
+                  ek_scalar_int(2048), EK_INT64, edge.out()));
   EXPECT_EQ(to_host<int64_t>(edge), (std::vector<int64_t>{INT64_MIN, INT64_MIN + 2048}));
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(256), ek_scalar_int(85), EK_UINT8, top.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(256), ek_scalar_int(85), EK_UINT8,
+                  top.out()));
   EXPECT_EQ(to_host<uint8_t>(top), (std::vector<uint8_t>{0, 85, 170, 255}));
 }
 
 TEST_P(Copy, ArangeFollowsNumPy) {
   Tensor a, b, c, e;
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(1), ek_scalar_float(0.25), EK_FLOAT64, a.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(1), ek_scalar_float(0.25),
+                  EK_FLOAT64, a.out()));
   EXPECT_EQ(to_host<double>(a), (std::vector<double>{0, 0.25, 0.5, 0.75}));
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(10), ek_scalar_int(0), ek_scalar_int(-3), EK_INT64, b.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(10), ek_scalar_int(0), ek_scalar_int(-3), EK_INT64,
+                  b.out()));
   EXPECT_EQ(to_host<int64_t>(b), (std::vector<int64_t>{10, 7, 4, 1}));
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(5), ek_scalar_int(5), ek_scalar_int(1), EK_INT32, e.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(5), ek_scalar_int(5), ek_scalar_int(1), EK_INT32,
+                  e.out()));
   EXPECT_TRUE(to_host<int32_t>(e).empty());
   ek_tensor bad = nullptr;
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(1), ek_scalar_int(0), EK_FLOAT32, &bad), EK_ERROR_INVALID_ARGUMENT, "step nonzero");
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_float(0.5), ek_scalar_int(3), ek_scalar_int(1), EK_INT32, &bad), EK_ERROR_INVALID_ARGUMENT,
-           "needs integral start and step");
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(3), ek_scalar_int(1), EK_BOOL, &bad), EK_ERROR_DTYPE, "numeric dtype");
-  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_float(1e300), ek_scalar_float(1e-300), EK_FLOAT64, &bad), EK_ERROR_OVERFLOW,
-           "too many elements");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(1), ek_scalar_int(0), EK_FLOAT32,
+                     &bad),
+           EK_ERROR_INVALID_ARGUMENT, "step nonzero");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_float(0.5), ek_scalar_int(3), ek_scalar_int(1),
+                     EK_INT32, &bad),
+           EK_ERROR_INVALID_ARGUMENT, "needs integral start and step");
+  EK_FAILS(
+      ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(3), ek_scalar_int(1), EK_BOOL, &bad),
+      EK_ERROR_DTYPE, "numeric dtype");
+  EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_float(1e300),
+                     ek_scalar_float(1e-300), EK_FLOAT64, &bad),
+           EK_ERROR_OVERFLOW, "too many elements");
   EXPECT_EQ(bad, nullptr);
 }
 
@@ -301,7 +325,8 @@ TEST_P(Copy, RejectsBadArguments) {
   EK_OK(ek_view_expand(row, 2, shape, expanded.out()));
   EK_FAILS(ek_copy(nullptr, a, expanded), EK_ERROR_INVALID_ARGUMENT, "broadcast view");
   EK_FAILS(ek_contiguous(nullptr, a, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
-  EK_FAILS(ek_fill(nullptr, ektest::scalar(1), nullptr), EK_ERROR_NULL_POINTER, "ek_fill: t is NULL");
+  EK_FAILS(ek_fill(nullptr, ektest::scalar(1), nullptr), EK_ERROR_NULL_POINTER,
+           "ek_fill: t is NULL");
   ek_context other = cpu_context();
   ek_stream foreign = nullptr;
   EK_OK(ek_stream_create(other, &foreign));

@@ -562,18 +562,21 @@ TEST_P(Elementwise, BadInputs) {
   EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, nullptr, y.out()), EK_ERROR_NULL_POINTER, "ek_unary");
   EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, f, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, f, nullptr, y.out()), EK_ERROR_NULL_POINTER, "b");
-  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_ADD, nullptr, ek_scalar_int(1), 0, y.out()), EK_ERROR_NULL_POINTER, "a");
+  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_ADD, nullptr, ek_scalar_int(1), 0, y.out()),
+           EK_ERROR_NULL_POINTER, "a");
   EK_FAILS(ek_unary(nullptr, static_cast<ek_unary_op>(999), f, y.out()), EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, static_cast<ek_binary_op>(999), f, f, y.out()), EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, static_cast<ek_binary_op>(-1), f, f, y.out()), EK_ERROR_INVALID_ARGUMENT, "-1");
-  EK_FAILS(ek_binary_scalar(nullptr, static_cast<ek_binary_op>(999), f, ek_scalar_int(1), 0, y.out()), EK_ERROR_INVALID_ARGUMENT,
-           "999");
+  EK_FAILS(
+      ek_binary_scalar(nullptr, static_cast<ek_binary_op>(999), f, ek_scalar_int(1), 0, y.out()),
+      EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, f, g, y.out()), EK_ERROR_SHAPE, "[2,3]");
   EXPECT_NE(std::string(ek_last_error()).find("[4]"), std::string::npos) << ek_last_error();
   EK_FAILS(ek_binary(nullptr, EK_BINARY_BITWISE_AND, f, f, y.out()), EK_ERROR_DTYPE, "float32");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_SHIFT_LEFT, f, f, y.out()), EK_ERROR_DTYPE, "bitwise");
   Tensor i(make({1, 2}, {}, EK_INT32));
-  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_OR, i, ek_scalar_float(0.5), 0, y.out()), EK_ERROR_DTYPE, "float32");
+  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_OR, i, ek_scalar_float(0.5), 0, y.out()),
+           EK_ERROR_DTYPE, "float32");
   Tensor bl(make({1, 0}, {}, EK_BOOL));
   EK_FAILS(ek_unary(nullptr, EK_UNARY_NEG, bl, y.out()), EK_ERROR_DTYPE, "bool");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_SUB, bl, bl, y.out()), EK_ERROR_DTYPE, "bool");

@@ -141,7 +141,9 @@ class Indexing : public ektest::DeviceTest {
     std::vector<uint8_t> b(v.begin(), v.end());
     ek_tensor t = nullptr;
     EXPECT_EQ(ek_tensor_from_host(nullptr, c ? c : ctx, static_cast<int>(shape.size()),
-                                  shape.data(), EK_BOOL, b.data(), &t), EK_SUCCESS) << ek_last_error();
+                                  shape.data(), EK_BOOL, b.data(), &t),
+              EK_SUCCESS)
+        << ek_last_error();
     return t;
   }
 };

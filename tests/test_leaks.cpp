@@ -152,7 +152,8 @@ TEST_P(LeakTest, OpsThatRunOutOfMemoryMidwayLeakNothing) {
   EK_OK(ek_view_transpose(x, 0, 1, xt.out()));  // non-contiguous: ops may copy it first
   EK_OK(ek_binary_scalar(nullptr, EK_BINARY_GT, x, ek_scalar_float(0.0), 0, mask.out()));
   EK_OK(ek_view_slice(mask, 0, 0, 128, 1, mask_rows.out()));  // nonzero: 1 MiB of indices
-  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(idx_n), ek_scalar_int(1), EK_INT64, index.out()));
+  EK_OK(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(idx_n), ek_scalar_int(1), EK_INT64,
+                  index.out()));
   const int dim1 = 1;
   std::vector<std::pair<const char *, std::function<ek_status(ek_tensor *, ek_tensor *)>>> ops = {
       {"matmul", [&](ek_tensor *o, ek_tensor *) { return ek_matmul(nullptr, xt, xt, o); }},

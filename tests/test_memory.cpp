@@ -908,7 +908,8 @@ TEST_P(MemoryTest, RandomizedTraceKeepsBlocksDisjointAndStatsExact) {
     if (live.empty() || rng() % 100 < 55) {
       size_t bytes = random_size(rng);
       void *p = nullptr;
-      ASSERT_EQ(ek_malloc(streams[si], ctx, bytes, &p), EK_SUCCESS) << op << ": " << ek_last_error();
+      ASSERT_EQ(ek_malloc(streams[si], ctx, bytes, &p), EK_SUCCESS)
+          << op << ": " << ek_last_error();
       auto addr = reinterpret_cast<uintptr_t>(p);
       ASSERT_EQ(addr % 512, 0u);
       auto next = live.lower_bound(addr);

@@ -320,8 +320,9 @@ TEST_P(MemoryJsonTest, AnExistingFileIsReplaced) {
 
 TEST_P(MemoryJsonTest, UnwritablePathsAreIoErrorsNamingThePathAndLeaveNoFile) {
   std::string missing = dir + "/no/such/dir/snapshot.json";
-  EK_FAILS(ek_memory_write_snapshot_json(ctx, missing.c_str()), EK_ERROR_IO,
-           "ek_memory_write_snapshot_json: cannot write " + missing + ": No such file or directory");
+  EK_FAILS(
+      ek_memory_write_snapshot_json(ctx, missing.c_str()), EK_ERROR_IO,
+      "ek_memory_write_snapshot_json: cannot write " + missing + ": No such file or directory");
   // A directory at path is not replaced: it cannot be written in place.
   std::string sub = dir + "/taken";
   ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);

@@ -192,7 +192,8 @@ TEST_P(OpTables, ProfilerNamesComeFromTheLists) {
   for (const Op &op : kRandom) {
     const bool randint = std::string(op.name) == "randint";
     EXPECT_EQ(profiled_name([&] {
-                ek_random(nullptr, static_cast<ek_random_dist>(op.value), ek_scalar_int(0), randint ? ek_scalar_int(2) : ek_scalar_float(0.5), nullptr, x);
+                ek_random(nullptr, static_cast<ek_random_dist>(op.value), ek_scalar_int(0),
+                          randint ? ek_scalar_int(2) : ek_scalar_float(0.5), nullptr, x);
               }),
               std::string("random.") + op.name);
   }
@@ -298,9 +299,9 @@ TEST_P(OpTables, RandomTraitsAreTheDocumentedOnes) {
     for (ek_dtype dt : kDtypes) {
       SCOPED_TRACE(std::string(op.name) + " of " + ek_dtype_name(dt));
       Tensor t(make({0, 0, 0}, dt));
-      const ek_status st = ek_random(nullptr, static_cast<ek_random_dist>(op.value),
-                                     ek_scalar_int(0), randint ? ek_scalar_int(2) : ek_scalar_float(0.5), &state,
-                                     t);
+      const ek_status st =
+          ek_random(nullptr, static_cast<ek_random_dist>(op.value), ek_scalar_int(0),
+                    randint ? ek_scalar_int(2) : ek_scalar_float(0.5), &state, t);
       const bool refused = g == "float" ? !is_float(dt) : (g == "no bool" && dt == EK_BOOL);
       EXPECT_EQ(st, refused ? EK_ERROR_DTYPE : EK_SUCCESS) << ek_last_error();
     }

@@ -156,7 +156,8 @@ TEST_P(Profiler, BadArguments) {
   EK_OK(ek_profiler_stop(ctx));
   EK_FAILS(ek_profiler_get_records(ctx, &r, 1, nullptr), EK_ERROR_NULL_POINTER, "count");
   EK_FAILS(ek_profiler_get_records(ctx, nullptr, 1, &n), EK_ERROR_NULL_POINTER, "capacity is 1");
-  EK_FAILS(ek_profiler_get_summary(ctx, text, sizeof text, nullptr), EK_ERROR_NULL_POINTER, "length");
+  EK_FAILS(ek_profiler_get_summary(ctx, text, sizeof text, nullptr), EK_ERROR_NULL_POINTER,
+           "length");
   EK_FAILS(ek_profiler_get_summary(ctx, nullptr, 4, &n), EK_ERROR_NULL_POINTER, "capacity is 4");
   EK_FAILS(ek_profiler_write_chrome_trace(ctx, nullptr), EK_ERROR_NULL_POINTER, "path");
   EK_FAILS(ek_profiler_write_chrome_trace(ctx, "/nonexistent-dir/trace.json"), EK_ERROR_IO,

@@ -77,15 +77,18 @@ class Random : public ektest::DeviceTest {
  protected:
   ek_tensor empty(std::vector<int64_t> shape, ek_dtype dt, ek_context c = nullptr) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_empty(nullptr, c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, &t),
-              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(
+        ek_tensor_empty(nullptr, c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, &t),
+        EK_SUCCESS)
+        << ek_last_error();
     return t;
   }
   // n values of dist drawn into a fresh [n] tensor of dtype under state s.
   std::vector<double> draw(ek_random_dist dist, double a, double b, ek_dtype dt, int64_t n,
                            const ek_philox_state *s) {
     Tensor t(empty({n}, dt));
-    EXPECT_EQ(ek_random(nullptr, dist, ek_scalar_float(a), ek_scalar_float(b), s, t), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_random(nullptr, dist, ek_scalar_float(a), ek_scalar_float(b), s, t), EK_SUCCESS)
+        << ek_last_error();
     return values_of(t);
   }
   ek_philox_state state() {
@@ -101,7 +104,8 @@ TEST_P(Random, FirstElementIsTheKnownAnswer) {
   // int64 randint returns INT64_MIN + W(w0, w1).
   const ek_philox_state zero{sizeof(ek_philox_state), 0, 0};
   Tensor t(empty({1}, EK_INT64));
-  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p63), ek_scalar_float(0x1p63), &zero, t));
+  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p63), ek_scalar_float(0x1p63),
+                  &zero, t));
   EXPECT_EQ(uint64_t(to_host<int64_t>(t)[0]), 0xe169c58d6627e8d5ull ^ 0x8000000000000000ull);
   Tensor u(empty({}, EK_FLOAT32));
   EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &zero, u));
@@ -109,7 +113,8 @@ TEST_P(Random, FirstElementIsTheKnownAnswer) {
 }
 
 TEST_P(Random, ValuesFollowTheDocumentedMapping) {
-  const ek_philox_state s{sizeof(ek_philox_state), 0x0123456789abcdefull, (uint64_t(1) << 32) - 37};  // crosses a 2^32 carry
+  const ek_philox_state s{sizeof(ek_philox_state), 0x0123456789abcdefull,
+                          (uint64_t(1) << 32) - 37};  // crosses a 2^32 carry
   const int64_t n = 300;
   for (bool f64 : {false, true}) {
     SCOPED_TRACE(f64 ? "float64" : "float32");
@@ -128,7 +133,8 @@ TEST_P(Random, ValuesFollowTheDocumentedMapping) {
   }
   Tensor r(empty({n}, EK_INT64)), r64(empty({n}, EK_INT64));
   EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(-1000), ek_scalar_int(999999), &s, r));
-  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p62), ek_scalar_float(0x1p62 + 0x1p61), &s, r64));  // rejection zone is large
+  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p62),
+                  ek_scalar_float(0x1p62 + 0x1p61), &s, r64));  // rejection zone is large
   auto got = to_host<int64_t>(r), got64 = to_host<int64_t>(r64);
   const int64_t base = -(int64_t(1) << 62);
   for (int64_t i = 0; i < n; ++i) {
@@ -286,7 +292,8 @@ TEST_P(Random, ContextGeneratorAdvancesAndReseeds) {
   // Failed calls and zero-size tensors leave the offset where it was.
   const ek_philox_state before = state();
   Tensor t(empty({5}, EK_FLOAT32)), none(empty({0, 4}, EK_FLOAT32));
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(0), nullptr, t), EK_ERROR_INVALID_ARGUMENT, "uniform");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(0), nullptr, t),
+           EK_ERROR_INVALID_ARGUMENT, "uniform");
   EK_OK(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), nullptr, none));
   EXPECT_EQ(state().offset, before.offset);
   // The counter wraps modulo 2^64.
@@ -302,35 +309,61 @@ TEST_P(Random, BadInput) {
   Tensor f(empty({4}, EK_FLOAT32)), i(empty({4}, EK_INT32)), b(empty({4}, EK_BOOL)), h(empty({4}, EK_FLOAT16));
   const ek_philox_state s{sizeof(ek_philox_state), 1, 2};
   const double inf = INFINITY, nan = NAN;
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, nullptr), EK_ERROR_NULL_POINTER, "ek_random");
-  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(7), ek_scalar_int(0), ek_scalar_int(1), &s, f), EK_ERROR_INVALID_ARGUMENT, "7");
-  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(-1), ek_scalar_int(0), ek_scalar_int(1), &s, f), EK_ERROR_INVALID_ARGUMENT, "-1");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, nullptr),
+           EK_ERROR_NULL_POINTER, "ek_random");
+  EK_FAILS(
+      ek_random(nullptr, static_cast<ek_random_dist>(7), ek_scalar_int(0), ek_scalar_int(1), &s, f),
+      EK_ERROR_INVALID_ARGUMENT, "7");
+  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(-1), ek_scalar_int(0), ek_scalar_int(1),
+                     &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "-1");
   // dtypes
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, i), EK_ERROR_DTYPE, "int32");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), &s, b), EK_ERROR_DTYPE, "bool");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(2), &s, b), EK_ERROR_DTYPE, "non-bool");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, i),
+           EK_ERROR_DTYPE, "int32");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), &s, b),
+           EK_ERROR_DTYPE, "bool");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(2), &s, b),
+           EK_ERROR_DTYPE, "non-bool");
   // parameters
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(1), &s, f), EK_ERROR_INVALID_ARGUMENT, "a < b");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_float(inf), &s, f), EK_ERROR_INVALID_ARGUMENT, "finite");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(nan), ek_scalar_int(1), &s, f), EK_ERROR_INVALID_ARGUMENT, "uniform");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(-1e308), ek_scalar_float(1e308), &s, f), EK_ERROR_INVALID_ARGUMENT, "b - a");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(-1), &s, f), EK_ERROR_INVALID_ARGUMENT, "std -1");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_float(nan), ek_scalar_int(1), &s, f), EK_ERROR_INVALID_ARGUMENT, "normal");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(1.5), ek_scalar_int(0), &s, f), EK_ERROR_INVALID_ARGUMENT, "1.5");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(-0.1), ek_scalar_int(0), &s, b), EK_ERROR_INVALID_ARGUMENT, "[0, 1]");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(nan), ek_scalar_int(0), &s, b), EK_ERROR_INVALID_ARGUMENT, "bernoulli");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(0.5), ek_scalar_int(3), &s, i), EK_ERROR_INVALID_ARGUMENT, "integers");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(3), ek_scalar_int(3), &s, i), EK_ERROR_INVALID_ARGUMENT, "b > a");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(0x1p31 + 1), &s, i), EK_ERROR_INVALID_ARGUMENT, "int32");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(-1), ek_scalar_int(3), &s, Tensor(empty({2}, EK_UINT8))),
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "a < b");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_float(inf), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "finite");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(nan), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "uniform");
+  EK_FAILS(
+      ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(-1e308), ek_scalar_float(1e308), &s, f),
+      EK_ERROR_INVALID_ARGUMENT, "b - a");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(-1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "std -1");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_float(nan), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "normal");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(1.5), ek_scalar_int(0), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "1.5");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(-0.1), ek_scalar_int(0), &s, b),
+           EK_ERROR_INVALID_ARGUMENT, "[0, 1]");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(nan), ek_scalar_int(0), &s, b),
+           EK_ERROR_INVALID_ARGUMENT, "bernoulli");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(0.5), ek_scalar_int(3), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "integers");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(3), ek_scalar_int(3), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "b > a");
+  EK_FAILS(
+      ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(0x1p31 + 1), &s, i),
+      EK_ERROR_INVALID_ARGUMENT, "int32");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(-1), ek_scalar_int(3), &s,
+                     Tensor(empty({2}, EK_UINT8))),
            EK_ERROR_INVALID_ARGUMENT, "uint8");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(4096), &s, h), EK_ERROR_INVALID_ARGUMENT, "float16");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(inf), &s, i), EK_ERROR_INVALID_ARGUMENT, "randint");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(4096), &s, h),
+           EK_ERROR_INVALID_ARGUMENT, "float16");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(inf), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "randint");
   // A broadcast view's elements alias.
   Tensor one(empty({1}, EK_FLOAT32)), bcast;
   const int64_t four = 4;
   EK_OK(ek_view_expand(one, 1, &four, bcast.out()));
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, bcast), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, bcast),
+           EK_ERROR_INVALID_ARGUMENT, "broadcast");
   // The generator functions.
   ek_philox_state out = EK_PHILOX_STATE_INIT;
   EK_FAILS(ek_random_set_seed(nullptr, 1), EK_ERROR_NULL_POINTER, "ek_random_set_seed");

@@ -307,7 +307,8 @@ TEST_P(Reduce, VarAndStdWithCorrection) {
     for (int sq : {0, 1})
       for (const std::vector<int> &dims : {std::vector<int>{}, {0}, {1}}) {
         Tensor out;
-        EK_OK(ek_var(nullptr, sq ? EK_VAR_STD : EK_VAR_VARIANCE, x, static_cast<int>(dims.size()), dims.data(), corr, 1, out.out()));
+        EK_OK(ek_var(nullptr, sq ? EK_VAR_STD : EK_VAR_VARIANCE, x, static_cast<int>(dims.size()),
+                     dims.data(), corr, 1, out.out()));
         EXPECT_EQ(shape_of(out).size(), 2u);
         Groups g = group_by(shape, xs, dims);
         auto got = values_of(out);
@@ -327,7 +328,8 @@ TEST_P(Reduce, MaxDimValuesAndFirstIndices) {
   Tensor x(make({3, 4}, EK_FLOAT32, v));
   for (int take_min : {0, 1}) {
     Tensor vals, idx;
-    EK_OK(ek_reduce_with_indices(nullptr, take_min ? EK_REDUCE_MIN : EK_REDUCE_MAX, x, 1, 0, vals.out(), idx.out()));
+    EK_OK(ek_reduce_with_indices(nullptr, take_min ? EK_REDUCE_MIN : EK_REDUCE_MAX, x, 1, 0,
+                                 vals.out(), idx.out()));
     EXPECT_EQ(dtype_of(vals), EK_FLOAT32);
     EXPECT_EQ(dtype_of(idx), EK_INT64);
     auto vv = to_host<float>(vals);
@@ -375,12 +377,15 @@ TEST_P(Reduce, BadInputsFailWithMessages) {
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 2, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "dims");
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MEAN, i, 0, nullptr, 0, &out), EK_ERROR_DTYPE, "int32");
   EK_FAILS(ek_var(nullptr, EK_VAR_VARIANCE, i, 0, nullptr, 1, 0, &out), EK_ERROR_DTYPE, "int32");
-  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 2, 0, &out, &idx), EK_ERROR_INDEX, "2");
-  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 0, 0, nullptr, &idx), EK_ERROR_NULL_POINTER, "values");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 2, 0, &out, &idx), EK_ERROR_INDEX,
+           "2");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 0, 0, nullptr, &idx),
+           EK_ERROR_NULL_POINTER, "values");
   Tensor e;
   int64_t shape[2] = {2, 0};
   EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, e.out()));
-  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, e, 1, 0, &out, &idx), EK_ERROR_SHAPE, "empty");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, e, 1, 0, &out, &idx), EK_ERROR_SHAPE,
+           "empty");
   EXPECT_EQ(out, nullptr);
   EXPECT_EQ(idx, nullptr);
 }

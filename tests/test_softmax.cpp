@@ -266,7 +266,8 @@ TEST_P(Softmax, InfinitiesNaNAndLargeValues) {
 TEST_P(Softmax, BadInputsFailWithMessages) {
   Tensor x(make({2, 3}, EK_FLOAT32, random_values(6, 2, -4, 4)));
   ek_tensor out = nullptr;
-  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "ek_softmax");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, nullptr, 0, &out), EK_ERROR_NULL_POINTER,
+           "ek_softmax");
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 2, &out), EK_ERROR_INDEX, "dim 2");
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, -3, &out), EK_ERROR_INDEX, "-3");
@@ -291,12 +292,14 @@ TEST_P(Softmax, BadInputsFailWithMessages) {
   EK_OK(ek_view_slice(wide, 1, 1, 4, 1, right.out()));
   const auto before = values_of(wide);
   out = right.t;
-  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, left, 1, &out), EK_ERROR_INVALID_ARGUMENT, "overlaps");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, left, 1, &out), EK_ERROR_INVALID_ARGUMENT,
+           "overlaps");
   EXPECT_EQ(values_of(wide), before);
   Tensor row(make({1, 3}, EK_FLOAT32, {1, 2, 3})), expanded;
   EK_OK(ek_view_expand(row, 2, s2, expanded.out()));
   out = expanded.t;
-  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &out), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &out), EK_ERROR_INVALID_ARGUMENT,
+           "broadcast");
 }
 
 TEST_P(Softmax, RunsAreBitwiseIdentical) {

@@ -303,7 +303,8 @@ TEST_P(StreamTest, EventsOfDifferentContextsAreRejected) {
   EK_OK(ek_event_record(nullptr, e));
   EK_OK(ek_event_record(nullptr, foreign));
   float ms = 0;
-  EK_FAILS(ek_event_get_elapsed_ms(e, foreign, &ms), EK_ERROR_INVALID_ARGUMENT, "different contexts");
+  EK_FAILS(ek_event_get_elapsed_ms(e, foreign, &ms), EK_ERROR_INVALID_ARGUMENT,
+           "different contexts");
   EK_FAILS(ek_stream_wait_event(s, foreign), EK_ERROR_INVALID_ARGUMENT, "different contexts");
   EK_FAILS(ek_event_record(s, foreign), EK_ERROR_INVALID_ARGUMENT, "another context");
   EK_OK(ek_event_destroy(foreign));

@@ -420,8 +420,10 @@ TEST_P(Tensors, AccessorsRejectNullArguments) {
            "ek_tensor_get_info: t is NULL");
   EK_FAILS(ek_tensor_get_info(t, nullptr), EK_ERROR_NULL_POINTER,
            "ek_tensor_get_info: info is NULL");
-  EK_FAILS(ek_tensor_get_data(nullptr, &data), EK_ERROR_NULL_POINTER, "ek_tensor_get_data: t is NULL");
-  EK_FAILS(ek_tensor_get_data(t, nullptr), EK_ERROR_NULL_POINTER, "ek_tensor_get_data: data is NULL");
+  EK_FAILS(ek_tensor_get_data(nullptr, &data), EK_ERROR_NULL_POINTER,
+           "ek_tensor_get_data: t is NULL");
+  EK_FAILS(ek_tensor_get_data(t, nullptr), EK_ERROR_NULL_POINTER,
+           "ek_tensor_get_data: data is NULL");
   EK_FAILS(ek_tensor_get_context(nullptr, &got), EK_ERROR_NULL_POINTER,
            "ek_tensor_get_context: t is NULL");
   EK_FAILS(ek_tensor_get_context(t, nullptr), EK_ERROR_NULL_POINTER,

@@ -324,11 +324,14 @@ TEST_P(Ternary, AxpbyIntegersAndInPlace) {
   EXPECT_EQ(o, y.t);
   EXPECT_EQ(values_of(y), (std::vector<double>{-7, -26, -21}));
   Tensor u(make1({250, 3}, EK_UINT8)), uo;
-  EK_OK(ek_axpby(nullptr, ek_scalar_int(1), u, ek_scalar_int(1), u, uo.out()));  // wraps as uint8 addition does
+  EK_OK(ek_axpby(nullptr, ek_scalar_int(1), u, ek_scalar_int(1), u,
+                 uo.out()));  // wraps as uint8 addition does
   EXPECT_EQ(values_of(uo), (std::vector<double>{244, 6}));
   Tensor none;
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_float(0.5), x, ek_scalar_int(1), y, none.out()), EK_ERROR_INVALID_ARGUMENT, "alpha");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), x, ek_scalar_float(NAN), y, none.out()), EK_ERROR_INVALID_ARGUMENT, "beta");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_float(0.5), x, ek_scalar_int(1), y, none.out()),
+           EK_ERROR_INVALID_ARGUMENT, "alpha");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), x, ek_scalar_float(NAN), y, none.out()),
+           EK_ERROR_INVALID_ARGUMENT, "beta");
   // Accumulating in place on a transposed float tensor.
   Tensor m(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32)), mt, g(make({1, 1, 1, 1, 1, 1}, {3, 2}, EK_FLOAT32));
   EK_OK(ek_view_transpose(m, 0, 1, mt.out()));
@@ -347,8 +350,10 @@ TEST_P(Ternary, AliasingExactOrRejected) {
   const ek_scalar lo = ek_scalar_int(2);
   EK_FAILS(ek_clamp(nullptr, lo_view, &lo, nullptr, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps x");
   EK_FAILS(ek_where(nullptr, c, lo_view, lo_view, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps a");
-  EK_FAILS(ek_lerp(nullptr, hi_view, lo_view, ek_scalar_float(0.5), &o), EK_ERROR_INVALID_ARGUMENT, "overlaps end");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), hi_view, ek_scalar_int(1), lo_view, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps y");
+  EK_FAILS(ek_lerp(nullptr, hi_view, lo_view, ek_scalar_float(0.5), &o), EK_ERROR_INVALID_ARGUMENT,
+           "overlaps end");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), hi_view, ek_scalar_int(1), lo_view, &o),
+           EK_ERROR_INVALID_ARGUMENT, "overlaps y");
   EXPECT_EQ(values_of(big), (std::vector<double>{1, 2, 3, 4, 5})) << "failed calls write nothing";
   // out == a exactly is in place.
   Tensor b(make1({-1, -2, -3, -4}, EK_FLOAT32));
@@ -370,25 +375,32 @@ TEST_P(Ternary, BadInputs) {
   EK_FAILS(ek_where(nullptr, c, f, f, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_clamp(nullptr, nullptr, &one, &one, y.out()), EK_ERROR_NULL_POINTER, "ek_clamp");
   EK_FAILS(ek_clamp(nullptr, f, &one, &one, nullptr), EK_ERROR_NULL_POINTER, "out");
-  EK_FAILS(ek_lerp(nullptr, f, nullptr, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER, "end");
-  EK_FAILS(ek_lerp(nullptr, nullptr, f, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER, "start");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), nullptr, y.out()), EK_ERROR_NULL_POINTER, "y");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), nullptr, ek_scalar_int(1), f, y.out()), EK_ERROR_NULL_POINTER, "x");
+  EK_FAILS(ek_lerp(nullptr, f, nullptr, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER,
+           "end");
+  EK_FAILS(ek_lerp(nullptr, nullptr, f, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER,
+           "start");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), nullptr, y.out()),
+           EK_ERROR_NULL_POINTER, "y");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), nullptr, ek_scalar_int(1), f, y.out()),
+           EK_ERROR_NULL_POINTER, "x");
   EK_FAILS(ek_where(nullptr, c, f, g, y.out()), EK_ERROR_SHAPE, "[2,3]");
   EK_FAILS(ek_lerp(nullptr, f, g, ek_scalar_float(0.5), y.out()), EK_ERROR_SHAPE, "[4]");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), g, y.out()), EK_ERROR_SHAPE, "not broadcastable");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), g, y.out()), EK_ERROR_SHAPE,
+           "not broadcastable");
   EXPECT_EQ(y.t, nullptr);  // failures leave *out alone
   Tensor wrong_shape(make({0, 0, 0}, {3}, EK_FLOAT32)), wrong_dtype(make({0, 0, 0, 0, 0, 0}, {2, 3}, EK_FLOAT64));
   ek_tensor o = wrong_shape.t;
   EK_FAILS(ek_where(nullptr, c, f, f, &o), EK_ERROR_SHAPE, "[3]");
   EK_FAILS(ek_clamp(nullptr, f, &one, nullptr, &o), EK_ERROR_SHAPE, "[3]");
   o = wrong_dtype.t;
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), f, &o), EK_ERROR_DTYPE, "float64");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), f, &o), EK_ERROR_DTYPE,
+           "float64");
   EK_FAILS(ek_lerp(nullptr, f, f, ek_scalar_float(0.5), &o), EK_ERROR_DTYPE, "float32");
   ek_context other = cpu_context();
   Tensor elsewhere(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32, other));
   EK_FAILS(ek_where(nullptr, c, f, elsewhere, y.out()), EK_ERROR_INVALID_ARGUMENT, "different contexts");
-  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), elsewhere, ek_scalar_int(1), f, y.out()), EK_ERROR_INVALID_ARGUMENT, "different contexts");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), elsewhere, ek_scalar_int(1), f, y.out()),
+           EK_ERROR_INVALID_ARGUMENT, "different contexts");
   ek_tensor_release(elsewhere.t);
   elsewhere.t = nullptr;
   EXPECT_EQ(ek_context_destroy(other), EK_SUCCESS) << ek_last_error();
