@@ -377,6 +377,10 @@ TEST_P(Reduce, BadInputsFailWithMessages) {
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 2, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "dims");
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MEAN, i, 0, nullptr, 0, &out), EK_ERROR_DTYPE, "int32");
   EK_FAILS(ek_var(nullptr, EK_VAR_VARIANCE, i, 0, nullptr, 1, 0, &out), EK_ERROR_DTYPE, "int32");
+  EK_FAILS(ek_var(nullptr, static_cast<ek_var_kind>(7), x, 0, nullptr, 1, 0, &out),
+           EK_ERROR_INVALID_ARGUMENT, "7");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_SUM, x, 0, 0, &out, &idx),
+           EK_ERROR_INVALID_ARGUMENT, "ek_reduce_with_indices");
   EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 2, 0, &out, &idx), EK_ERROR_INDEX,
            "2");
   EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 0, 0, nullptr, &idx),

@@ -291,6 +291,8 @@ TEST_P(Scan, BadInputsFailWithMessages) {
   EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 2, &out), EK_ERROR_INDEX, "dim 2");
   EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_scan(nullptr, static_cast<ek_scan_op>(7), x, 0, &out), EK_ERROR_INVALID_ARGUMENT,
+           "7");
   EXPECT_EQ(out, nullptr);
   Tensor wrong_shape, wrong_dtype;
   const int64_t s3[2] = {3, 2}, s2[2] = {2, 3};

@@ -271,6 +271,8 @@ TEST_P(Softmax, BadInputsFailWithMessages) {
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 2, &out), EK_ERROR_INDEX, "dim 2");
   EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_softmax(nullptr, static_cast<ek_softmax_kind>(7), x, 0, &out),
+           EK_ERROR_INVALID_ARGUMENT, "7");
   for (ek_dtype dt : {EK_INT32, EK_BOOL, EK_UINT8, EK_INT64}) {
     Tensor i(make({2}, dt, {1, 0}));
     EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, i, 0, &out), EK_ERROR_DTYPE, ek_dtype_name(dt));
