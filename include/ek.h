@@ -822,7 +822,8 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
  *  category (bool < integer < float) only raises a's (int tensor + 2.5:
  *  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An
  *  integer scalar takes part exactly in integer arithmetic (int64 tensor +
- *  2^62 + 1 is exact) and is converted to a float compute type once.
+ *  2^62 + 1 is exact; a uint64 scalar above INT64_MAX there is
+ *  EK_ERROR_INVALID_ARGUMENT) and is converted to a float compute type once.
  *  Otherwise as ek_binary. */
 EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a,
                                   ek_scalar scalar, int scalar_first, ek_tensor *out);
@@ -913,8 +914,8 @@ EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_sc
  *  accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and
  *  beta are applied in the compute type (float: fma(alpha, x, beta * y)); with
  *  integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT
- *  otherwise, as PyTorch's alpha; an integer kind is exact) and the
- *  arithmetic wraps. */
+ *  otherwise, as PyTorch's alpha; an integer kind is exact, a uint64 above
+ *  INT64_MAX is refused) and the arithmetic wraps. */
 EK_API ek_status ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_scalar beta,
                           ek_tensor y, ek_tensor *out);
 

@@ -120,9 +120,7 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
     EK_CHECK(parse_log_level(v, &cfg->log_level), EK_ERROR_INVALID_ARGUMENT,
              "EK_LOG_LEVEL=\"%s\" is not one of off, error, warn, info, debug", v);
   if (!given) return EK_SUCCESS;
-  EK_CHECK(given->version >= 1 && given->version <= EK_CONTEXT_CONFIG_VERSION,
-           EK_ERROR_INVALID_ARGUMENT, "config->version is %u; this library knows 1..%d",
-           given->version, EK_CONTEXT_CONFIG_VERSION);
+  EK_CHECK_STRUCT(given, ek_context_config);
   EK_CHECK(given->memory_fraction >= 0 && given->memory_fraction <= 1,
            EK_ERROR_INVALID_ARGUMENT, "config->memory_fraction %g is not in (0, 1]",
            given->memory_fraction);
@@ -209,7 +207,7 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_device_count(ek_device_type type, int *count) {
+EK_API ek_status ek_device_get_count(ek_device_type type, int *count) {
   EK_API_ENTRY;
   EK_CHECK_NULL(count);
   const int t = raw_enum(type);
@@ -222,14 +220,19 @@ EK_API ek_status ek_device_count(ek_device_type type, int *count) {
 EK_API ek_status ek_device_get_info(ek_device device, ek_device_info *info) {
   EK_API_ENTRY;
   EK_CHECK_NULL(info);
+  EK_CHECK_STRUCT(info, ek_device_info);
   EK_FORWARD(check_device(device));
-  if (device.type == EK_CUDA) return gpu::device_info(device.index, info);
-  std::memset(info, 0, sizeof *info);
-  std::strncpy(info->name, "cpu", sizeof info->name - 1);
-  info->type = EK_CPU;
-  info->multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
-  uint64_t pages = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES));
-  info->total_memory = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  ek_device_info d{};
+  if (device.type == EK_CUDA) {
+    EK_FORWARD(gpu::device_info(device.index, &d));
+  } else {
+    std::strncpy(d.name, "cpu", sizeof d.name - 1);
+    d.type = EK_CPU;
+    d.multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
+    uint64_t pages = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES));
+    d.total_memory = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  }
+  write_struct(info, d, info->struct_size);
   return EK_SUCCESS;
 }
 
@@ -298,8 +301,9 @@ EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(config);
+  EK_CHECK_STRUCT(config, ek_context_config);
   std::lock_guard<std::mutex> lock(ctx->config_mutex);
-  *config = ctx->config;
+  write_struct(config, ctx->config, config->struct_size);
   return EK_SUCCESS;
 }
 
@@ -311,7 +315,7 @@ EK_API ek_status ek_context_synchronize(ek_context ctx) {
   return gpu::device_synchronize();
 }
 
-EK_API ek_status ek_context_default_stream(ek_context ctx, ek_stream *out) {
+EK_API ek_status ek_context_get_default_stream(ek_context ctx, ek_stream *out) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);

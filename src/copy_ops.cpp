@@ -16,12 +16,74 @@
 namespace ek {
 namespace {
 
-// Integer dtypes: start and step are integral and checked to fit (arange_count).
-ek_status backend_arange(ek_context ctx, ek_stream s, const TensorDesc &d, double start,
-                         double step) {
-  const bool is_int = !dtype_is_float(d.dtype);
-  const int64_t istart = is_int ? static_cast<int64_t>(start) : 0, istep = is_int ? static_cast<int64_t>(step) : 0;
-  return ctx->backend->arange(ctx, s, d, start, step, istart, istep);
+struct ArangePlan {
+  int64_t count = 0;
+  double start = 0, step = 0;    // float dtypes
+  int64_t istart = 0, istep = 0; // integer dtypes
+};
+
+std::string arange_args(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step) {
+  return "arange(" + format_scalar(start) + ", " + format_scalar(stop) + ", " +
+         format_scalar(step) + ")";
+}
+
+// Float dtypes: in double, element k = start + k * step.
+ek_status plan_float_arange(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step,
+                            ArangePlan *plan) {
+  const double a = scalar_to_double(start), b = scalar_to_double(stop), d = scalar_to_double(step);
+  EK_CHECK(std::isfinite(a) && std::isfinite(b) && std::isfinite(d) && d != 0,
+           EK_ERROR_INVALID_ARGUMENT, "%s: bounds must be finite, step nonzero",
+           arange_args(start, stop, step).c_str());
+  const double count = std::ceil((b - a) / d);
+  EK_CHECK(count < 9.0e18, EK_ERROR_OVERFLOW, "%s has too many elements",
+           arange_args(start, stop, step).c_str());
+  plan->count = count > 0 ? static_cast<int64_t>(count) : 0;
+  plan->start = a;
+  plan->step = d;
+  return EK_SUCCESS;
+}
+
+// stop as an exact integer; beyond +-2^126 it is clamped there, which keeps
+// the count's sign and leaves the elements outside int64 all the same.
+__int128 clamped_stop(const ek_scalar &stop) {
+  constexpr double kLimit = 0x1p126;
+  switch (raw_enum(stop.kind)) {
+    case EK_SCALAR_UINT64: return static_cast<__int128>(stop.u);
+    case EK_SCALAR_FLOAT64:
+      return static_cast<__int128>(stop.f > kLimit ? kLimit : stop.f < -kLimit ? -kLimit : stop.f);
+    default: return stop.i;
+  }
+}
+
+// Integer dtypes: exact in integers (int128 for the count), every element
+// checked to fit dtype.
+ek_status plan_int_arange(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step,
+                          ek_dtype dtype, ArangePlan *plan) {
+  const std::string args = arange_args(start, stop, step);
+  EK_CHECK(scalar_is_integral(start) && scalar_is_integral(stop) && scalar_is_integral(step),
+           EK_ERROR_INVALID_ARGUMENT,
+           "%s for %s needs integral start and step, and an integral stop", args.c_str(),
+           ek_dtype_name(dtype));
+  int64_t a = 0, d = 0;
+  const bool fits = scalar_to_int64(start, &a) && scalar_to_int64(step, &d);
+  EK_CHECK(!fits || d != 0, EK_ERROR_INVALID_ARGUMENT, "%s: step must be nonzero", args.c_str());
+  __int128 count = 0, last = a;
+  if (fits) {
+    const __int128 span = clamped_stop(stop) - a;  // ceil(span / d), as arange's length
+    count = span / d + ((span % d != 0) && ((span > 0) == (d > 0)) ? 1 : 0);
+    if (count < 0) count = 0;
+    if (count > 0) last = a + (count - 1) * d;
+  }
+  const bool ok = fits && (count == 0 || (a >= detail::int_min(dtype) && a <= detail::int_max(dtype) &&
+                                          last >= detail::int_min(dtype) &&
+                                          last <= detail::int_max(dtype)));
+  EK_CHECK(ok, EK_ERROR_INVALID_ARGUMENT, "%s: the values do not fit %s", args.c_str(),
+           ek_dtype_name(dtype));
+  EK_CHECK(count <= INT64_MAX, EK_ERROR_OVERFLOW, "%s has too many elements", args.c_str());
+  plan->count = static_cast<int64_t>(count);
+  plan->istart = a;
+  plan->istep = d;
+  return EK_SUCCESS;
 }
 
 }  // namespace
@@ -207,34 +269,6 @@ ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
   return EK_SUCCESS;
 }
 
-// Integer arange: start, and the last of n elements (computed exactly), must
-// fit dtype; step must fit int64 (the kernels' arithmetic).
-ek_status check_int_arange(double start, double stop, double step, int64_t n, ek_dtype dtype) {
-  const bool in_i64 = step >= -0x1p63 && step < 0x1p63;
-  bool ok = in_i64 && start >= double(detail::int_min(dtype)) && start < detail::int_above(dtype);
-  int64_t last = ok ? static_cast<int64_t>(start) : 0;
-  if (ok && n > 1) {
-    int64_t span = 0;
-    ok = !__builtin_mul_overflow(n - 1, static_cast<int64_t>(step), &span) &&
-         !__builtin_add_overflow(last, span, &last) && last >= detail::int_min(dtype) &&
-         last <= detail::int_max(dtype);
-  }
-  EK_CHECK(ok, EK_ERROR_INVALID_ARGUMENT, "arange(%g, %g, %g): the values do not fit %s", start,
-           stop, step, ek_dtype_name(dtype));
-  return EK_SUCCESS;
-}
-
-std::string format_scalar(const ek_scalar &v) {
-  char buf[64];
-  switch (v.kind) {
-    case EK_SCALAR_BOOL: return v.i ? "true" : "false";
-    case EK_SCALAR_INT64: std::snprintf(buf, sizeof buf, "%" PRId64, v.i); break;
-    case EK_SCALAR_UINT64: std::snprintf(buf, sizeof buf, "%" PRIu64, v.u); break;
-    default: std::snprintf(buf, sizeof buf, "%.17g", v.f); break;
-  }
-  return buf;
-}
-
 ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
   EK_CHECK(!writes_overlap(dst), EK_ERROR_INVALID_ARGUMENT,
            "dst is a broadcast view (a stride-0 dim): its elements alias");
@@ -275,13 +309,7 @@ ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDes
 }
 
 ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem) {
-  const int kind = static_cast<int>(value.kind);
-  EK_CHECK(kind >= EK_SCALAR_BOOL && kind <= EK_SCALAR_FLOAT64, EK_ERROR_INVALID_ARGUMENT,
-           "unknown ek_scalar kind %d", kind);
-  EK_CHECK(value.reserved_ == 0, EK_ERROR_INVALID_ARGUMENT, "ek_scalar.reserved_ is %d, not 0",
-           static_cast<int>(value.reserved_));
-  EK_CHECK(kind != EK_SCALAR_BOOL || value.i == 0 || value.i == 1, EK_ERROR_INVALID_ARGUMENT,
-           "a bool ek_scalar holds %" PRId64 ", not 0 or 1", value.i);
+  EK_FORWARD(check_scalar(value, "value"));
   EK_CHECK(detail::scalar_element(value, dtype, elem), EK_ERROR_INVALID_ARGUMENT,
            "value %s does not fit the integer dtype %s (range %" PRId64 "..%" PRId64 ")",
            format_scalar(value).c_str(), ek_dtype_name(dtype), detail::int_min(dtype),
@@ -340,7 +368,7 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_copy(ek_stream stream, ek_tensor dst, ek_tensor src) {
+EK_API ek_status ek_copy(ek_stream stream, ek_tensor src, ek_tensor dst) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(dst);
   EK_CHECK_TENSOR(src);
@@ -354,7 +382,11 @@ EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_CHECK_NULL(out);
-  if (!*out && tensor_contiguous(t)) return ek_tensor_retain(t, out);
+  if (!*out && tensor_contiguous(t)) {
+    EK_FORWARD(ek_tensor_retain(t));
+    *out = t;
+    return EK_SUCCESS;
+  }
   ek_context ctx = t->storage->ctx;
   EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT(out));
   ek_stream s = nullptr;
@@ -401,7 +433,7 @@ EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64
   });
 }
 
-EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value) {
+EK_API ek_status ek_fill(ek_stream stream, ek_scalar value, ek_tensor t) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
@@ -414,31 +446,26 @@ EK_API ek_status ek_fill(ek_stream stream, ek_tensor t, ek_scalar value) {
   return ctx->backend->fill(ctx, s, tensor_desc(t), elem);
 }
 
-EK_API ek_status ek_arange(ek_context ctx, double start, double stop, double step,
-                           ek_dtype dtype, ek_stream stream, ek_tensor *out) {
+EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek_scalar stop,
+                           ek_scalar step, ek_dtype dtype, ek_tensor *out) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   EK_CHECK(dtype_valid(dtype) && dtype != EK_BOOL, EK_ERROR_DTYPE,
            "arange needs a numeric dtype, not %s", ek_dtype_name(dtype));
-  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(), EK_OUT(out));
-  EK_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step) && step != 0,
-           EK_ERROR_INVALID_ARGUMENT, "arange(%g, %g, %g): bounds must be finite, step nonzero",
-           start, stop, step);
-  if (!dtype_is_float(dtype))
-    EK_CHECK(start == std::trunc(start) && step == std::trunc(step), EK_ERROR_INVALID_ARGUMENT,
-             "arange(%g, %g, %g) for %s needs integral start and step", start, stop, step,
-             ek_dtype_name(dtype));
-  double count = std::ceil((stop - start) / step);
-  EK_CHECK(count < 9.0e18, EK_ERROR_OVERFLOW, "arange(%g, %g, %g) has too many elements", start,
-           stop, step);
-  const int64_t shape[1] = {count > 0 ? static_cast<int64_t>(count) : 0};
-  if (!dtype_is_float(dtype)) EK_FORWARD(check_int_arange(start, stop, step, shape[0], dtype));
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_PROFILE_OP(nullptr, ctx, s, EK_IN(), EK_OUT(out));
+  EK_CHECK_SCALAR(start);
+  EK_CHECK_SCALAR(stop);
+  EK_CHECK_SCALAR(step);
+  ArangePlan plan;
+  EK_FORWARD(dtype_is_float(dtype) ? plan_float_arange(start, stop, step, &plan)
+                                   : plan_int_arange(start, stop, step, dtype, &plan));
+  const int64_t shape[1] = {plan.count};
   return fill_out(ctx, s, 1, shape, dtype, out, [&](ek_tensor o) {
-    if (shape[0] == 0) return EK_SUCCESS;
-    return backend_arange(ctx, s, tensor_desc(o), start, step);
+    if (plan.count == 0) return EK_SUCCESS;
+    return ctx->backend->arange(ctx, s, tensor_desc(o), plan.start, plan.step, plan.istart,
+                                plan.istep);
   });
 }
 

@@ -123,8 +123,8 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   return run_binary(stream, a, b, ndim, shape, result, g, out);
 }
 
-EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a, double scalar,
-                                  int scalar_first, ek_tensor *out) {
+EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a,
+                                  ek_scalar scalar, int scalar_first, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(a);
   EK_CHECK_NULL(out);
@@ -132,16 +132,18 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   const ops::BinaryTraits *t = ops::binary_traits(iop);
   EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
   EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a), EK_OUT(out));
-  // An integral value within int64 counts as an integer scalar (as Python's 2).
-  const bool integral = std::isfinite(scalar) && scalar == std::trunc(scalar) &&
-                        scalar >= -0x1p63 && scalar < 0x1p63;
+  EK_CHECK_SCALAR(scalar);
   ew::Args g{};
   g.op = iop;
   g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;
-  g.sf = scalar;
-  g.si = integral ? static_cast<int64_t>(scalar) : 0;
   ek_dtype result = EK_FLOAT32;
-  EK_FORWARD(binary_types(*t, promote_scalar(a->dtype, !integral), &result, &g.compute));
+  EK_FORWARD(binary_types(*t, promote_scalar(a->dtype, scalar), &result, &g.compute));
+  // Integer compute takes the value exactly; float compute converts it once.
+  g.sf = scalar_to_double(scalar);
+  if (g.compute == ew::kCI64)
+    EK_CHECK(scalar_to_int64(scalar, &g.si), EK_ERROR_INVALID_ARGUMENT,
+             "scalar %s does not fit int64, the compute type of %s with a %s tensor",
+             format_scalar(scalar).c_str(), binary_op_name(iop), ek_dtype_name(a->dtype));
   return run_binary(stream, a, nullptr, a->ndim, a->shape, result, g, out);
 }
 

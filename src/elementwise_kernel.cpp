@@ -235,7 +235,7 @@ ek_status run(ek_elementwise_s *k, ek_stream s, const ek_tensor *inputs, const O
   const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
   const unsigned grid[3] = {ewgen::grid_blocks(plan, k->chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
-  return ek_kernel_launch(kernel, s, grid, block, 0, &arg, 1);
+  return ek_kernel_launch(s, kernel, grid, block, 0, &arg, 1);
 }
 
 }  // namespace
@@ -266,7 +266,7 @@ EK_API ek_status ek_elementwise_create(ek_context ctx, const char *in_params,
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
+EK_API ek_status ek_elementwise_launch(ek_stream stream, ek_elementwise k,
                                        const ek_tensor *inputs, int n_inputs,
                                        ek_tensor *outputs, int n_outputs) {
   EK_API_ENTRY;
@@ -290,7 +290,7 @@ EK_API ek_status ek_elementwise_launch(ek_elementwise k, ek_stream stream,
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_elementwise_release(ek_elementwise k) {
+EK_API ek_status ek_elementwise_destroy(ek_elementwise k) {
   EK_API_ENTRY;
   if (!k) return EK_SUCCESS;
   EK_FORWARD(check_elementwise(k, "k"));

@@ -1,4 +1,4 @@
-// Files written whole: ek_memory_snapshot_json and the profiler's trace.
+// Files written whole: ek_memory_write_snapshot_json and the profiler's trace.
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>

@@ -268,6 +268,46 @@ bool same_layout(const TensorDesc &a, const TensorDesc &b);  // same elements, s
 // indices, so interleaved disjoint views do not overlap), "true" only if the
 // search runs out of steps. See the out-parameter convention in ek.h.
 bool ranges_overlap(const TensorDesc &a, const TensorDesc &b);
+// ---- arguments every entry shares (args.cpp)
+// ek.h's struct_size rule: EK_ERROR_INVALID_ARGUMENT naming type and sizes
+// when struct_size is below size_1_0 (the struct's size in API 1.0).
+ek_status check_struct_size(size_t struct_size, size_t size_1_0, const char *type);
+// sizeof(type) is each struct's 1.0 size as long as no field has been
+// appended; the release that appends one passes offsetof(type, new_field).
+#define EK_CHECK_STRUCT(p, type) \
+  EK_FORWARD(::ek::check_struct_size((p)->struct_size, sizeof(type), #type))
+// Writes value into dst, the caller's struct of struct_size bytes (checked
+// with check_struct_size), with that struct_size: never a byte past it.
+template <class T>
+void write_struct(void *dst, T value, size_t struct_size) {
+  value.struct_size = struct_size;
+  std::memcpy(dst, &value, struct_size < sizeof(T) ? struct_size : sizeof(T));
+}
+// Element i of the caller's array whose elements are stride bytes apart
+// (ek.h: the first element's struct_size).
+template <class T>
+void write_struct_at(T *array, size_t stride, size_t i, T value) {
+  write_struct(reinterpret_cast<char *>(array) + i * stride, value, stride);
+}
+// The (stream, ctx) of a function that creates on a context: ctx may be NULL
+// when stream is given; both given must agree. *s_out is never NULL.
+ek_status resolve_creator(ek_stream stream, ek_context ctx, ek_context *ctx_out,
+                          ek_stream *s_out);
+// An unknown kind, a nonzero reserved_ or imag, a bool holding other than 0
+// or 1: EK_ERROR_INVALID_ARGUMENT naming the parameter.
+ek_status check_scalar(const ek_scalar &v, const char *name);
+#define EK_CHECK_SCALAR(v) EK_FORWARD(::ek::check_scalar((v), #v))
+std::string format_scalar(const ek_scalar &v);
+bool scalar_is_float(const ek_scalar &v);
+// Conversions of a checked scalar: to double (one rounding); to int64 when
+// the value is an integer in int64's range (false otherwise).
+double scalar_to_double(const ek_scalar &v);
+bool scalar_to_int64(const ek_scalar &v, int64_t *out);
+// v rounded once to the float dtype (as ek_fill stores it), as a double.
+double scalar_rounded_to(const ek_scalar &v, ek_dtype dtype);
+bool scalar_is_integral(const ek_scalar &v);  // integer kinds, or a finite integral float
+// -1, 0 or 1 as v is below, equal to or above x, exactly.
+int scalar_compare_int(const ek_scalar &v, int64_t x);
 // value as one element of dtype (ek.h's ek_scalar rule; fill and masked_fill):
 // EK_ERROR_INVALID_ARGUMENT naming the value when it does not fit.
 ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem);
@@ -331,7 +371,7 @@ void shutdown_memory(ek_context ctx);
 void register_pool_stream(ek_context ctx, uint64_t id, void *native);
 void unregister_pool_stream(ek_context ctx, uint64_t id);
 ek_status memcpy_any(ek_context ctx, void *dst, const void *src, size_t bytes, ek_stream s);
-// The pool's statistics as the public struct (ek_memory_stats_get).
+// The pool's statistics as the public struct (ek_memory_get_stats).
 ek_memory_stats public_stats(const PoolStats &p, uint64_t limit);
 
 // ---- per-stream device scratch (CUDA streams)

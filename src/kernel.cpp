@@ -222,10 +222,18 @@ EK_API ek_status ek_module_get_kernel(ek_module m, const char *name, ek_kernel *
   return EK_SUCCESS;
 }
 
+EK_API ek_status ek_kernel_retain(ek_kernel k) {
+  EK_API_ENTRY;
+  EK_CHECK_KERNEL(k);
+  k->refs.fetch_add(1, std::memory_order_relaxed);
+  return EK_SUCCESS;
+}
+
 EK_API ek_status ek_kernel_release(ek_kernel k) {
   EK_API_ENTRY;
   if (!k) return EK_SUCCESS;
   EK_CHECK_KERNEL(k);
+  if (k->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return EK_SUCCESS;
   ek_module m = k->module;
   ek_context ctx = m->ctx;
   k->magic = kDeadMagic;
@@ -240,11 +248,12 @@ EK_API ek_status ek_kernel_get_attributes(ek_kernel k, ek_kernel_attributes *att
   EK_API_ENTRY;
   EK_CHECK_KERNEL(k);
   EK_CHECK_NULL(attributes);
-  *attributes = k->info.attributes;
+  EK_CHECK_STRUCT(attributes, ek_kernel_attributes);
+  write_struct(attributes, k->info.attributes, attributes->struct_size);
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned *grid,
+EK_API ek_status ek_kernel_launch(ek_stream stream, ek_kernel k, const unsigned *grid,
                                   const unsigned *block, size_t shared_bytes,
                                   const ek_kernel_arg *args, int n_args) {
   EK_API_ENTRY;
@@ -260,7 +269,7 @@ EK_API ek_status ek_kernel_launch(ek_kernel k, ek_stream stream, const unsigned 
   return enqueue(k, s, grid, block, shared_bytes, args, n_args);
 }
 
-EK_API ek_status ek_kernel_launch_auto(ek_kernel k, ek_stream stream, uint64_t n,
+EK_API ek_status ek_kernel_launch_auto(ek_stream stream, ek_kernel k, uint64_t n,
                                        size_t shared_bytes, const ek_kernel_arg *args,
                                        int n_args, unsigned *block_used) {
   EK_API_ENTRY;

@@ -226,8 +226,8 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
 // c = beta * c, what a product with k == 0 (or alpha == 0) leaves.
 ek_status scale(ek_stream s, ek_tensor c, double beta) {
   if (beta == 1) return EK_SUCCESS;
-  if (beta == 0) return ek_fill(s, c, int_scalar(0));
-  return ek_binary_scalar(s, EK_BINARY_MUL, c, beta, 0, &c);
+  if (beta == 0) return ek_fill(s, int_scalar(0), c);
+  return ek_binary_scalar(s, EK_BINARY_MUL, c, ek_scalar_float(beta), 0, &c);
 }
 
 // ---- argument checks
@@ -318,7 +318,7 @@ ek_status gemm_shape(const ek_tensor_s *a, const ek_tensor_s *b, const ek_tensor
 ek_status matmul_into(ek_context ctx, ek_stream s, const Product &p, const ek_tensor_s *a,
                       const ek_tensor_s *b, ek_tensor o) {
   if (tensor_numel(o) == 0) return EK_SUCCESS;
-  if (p.k == 0) return ek_fill(s, o, int_scalar(0));
+  if (p.k == 0) return ek_fill(s, int_scalar(0), o);
   const Operand c = result_operand(o, p);
   if (blas_readable(c.mat)) return run_product(ctx, s, p, a, b, c, 1.0, 0.0);
   ek_tensor tmp = nullptr;
@@ -390,14 +390,19 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
   return matmul_entry(stream, a, b, out);
 }
 
-EK_API ek_status ek_gemm(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, double beta,
-                         ek_tensor c) {
+EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b,
+                         ek_scalar beta, ek_tensor c) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
   EK_CHECK_TENSOR(c);
   EK_PROFILE_OP(nullptr, c->storage->ctx, stream, EK_IN(a, b), EK_OUT(&c));
-  return gemm_entry(stream, alpha, a, b, beta, c);
+  EK_CHECK_SCALAR(alpha);
+  EK_CHECK_SCALAR(beta);
+  // The compute type: double for float64, float otherwise (one rounding).
+  const ek_dtype compute = c->dtype == EK_FLOAT64 ? EK_FLOAT64 : EK_FLOAT32;
+  return gemm_entry(stream, scalar_rounded_to(alpha, compute), a, b,
+                    scalar_rounded_to(beta, compute), c);
 }
 
 }  // extern "C"

@@ -317,12 +317,11 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void **ptr) {
+EK_API ek_status ek_malloc(ek_stream stream, ek_context ctx, size_t bytes, void **ptr) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(ptr);
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   if (bytes == 0) {
     *ptr = nullptr;
     return EK_SUCCESS;
@@ -330,42 +329,40 @@ EK_API ek_status ek_malloc(ek_context ctx, size_t bytes, ek_stream stream, void 
   return pool_allocate(ctx, bytes, s, ptr);
 }
 
-EK_API ek_status ek_free(ek_context ctx, void *ptr, ek_stream stream) {
+EK_API ek_status ek_free(ek_stream stream, ek_context ctx, void *ptr) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   if (!ptr) return EK_SUCCESS;
   return pool_free(ctx, ptr, s->id);
 }
 
-EK_API ek_status ek_record_stream(ek_context ctx, void *ptr, ek_stream stream) {
+EK_API ek_status ek_record_stream(ek_stream stream, ek_context ctx, void *ptr) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
-  EK_CHECK_NULL(ptr);
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
+  EK_CHECK_NULL(ptr);
   std::string message;
   return map_pool_result(ctx->pool->record_stream(ptr, s->id, &message), message);
 }
 
-EK_API ek_status ek_memcpy(ek_context ctx, void *dst, const void *src, size_t bytes,
-                           ek_stream stream) {
+EK_API ek_status ek_memcpy(ek_stream stream, ek_context ctx, const void *src, void *dst,
+                           size_t bytes) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   if (bytes == 0) return EK_SUCCESS;
   EK_CHECK_NULL(dst);
   EK_CHECK_NULL(src);
   return memcpy_any(ctx, dst, src, bytes, s);
 }
 
-EK_API ek_status ek_memory_stats_get(ek_context ctx, ek_memory_stats *stats) {
+EK_API ek_status ek_memory_get_stats(ek_context ctx, ek_memory_stats *stats) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(stats);
-  *stats = public_stats(ctx->pool->stats(), ctx->pool->limit());
+  EK_CHECK_STRUCT(stats, ek_memory_stats);
+  write_struct(stats, public_stats(ctx->pool->stats(), ctx->pool->limit()), stats->struct_size);
   return EK_SUCCESS;
 }
 
@@ -408,18 +405,20 @@ EK_API ek_status ek_memory_set_fraction(ek_context ctx, double fraction) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks, size_t capacity,
-                                    size_t *count) {
+EK_API ek_status ek_memory_get_snapshot(ek_context ctx, ek_memory_block *blocks,
+                                        size_t capacity, size_t *count) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(count);
   EK_CHECK(blocks || capacity == 0, EK_ERROR_NULL_POINTER,
            "blocks is NULL but capacity is %zu", capacity);
+  const size_t stride = capacity ? blocks[0].struct_size : sizeof(ek_memory_block);
+  if (capacity) EK_CHECK_STRUCT(blocks, ek_memory_block);
   size_t n = 0;
   for (const SegmentInfo &seg : ctx->pool->snapshot()) {
     for (const BlockInfo &b : seg.blocks) {
       if (n < capacity) {
-        ek_memory_block &out = blocks[n];
+        ek_memory_block out{};
         out.segment_address = seg.address;
         out.segment_size = seg.size;
         out.address = b.address;
@@ -427,6 +426,7 @@ EK_API ek_status ek_memory_snapshot(ek_context ctx, ek_memory_block *blocks, siz
         out.requested = b.allocated ? b.requested : 0;
         out.allocated = b.allocated ? 1 : 0;
         out.stream_id = b.stream_id;
+        write_struct_at(blocks, stride, n, out);
       }
       ++n;
     }

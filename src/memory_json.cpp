@@ -1,4 +1,4 @@
-// The pool's snapshot and statistics as JSON (ek_memory_snapshot_json), into
+// The pool's snapshot and statistics as JSON (ek_memory_write_snapshot_json and ek_memory_get_snapshot_json), into
 // a file replaced atomically or into the caller's buffer. The format is
 // documented in ek.h; scripts/plot_memory.py reads it.
 #include <cmath>
@@ -19,8 +19,10 @@ namespace {
   X(oom_count) X(largest_free_block) X(cached_free_bytes) X(limit_bytes)
 #define EK_COUNT_FIELD_(name) +1
 // A field added to ek_memory_stats must be added to the list above too.
+// (struct_size, first, is not written to the JSON.)
 static_assert(sizeof(ek_memory_stats) ==
-                  (0 EK_MEMORY_STATS_COUNTERS(EK_COUNT_FIELD_)) * sizeof(uint64_t) + sizeof(double),
+                  sizeof(size_t) + (0 EK_MEMORY_STATS_COUNTERS(EK_COUNT_FIELD_)) * sizeof(uint64_t) +
+                      sizeof(double),
               "EK_MEMORY_STATS_COUNTERS does not list every field of ek_memory_stats");
 #undef EK_COUNT_FIELD_
 
@@ -86,6 +88,7 @@ void append_segment(std::string &out, const SegmentInfo &seg) {
 
 ek_status snapshot_json(ek_context ctx, std::string *out) {
   ek_device_info info{};
+  info.struct_size = sizeof info;
   EK_FORWARD(ek_device_get_info(ctx->device, &info));
   PoolStats pool_stats;
   std::vector<SegmentInfo> segments = ctx->pool->snapshot(&pool_stats);
@@ -109,7 +112,7 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path) {
+EK_API ek_status ek_memory_write_snapshot_json(ek_context ctx, const char *path) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(path);
@@ -118,8 +121,8 @@ EK_API ek_status ek_memory_snapshot_json(ek_context ctx, const char *path) {
   return write_file_replacing(path, text);
 }
 
-EK_API ek_status ek_memory_snapshot_json_string(ek_context ctx, char *buffer, size_t capacity,
-                                                size_t *length) {
+EK_API ek_status ek_memory_get_snapshot_json(ek_context ctx, char *buffer, size_t capacity,
+                                             size_t *length) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(length);

@@ -178,7 +178,7 @@ std::string without_function(const std::string &message) {
 
 ek_status check_module(ek_module m, const char *name) {
   EK_CHECK(m != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(m->magic == kModuleMagic && !m->released.load(), EK_ERROR_INVALID_ARGUMENT,
+  EK_CHECK(m->magic == kModuleMagic && m->caller_refs.load() > 0, EK_ERROR_INVALID_ARGUMENT,
            "%s is not a live ek_module " EK_STALE_HANDLE_NOTE, name);
   return EK_SUCCESS;
 }
@@ -286,12 +286,19 @@ EK_API ek_status ek_module_get_origin(ek_module m, ek_module_origin *origin) {
   return EK_SUCCESS;
 }
 
+EK_API ek_status ek_module_retain(ek_module m) {
+  EK_API_ENTRY;
+  EK_CHECK_MODULE(m);
+  m->caller_refs.fetch_add(1, std::memory_order_relaxed);
+  m->refs.fetch_add(1, std::memory_order_relaxed);
+  return EK_SUCCESS;
+}
+
 EK_API ek_status ek_module_release(ek_module m) {
   EK_API_ENTRY;
   if (!m) return EK_SUCCESS;
-  EK_CHECK_MODULE(m);
-  EK_CHECK(!m->released.exchange(true), EK_ERROR_INVALID_ARGUMENT,
-           "m is not a live ek_module (released twice?)");
+  EK_CHECK_MODULE(m);  // refuses a module whose caller references are all gone
+  m->caller_refs.fetch_sub(1);
   module_unref(m);
   return EK_SUCCESS;
 }

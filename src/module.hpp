@@ -21,10 +21,11 @@ constexpr uint32_t kKernelMagic = 0x454b4b4e;  // "EKKN"
 struct ek_module_s {
   uint32_t magic = ek::kModuleMagic;
   ek_context ctx = nullptr;
-  // The caller's reference plus one per kernel: the last one unloads the
-  // module, so kernels stay launchable after ek_module_release.
+  // The caller's references plus one per kernel: the last one unloads the
+  // module, so kernels stay launchable after the caller's last
+  // ek_module_release.
   std::atomic<int64_t> refs{1};
-  std::atomic<bool> released{false};  // the caller's reference is gone
+  std::atomic<int64_t> caller_refs{1};  // ek_module_retain/release's; 0: gone for the caller
   std::string source, name;           // empty source: from an image
   std::vector<std::string> options;
   std::mutex mutex;  // one thread compiles and loads; guards what follows
@@ -36,7 +37,8 @@ struct ek_module_s {
 
 struct ek_kernel_s {
   uint32_t magic = ek::kKernelMagic;
-  ek_module module = nullptr;  // holds a reference
+  std::atomic<int64_t> refs{1};  // ek_kernel_retain/release
+  ek_module module = nullptr;    // holds a reference
   void *native = nullptr;      // CUfunction
   std::string name;
   ek::jit::FunctionInfo info;  // attributes and parameter sizes, read once

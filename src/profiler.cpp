@@ -317,22 +317,25 @@ EK_API ek_status ek_profiler_stop(ek_context ctx) {
   return ctx->profiler->stop();
 }
 
-EK_API ek_status ek_profiler_records(ek_context ctx, ek_profile_record *records, size_t capacity,
-                                     size_t *count) {
+EK_API ek_status ek_profiler_get_records(ek_context ctx, ek_profile_record *records,
+                                         size_t capacity, size_t *count) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(count);
   EK_CHECK(records || capacity == 0, EK_ERROR_NULL_POINTER,
            "records is NULL but capacity is %zu", capacity);
+  if (capacity) EK_CHECK_STRUCT(records, ek_profile_record);
+  const size_t stride = capacity ? records[0].struct_size : sizeof(ek_profile_record);
   std::vector<ek_profile_record> all;
   EK_FORWARD(stopped_records(ctx, &all, nullptr));
-  std::copy_n(all.begin(), std::min(capacity, all.size()), records);
+  for (size_t i = 0; i < std::min(capacity, all.size()); ++i)
+    write_struct_at(records, stride, i, all[i]);
   *count = all.size();
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capacity,
-                                     size_t *length) {
+EK_API ek_status ek_profiler_get_summary(ek_context ctx, char *buffer, size_t capacity,
+                                         size_t *length) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(length);
@@ -345,7 +348,7 @@ EK_API ek_status ek_profiler_summary(ek_context ctx, char *buffer, size_t capaci
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_profiler_export_chrome_trace(ek_context ctx, const char *path) {
+EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(path);

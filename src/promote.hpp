@@ -22,12 +22,14 @@ inline ek_dtype promote(ek_dtype a, ek_dtype b) {
   return a > b ? a : b;
 }
 
-// A scalar only raises the category: int tensor + 2.5 -> float32 (the default
-// float), bool tensor + 2 -> int64; otherwise the tensor's dtype wins.
-inline ek_dtype promote_scalar(ek_dtype t, bool scalar_is_float) {
-  int cs = scalar_is_float ? 2 : 1;
+// A scalar (ek_binary_scalar) is weakly typed: its kind's category only
+// raises the tensor's: int tensor + 2.5 -> float32 (the default float), bool
+// tensor + 2 -> int64, bool tensor & true -> bool; otherwise the tensor's
+// dtype wins.
+inline ek_dtype promote_scalar(ek_dtype t, const ek_scalar &v) {
+  const int cs = v.kind == EK_SCALAR_FLOAT64 ? 2 : (v.kind == EK_SCALAR_BOOL ? 0 : 1);
   if (category(t) >= cs) return t;
-  return scalar_is_float ? EK_FLOAT32 : EK_INT64;
+  return cs == 2 ? EK_FLOAT32 : EK_INT64;
 }
 
 // NumPy broadcasting of two shapes; EK_ERROR_SHAPE names both.

@@ -1,4 +1,4 @@
-// ek_random, ek_manual_seed, ek_random_state: parameter and dtype checks, the
+// ek_random, ek_random_set_seed, ek_random_get_state: parameter and dtype checks, the
 // context's generator (seed and offset in ek_context_s, under rng_mutex), and
 // the dispatch to src/cpu/random.cpp or kernels/random.cu. The mapping from
 // Philox words to values lives in kernels/random.cuh and is documented in ek.h.
@@ -15,36 +15,56 @@ namespace {
 
 // Integers [lo, hi_excl) a dtype holds exactly: its range, or for floats the
 // run of consecutive integers (|v| <= 2^(mantissa bits + 1)).
-void integer_limits(ek_dtype dt, double *lo, double *hi_excl) {
+void integer_limits(ek_dtype dt, __int128 *lo, __int128 *hi_excl) {
+  const __int128 two63 = static_cast<__int128>(1) << 63;
   switch (dt) {
     case EK_UINT8: *lo = 0, *hi_excl = 256; return;
     case EK_INT8: *lo = -128, *hi_excl = 128; return;
     case EK_INT16: *lo = -32768, *hi_excl = 32768; return;
-    case EK_INT32: *lo = -0x1p31, *hi_excl = 0x1p31; return;
-    case EK_INT64: *lo = -0x1p63, *hi_excl = 0x1p63; return;
+    case EK_INT32: *lo = -(int64_t{1} << 31), *hi_excl = int64_t{1} << 31; return;
+    case EK_INT64: *lo = -two63, *hi_excl = two63; return;
     case EK_FLOAT16: *lo = -2048, *hi_excl = 2049; return;
     case EK_BFLOAT16: *lo = -256, *hi_excl = 257; return;
-    case EK_FLOAT32: *lo = -0x1p24, *hi_excl = 0x1p24 + 1; return;
-    default: *lo = -0x1p53, *hi_excl = 0x1p53; return;  // float64 (2^53 + 1 is not a double)
+    case EK_FLOAT32: *lo = -(int64_t{1} << 24), *hi_excl = (int64_t{1} << 24) + 1; return;
+    default: *lo = -(int64_t{1} << 53), *hi_excl = int64_t{1} << 53; return;  // float64
   }
 }
 
-ek_status randint_range(double a, double b, ek_dtype dt, rng::Params *g) {
-  EK_CHECK(std::isfinite(a) && std::isfinite(b) && a == std::trunc(a) && b == std::trunc(b),
-           EK_ERROR_INVALID_ARGUMENT, "randint bounds must be integers, got [%g, %g)", a, b);
-  EK_CHECK(b > a, EK_ERROR_INVALID_ARGUMENT, "randint needs b > a, got [%.17g, %.17g)", a, b);
-  double lo = 0, hi_excl = 0;
+// An integral scalar exactly; floats beyond +-2^100 (outside every dtype) clamp there.
+__int128 scalar_to_int128(const ek_scalar &v) {
+  switch (raw_enum(v.kind)) {
+    case EK_SCALAR_UINT64: return static_cast<__int128>(v.u);
+    case EK_SCALAR_FLOAT64:
+      return static_cast<__int128>(v.f > 0x1p100 ? 0x1p100 : (v.f < -0x1p100 ? -0x1p100 : v.f));
+    default: return v.i;
+  }
+}
+
+// Exact in integers, whatever the bounds' kinds (int64 bounds beyond 2^53 included).
+ek_status randint_range(const ek_scalar &a, const ek_scalar &b, ek_dtype dt, rng::Params *g) {
+  const std::string as = format_scalar(a), bs = format_scalar(b);
+  EK_CHECK(scalar_is_integral(a) && scalar_is_integral(b), EK_ERROR_INVALID_ARGUMENT,
+           "randint bounds must be integers, got [%s, %s)", as.c_str(), bs.c_str());
+  const __int128 ia = scalar_to_int128(a), ib = scalar_to_int128(b);
+  EK_CHECK(ib > ia, EK_ERROR_INVALID_ARGUMENT, "randint needs b > a, got [%s, %s)", as.c_str(),
+           bs.c_str());
+  __int128 lo = 0, hi_excl = 0;
   integer_limits(dt, &lo, &hi_excl);
-  EK_CHECK(a >= lo && b <= hi_excl, EK_ERROR_INVALID_ARGUMENT,
-           "randint range [%.17g, %.17g) does not fit %s (integers in [%.17g, %.17g))", a, b, ek_dtype_name(dt),
-           lo, hi_excl);
-  g->first = static_cast<int64_t>(a);
-  const int64_t last = b == 0x1p63 ? INT64_MAX : static_cast<int64_t>(b) - 1;
-  g->span = static_cast<uint64_t>(last) - static_cast<uint64_t>(g->first);
+  EK_CHECK(ia >= lo && ib <= hi_excl, EK_ERROR_INVALID_ARGUMENT,
+           "randint range [%s, %s) does not fit %s (integers in [%.17g, %.17g))", as.c_str(),
+           bs.c_str(), ek_dtype_name(dt), static_cast<double>(lo), static_cast<double>(hi_excl));
+  g->first = static_cast<int64_t>(ia);
+  g->span = static_cast<uint64_t>(ib - 1 - ia);
+  g->a = static_cast<double>(ia);
+  g->b = static_cast<double>(ib);
   return EK_SUCCESS;
 }
 
-ek_status check_params(ek_random_dist dist, double a, double b, ek_dtype dt, rng::Params *g) {
+ek_status check_params(ek_random_dist dist, const ek_scalar &sa, const ek_scalar &sb, ek_dtype dt,
+                       rng::Params *g) {
+  EK_FORWARD(check_scalar(sa, "a"));
+  EK_FORWARD(check_scalar(sb, "b"));
+  const double a = scalar_to_double(sa), b = scalar_to_double(sb);
   g->a = a;
   g->b = b;
   switch (dist) {  // no default: -Wswitch names a distribution left out
@@ -61,7 +81,7 @@ ek_status check_params(ek_random_dist dist, double a, double b, ek_dtype dt, rng
       EK_CHECK(a >= 0 && a <= 1, EK_ERROR_INVALID_ARGUMENT, "bernoulli needs p in [0, 1], got %g", a);
       return EK_SUCCESS;
     case EK_RANDOM_RANDINT:
-      return randint_range(a, b, dt, g);
+      return randint_range(sa, sb, dt, g);
   }
   return fail(EK_ERROR_INTERNAL, "distribution %d has no parameter check", static_cast<int>(dist));
 }
@@ -92,10 +112,11 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, double b,
+EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, ek_scalar a, ek_scalar b,
                            const ek_philox_state *state, ek_tensor t) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
+  if (state) EK_CHECK_STRUCT(state, ek_philox_state);
   const int idist = raw_enum(dist);
   const ops::RandomTraits *traits = ops::random_traits(idist);
   EK_CHECK(traits, EK_ERROR_INVALID_ARGUMENT, "unknown distribution %d", idist);
@@ -113,7 +134,7 @@ EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, double a, doub
   return launch(ctx, s, g, tensor_desc(t));
 }
 
-EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed) {
+EK_API ek_status ek_random_set_seed(ek_context ctx, uint64_t seed) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   std::lock_guard<std::mutex> lock(ctx->rng_mutex);
@@ -122,13 +143,18 @@ EK_API ek_status ek_manual_seed(ek_context ctx, uint64_t seed) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_random_state(ek_context ctx, ek_philox_state *state) {
+EK_API ek_status ek_random_get_state(ek_context ctx, ek_philox_state *state) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(state);
-  std::lock_guard<std::mutex> lock(ctx->rng_mutex);
-  state->seed = ctx->rng_seed;
-  state->offset = ctx->rng_offset;
+  EK_CHECK_STRUCT(state, ek_philox_state);
+  ek_philox_state st{};
+  {
+    std::lock_guard<std::mutex> lock(ctx->rng_mutex);
+    st.seed = ctx->rng_seed;
+    st.offset = ctx->rng_offset;
+  }
+  write_struct(state, st, state->struct_size);
   return EK_SUCCESS;
 }
 

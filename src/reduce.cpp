@@ -1,4 +1,4 @@
-// ek_reduce, ek_var, ek_max_dim: argument checks, result dtypes and the
+// ek_reduce, ek_var, ek_reduce_with_indices: argument checks, result dtypes and the
 // (outer, r, inner) layout here; loops in src/cpu/reduce.cpp and kernels/reduce.cu.
 //
 // The input reaches the backends as a contiguous (outer, r, inner) block in a
@@ -222,7 +222,7 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
     // any/all run as max/min, whose empty result is no boolean: fill it.
     if (rd.r == 0 && (t.empty == ops::Empty::kFalse || t.empty == ops::Empty::kTrue))
-      return ek_fill(s, o, int_scalar(t.empty == ops::Empty::kTrue ? 1 : 0));
+      return ek_fill(s, int_scalar(t.empty == ops::Empty::kTrue ? 1 : 0), o);
     return run(ctx, s, x, rd, job, arg ? nullptr : o, arg ? o : nullptr);
   });
 }
@@ -270,11 +270,15 @@ EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int n
   return reduce_entry(stream, *t, x, ndims, dims, keepdim, out);
 }
 
-EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dims,
-                        double correction, int keepdim, int take_sqrt, ek_tensor *out) {
+EK_API ek_status ek_var(ek_stream stream, ek_var_kind kind, ek_tensor x, int ndims,
+                        const int *dims, double correction, int keepdim, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  const int raw = raw_enum(kind);
+  EK_CHECK(raw == EK_VAR_VARIANCE || raw == EK_VAR_STD, EK_ERROR_INVALID_ARGUMENT,
+           "unknown ek_var_kind %d", raw);
+  const bool take_sqrt = raw == EK_VAR_STD;
   EK_CHECK(dtype_is_float(x->dtype), EK_ERROR_DTYPE,
            "%s needs a floating-point input, got %s (cast first, as in PyTorch)",
            take_sqrt ? "std" : "var", ek_dtype_name(x->dtype));
@@ -287,16 +291,21 @@ EK_API ek_status ek_var(ek_stream stream, ek_tensor x, int ndims, const int *dim
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   return fill_out(ctx, s, rd.out_ndim, rd.out_shape, x->dtype, out, [&](ek_tensor o) {
-    return var_into(ctx, s, x, rd, correction, take_sqrt != 0, o);
+    return var_into(ctx, s, x, rd, correction, take_sqrt, o);
   });
 }
 
-EK_API ek_status ek_max_dim(ek_stream stream, ek_tensor x, int dim, int keepdim, int take_min,
-                            ek_tensor *values, ek_tensor *indices) {
+EK_API ek_status ek_reduce_with_indices(ek_stream stream, ek_reduce_op op, ek_tensor x, int dim,
+                                        int keepdim, ek_tensor *values, ek_tensor *indices) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(values);
   EK_CHECK_NULL(indices);
+  const int raw = raw_enum(op);
+  EK_CHECK(raw == EK_REDUCE_MAX || raw == EK_REDUCE_MIN, EK_ERROR_INVALID_ARGUMENT,
+           "op %d (%s) has no indices: only EK_REDUCE_MAX and EK_REDUCE_MIN do", raw,
+           ops::reduce_traits(raw) ? reduce_op_name(raw) : "unknown");
+  const bool take_min = raw == EK_REDUCE_MIN;
   EK_PROFILE_OP(take_min ? "min" : "max", x->storage->ctx, stream, EK_IN(x),
                 EK_OUT(values, indices));
   Reduced rd;

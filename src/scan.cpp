@@ -1,4 +1,4 @@
-// ek_cumsum, ek_cumprod: the dtype rule here, the layout in src/along_dim.hpp,
+// ek_scan (cumulative sum and product): the dtype rule here, the layout in src/along_dim.hpp,
 // loops in src/cpu/softmax_scan.cpp and kernels/scan.cu.
 #include "along_dim.hpp"
 #include "backend.hpp"
@@ -16,6 +16,7 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
+  // Recorded as "cumsum" or "cumprod", as the bindings name them.
   EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
   ek_dtype out_dtype = dtype_is_float(x->dtype) ? x->dtype : EK_INT64;
@@ -32,14 +33,12 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_cumsum(ek_stream stream, ek_tensor x, int dim, ek_tensor *out) {
+EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, ek_tensor *out) {
   EK_API_ENTRY;
-  return scan_entry(stream, x, dim, kCumSum, out);
-}
-
-EK_API ek_status ek_cumprod(ek_stream stream, ek_tensor x, int dim, ek_tensor *out) {
-  EK_API_ENTRY;
-  return scan_entry(stream, x, dim, kCumProd, out);
+  const int raw = raw_enum(op);
+  EK_CHECK(raw == EK_SCAN_SUM || raw == EK_SCAN_PROD, EK_ERROR_INVALID_ARGUMENT,
+           "unknown ek_scan_op %d", raw);
+  return scan_entry(stream, x, dim, raw == EK_SCAN_PROD ? kCumProd : kCumSum, out);
 }
 
 }  // extern "C"

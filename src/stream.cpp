@@ -175,7 +175,7 @@ EK_API ek_status ek_stream_wait_event(ek_stream stream, ek_event event) {
   return gpu::stream_wait_event(stream->native, event->native);
 }
 
-EK_API ek_status ek_stream_native(ek_stream stream, void **native) {
+EK_API ek_status ek_stream_get_native(ek_stream stream, void **native) {
   EK_API_ENTRY;
   EK_CHECK_STREAM(stream);
   EK_CHECK_NULL(native);
@@ -223,7 +223,7 @@ EK_API ek_status ek_event_destroy(ek_event event) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_event_record(ek_event event, ek_stream stream) {
+EK_API ek_status ek_event_record(ek_stream stream, ek_event event) {
   EK_API_ENTRY;
   EK_CHECK_EVENT(event);
   ek_stream s = nullptr;
@@ -259,7 +259,7 @@ EK_API ek_status ek_event_query(ek_event event, int *done) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_event_elapsed_ms(ek_event start, ek_event end, float *ms) {
+EK_API ek_status ek_event_get_elapsed_ms(ek_event start, ek_event end, float *ms) {
   EK_API_ENTRY;
   EK_CHECK_EVENT(start);
   EK_CHECK_EVENT(end);

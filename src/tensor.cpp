@@ -286,25 +286,23 @@ EK_API const char *ek_dtype_name(ek_dtype dtype) {
   return dtype_valid(dtype) ? names[dtype] : "unknown";
 }
 
-EK_API ek_status ek_tensor_empty(ek_context ctx, int ndim, const int64_t *shape, ek_dtype dtype,
-                                 ek_stream stream, ek_tensor *out) {
+EK_API ek_status ek_tensor_empty(ek_stream stream, ek_context ctx, int ndim,
+                                 const int64_t *shape, ek_dtype dtype, ek_tensor *out) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   return new_tensor(ctx, ndim, shape, dtype, s, out);
 }
 
-EK_API ek_status ek_tensor_from_host(ek_context ctx, int ndim, const int64_t *shape,
-                                     ek_dtype dtype, const void *data, ek_stream stream,
+EK_API ek_status ek_tensor_from_host(ek_stream stream, ek_context ctx, int ndim,
+                                     const int64_t *shape, ek_dtype dtype, const void *data,
                                      ek_tensor *out) {
   EK_API_ENTRY;
-  EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(out);
-  EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(), EK_OUT(out));
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
+  EK_PROFILE_OP(nullptr, ctx, s, EK_IN(), EK_OUT(out));
   ek_tensor t = nullptr;
   EK_FORWARD(new_tensor(ctx, ndim, shape, dtype, s, &t));
   uint64_t bytes = t->storage->bytes;
@@ -321,7 +319,7 @@ EK_API ek_status ek_tensor_from_host(ek_context ctx, int ndim, const int64_t *sh
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_tensor_to_host(ek_tensor t, void *dst, size_t bytes, ek_stream stream) {
+EK_API ek_status ek_tensor_to_host(ek_stream stream, ek_tensor t, void *dst, size_t bytes) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   ek_context ctx = t->storage->ctx;
@@ -346,12 +344,10 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
   return wrap_memory(ctx, data, ndim, shape, strides, dtype, deleter, user_data, out);
 }
 
-EK_API ek_status ek_tensor_retain(ek_tensor t, ek_tensor *out) {
+EK_API ek_status ek_tensor_retain(ek_tensor t) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
-  EK_CHECK_NULL(out);
   t->refs.fetch_add(1, std::memory_order_relaxed);
-  *out = t;
   return EK_SUCCESS;
 }
 
@@ -373,13 +369,12 @@ EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_CHECK_NULL(info);
+  EK_CHECK_STRUCT(info, ek_tensor_info);
   ek_tensor_info i{};
   i.dtype = t->dtype;
   i.ndim = t->ndim;
-  for (int d = 0; d < t->ndim; ++d) {
-    i.shape[d] = t->shape[d];
-    i.strides[d] = t->strides[d];
-  }
+  i.shape = t->ndim ? t->shape : nullptr;  // borrowed from the handle (ek.h)
+  i.strides = t->ndim ? t->strides : nullptr;
   i.offset = t->offset;
   i.numel = tensor_numel(t);
   i.nbytes = static_cast<uint64_t>(i.numel) * ek_dtype_size(t->dtype);
@@ -387,11 +382,11 @@ EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info) {
   i.data = tensor_data(t);
   i.device = t->storage->ctx->device;
   i.storage_bytes = t->storage->bytes;
-  *info = i;
+  write_struct(info, i, info->struct_size);
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_tensor_data(ek_tensor t, void **data) {
+EK_API ek_status ek_tensor_get_data(ek_tensor t, void **data) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_CHECK_NULL(data);
@@ -407,7 +402,7 @@ EK_API ek_status ek_tensor_get_context(ek_tensor t, ek_context *ctx) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_tensor_record_stream(ek_tensor t, ek_stream stream) {
+EK_API ek_status ek_tensor_record_stream(ek_stream stream, ek_tensor t) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   ek_context ctx = t->storage->ctx;

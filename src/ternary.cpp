@@ -76,37 +76,47 @@ ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shap
 
 // ---- clamp bounds, cast to x's dtype once on the host.
 
-// Float x: the bound rounded to x's dtype (f16/bf16 through f32, as ek_cast).
-double float_bound(double v, ek_dtype dt) {
-  if (dt == EK_FLOAT64) return v;
-  const float f = detail::narrow_f64(v);
-  if (dt == EK_FLOAT16) return half::f16_to_f32(half::f32_to_f16(f));
-  if (dt == EK_BFLOAT16) return half::bf16_to_f32(half::f32_to_bf16(f));
-  return f;
+// Integer x: the bound truncated toward zero and saturated to x's range, so
+// clamping equals the exact clamp cast to x's dtype (integer kinds exactly).
+int64_t int_bound(const ek_scalar &v, ek_dtype dt) {
+  switch (raw_enum(v.kind)) {
+    case EK_SCALAR_FLOAT64: return detail::float_to_int(v.f, dt);
+    case EK_SCALAR_UINT64:
+      return v.u > static_cast<uint64_t>(detail::int_max(dt)) ? detail::int_max(dt)
+                                                              : static_cast<int64_t>(v.u);
+    default:
+      return v.i < detail::int_min(dt) ? detail::int_min(dt)
+                                       : (v.i > detail::int_max(dt) ? detail::int_max(dt) : v.i);
+  }
 }
 
-ek_status clamp_coefficients(ek_dtype dt, const double *lo, const double *hi, tern::Args *g) {
-  const double *bound[2] = {lo, hi};
+ek_status clamp_coefficients(ek_dtype dt, const ek_scalar *lo, const ek_scalar *hi,
+                             tern::Args *g) {
+  const ek_scalar *bound[2] = {lo, hi};
+  const char *name[2] = {"lo", "hi"};
   for (int k = 0; k < 2; ++k) {
-    const double missing = k == 0 ? -INFINITY : INFINITY;
-    const double v = bound[k] ? *bound[k] : missing;
-    EK_CHECK(dtype_is_float(dt) || !std::isnan(v), EK_ERROR_INVALID_ARGUMENT,
-             "%s is NaN, which an integer tensor (%s) cannot hold", k == 0 ? "lo" : "hi", ek_dtype_name(dt));
-    g->cf[k] = float_bound(v, dt);
-    // Integer x: the bound cast to x's dtype (truncated, saturated), so clamping
-    // equals the exact clamp cast to x's dtype, without wrap-around.
-    g->ci[k] = dtype_is_float(dt) ? 0 : detail::float_to_int(v, dt);
+    const ek_scalar v = bound[k] ? *bound[k] : ek_scalar_float(k == 0 ? -INFINITY : INFINITY);
+    EK_FORWARD(check_scalar(v, name[k]));
+    EK_CHECK(dtype_is_float(dt) || !(scalar_is_float(v) && std::isnan(v.f)),
+             EK_ERROR_INVALID_ARGUMENT, "%s is NaN, which an integer tensor (%s) cannot hold",
+             name[k], ek_dtype_name(dt));
+    g->cf[k] = dtype_is_float(dt) ? scalar_rounded_to(v, dt) : 0;
+    g->ci[k] = dtype_is_float(dt) ? 0 : int_bound(v, dt);
   }
   return EK_SUCCESS;
 }
 
-// Integer compute takes integral coefficients only (as PyTorch's alpha).
-ek_status integral_coefficient(double v, const char *name, ek_dtype result, int64_t *out) {
-  const bool integral = std::isfinite(v) && v == std::trunc(v) && v >= -0x1p63 && v < 0x1p63;
-  EK_CHECK(integral, EK_ERROR_INVALID_ARGUMENT,
-           "%s = %g must be an integer when the operands are %s (integer arithmetic)", name, v,
-           ek_dtype_name(result));
-  *out = static_cast<int64_t>(v);
+// A coefficient in the compute type: integer compute takes integers only (as
+// PyTorch's alpha), exactly; float compute converts once.
+ek_status coefficient(const ek_scalar &v, const char *name, ek_dtype result, tern::Args *g,
+                      int k) {
+  EK_FORWARD(check_scalar(v, name));
+  g->cf[k] = scalar_to_double(v);
+  if (g->compute != ew::kCI64) return EK_SUCCESS;
+  EK_CHECK(scalar_to_int64(v, &g->ci[k]), EK_ERROR_INVALID_ARGUMENT,
+           "%s = %s must be an integer in int64's range when the operands are %s (integer "
+           "arithmetic)",
+           name, format_scalar(v).c_str(), ek_dtype_name(result));
   return EK_SUCCESS;
 }
 
@@ -134,8 +144,8 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
   return run(stream, Operands{{cond, a, b}, {"cond", "a", "b"}}, ndim, shape, result, g, out);
 }
 
-EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const double *hi,
-                          ek_tensor *out) {
+EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
+                          const ek_scalar *hi, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
@@ -149,7 +159,7 @@ EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const double *lo, const
              x->dtype, g, out);
 }
 
-EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, double weight,
+EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_scalar weight,
                          ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(start);
@@ -166,13 +176,13 @@ EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, doubl
   tern::Args g{};
   g.op = tern::kLerp;
   g.compute = compute_of(result);
-  g.cf[0] = weight;
+  EK_FORWARD(coefficient(weight, "weight", result, &g, 0));
   return run(stream, Operands{{nullptr, start, end}, {nullptr, "start", "end"}}, ndim, shape, result,
              g, out);
 }
 
-EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double beta, ek_tensor y,
-                          ek_tensor *out) {
+EK_API ek_status ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_scalar beta,
+                          ek_tensor y, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_TENSOR(y);
@@ -185,12 +195,8 @@ EK_API ek_status ek_axpby(ek_stream stream, double alpha, ek_tensor x, double be
   tern::Args g{};
   g.op = tern::kAxpby;
   g.compute = compute_of(result);
-  g.cf[0] = alpha;
-  g.cf[1] = beta;
-  if (g.compute == ew::kCI64) {
-    EK_FORWARD(integral_coefficient(alpha, "alpha", result, &g.ci[0]));
-    EK_FORWARD(integral_coefficient(beta, "beta", result, &g.ci[1]));
-  }
+  EK_FORWARD(coefficient(alpha, "alpha", result, &g, 0));
+  EK_FORWARD(coefficient(beta, "beta", result, &g, 1));
   return run(stream, Operands{{nullptr, x, y}, {nullptr, "x", "y"}}, ndim, shape, result, g, out);
 }
 

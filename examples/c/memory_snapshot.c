@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     else path = argv[i];
   }
   int gpus = 0;
-  CHECK(ek_device_count(EK_CUDA, &gpus));
+  CHECK(ek_device_get_count(EK_CUDA, &gpus));
   ek_device dev = {gpus > 0 && !force_cpu ? EK_CUDA : EK_CPU, 0};
 
   CHECK(ek_log_set_callback(print_log, "log "));
@@ -58,22 +58,22 @@ int main(int argc, char **argv) {
   ek_stream streams[NBLOCKS];
   for (int i = 0; i < NBLOCKS; ++i) {
     streams[i] = i % 3 == 2 ? side : NULL;
-    CHECK(ek_malloc(ctx, sizes[i % 5] + (size_t)i * 8 * KiB, streams[i], &blocks[i]));
+    CHECK(ek_malloc(streams[i], ctx, sizes[i % 5] + (size_t)i * 8 * KiB, &blocks[i]));
   }
   void *large;
-  CHECK(ek_malloc(ctx, 30 * MiB, NULL, &large));
-  for (int i = 1; i < NBLOCKS; i += 2) CHECK(ek_free(ctx, blocks[i], streams[i]));
+  CHECK(ek_malloc(NULL, ctx, 30 * MiB, &large));
+  for (int i = 1; i < NBLOCKS; i += 2) CHECK(ek_free(streams[i], ctx, blocks[i]));
 
-  ek_memory_stats st;
-  CHECK(ek_memory_stats_get(ctx, &st));
+  ek_memory_stats st = EK_MEMORY_STATS_INIT;
+  CHECK(ek_memory_get_stats(ctx, &st));
   printf("allocated %.2f MiB, reserved %.2f MiB in %llu segments, fragmentation %.1f%%\n",
          st.allocated_bytes / (double)MiB, st.reserved_bytes / (double)MiB,
          (unsigned long long)st.segments, 100 * st.fragmentation);
-  CHECK(ek_memory_snapshot_json(ctx, path));
+  CHECK(ek_memory_write_snapshot_json(ctx, path));
   printf("wrote %s; draw it with: python3 scripts/plot_memory.py %s -o memory.png\n", path, path);
 
-  for (int i = 0; i < NBLOCKS; i += 2) CHECK(ek_free(ctx, blocks[i], streams[i]));
-  CHECK(ek_free(ctx, large, NULL));
+  for (int i = 0; i < NBLOCKS; i += 2) CHECK(ek_free(streams[i], ctx, blocks[i]));
+  CHECK(ek_free(NULL, ctx, large));
   CHECK(ek_memory_empty_cache(ctx));
   CHECK(ek_stream_destroy(side));
   CHECK(ek_context_destroy(ctx));

@@ -14,6 +14,7 @@
  *   EK_KERNEL_CACHE_DIR=/tmp/ek-jit ./jit   # disk cache, ratio
  */
 #define _POSIX_C_SOURCE 200809L
+#define EK_EXPERIMENTAL /* ek_kernel_launch_auto is experimental (ek.h) */
 #include <ek.h>
 #include <math.h>
 #include <stdio.h>
@@ -102,16 +103,16 @@ static double run(ek_context ctx, ek_kernel k, unsigned long long n, unsigned *b
   for (unsigned long long i = 0; i < n; ++i) x[i] = (float)(i % 1000) * 0.001f - 0.5f;
   int64_t shape = (int64_t)n;
   ek_tensor tx = NULL, ty = NULL;
-  CHECK(ek_tensor_from_host(ctx, 1, &shape, EK_FLOAT32, x, NULL, &tx));
-  CHECK(ek_tensor_empty(ctx, 1, &shape, EK_FLOAT32, NULL, &ty));
+  CHECK(ek_tensor_from_host(NULL, ctx, 1, &shape, EK_FLOAT32, x, &tx));
+  CHECK(ek_tensor_empty(NULL, ctx, 1, &shape, EK_FLOAT32, &ty));
   void *px = NULL, *py = NULL;
-  CHECK(ek_tensor_data(tx, &px));
-  CHECK(ek_tensor_data(ty, &py));
+  CHECK(ek_tensor_get_data(tx, &px));
+  CHECK(ek_tensor_get_data(ty, &py));
   float a = 2.0f, b = 0.25f;
   ek_kernel_arg args[] = {{&n, sizeof n}, {&a, sizeof a}, {&b, sizeof b},
                           {&px, sizeof px}, {&py, sizeof py}};
-  CHECK(ek_kernel_launch_auto(k, NULL, n, 0, args, 5, block));
-  CHECK(ek_tensor_to_host(ty, y, n * sizeof *y, NULL));
+  CHECK(ek_kernel_launch_auto(NULL, k, n, 0, args, 5, block));
+  CHECK(ek_tensor_to_host(NULL, ty, y, n * sizeof *y));
   double worst = 0;
   for (unsigned long long i = 0; i < n; ++i) worst = fmax(worst, fabs(y[i] - (a * x[i] + b)));
   ek_tensor_release(tx);
@@ -123,7 +124,7 @@ static double run(ek_context ctx, ek_kernel k, unsigned long long n, unsigned *b
 
 int main(void) {
   int gpus = 0;
-  CHECK(ek_device_count(EK_CUDA, &gpus));
+  CHECK(ek_device_get_count(EK_CUDA, &gpus));
   if (gpus == 0) {
     printf("no CUDA device is present: custom kernels need one; nothing to do\n");
     return 0;

@@ -48,7 +48,7 @@ static char *read_file(const char *path, size_t *size) {
 
 int main(int argc, char **argv) {
   int gpus = 0;
-  CHECK(ek_device_count(EK_CUDA, &gpus));
+  CHECK(ek_device_get_count(EK_CUDA, &gpus));
   if (gpus == 0) {
     printf("no CUDA device is present: custom kernels need one; nothing to do\n");
     return 0;
@@ -73,16 +73,16 @@ int main(int argc, char **argv) {
   int64_t shape = N;
   ek_tensor tx = NULL, ty = NULL;
   void *px = NULL, *py = NULL;
-  CHECK(ek_tensor_from_host(ctx, 1, &shape, EK_FLOAT32, x, NULL, &tx));
-  CHECK(ek_tensor_empty(ctx, 1, &shape, EK_FLOAT32, NULL, &ty));
-  CHECK(ek_tensor_data(tx, &px));
-  CHECK(ek_tensor_data(ty, &py));
+  CHECK(ek_tensor_from_host(NULL, ctx, 1, &shape, EK_FLOAT32, x, &tx));
+  CHECK(ek_tensor_empty(NULL, ctx, 1, &shape, EK_FLOAT32, &ty));
+  CHECK(ek_tensor_get_data(tx, &px));
+  CHECK(ek_tensor_get_data(ty, &py));
   unsigned long long n = N;
   float a = 3.0f;
   ek_kernel_arg args[] = {{&n, sizeof n}, {&a, sizeof a}, {&px, sizeof px}, {&py, sizeof py}};
   const unsigned grid[3] = {(N + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
-  CHECK(ek_kernel_launch(k, NULL, grid, block, 0, args, 4));
-  CHECK(ek_tensor_to_host(ty, y, sizeof y, NULL));
+  CHECK(ek_kernel_launch(NULL, k, grid, block, 0, args, 4));
+  CHECK(ek_tensor_to_host(NULL, ty, y, sizeof y));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != a * x[i];
   printf("scale from %s: %d of %d elements wrong\n", path, bad, N);
