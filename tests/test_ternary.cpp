@@ -248,13 +248,14 @@ TEST_P(Ternary, ClampInPlaceOnAView) {
   for (int i = 0; i < 20; ++i) xv[i] = i - 10;
   Tensor x(make(xv, {4, 5}, EK_FLOAT32)), v;
   EK_OK(ek_view_slice(x, 1, 0, 5, 2, v.out()));  // columns 0, 2, 4
-  const ek_scalar lo = ek_scalar_int(-3), hi = ek_scalar_int(3);
+  const double lo = -3, hi = 3;
+  const ek_scalar slo = ek_scalar_float(lo), shi = ek_scalar_float(hi);
   ek_tensor o = v.t;
-  EK_OK(ek_clamp(nullptr, v, &lo, &hi, &o));
+  EK_OK(ek_clamp(nullptr, v, &slo, &shi, &o));
   EXPECT_EQ(o, v.t);
   auto got = values_of(x);
   for (int i = 0; i < 20; ++i)
-    EXPECT_EQ(got[i], (i % 5) % 2 == 0 ? ref_clamp(xv[i], lo.f, hi.f) : xv[i]) << i;
+    EXPECT_EQ(got[i], (i % 5) % 2 == 0 ? ref_clamp(xv[i], lo, hi) : xv[i]) << i;
 }
 
 // -------------------------------------------------------------------- lerp --
