@@ -90,6 +90,16 @@ ek_scalar scalar(T v) {
   else return ek_scalar_uint(v);
 }
 
+// A zeroed struct the library fills, its struct_size set, for the structs
+// that have no _INIT macro (ek_memory_block, ek_profile_record: arrays whose
+// first element's struct_size is the stride).
+template <typename T>
+T sized() {
+  T v{};
+  v.struct_size = sizeof(T);
+  return v;
+}
+
 #define EK_OK(call) ASSERT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
 #define EK_EXPECT_OK(call) EXPECT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
 // Expects a status and that the message names the function and contains text.

@@ -138,7 +138,7 @@ std::string observe(ek_context c) {
   if (ek_memory_get_stats(c, &s) != EK_SUCCESS) return ek_last_error();
   if (s.allocated_bytes > s.reserved_bytes) return "allocated above reserved";
   if (s.free_count > s.alloc_count) return "more frees than allocations";
-  std::vector<ek_memory_block> blocks(256, ek_memory_block{sizeof(ek_memory_block)});
+  std::vector<ek_memory_block> blocks(256, ektest::sized<ek_memory_block>());
   size_t count = 0;
   if (ek_memory_get_snapshot(c, blocks.data(), blocks.size(), &count) != EK_SUCCESS)
     return ek_last_error();

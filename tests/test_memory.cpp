@@ -45,7 +45,7 @@ void expect_same_stats(const ek_memory_stats &a, const ek_memory_stats &b) {
 std::vector<ek_memory_block> snapshot_of(ek_context c) {
   size_t n = 0;
   EXPECT_EQ(ek_memory_get_snapshot(c, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
-  std::vector<ek_memory_block> blocks(n, ek_memory_block{sizeof(ek_memory_block)});
+  std::vector<ek_memory_block> blocks(n, ektest::sized<ek_memory_block>());
   size_t again = 0;
   EXPECT_EQ(ek_memory_get_snapshot(c, blocks.data(), blocks.size(), &again), EK_SUCCESS);
   EXPECT_EQ(again, n);
@@ -570,7 +570,7 @@ TEST_P(MemoryTest, SnapshotWithSmallCapacityFillsOnlyCapacity) {
   EK_OK(ek_memory_get_snapshot(ctx, nullptr, 0, &n));
   ASSERT_GE(n, 4u);
   std::vector<ek_memory_block> blocks(n);
-  ek_memory_block marker{sizeof(ek_memory_block)};
+  ek_memory_block marker = ektest::sized<ek_memory_block>();
   marker.address = 0xabcdef;
   std::fill(blocks.begin(), blocks.end(), marker);
   size_t count = 0;
@@ -585,7 +585,7 @@ TEST_P(MemoryTest, SnapshotWithSmallCapacityFillsOnlyCapacity) {
 }
 
 TEST_P(MemoryTest, SnapshotRejectsNullArrays) {
-  ek_memory_block one{sizeof(ek_memory_block)};
+  ek_memory_block one = ektest::sized<ek_memory_block>();
   size_t n = 0;
   EK_FAILS(ek_memory_get_snapshot(ctx, nullptr, 3, &n), EK_ERROR_NULL_POINTER,
            "blocks is NULL but capacity is 3");

@@ -210,7 +210,7 @@ class MemoryJsonTest : public ektest::DeviceTest {
   std::vector<ek_memory_block> snapshot() {
     size_t n = 0;
     EXPECT_EQ(ek_memory_get_snapshot(ctx, nullptr, 0, &n), EK_SUCCESS);
-    std::vector<ek_memory_block> blocks(n, ek_memory_block{sizeof(ek_memory_block)});
+    std::vector<ek_memory_block> blocks(n, ektest::sized<ek_memory_block>());
     EXPECT_EQ(ek_memory_get_snapshot(ctx, blocks.data(), n, &n), EK_SUCCESS);
     return blocks;
   }

@@ -136,7 +136,7 @@ class OpTables : public ektest::DeviceTest {
     EXPECT_EQ(ek_profiler_start(ctx), EK_SUCCESS);
     call();
     EXPECT_EQ(ek_profiler_stop(ctx), EK_SUCCESS);
-    ek_profile_record r{sizeof(ek_profile_record)};
+    ek_profile_record r = ektest::sized<ek_profile_record>();
     size_t n = 0;
     EXPECT_EQ(ek_profiler_get_records(ctx, &r, 1, &n), EK_SUCCESS);
     return n == 1 ? r.name : "";

@@ -35,7 +35,7 @@ class Profiler : public ektest::DeviceTest {
   std::vector<ek_profile_record> records() {
     size_t n = 0;
     EXPECT_EQ(ek_profiler_get_records(ctx, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
-    std::vector<ek_profile_record> out(n, ek_profile_record{sizeof(ek_profile_record)});
+    std::vector<ek_profile_record> out(n, ektest::sized<ek_profile_record>());
     EXPECT_EQ(ek_profiler_get_records(ctx, out.data(), out.size(), &n), EK_SUCCESS);
     return out;
   }
@@ -148,7 +148,7 @@ TEST_P(Profiler, SessionRules) {
 
 TEST_P(Profiler, BadArguments) {
   size_t n = 0;
-  ek_profile_record r{sizeof(ek_profile_record)};
+  ek_profile_record r = ektest::sized<ek_profile_record>();
   char text[8];
   EK_FAILS(ek_profiler_start(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_profiler_stop(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
