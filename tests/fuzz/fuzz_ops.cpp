@@ -144,7 +144,7 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
       break;
     }
     case 8: {
-      double lo = static_cast<double>(r.small_int()), hi = static_cast<double>(r.small_int());
+      const ek_scalar lo = ek_scalar_int(r.small_int()), hi = ek_scalar_int(r.small_int());
       uint8_t which = r.u8();
       s = ek_clamp(nullptr, x, (which & 1) ? &lo : nullptr, (which & 2) ? &hi : nullptr, &out);
       call = "ek_clamp";

@@ -148,8 +148,7 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
       return;
     }
     default: {
-      ek_tensor again = nullptr;
-      if (check(ek_tensor_retain(src, &again), "ek_tensor_retain")) ek_tensor_release(again);
+      if (check(ek_tensor_retain(src), "ek_tensor_retain")) ek_tensor_release(src);
       return;
     }
   }
