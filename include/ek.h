@@ -173,7 +173,7 @@ typedef struct {
   uint64_t total_memory;    /* bytes */
   uint64_t l2_cache_size;   /* bytes; 0 when unknown */
 } ek_device_info;
-#define EK_DEVICE_INFO_INIT {sizeof(ek_device_info)}
+#define EK_DEVICE_INFO_INIT {sizeof(ek_device_info), {0}, EK_CPU, 0, 0, 0, 0, 0, 0}
 
 /** Number of devices of a type. CPU: always 1. CUDA: 0 (and EK_SUCCESS) on a
  *  machine without a driver or GPU; this is the only CUDA query that never
@@ -317,7 +317,8 @@ EK_API ek_status ek_malloc(ek_stream stream, ek_context ctx, size_t bytes, void 
 /** Returns a block to the pool, ordered after the work already submitted to
  *  `stream`: that stream may reuse it at once, other streams only after that
  *  work completes. NULL ptr is a no-op; an unknown or already-freed pointer is
- *  EK_ERROR_INVALID_ARGUMENT and changes nothing. */
+ *  EK_ERROR_INVALID_ARGUMENT and changes nothing. ctx may be NULL when stream
+ *  is given, here and in ek_record_stream and ek_memcpy. */
 EK_API ek_status ek_free(ek_stream stream, ek_context ctx, void *ptr);
 /** Declares that the block at ptr is also used on `stream`: its reuse after
  *  ek_free waits for that stream's work too. */
@@ -354,7 +355,8 @@ typedef struct {
   uint64_t limit_bytes;            /* 0: no limit */
   double fragmentation;            /* 1 - largest_free_block / cached_free_bytes */
 } ek_memory_stats;
-#define EK_MEMORY_STATS_INIT {sizeof(ek_memory_stats)}
+#define EK_MEMORY_STATS_INIT \
+  {sizeof(ek_memory_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0}
 
 EK_API ek_status ek_memory_get_stats(ek_context ctx, ek_memory_stats *stats);
 /** Peaks restart from the current values. */
@@ -586,7 +588,8 @@ typedef struct {
   ek_device device;
   uint64_t storage_bytes;
 } ek_tensor_info;
-#define EK_TENSOR_INFO_INIT {sizeof(ek_tensor_info)}
+#define EK_TENSOR_INFO_INIT \
+  {sizeof(ek_tensor_info), EK_BOOL, 0, NULL, NULL, 0, 0, 0, 0, NULL, {EK_CPU, 0}, 0}
 
 EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info);
 /** Pointer to element 0; borrowed, valid while t lives. */
@@ -1242,7 +1245,7 @@ typedef struct {
   int ptx_version;            /* e.g. 90 for PTX ISA of sm_90 */
   int binary_version;         /* e.g. 90 for sm_90 machine code */
 } ek_kernel_attributes;
-#define EK_KERNEL_ATTRIBUTES_INIT {sizeof(ek_kernel_attributes)}
+#define EK_KERNEL_ATTRIBUTES_INIT {sizeof(ek_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0}
 EK_API ek_status ek_kernel_get_attributes(ek_kernel k, ek_kernel_attributes *attributes);
 
 /** One kernel argument: the address of its value and the value's size in

@@ -29,7 +29,8 @@ ek_status resolve_creator(ek_stream stream, ek_context ctx, ek_context *ctx_out,
     *s_out = stream;
     return EK_SUCCESS;
   }
-  EK_CHECK(ctx != nullptr, EK_ERROR_NULL_POINTER, "ctx and stream are both NULL");
+  EK_CHECK(ctx != nullptr, EK_ERROR_NULL_POINTER,
+           "ctx is NULL and so is stream (one of them must name the context)");
   EK_CHECK_CONTEXT(ctx);
   *ctx_out = ctx;
   *s_out = &ctx->default_stream;
