@@ -43,10 +43,10 @@ struct EkAlloc final : Allocator {
   }
   void *alloc(size_t bytes, int s) override {
     void *p = nullptr;
-    EK_CHECK(ek_malloc(ctx, bytes, streams[s], &p));
+    EK_CHECK(ek_malloc(streams[s], ctx, bytes, &p));
     return p;
   }
-  void free(void *p, int s) override { EK_CHECK(ek_free(ctx, p, streams[s])); }
+  void free(void *p, int s) override { EK_CHECK(ek_free(streams[s], ctx, p)); }
   void sync() override {
     for (auto s : streams) EK_CHECK(ek_stream_synchronize(s));
   }
@@ -258,8 +258,8 @@ double replay(Allocator &a, const Trace &t, std::vector<void *> &ptrs) {
 }
 
 ek_memory_stats ek_stats(ek_context ctx) {
-  ek_memory_stats s;
-  EK_CHECK(ek_memory_stats_get(ctx, &s));
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EK_CHECK(ek_memory_get_stats(ctx, &s));
   return s;
 }
 
@@ -271,7 +271,7 @@ void trace_ek(ek_context ctx, const Trace &trace, int steps, std::vector<std::st
   char line[256];
   EkAlloc a(ctx, 4);
   EK_CHECK(ek_memory_reset_peaks(ctx));
-  ek_memory_stats at_peak{}, s;
+  ek_memory_stats at_peak = EK_MEMORY_STATS_INIT, s;
   for (const Op &op : trace.ops) {
     if (!op.alloc) { a.free(ptrs[op.id], op.stream); continue; }
     ptrs[op.id] = a.alloc(op.bytes, op.stream);

@@ -73,17 +73,17 @@ extern "C" int bench_launch_sleep(void *stream, unsigned long long ns);
 inline double device_ms(ek_stream s, ek_event a, ek_event b, const std::function<void()> &op,
                         bool queued = true, int warmup = 5, int reps = 30) {
   void *native = nullptr;
-  EK_CHECK(ek_stream_native(s, &native));
+  EK_CHECK(ek_stream_get_native(s, &native));
   for (int i = 0; i < warmup; ++i) op();
   std::vector<double> ms;
   for (int i = 0; i < reps; ++i) {
     if (queued && bench_launch_sleep(native, 50000) != 0) std::exit(1);
-    EK_CHECK(ek_event_record(a, s));
+    EK_CHECK(ek_event_record(s, a));
     op();
-    EK_CHECK(ek_event_record(b, s));
+    EK_CHECK(ek_event_record(s, b));
     EK_CHECK(ek_event_synchronize(b));
     float t = 0;
-    EK_CHECK(ek_event_elapsed_ms(a, b, &t));
+    EK_CHECK(ek_event_get_elapsed_ms(a, b, &t));
     ms.push_back(t);
   }
   return median(ms);
@@ -168,12 +168,12 @@ inline const char *json_arg(int argc, char **argv) { return parse_args(argc, arg
 // Name of CUDA device 0 through the ek API, and its record in the report.
 inline void describe_device(Record &meta) {
   int n = 0;
-  EK_CHECK(ek_device_count(EK_CUDA, &n));
+  EK_CHECK(ek_device_get_count(EK_CUDA, &n));
   if (n == 0) {
     std::fprintf(stderr, "no CUDA device\n");
     std::exit(1);
   }
-  ek_device_info info;
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   EK_CHECK(ek_device_get_info(ek_device{EK_CUDA, 0}, &info));
   std::printf("device: %s (sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB), libek %u\n", info.name,
               info.compute_major, info.compute_minor, info.multiprocessors,

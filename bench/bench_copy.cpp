@@ -29,7 +29,8 @@ ek_tensor filled(const Env &e, std::vector<int64_t> shape) {
   double step = 1;
   while (n * step > 1024) step /= 2;
   ek_tensor flat = nullptr, out = nullptr;
-  EK_CHECK(ek_arange(e.ctx, 1.0, 1.0 + n * step, step, EK_FLOAT32, e.stream, &flat));
+  EK_CHECK(ek_arange(e.stream, e.ctx, ek_scalar_float(1.0), ek_scalar_float(1.0 + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &flat));
   EK_CHECK(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out));
   EK_CHECK(ek_tensor_release(flat));
   return out;
@@ -45,13 +46,13 @@ ek_scalar poison() {
 
 ek_tensor empty(const Env &e, std::vector<int64_t> shape, ek_dtype dt) {
   ek_tensor t = nullptr;
-  EK_CHECK(ek_tensor_empty(e.ctx, static_cast<int>(shape.size()), shape.data(), dt, e.stream, &t));
-  EK_CHECK(ek_fill(e.stream, t, poison()));  // the check sees unwritten elements
+  EK_CHECK(ek_tensor_empty(e.stream, e.ctx, static_cast<int>(shape.size()), shape.data(), dt, &t));
+  EK_CHECK(ek_fill(e.stream, poison(), t));  // the check sees unwritten elements
   return t;
 }
 
 ek_tensor_info info(ek_tensor t) {
-  ek_tensor_info i;
+  ek_tensor_info i = EK_TENSOR_INFO_INIT;
   EK_CHECK(ek_tensor_get_info(t, &i));
   return i;
 }
@@ -62,12 +63,12 @@ std::vector<double> time_ms(const Env &e, const std::function<void()> &op) {
   EK_CHECK(ek_stream_synchronize(e.stream));
   std::vector<double> ms;
   for (int i = 0; i < kReps; ++i) {
-    EK_CHECK(ek_event_record(e.start, e.stream));
+    EK_CHECK(ek_event_record(e.stream, e.start));
     op();
-    EK_CHECK(ek_event_record(e.stop, e.stream));
+    EK_CHECK(ek_event_record(e.stream, e.stop));
     EK_CHECK(ek_event_synchronize(e.stop));
     float t = 0;
-    EK_CHECK(ek_event_elapsed_ms(e.start, e.stop, &t));
+    EK_CHECK(ek_event_get_elapsed_ms(e.start, e.stop, &t));
     ms.push_back(t);
   }
   return ms;
@@ -97,12 +98,12 @@ void check(const Env &e, const char *name, ek_tensor src, ek_tensor dst) {
     int64_t n = info(s).numel;
     std::vector<float> hs(n), hd(n);
     std::vector<uint16_t> h16(n);
-    EK_CHECK(ek_tensor_to_host(s, hs.data(), n * 4, e.stream));
+    EK_CHECK(ek_tensor_to_host(e.stream, s, hs.data(), n * 4));
     if (di.dtype == EK_FLOAT16) {
-      EK_CHECK(ek_tensor_to_host(d, h16.data(), n * 2, e.stream));
+      EK_CHECK(ek_tensor_to_host(e.stream, d, h16.data(), n * 2));
       for (int64_t i = 0; i < n; ++i) hd[i] = half_to_float(h16[i]);
     } else {
-      EK_CHECK(ek_tensor_to_host(d, hd.data(), n * 4, e.stream));
+      EK_CHECK(ek_tensor_to_host(e.stream, d, hd.data(), n * 4));
     }
     for (int64_t i = 0; i < n; ++i) {
       bool ok = hs[i] != 0 && (di.dtype == EK_FLOAT16 ? std::fabs(hd[i] - hs[i]) <= 1e-3f * std::fabs(hs[i])
@@ -152,7 +153,7 @@ int main(int argc, char **argv) {
   EK_CHECK(ek_event_create(e.ctx, &e.start));
   EK_CHECK(ek_event_create(e.ctx, &e.stop));
   void *native = nullptr;
-  EK_CHECK(ek_stream_native(e.stream, &native));
+  EK_CHECK(ek_stream_get_native(e.stream, &native));
   auto cu_stream = static_cast<cudaStream_t>(native);
 
   std::printf("%-22s %-16s %10s %9s %9s %9s\n", "op", "impl", "GB moved", "med ms", "min ms", "TB/s");
@@ -163,7 +164,8 @@ int main(int argc, char **argv) {
     ek_tensor src = filled(e, {n}), dst = empty(e, {n}, EK_FLOAT32);
     std::string op = "copy_f32_" + std::to_string(gib) + "GiB";
     double bytes = 2.0 * n * 4;
-    out.add(op.c_str(), "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, src)); }), 2.9);
+    out.add(op.c_str(), "ek_copy", bytes,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 2.9);
     check(e, op.c_str(), src, dst);
     void *s = info(src).data, *d = info(dst).data;
     out.add(op.c_str(), "cudaMemcpyAsync", bytes, time_ms(e, [&] {
@@ -178,9 +180,10 @@ int main(int argc, char **argv) {
     ek_tensor src = filled(e, {m, m}), t = nullptr, dst = empty(e, {m, m}, EK_FLOAT32);
     EK_CHECK(ek_view_transpose(src, 0, 1, &t));
     double bytes = 2.0 * m * m * 4;
-    out.add("transpose_f32_8192", "ek_copy", bytes, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, t)); }), 2.2);
+    out.add("transpose_f32_8192", "ek_copy", bytes,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, t, dst)); }), 2.2);
     check(e, "transpose (ek_copy)", t, dst);
-    EK_CHECK(ek_fill(e.stream, dst, poison()));
+    EK_CHECK(ek_fill(e.stream, poison(), dst));
     out.add("transpose_f32_8192", "ek_contiguous", bytes, time_ms(e, [&] {
       ek_tensor o = dst;
       EK_CHECK(ek_contiguous(e.stream, t, &o));
@@ -192,7 +195,8 @@ int main(int argc, char **argv) {
   {  // Cast f32 -> f16, 256M elements.
     const int64_t n = int64_t(1) << 28;
     ek_tensor src = filled(e, {n}), dst = empty(e, {n}, EK_FLOAT16);
-    out.add("cast_f32_f16_256M", "ek_copy", 6.0 * n, time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, src)); }), 0);
+    out.add("cast_f32_f16_256M", "ek_copy", 6.0 * n,
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, src, dst)); }), 0);
     check(e, "cast", src, dst);
     EK_CHECK(ek_tensor_release(src));
     EK_CHECK(ek_tensor_release(dst));
@@ -203,7 +207,7 @@ int main(int argc, char **argv) {
     ek_tensor src = filled(e, {m, m}), v = nullptr, dst = empty(e, {m, m / 2}, EK_FLOAT32);
     EK_CHECK(ek_view_slice(src, 1, 0, EK_SLICE_MAX, 2, &v));
     out.add("slice_f32_cols_step2", "ek_copy", 2.0 * m * (m / 2) * 4,
-            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, dst, v)); }), 0);
+            time_ms(e, [&] { EK_CHECK(ek_copy(e.stream, v, dst)); }), 0);
     check(e, "slice", v, dst);
     for (ek_tensor x : {src, v, dst}) EK_CHECK(ek_tensor_release(x));
   }

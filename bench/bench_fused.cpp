@@ -29,7 +29,8 @@ ek_tensor filled(const Env &e, int64_t n, double start) {
   ek_tensor t = nullptr;
   double step = 1;
   while (n * step > 1024) step /= 2;
-  EK_CHECK(ek_arange(e.ctx, start, start + n * step, step, EK_FLOAT32, e.s, &t));
+  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(start), ek_scalar_float(start + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &t));
   return t;
 }
 
@@ -44,9 +45,9 @@ void check(ek_tensor x, ek_tensor y, ek_tensor z) {
   float hx[8], hy[8], hz[8];
   ek_tensor v[3] = {nullptr, nullptr, nullptr};
   for (int k = 0; k < 3; ++k) EK_CHECK(ek_view_slice(k == 0 ? x : k == 1 ? y : z, 0, 0, 8, 1, &v[k]));
-  EK_CHECK(ek_tensor_to_host(v[0], hx, sizeof hx, nullptr));
-  EK_CHECK(ek_tensor_to_host(v[1], hy, sizeof hy, nullptr));
-  EK_CHECK(ek_tensor_to_host(v[2], hz, sizeof hz, nullptr));
+  EK_CHECK(ek_tensor_to_host(nullptr, v[0], hx, sizeof hx));
+  EK_CHECK(ek_tensor_to_host(nullptr, v[1], hy, sizeof hy));
+  EK_CHECK(ek_tensor_to_host(nullptr, v[2], hz, sizeof hz));
   for (ek_tensor t : v) EK_CHECK(ek_tensor_release(t));
   for (int i = 0; i < 8; ++i) {
     float want = hx[i] * hy[i] + (hx[i] > 0 ? hx[i] : 0.0f);
@@ -78,7 +79,7 @@ int main(int argc, char **argv) {
   ek_tensor in[2] = {x, y};
   EK_CHECK(ek_stream_synchronize(e.s));
   auto t0 = std::chrono::steady_clock::now();
-  EK_CHECK(ek_elementwise_launch(k, e.s, in, 2, &z, 1));  // compiles, or finds the cache
+  EK_CHECK(ek_elementwise_launch(e.s, k, in, 2, &z, 1));  // compiles, or finds the cache
   EK_CHECK(ek_stream_synchronize(e.s));
   const double first_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -88,11 +89,11 @@ int main(int argc, char **argv) {
 
   std::printf("| op | median | achieved (read + written) |\n|---|---|---|\n");
   report(rep, "ek_elementwise x*y+max(x,0) 256M f32", bytes,
-         time_ms(e, [&] { EK_CHECK(ek_elementwise_launch(k, e.s, in, 2, &z, 1)); }));
+         time_ms(e, [&] { EK_CHECK(ek_elementwise_launch(e.s, k, in, 2, &z, 1)); }));
   report(rep, "ek_binary mul 256M f32 (reference)", bytes,
          time_ms(e, [&] { EK_CHECK(ek_binary(e.s, EK_BINARY_MUL, x, y, &z)); }));
 
-  EK_CHECK(ek_elementwise_release(k));
+  EK_CHECK(ek_elementwise_destroy(k));
   for (ek_tensor t : {x, y, z}) EK_CHECK(ek_tensor_release(t));
   EK_CHECK(ek_event_destroy(e.a));
   EK_CHECK(ek_event_destroy(e.b));

@@ -44,7 +44,7 @@ int main() {
   check(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &ctx), "context");
   std::vector<ek_tensor> live(4096, nullptr);
   int64_t shape[1] = {1};
-  for (auto &t : live) check(ek_tensor_empty(ctx, 1, shape, EK_FLOAT32, nullptr, &t), "empty");
+  for (auto &t : live) check(ek_tensor_empty(nullptr, ctx, 1, shape, EK_FLOAT32, &t), "empty");
 
   std::shared_mutex lock;
   std::unordered_set<const void *> registry(live.begin(), live.end());

@@ -30,7 +30,8 @@ ek_tensor random_like(const Env &e, std::vector<int64_t> shape) {
   double step = 1;
   while (n * step > 1024) step /= 2;
   ek_tensor flat = nullptr, out = nullptr;
-  EK_CHECK(ek_arange(e.ctx, 0.5, 0.5 + n * step, step, EK_FLOAT32, e.s, &flat));
+  EK_CHECK(ek_arange(e.s, e.ctx, ek_scalar_float(0.5), ek_scalar_float(0.5 + n * step),
+                     ek_scalar_float(step), EK_FLOAT32, &flat));
   EK_CHECK(ek_view_reshape(flat, static_cast<int>(shape.size()), shape.data(), &out));
   EK_CHECK(ek_tensor_release(flat));
   return out;
@@ -86,7 +87,8 @@ void softmax(const Env &e) {
     double n = 1;
     for (int64_t d : shape) n *= double(d);
     std::string name = "softmax " + std::to_string(shape[0]) + (shape.size() > 1 ? "x" + std::to_string(shape[1]) : "");
-    report(name.c_str(), 8.0 * n, time_ms(e, [&] { EK_CHECK(ek_softmax(e.s, x, -1, &out)); }));
+    report(name.c_str(), 8.0 * n,
+           time_ms(e, [&] { EK_CHECK(ek_softmax(e.s, EK_SOFTMAX_PLAIN, x, -1, &out)); }));
     for (ek_tensor t : {x, out}) EK_CHECK(ek_tensor_release(t));
   }
 }
@@ -101,7 +103,7 @@ void cublas_matmul(cublasHandle_t h, int n, cudaDataType dt, const void *a, cons
 void matmul(const Env &e) {
   cublasHandle_t h = nullptr;
   void *native = nullptr;
-  EK_CHECK(ek_stream_native(e.s, &native));
+  EK_CHECK(ek_stream_get_native(e.s, &native));
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, static_cast<cudaStream_t>(native)))
     std::exit(1);
   struct Case { int n; ek_dtype dt; cudaDataType cdt; const char *name; };
@@ -114,9 +116,9 @@ void matmul(const Env &e) {
     const double flops = 2.0 * c.n * c.n * double(c.n);
     double ek_ms = time_ms(e, [&] { EK_CHECK(ek_matmul(e.s, a, b, &out)); });
     void *pa = nullptr, *pb = nullptr, *pc = nullptr;
-    EK_CHECK(ek_tensor_data(a, &pa));
-    EK_CHECK(ek_tensor_data(b, &pb));
-    EK_CHECK(ek_tensor_data(out, &pc));
+    EK_CHECK(ek_tensor_get_data(a, &pa));
+    EK_CHECK(ek_tensor_get_data(b, &pb));
+    EK_CHECK(ek_tensor_get_data(out, &pc));
     double blas_ms = time_ms(e, [&] { cublas_matmul(h, c.n, c.cdt, pa, pb, pc); });
     std::printf("| matmul %d^2 %s | %.3f ms, %.1f TFLOP/s | cuBLAS %.3f ms, %.1f TFLOP/s | %.3fx |\n", c.n,
                 c.name, ek_ms, flops / ek_ms / 1e9, blas_ms, flops / blas_ms / 1e9, blas_ms / ek_ms);
@@ -128,17 +130,17 @@ void matmul(const Env &e) {
 void indexing(const Env &e) {
   const int64_t n = int64_t{1} << 26;
   ek_tensor x = random_like(e, {n}), u = nullptr, mask = nullptr, idx = nullptr, g = nullptr;
-  EK_CHECK(ek_tensor_empty(e.ctx, 1, &n, EK_FLOAT32, e.s, &u));
-  EK_CHECK(ek_random(e.s, EK_RANDOM_UNIFORM, 0, 1, nullptr, u));
-  EK_CHECK(ek_binary_scalar(e.s, EK_BINARY_LT, u, 0.5, 0, &mask));
+  EK_CHECK(ek_tensor_empty(e.s, e.ctx, 1, &n, EK_FLOAT32, &u));
+  EK_CHECK(ek_random(e.s, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), nullptr, u));
+  EK_CHECK(ek_binary_scalar(e.s, EK_BINARY_LT, u, ek_scalar_float(0.5), 0, &mask));
   report("masked_select 64M f32 half true", 7.0 * n, time_ms(e, [&] {
     ek_tensor sel = nullptr;
     EK_CHECK(ek_masked_select(e.s, x, mask, &sel));
     EK_CHECK(ek_tensor_release(sel));
   }));
   const int64_t m = int64_t{1} << 20;
-  EK_CHECK(ek_tensor_empty(e.ctx, 1, &m, EK_INT64, e.s, &idx));
-  EK_CHECK(ek_random(e.s, EK_RANDOM_RANDINT, 0, double(n), nullptr, idx));
+  EK_CHECK(ek_tensor_empty(e.s, e.ctx, 1, &m, EK_INT64, &idx));
+  EK_CHECK(ek_random(e.s, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(n), nullptr, idx));
   report("gather 1M of 64M f32", 16.0 * m, time_ms(e, [&] { EK_CHECK(ek_index_select(e.s, x, 0, idx, &g)); }));
   for (ek_tensor t : {x, u, mask, idx, g}) EK_CHECK(ek_tensor_release(t));
 }
@@ -177,14 +179,14 @@ void tiny_ops(const Env &e) {
   EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z));
   EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s));
   void *native = nullptr;
-  EK_CHECK(ek_stream_native(e.s, &native));
+  EK_CHECK(ek_stream_get_native(e.s, &native));
   auto empty = [&] {
     if (bench_launch_empty(native) != 0) std::exit(1);
   };
   auto add = [&] { EK_CHECK(ek_binary(e.s, EK_BINARY_ADD, x, y, &z)); };
   auto sum = [&] { EK_CHECK(ek_reduce(e.s, EK_REDUCE_SUM, x, 0, nullptr, 0, &s)); };
   ek_tensor row = random_like(e, {10000}), p = nullptr;
-  auto soft = [&] { EK_CHECK(ek_softmax(e.s, row, -1, &p)); };
+  auto soft = [&] { EK_CHECK(ek_softmax(e.s, EK_SOFTMAX_PLAIN, row, -1, &p)); };
   auto view = [&] {
     ek_tensor v = nullptr;
     EK_CHECK(ek_view_slice(x, 0, 1, 100, 1, &v));
@@ -213,7 +215,7 @@ void tiny_ops(const Env &e) {
 int main() {
   Env e{};
   int n = 0;
-  EK_CHECK(ek_device_count(EK_CUDA, &n));
+  EK_CHECK(ek_device_get_count(EK_CUDA, &n));
   if (n == 0) {
     std::printf("no CUDA device\n");
     return 1;

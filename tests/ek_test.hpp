@@ -35,7 +35,7 @@ inline std::string device_name(const testing::TestParamInfo<ek_device_type> &inf
 // Skips (visibly) when CUDA is asked for but absent; EK_REQUIRE_GPU=1 makes it a failure.
 inline bool cuda_available() {
   int n = 0;
-  return ek_device_count(EK_CUDA, &n) == EK_SUCCESS && n > 0;
+  return ek_device_get_count(EK_CUDA, &n) == EK_SUCCESS && n > 0;
 }
 inline bool gpu_required() {
   const char *v = std::getenv("EK_REQUIRE_GPU");
@@ -83,21 +83,21 @@ class ScopedEnv {
 // integer (UINT64) or floating point (FLOAT64): scalar(3), scalar(2.5).
 template <typename T>
 ek_scalar scalar(T v) {
-  ek_scalar s{};
-  if constexpr (std::is_same<T, bool>::value) {
-    s.kind = EK_SCALAR_BOOL;
-    s.i = v;
-  } else if constexpr (std::is_floating_point<T>::value) {
-    s.kind = EK_SCALAR_FLOAT64;
-    s.f = static_cast<double>(v);
-  } else if constexpr (std::is_signed<T>::value) {
-    s.kind = EK_SCALAR_INT64;
-    s.i = v;
-  } else {
-    s.kind = EK_SCALAR_UINT64;
-    s.u = v;
-  }
-  return s;
+  if constexpr (std::is_same<T, bool>::value) return ek_scalar_bool(v);
+  else if constexpr (std::is_floating_point<T>::value)
+    return ek_scalar_float(static_cast<double>(v));
+  else if constexpr (std::is_signed<T>::value) return ek_scalar_int(v);
+  else return ek_scalar_uint(v);
+}
+
+// A zeroed struct the library fills, its struct_size set, for the structs
+// that have no _INIT macro (ek_memory_block, ek_profile_record: arrays whose
+// first element's struct_size is the stride).
+template <typename T>
+T sized() {
+  T v{};
+  v.struct_size = sizeof(T);
+  return v;
 }
 
 #define EK_OK(call) ASSERT_EQ((call), EK_SUCCESS) << #call << ": " << ek_last_error()
@@ -124,10 +124,10 @@ struct Tensor {
 
 template <typename T>
 std::vector<T> to_host(ek_tensor t) {
-  ek_tensor_info info{};
+  ek_tensor_info info = EK_TENSOR_INFO_INIT;
   EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
   std::vector<T> out(static_cast<size_t>(info.numel));
-  EXPECT_EQ(ek_tensor_to_host(t, out.data(), out.size() * sizeof(T), nullptr), EK_SUCCESS)
+  EXPECT_EQ(ek_tensor_to_host(nullptr, t, out.data(), out.size() * sizeof(T)), EK_SUCCESS)
       << ek_last_error();
   return out;
 }
@@ -158,7 +158,7 @@ inline std::string text(const Shape &s) {
 }
 
 inline ek_tensor_info info_of(ek_tensor t) {
-  ek_tensor_info info{};
+  ek_tensor_info info = EK_TENSOR_INFO_INIT;
   EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS) << ek_last_error();
   return info;
 }
@@ -179,8 +179,8 @@ inline Values values_of(ek_tensor t) {
 // A tensor on c of dtype dt holding host data already in dt's layout.
 inline ek_tensor upload(ek_context c, const Shape &shape, ek_dtype dt, const void *data) {
   ek_tensor t = nullptr;
-  EXPECT_EQ(ek_tensor_from_host(c, static_cast<int>(shape.size()), shape.data(), dt, data,
-                                nullptr, &t), EK_SUCCESS) << ek_last_error();
+  EXPECT_EQ(ek_tensor_from_host(nullptr, c, static_cast<int>(shape.size()), shape.data(), dt, data,
+                                &t), EK_SUCCESS) << ek_last_error();
   return t;
 }
 
@@ -241,14 +241,14 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
     }
     ek_device dev{GetParam(), 0};
     ASSERT_EQ(ek_context_create(dev, nullptr, &ctx), EK_SUCCESS) << ek_last_error();
-    ASSERT_EQ(ek_memory_stats_get(ctx, &baseline), EK_SUCCESS);
+    ASSERT_EQ(ek_memory_get_stats(ctx, &baseline), EK_SUCCESS);
     ASSERT_EQ(ek_live_handles(&handles_before), EK_SUCCESS);
   }
   void TearDown() override {
     if (!ctx) return;
-    ek_memory_stats now{};
+    ek_memory_stats now = EK_MEMORY_STATS_INIT;
     ASSERT_EQ(ek_context_synchronize(ctx), EK_SUCCESS) << ek_last_error();
-    ASSERT_EQ(ek_memory_stats_get(ctx, &now), EK_SUCCESS);
+    ASSERT_EQ(ek_memory_get_stats(ctx, &now), EK_SUCCESS);
     EXPECT_EQ(now.allocated_bytes, 0u) << "the test leaked pool memory";
     EXPECT_EQ(now.active_blocks, 0u);
     EXPECT_EQ(ek_context_destroy(ctx), EK_SUCCESS) << ek_last_error();
@@ -267,7 +267,7 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
     return ektest::make(c ? c : ctx, shape, dt, values);
   }
   ek_context ctx = nullptr;
-  ek_memory_stats baseline{};
+  ek_memory_stats baseline = EK_MEMORY_STATS_INIT;
   int64_t handles_before = 0;
 };
 

@@ -1,6 +1,6 @@
 // Checks shared by the suites of files the library opens and writes (the
-// kernel cache, the NVRTC hint, ek_memory_snapshot_json and
-// ek_profiler_export_chrome_trace): a guard that turns a hang on a FIFO into a
+// kernel cache, the NVRTC hint, ek_memory_write_snapshot_json and
+// ek_profiler_write_chrome_trace): a guard that turns a hang on a FIFO into a
 // failure, and the rules every file writer follows.
 #pragma once
 
@@ -73,7 +73,7 @@ inline bool message_has(const std::string &text) {
 
 using Writer = std::function<ek_status(const char *path)>;
 
-// The rules of ek_memory_snapshot_json and ek_profiler_export_chrome_trace,
+// The rules of ek_memory_write_snapshot_json and ek_profiler_write_chrome_trace,
 // in dir (an empty directory of the test's own; left with what it made).
 inline void check_file_writer(const std::string &dir, const Writer &write) {
   SCOPED_TRACE("in " + dir);

@@ -129,9 +129,9 @@ class ModuleTest : public ektest::DeviceTest {
   // A float32 tensor holding values; its device pointer in *data.
   void upload(const std::vector<float> &values, Tensor *t, void **data) {
     const int64_t n = static_cast<int64_t>(values.size());
-    ASSERT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT32, values.data(), nullptr, t->out()),
+    ASSERT_EQ(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_FLOAT32, values.data(), t->out()),
               EK_SUCCESS) << ek_last_error();
-    ASSERT_EQ(ek_tensor_data(*t, data), EK_SUCCESS);
+    ASSERT_EQ(ek_tensor_get_data(*t, data), EK_SUCCESS);
   }
   // Launches kScale's kernel (from any module) on 1000 elements: y = 2x.
   void expect_scale_runs(ek_module m) {
@@ -148,7 +148,7 @@ class ModuleTest : public ektest::DeviceTest {
     ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                             arg(&py, sizeof py)};
     const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
-    EK_OK(ek_kernel_launch(k, nullptr, grid, block, 0, args, 4));
+    EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 4));
     std::vector<float> y = ektest::to_host<float>(ty);
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], 2.0f * x[i]) << "element " << i;
   }

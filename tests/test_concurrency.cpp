@@ -63,7 +63,7 @@ bool Worker::make_x(int64_t a, ek_tensor *x) {
   std::vector<double> f64(kLen);
   for (int64_t j = 0; j < kLen; ++j) i64[j] = a + j, f64[j] = static_cast<double>(a + j);
   const void *host = dtype == EK_INT64 ? static_cast<const void *>(i64.data()) : f64.data();
-  return check(ek_tensor_from_host(ctx, 1, &kLen, dtype, host, stream, x), "from_host");
+  return check(ek_tensor_from_host(stream, ctx, 1, &kLen, dtype, host, x), "from_host");
 }
 
 // 14 API calls: create, 2 views, unary, 2 binary, copy, reduce, 6 releases.
@@ -75,7 +75,7 @@ bool Worker::round(int64_t r) {
             check(ek_unary(stream, EK_UNARY_NEG, odd, &neg), "neg") &&
             check(ek_binary(stream, EK_BINARY_MUL, neg, odd, &sq), "mul") &&
             check(ek_view_slice(x, 0, 0, kLen, 2, &even), "slice even") &&
-            check(ek_copy(stream, even, sq), "copy") &&
+            check(ek_copy(stream, sq, even), "copy") &&
             check(ek_reduce(stream, EK_REDUCE_SUM, x, 0, nullptr, 0, &s), "sum") &&
             check(ek_binary(stream, EK_BINARY_ADD, acc, s, &acc), "accumulate");
   for (ek_tensor t : {x, odd, even, neg, sq, s}) ok = check(ek_tensor_release(t), "release") && ok;
@@ -87,7 +87,7 @@ bool Worker::start() {
   const double zero = 0;
   const int64_t izero = 0;
   const void *host = dtype == EK_INT64 ? static_cast<const void *>(&izero) : &zero;
-  return check(ek_tensor_from_host(ctx, 0, nullptr, dtype, host, stream, &acc), "acc");
+  return check(ek_tensor_from_host(stream, ctx, 0, nullptr, dtype, host, &acc), "acc");
 }
 
 // Reads the accumulator back and compares it with the closed form.
@@ -95,7 +95,7 @@ bool Worker::finish() {
   int64_t i = 0;
   double d = 0;
   void *dst = dtype == EK_INT64 ? static_cast<void *>(&i) : &d;
-  bool ok = check(ek_tensor_to_host(acc, dst, 8, stream), "to_host");
+  bool ok = check(ek_tensor_to_host(stream, acc, dst, 8), "to_host");
   ok = check(ek_tensor_release(acc), "release acc") && ok;
   acc = nullptr;
   int64_t got = dtype == EK_INT64 ? i : static_cast<int64_t>(d);
@@ -118,12 +118,12 @@ std::string use_shared(ek_tensor shared, int64_t r) {
   const int64_t start = r % 512;
   std::string err;
   double got = 0;
-  if (ek_tensor_retain(shared, &ref) != EK_SUCCESS ||
-      ek_view_slice(ref, 0, start, start + 8, 1, &view) != EK_SUCCESS ||
+  if (ek_tensor_retain(shared) == EK_SUCCESS) ref = shared;
+  if (!ref || ek_view_slice(ref, 0, start, start + 8, 1, &view) != EK_SUCCESS ||
       ek_reduce(nullptr, EK_REDUCE_SUM, view, 0, nullptr, 0, &sum) != EK_SUCCESS)
     err = ek_last_error();
   float f = 0;
-  if (err.empty() && ek_tensor_to_host(sum, &f, sizeof f, nullptr) != EK_SUCCESS)
+  if (err.empty() && ek_tensor_to_host(nullptr, sum, &f, sizeof f) != EK_SUCCESS)
     err = ek_last_error();
   got = f;
   if (err.empty() && got != 24.0) err = "sum of 8 threes is " + std::to_string(got);
@@ -134,13 +134,13 @@ std::string use_shared(ek_tensor shared, int64_t r) {
 // One look at the pool from outside: stats, snapshot and handle count must
 // each hold together even while other threads allocate and free.
 std::string observe(ek_context c) {
-  ek_memory_stats s{};
-  if (ek_memory_stats_get(c, &s) != EK_SUCCESS) return ek_last_error();
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  if (ek_memory_get_stats(c, &s) != EK_SUCCESS) return ek_last_error();
   if (s.allocated_bytes > s.reserved_bytes) return "allocated above reserved";
   if (s.free_count > s.alloc_count) return "more frees than allocations";
-  std::vector<ek_memory_block> blocks(256);
+  std::vector<ek_memory_block> blocks(256, ektest::sized<ek_memory_block>());
   size_t count = 0;
-  if (ek_memory_snapshot(c, blocks.data(), blocks.size(), &count) != EK_SUCCESS)
+  if (ek_memory_get_snapshot(c, blocks.data(), blocks.size(), &count) != EK_SUCCESS)
     return ek_last_error();
   for (size_t i = 0; i < std::min(count, blocks.size()); ++i) {
     const ek_memory_block &b = blocks[i];
@@ -154,8 +154,8 @@ std::string observe(ek_context c) {
 }
 
 ek_memory_stats stats_of(ek_context c) {
-  ek_memory_stats s{};
-  EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS) << ek_last_error();
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EXPECT_EQ(ek_memory_get_stats(c, &s), EK_SUCCESS) << ek_last_error();
   return s;
 }
 
@@ -222,8 +222,8 @@ TEST_P(ConcurrencyTest, FourThreadsEachWithItsOwnContext) {
     threads.emplace_back([&w, ops, device = GetParam()] {
       if (!w.check(ek_context_create(ek_device{device, 0}, nullptr, &w.ctx), "context")) return;
       w.run(ops);  // on the default stream (stream NULL)
-      ek_memory_stats s{};
-      if (w.check(ek_memory_stats_get(w.ctx, &s), "stats") && w.error.empty() &&
+      ek_memory_stats s = EK_MEMORY_STATS_INIT;
+      if (w.check(ek_memory_get_stats(w.ctx, &s), "stats") && w.error.empty() &&
           (s.allocated_bytes != 0 || s.active_blocks != 0 || s.alloc_count != s.free_count))
         w.error = "context " + std::to_string(w.id) + " kept " +
                   std::to_string(s.allocated_bytes) + " bytes in " +
@@ -245,8 +245,8 @@ TEST_P(ConcurrencyTest, SharedTensorAndObserversUnderLoad) {
   const int64_t rounds = std::max<int64_t>(1, ops() / kOpsPerRound), handles0 = live_handles();
   const int64_t n = 1024;
   ektest::Tensor shared;
-  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, shared.out()));
-  EK_OK(ek_fill(nullptr, shared, ektest::scalar(3.0)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_FLOAT32, shared.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(3.0), shared));
   std::atomic<int> running{kThreads};
   std::vector<std::string> errors(kThreads + 1);
   std::vector<std::thread> threads;

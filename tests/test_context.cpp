@@ -19,13 +19,13 @@ struct CleanEnv {
 };
 
 ek_memory_stats stats_of(ek_context c) {
-  ek_memory_stats s{};
-  EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS) << ek_last_error();
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EXPECT_EQ(ek_memory_get_stats(c, &s), EK_SUCCESS) << ek_last_error();
   return s;
 }
 
 ek_context_config config_of(ek_context c) {
-  ek_context_config cfg{};
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
   EXPECT_EQ(ek_context_get_config(c, &cfg), EK_SUCCESS) << ek_last_error();
   return cfg;
 }
@@ -56,7 +56,7 @@ class ContextTest : public ektest::DeviceTest {
     EXPECT_NE(std::string(ek_last_error()).find("ek_context_create"), std::string::npos);
   }
   uint64_t device_memory() {
-    ek_device_info info{};
+    ek_device_info info = EK_DEVICE_INFO_INIT;
     EXPECT_EQ(ek_device_get_info(device(), &info), EK_SUCCESS) << ek_last_error();
     return info.total_memory;
   }
@@ -67,25 +67,25 @@ EK_INSTANTIATE_DEVICES(ContextTest);
 
 TEST(Devices, CpuCountIsOne) {
   int n = -1;
-  EK_OK(ek_device_count(EK_CPU, &n));
+  EK_OK(ek_device_get_count(EK_CPU, &n));
   EXPECT_EQ(n, 1);
 }
 
 TEST(Devices, CudaCountIsNeverAnError) {
   int n = -1;
-  EK_OK(ek_device_count(EK_CUDA, &n));
+  EK_OK(ek_device_get_count(EK_CUDA, &n));
   EXPECT_GE(n, 0);
 }
 
 TEST(Devices, CountRejectsNullAndUnknownTypes) {
   int n = 0;
-  EK_FAILS(ek_device_count(EK_CPU, nullptr), EK_ERROR_NULL_POINTER, "count is NULL");
-  EK_FAILS(ek_device_count(static_cast<ek_device_type>(7), &n), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_device_get_count(EK_CPU, nullptr), EK_ERROR_NULL_POINTER, "count is NULL");
+  EK_FAILS(ek_device_get_count(static_cast<ek_device_type>(7), &n), EK_ERROR_INVALID_ARGUMENT,
            "unknown device type 7");
 }
 
 TEST(Devices, CpuInfoHasNameAndMemory) {
-  ek_device_info info{};
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   EK_OK(ek_device_get_info(ek_device{EK_CPU, 0}, &info));
   EXPECT_STRNE(info.name, "");
   EXPECT_EQ(info.type, EK_CPU);
@@ -96,7 +96,7 @@ TEST(Devices, CpuInfoHasNameAndMemory) {
 }
 
 TEST(Devices, InfoRejectsNullAndMissingCpu) {
-  ek_device_info info{};
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   EK_FAILS(ek_device_get_info(ek_device{EK_CPU, 0}, nullptr), EK_ERROR_NULL_POINTER,
            "info is NULL");
   EK_FAILS(ek_device_get_info(ek_device{EK_CPU, 1}, &info), EK_ERROR_NO_DEVICE,
@@ -105,10 +105,10 @@ TEST(Devices, InfoRejectsNullAndMissingCpu) {
 
 TEST(Devices, CudaInfoWhenPresent) {
   int n = 0;
-  EK_OK(ek_device_count(EK_CUDA, &n));
+  EK_OK(ek_device_get_count(EK_CUDA, &n));
   if (n == 0) GTEST_SKIP() << "no CUDA device";
   for (int i = 0; i < n; ++i) {
-    ek_device_info info{};
+    ek_device_info info = EK_DEVICE_INFO_INIT;
     EK_OK(ek_device_get_info(ek_device{EK_CUDA, i}, &info));
     EXPECT_STRNE(info.name, "");
     EXPECT_EQ(info.type, EK_CUDA);
@@ -123,9 +123,9 @@ TEST(Devices, CudaInfoWhenPresent) {
 // Without a GPU index 0 is missing; with one, the index past the count is.
 TEST(Devices, MissingCudaDeviceIsNoDeviceWithClearMessage) {
   int n = 0;
-  EK_OK(ek_device_count(EK_CUDA, &n));
+  EK_OK(ek_device_get_count(EK_CUDA, &n));
   ek_device missing{EK_CUDA, n};
-  ek_device_info info{};
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   std::string expected = "CUDA device " + std::to_string(n) + " does not exist";
   EK_FAILS(ek_device_get_info(missing, &info), EK_ERROR_NO_DEVICE, expected);
   ek_context ctx = nullptr;
@@ -148,8 +148,8 @@ TEST(ContextConfig, InitMacroAndFunctionAgree) {
   ek_context_config b;
   std::memset(&b, 0x5a, sizeof b);
   EK_OK(ek_context_config_init(&b));
-  EXPECT_EQ(a.version, static_cast<unsigned>(EK_CONTEXT_CONFIG_VERSION));
-  EXPECT_EQ(b.version, a.version);
+  EXPECT_EQ(a.struct_size, sizeof(ek_context_config));
+  EXPECT_EQ(b.struct_size, a.struct_size);
   EXPECT_EQ(b.memory_limit, 0u);
   EXPECT_EQ(b.memory_fraction, 0.0);
   EXPECT_EQ(b.allow_tf32, 0);
@@ -162,7 +162,7 @@ TEST_P(ContextTest, DefaultsWithoutEnvironment) {
   CleanEnv env;
   ek_context c = make();
   ek_context_config cfg = config_of(c);
-  EXPECT_EQ(cfg.version, 1u);
+  EXPECT_EQ(cfg.struct_size, sizeof(ek_context_config));
   EXPECT_EQ(cfg.memory_limit, 0u);
   EXPECT_EQ(cfg.memory_fraction, 0.0);
   EXPECT_EQ(cfg.log_level, EK_LOG_OFF);
@@ -271,10 +271,10 @@ TEST_P(ContextTest, InvalidEnvironmentValuesNameTheVariable) {
 TEST_P(ContextTest, InvalidConfigFieldsNameTheField) {
   CleanEnv env;
   ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
-  cfg.version = 0;
-  expect_create_fails(&cfg, "config->version is 0");
-  cfg.version = 99;
-  expect_create_fails(&cfg, "config->version is 99");
+  cfg.struct_size = 0;
+  expect_create_fails(&cfg, "ek_context_config.struct_size is 0");
+  cfg.struct_size = sizeof(ek_context_config) - 8;  // smaller than API 1.0's struct
+  expect_create_fails(&cfg, ("struct_size is " + std::to_string(cfg.struct_size)).c_str());
   cfg = ek_context_config EK_CONTEXT_CONFIG_INIT;
   cfg.memory_fraction = 1.5;
   expect_create_fails(&cfg, "config->memory_fraction 1.5");
@@ -300,7 +300,7 @@ TEST_P(ContextTest, FailedCreationLeaksNoHandles) {
 }
 
 TEST_P(ContextTest, GetConfigRejectsNulls) {
-  ek_context_config cfg{};
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
   EK_FAILS(ek_context_get_config(nullptr, &cfg), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_context_get_config(ctx, nullptr), EK_ERROR_NULL_POINTER, "config is NULL");
   EK_FAILS(ek_context_create(device(), nullptr, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
@@ -328,7 +328,7 @@ TEST_P(ContextTest, DestroyRefusesWhileATensorIsAlive) {
   ek_context c = make();
   ek_tensor t = nullptr;
   const int64_t shape[1] = {16};
-  EK_OK(ek_tensor_empty(c, 1, shape, EK_FLOAT32, nullptr, &t));
+  EK_OK(ek_tensor_empty(nullptr, c, 1, shape, EK_FLOAT32, &t));
   EK_FAILS(ek_context_destroy(c), EK_ERROR_INVALID_ARGUMENT, "still alive");
   EK_OK(ek_tensor_release(t));
   EK_OK(ek_context_destroy(c));
@@ -353,21 +353,21 @@ TEST_P(ContextTest, RefusedDestroyLeavesTheContextUsable) {
   EK_OK(ek_stream_create(c, &s));
   ASSERT_EQ(ek_context_destroy(c), EK_ERROR_INVALID_ARGUMENT);
   void *p = nullptr;
-  EK_OK(ek_malloc(c, 1024, s, &p));
-  EK_OK(ek_free(c, p, s));
+  EK_OK(ek_malloc(s, c, 1024, &p));
+  EK_OK(ek_free(s, c, p));
   EK_OK(ek_stream_destroy(s));
   EK_OK(ek_context_destroy(c));
 }
 
 TEST_P(ContextTest, DefaultStreamCannotBeDestroyed) {
   ek_stream s = nullptr;
-  EK_OK(ek_context_default_stream(ctx, &s));
+  EK_OK(ek_context_get_default_stream(ctx, &s));
   ASSERT_NE(s, nullptr);
   EK_FAILS(ek_stream_destroy(s), EK_ERROR_INVALID_ARGUMENT, "default stream");
   ek_context owner = nullptr;
   EK_OK(ek_stream_get_context(s, &owner));
   EXPECT_EQ(owner, ctx);
-  EK_FAILS(ek_context_default_stream(ctx, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
+  EK_FAILS(ek_context_get_default_stream(ctx, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
 }
 
 TEST_P(ContextTest, SeveralContextsHaveIndependentPools) {
@@ -377,17 +377,17 @@ TEST_P(ContextTest, SeveralContextsHaveIndependentPools) {
   for (int i = 0; i < kContexts; ++i) {
     cs[i] = make();
     ASSERT_NE(cs[i], nullptr);
-    EK_OK(ek_malloc(cs[i], 1024u * (i + 1), nullptr, &ptrs[i]));
+    EK_OK(ek_malloc(nullptr, cs[i], 1024u * (i + 1), &ptrs[i]));
   }
   for (int i = 0; i < kContexts; ++i) {
     EXPECT_EQ(stats_of(cs[i]).allocated_bytes, 1024u * (i + 1));
     EXPECT_EQ(stats_of(cs[i]).active_blocks, 1u);
     // A pointer of one context is unknown to another.
-    EXPECT_EQ(ek_free(cs[(i + 1) % kContexts], ptrs[i], nullptr), EK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(ek_free(nullptr, cs[(i + 1) % kContexts], ptrs[i]), EK_ERROR_INVALID_ARGUMENT);
   }
   EXPECT_EQ(stats_of(ctx).allocated_bytes, 0u);
   for (int i = 0; i < kContexts; ++i) {
-    EK_OK(ek_free(cs[i], ptrs[i], nullptr));
+    EK_OK(ek_free(nullptr, cs[i], ptrs[i]));
     EK_OK(ek_context_destroy(cs[i]));
   }
 }
@@ -398,8 +398,8 @@ TEST_P(ContextTest, ContextsCreatedAndDestroyedRepeatedlyLeakNothing) {
   for (int i = 0; i < 20; ++i) {
     ek_context c = make();
     void *p = nullptr;
-    EK_OK(ek_malloc(c, 4096, nullptr, &p));
-    EK_OK(ek_free(c, p, nullptr));
+    EK_OK(ek_malloc(nullptr, c, 4096, &p));
+    EK_OK(ek_free(nullptr, c, p));
     EK_OK(ek_context_destroy(c));
   }
   EK_OK(ek_live_handles(&after));

@@ -68,7 +68,7 @@ struct Producer {
 
 void *data_of(ek_tensor t) {
   void *p = nullptr;
-  EXPECT_EQ(ek_tensor_data(t, &p), EK_SUCCESS);
+  EXPECT_EQ(ek_tensor_get_data(t, &p), EK_SUCCESS);
   return p;
 }
 
@@ -80,7 +80,7 @@ struct Layout {
   Shape shape, strides;
 };
 Layout layout_of(ek_tensor t) {
-  ek_tensor_info info{};
+  ek_tensor_info info = EK_TENSOR_INFO_INIT;
   EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
   Layout l;
   l.data = info.data;
@@ -105,8 +105,8 @@ class DLPack : public ektest::DeviceTest {
     for (int64_t s : shape) n *= s;
     std::vector<float> v(static_cast<size_t>(n));
     for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
-    EK_OK(ek_tensor_from_host(ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
-                              v.data(), nullptr, out->out()));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, static_cast<int>(shape.size()), shape.data(),
+                              EK_FLOAT32, v.data(), out->out()));
   }
 };
 
@@ -120,7 +120,7 @@ TEST_P(DLPack, ExportDescribesTheTensorAndRoundTripsWithoutACopy) {
     SCOPED_TRACE(ek_dtype_name(dt));
     std::vector<uint8_t> zeros(3 * 5 * 7 * ek_dtype_size(dt), 1);
     Tensor t;
-    EK_OK(ek_tensor_from_host(ctx, 3, shape.data(), dt, zeros.data(), nullptr, t.out()));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 3, shape.data(), dt, zeros.data(), t.out()));
     DLManagedTensorVersioned *m = nullptr;
     EK_OK(ek_tensor_to_dlpack(t, &m));
     ASSERT_NE(m, nullptr);
@@ -191,9 +191,9 @@ TEST_P(DLPack, StridedReversedAndBroadcastViewsRoundTrip) {
 TEST_P(DLPack, ZeroDimAndEmptyTensorsRoundTrip) {
   const float value = 2.5f;
   Tensor scalar, empty;
-  EK_OK(ek_tensor_from_host(ctx, 0, nullptr, EK_FLOAT32, &value, nullptr, scalar.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 0, nullptr, EK_FLOAT32, &value, scalar.out()));
   const Shape shape = {0, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, shape.data(), EK_INT32, nullptr, empty.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape.data(), EK_INT32, empty.out()));
   for (ek_tensor t : {scalar.t, empty.t}) {
     DLManagedTensorVersioned *m = nullptr;
     EK_OK(ek_tensor_to_dlpack(t, &m));
@@ -212,7 +212,7 @@ TEST_P(DLPack, ExportedTensorKeepsItsContextAliveUntilTheDeleter) {
   EK_OK(ek_context_create(ek_device{GetParam(), 0}, nullptr, &other));
   const Shape shape = {8};
   ek_tensor t = nullptr;
-  EK_OK(ek_tensor_empty(other, 1, shape.data(), EK_FLOAT32, nullptr, &t));
+  EK_OK(ek_tensor_empty(nullptr, other, 1, shape.data(), EK_FLOAT32, &t));
   DLManagedTensorVersioned *m = nullptr;
   EK_OK(ek_tensor_to_dlpack(t, &m));
   EK_OK(ek_tensor_release(t));

@@ -144,7 +144,7 @@ void check_unary_all(Elementwise *self, ek_dtype dt, std::function<ek_tensor(std
     Tensor y;
     ASSERT_EQ(ek_unary(nullptr, static_cast<ek_unary_op>(op), x, y.out()), EK_SUCCESS) << ek_last_error();
     auto got = read(y);
-    ek_tensor_info info{};
+    ek_tensor_info info = EK_TENSOR_INFO_INIT;
     ASSERT_EQ(ek_tensor_get_info(y, &info), EK_SUCCESS);
     const double rel = info.dtype == EK_BOOL ? 0 : unary_rel(op, dt);  // predicates are exact
     for (size_t i = 0; i < in.size(); ++i)
@@ -228,8 +228,8 @@ TEST_P(Elementwise, Int64KeepsFullPrecisionAndWraps) {
   Tensor a, b, y;
   int64_t av[2] = {big, INT64_MAX}, bv[2] = {big, 1};
   const int64_t shape[1] = {2};
-  EK_OK(ek_tensor_from_host(ctx, 1, shape, EK_INT64, av, nullptr, a.out()));
-  EK_OK(ek_tensor_from_host(ctx, 1, shape, EK_INT64, bv, nullptr, b.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, shape, EK_INT64, av, a.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, shape, EK_INT64, bv, b.out()));
   EK_OK(ek_binary(nullptr, EK_BINARY_ADD, a, b, y.out()));
   auto got = to_host<int64_t>(y);
   EXPECT_EQ(got[0], static_cast<int64_t>(uint64_t(big) * 2));
@@ -314,26 +314,29 @@ TEST_P(Elementwise, PromotionOfUnaryResults) {
 }
 
 TEST_P(Elementwise, ScalarsDoNotPromoteWithinACategory) {
-  struct Case { ek_dtype t; double s; ek_dtype want; };
-  const Case cases[] = {{EK_INT32, 2.5, EK_FLOAT32}, {EK_INT32, 2, EK_INT32}, {EK_FLOAT16, 2.0, EK_FLOAT16},
-                        {EK_BOOL, 2, EK_INT64},      {EK_BOOL, 0.5, EK_FLOAT32}, {EK_UINT8, 300, EK_UINT8},
-                        {EK_BFLOAT16, 1e10, EK_BFLOAT16}};
+  struct Case { ek_dtype t; ek_scalar s; ek_dtype want; };
+  using ektest::scalar;
+  const Case cases[] = {{EK_INT32, scalar(2.5), EK_FLOAT32},     {EK_INT32, scalar(2), EK_INT32},
+                        {EK_FLOAT16, scalar(2.0), EK_FLOAT16},   {EK_BOOL, scalar(2), EK_INT64},
+                        {EK_BOOL, scalar(0.5), EK_FLOAT32},      {EK_UINT8, scalar(300), EK_UINT8},
+                        {EK_BFLOAT16, scalar(1e10), EK_BFLOAT16}};
   for (const Case &c : cases) {
     Tensor a(make({1, 2}, {}, c.t)), y;
     EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, a, c.s, 0, y.out()));
-    EXPECT_EQ(dtype_of(y), c.want) << ek_dtype_name(c.t) << " * " << c.s;
+    EXPECT_EQ(dtype_of(y), c.want)
+        << ek_dtype_name(c.t) << " * " << (c.s.kind == EK_SCALAR_INT64 ? c.s.i : c.s.f);
   }
   Tensor a(make({1, 2, 3}, {}, EK_INT32)), y1, y2, y3;
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_ADD, a, 2.5, 0, y1.out()));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_ADD, a, ek_scalar_float(2.5), 0, y1.out()));
   EXPECT_EQ(values_of(y1), (std::vector<double>{3.5, 4.5, 5.5}));
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_SUB, a, 10, 1, y2.out()));  // 10 - a
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_SUB, a, ek_scalar_int(10), 1, y2.out()));  // 10 - a
   EXPECT_EQ(values_of(y2), (std::vector<double>{9, 8, 7}));
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_POW, a, 2, 1, y3.out()));  // 2 ** a
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_POW, a, ek_scalar_int(2), 1, y3.out()));  // 2 ** a
   EXPECT_EQ(values_of(y3), (std::vector<double>{2, 4, 8}));
   Tensor f(make({1, 2, 3}, {}, EK_FLOAT32)), d, lt;
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_DIV, f, 2, 1, d.out()));  // 2 / f
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_DIV, f, ek_scalar_int(2), 1, d.out()));  // 2 / f
   EXPECT_EQ(values_of(d), (std::vector<double>{2, 1, 2.0f / 3.0f}));
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_LT, f, 1.5, 0, lt.out()));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_LT, f, ek_scalar_float(1.5), 0, lt.out()));
   EXPECT_EQ(dtype_of(lt), EK_BOOL);
   EXPECT_EQ(values_of(lt), (std::vector<double>{1, 0, 0}));
 }
@@ -358,7 +361,7 @@ TEST_P(Elementwise, BroadcastsZeroDimAndZeroSize) {
   EXPECT_EQ(values_of(z), (std::vector<double>{25}));
   Tensor e, row(make({1, 2, 3}, {3}, EK_FLOAT32)), ye, ue;
   const int64_t shape[2] = {0, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, e.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, e.out()));
   EK_OK(ek_binary(nullptr, EK_BINARY_ADD, e, row, ye.out()));
   EXPECT_EQ(shape_of(ye), (std::vector<int64_t>{0, 3}));
   EK_OK(ek_unary(nullptr, EK_UNARY_EXP, e, ue.out()));
@@ -409,7 +412,7 @@ TEST_P(Elementwise, InPlaceAndOverlap) {
   EXPECT_EQ(o, a.t);
   EXPECT_EQ(values_of(a), (std::vector<double>{11, 22, 33, 44}));
   EK_OK(ek_unary(nullptr, EK_UNARY_NEG, a, &o));
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, a, 2, 0, &o));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, a, ek_scalar_int(2), 0, &o));
   EXPECT_EQ(values_of(a), (std::vector<double>{-22, -44, -66, -88}));
   ek_tensor ob = b.t;  // out == b, the second operand
   EK_OK(ek_binary(nullptr, EK_BINARY_SUB, a, b, &ob));
@@ -429,7 +432,7 @@ TEST_P(Elementwise, InterleavedDisjointOutIsAccepted) {
   EK_OK(ek_view_slice(x, 0, 0, EK_SLICE_MAX, 2, even.out()));
   EK_OK(ek_view_slice(x, 0, 1, EK_SLICE_MAX, 2, odd.out()));
   ek_tensor o = odd.t;
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, even, 10, 0, &o));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, even, ek_scalar_int(10), 0, &o));
   EXPECT_EQ(values_of(x), (std::vector<double>{0, 0, 2, 20, 4, 40, 6, 60}));
   Tensor m(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32)), left, right;  // column blocks
   EK_OK(ek_view_slice(m, 1, 0, 1, 1, left.out()));
@@ -546,7 +549,7 @@ TEST_P(Elementwise, PythonFloorDivAndRemainderSigns) {
     EXPECT_EQ(values_of(yr), r) << ek_dtype_name(dt);
   }
   Tensor f(make({5.5, -5.5}, {}, EK_FLOAT32)), fr;
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_REMAINDER, f, 2, 0, fr.out()));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_REMAINDER, f, ek_scalar_int(2), 0, fr.out()));
   EXPECT_EQ(values_of(fr), (std::vector<double>{1.5, 0.5}));
   // Integer division by zero: unspecified values, but no trap.
   Tensor i(make({5, INT32_MIN}, {}, EK_INT32)), zero(make({0, -1}, {}, EK_INT32)), y1, y2;
@@ -559,18 +562,21 @@ TEST_P(Elementwise, BadInputs) {
   EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, nullptr, y.out()), EK_ERROR_NULL_POINTER, "ek_unary");
   EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, f, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, f, nullptr, y.out()), EK_ERROR_NULL_POINTER, "b");
-  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_ADD, nullptr, 1, 0, y.out()), EK_ERROR_NULL_POINTER, "a");
+  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_ADD, nullptr, ek_scalar_int(1), 0, y.out()),
+           EK_ERROR_NULL_POINTER, "a");
   EK_FAILS(ek_unary(nullptr, static_cast<ek_unary_op>(999), f, y.out()), EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, static_cast<ek_binary_op>(999), f, f, y.out()), EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, static_cast<ek_binary_op>(-1), f, f, y.out()), EK_ERROR_INVALID_ARGUMENT, "-1");
-  EK_FAILS(ek_binary_scalar(nullptr, static_cast<ek_binary_op>(999), f, 1, 0, y.out()), EK_ERROR_INVALID_ARGUMENT,
-           "999");
+  EK_FAILS(
+      ek_binary_scalar(nullptr, static_cast<ek_binary_op>(999), f, ek_scalar_int(1), 0, y.out()),
+      EK_ERROR_INVALID_ARGUMENT, "999");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, f, g, y.out()), EK_ERROR_SHAPE, "[2,3]");
   EXPECT_NE(std::string(ek_last_error()).find("[4]"), std::string::npos) << ek_last_error();
   EK_FAILS(ek_binary(nullptr, EK_BINARY_BITWISE_AND, f, f, y.out()), EK_ERROR_DTYPE, "float32");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_SHIFT_LEFT, f, f, y.out()), EK_ERROR_DTYPE, "bitwise");
   Tensor i(make({1, 2}, {}, EK_INT32));
-  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_OR, i, 0.5, 0, y.out()), EK_ERROR_DTYPE, "float32");
+  EK_FAILS(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_OR, i, ek_scalar_float(0.5), 0, y.out()),
+           EK_ERROR_DTYPE, "float32");
   Tensor bl(make({1, 0}, {}, EK_BOOL));
   EK_FAILS(ek_unary(nullptr, EK_UNARY_NEG, bl, y.out()), EK_ERROR_DTYPE, "bool");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_SUB, bl, bl, y.out()), EK_ERROR_DTYPE, "bool");
@@ -582,7 +588,7 @@ TEST_P(Elementwise, BadInputs) {
   EK_FAILS(ek_unary(nullptr, EK_UNARY_EXP, f, &o), EK_ERROR_DTYPE, "float64");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_EQ, f, f, &o), EK_ERROR_DTYPE, "bool");
   ek_tensor scalar0 = nullptr;
-  EK_OK(ek_tensor_empty(ctx, 0, nullptr, EK_FLOAT32, nullptr, &scalar0));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 0, nullptr, EK_FLOAT32, &scalar0));
   Tensor out_given(make({0, 0, 0, 0, 0, 0}, {2, 3}, EK_FLOAT32));
   o = out_given.t;
   EK_OK(ek_binary(nullptr, EK_BINARY_ADD, f, scalar0, &o));  // 0-d broadcast into a given out

@@ -27,7 +27,7 @@ const char *kSkipCpu =
 struct Builder {
   ek_elementwise h = nullptr;
   Builder() = default;
-  ~Builder() { ek_elementwise_release(h); }
+  ~Builder() { ek_elementwise_destroy(h); }
   Builder(const Builder &) = delete;
   Builder &operator=(const Builder &) = delete;
   operator ek_elementwise() const { return h; }
@@ -49,7 +49,7 @@ class ElementwiseKernel : public ektest::DeviceTest {
   }
   ek_tensor from_host(const void *data, std::vector<int64_t> shape, ek_dtype dtype) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(ctx, int(shape.size()), shape.data(), dtype, data, nullptr, &t),
+    EXPECT_EQ(ek_tensor_from_host(nullptr, ctx, int(shape.size()), shape.data(), dtype, data, &t),
               EK_SUCCESS) << ek_last_error();
     return t;
   }
@@ -66,7 +66,7 @@ class ElementwiseKernel : public ektest::DeviceTest {
     return to_host<float>(f);
   }
   static std::vector<int64_t> shape_of(ek_tensor t) {
-    ek_tensor_info i{};
+    ek_tensor_info i = EK_TENSOR_INFO_INIT;
     EXPECT_EQ(ek_tensor_get_info(t, &i), EK_SUCCESS);
     return std::vector<int64_t>(i.shape, i.shape + i.ndim);
   }
@@ -116,7 +116,7 @@ TEST_P(ElementwiseKernel, NullArguments) {
   EXPECT_EQ(k, nullptr);
   EK_FAILS(ek_elementwise_launch(nullptr, nullptr, nullptr, 0, nullptr, 1),
            EK_ERROR_NULL_POINTER, "ek_elementwise_launch: k is NULL");
-  EK_OK(ek_elementwise_release(nullptr));
+  EK_OK(ek_elementwise_destroy(nullptr));
 }
 
 // Parsed before the device check: the same errors on CPU and CUDA.
@@ -173,11 +173,11 @@ TEST_P(ElementwiseKernel, FusedMatchesHostReference) {
   for (size_t i = 0; i < want.size(); ++i) want[i] = fused_ref(hx[i], hy[i]);
   Tensor x(f32(hx, {n})), y(f32(hy, {n})), z;
   ek_tensor in[2] = {x, y};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, z.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, z.out(), 1));
   EXPECT_EQ(shape_of(z), std::vector<int64_t>{n});
   expect_close(to_host<float>(z), want, "contiguous");
   // Again into the same output: the cached specialisation, same result.
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, z.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, z.out(), 1));
   expect_close(to_host<float>(z), want, "second launch");
   // Views one element in: not 16-byte aligned, so the scalar contiguous path.
   Tensor xs, ys;
@@ -185,7 +185,7 @@ TEST_P(ElementwiseKernel, FusedMatchesHostReference) {
   EK_OK(ek_view_slice(y, 0, 1, n, 1, ys.out()));
   ek_tensor in2[2] = {xs, ys};
   Tensor z2;
-  EK_OK(ek_elementwise_launch(k, nullptr, in2, 2, z2.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in2, 2, z2.out(), 1));
   expect_close(to_host<float>(z2), std::vector<float>(want.begin() + 1, want.end()), "misaligned");
 }
 
@@ -193,7 +193,7 @@ TEST_P(ElementwiseKernel, BroadcastsInputs) {
   EK_BUILD(k, "float32 a, float32 b", "float32 c", "c = a * 10.0f + b");
   Tensor a(f32({1, 2, 3}, {3, 1})), b(f32({0.5f, 0.25f, -1, 4}, {1, 4})), c;
   ek_tensor in[2] = {a, b};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, c.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, c.out(), 1));
   EXPECT_EQ(shape_of(c), (std::vector<int64_t>{3, 4}));
   std::vector<float> got = to_host<float>(c), want;
   for (float av : {1.f, 2.f, 3.f})
@@ -203,7 +203,7 @@ TEST_P(ElementwiseKernel, BroadcastsInputs) {
   const float two = 2;
   Tensor s(from_host(&two, {}, EK_FLOAT32)), v(f32({1, 2, 3, 4, 5}, {5})), out;
   ek_tensor in2[2] = {s, v};
-  EK_OK(ek_elementwise_launch(k, nullptr, in2, 2, out.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in2, 2, out.out(), 1));
   EXPECT_EQ(to_host<float>(out), (std::vector<float>{21, 22, 23, 24, 25}));
 }
 
@@ -217,7 +217,7 @@ TEST_P(ElementwiseKernel, TransposedAndSlicedInputs) {
   EK_OK(ek_view_slice(y, 1, 0, r * 2, 2, ys.out()));
   ek_tensor in[2] = {xt, ys};
   Tensor z;
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, z.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, z.out(), 1));
   std::vector<float> want;
   for (int64_t i = 0; i < c; ++i)
     for (int64_t j = 0; j < r; ++j)
@@ -226,10 +226,10 @@ TEST_P(ElementwiseKernel, TransposedAndSlicedInputs) {
   // Into a transposed output view.
   Tensor zt_base, zt;
   const int64_t shape[2] = {r, c};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, zt_base.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, zt_base.out()));
   EK_OK(ek_view_transpose(zt_base, 0, 1, zt.out()));
   ek_tensor outs[1] = {zt};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, outs, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, outs, 1));
   EXPECT_EQ(outs[0], zt.t);
   expect_close(as_f32(zt), want, "strided output");
 }
@@ -242,7 +242,7 @@ TEST_P(ElementwiseKernel, HalfAndBfloat16Parameters) {
   Tensor h(cast(hf, EK_FLOAT16)), b(cast(bf, EK_BFLOAT16)), y, w;
   ek_tensor in[2] = {h, b};
   ek_tensor out[2] = {nullptr, nullptr};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, out, 2));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, out, 2));
   y.t = out[0];
   w.t = out[1];
   // Reference: float math on the rounded inputs, rounded by ek_cast (RNE).
@@ -267,7 +267,7 @@ TEST_P(ElementwiseKernel, BoolInputsAndOutputs) {
   Tensor m(from_host(hm, {5}, EK_BOOL)), a(from_host(ha, {5}, EK_INT32)), b(from_host(hb, {5}, EK_INT32));
   ek_tensor in[3] = {m, a, b};
   ek_tensor out[2] = {nullptr, nullptr};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 3, out, 2));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 3, out, 2));
   Tensor c(out[0]), pos(out[1]);
   EXPECT_EQ(to_host<int32_t>(c), (std::vector<int32_t>{1, 20, 3, 40, -5}));
   std::vector<uint8_t> p = to_host<uint8_t>(pos);
@@ -282,7 +282,7 @@ TEST_P(ElementwiseKernel, InPlaceOutputIsAnInput) {
   Tensor x(f32(hx, {n})), y(f32(hy, {n}));
   ek_tensor in[2] = {x, y};
   ek_tensor out[1] = {x};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, out, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, out, 1));
   EXPECT_EQ(out[0], x.t);
   expect_close(to_host<float>(x), want, "in place");
 }
@@ -293,8 +293,8 @@ TEST_P(ElementwiseKernel, BodyReadsTheOutput) {
   Tensor x(f32({1, 2, 3, 4, 5, 6}, {2, 3})), acc(f32({10, 20, 30, 40, 50, 60}, {2, 3}));
   ek_tensor in[1] = {x};
   ek_tensor out[1] = {acc};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 1, out, 1));
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 1, out, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 1, out, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 1, out, 1));
   EXPECT_EQ(to_host<float>(acc), (std::vector<float>{12, 24, 36, 48, 60, 72}));
 }
 
@@ -304,7 +304,7 @@ TEST_P(ElementwiseKernel, TwoOutputs) {
   Tensor d(f32({0, 0, 0}, {3}));
   ek_tensor in[2] = {x, y};
   ek_tensor out[2] = {nullptr, d};  // one new, one given
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 2, out, 2));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 2, out, 2));
   Tensor s(out[0]);
   EXPECT_EQ(out[1], d.t);
   EXPECT_EQ(to_host<float>(s), (std::vector<float>{11, 22, 33}));
@@ -321,13 +321,13 @@ TEST_P(ElementwiseKernel, Int32WithTheIndex) {
   }
   Tensor x(from_host(hx.data(), {n}, EK_INT32)), y;
   ek_tensor in[1] = {x};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 1, y.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 1, y.out(), 1));
   EXPECT_EQ(to_host<int32_t>(y), want);
   // i is the C-order index over the broadcast shape, also on the strided path.
   Tensor x2(from_host(hx.data(), {100, 100}, EK_INT32)), xt, y2;
   EK_OK(ek_view_transpose(x2, 0, 1, xt.out()));
   ek_tensor in2[1] = {xt};
-  EK_OK(ek_elementwise_launch(k, nullptr, in2, 1, y2.out(), 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in2, 1, y2.out(), 1));
   std::vector<int32_t> got = to_host<int32_t>(y2);
   for (int64_t r = 0; r < 100; ++r)
     for (int64_t c = 0; c < 100; ++c)
@@ -340,14 +340,14 @@ TEST_P(ElementwiseKernel, NoInputsTakeTheOutputShape) {
   ASSERT_NO_FATAL_FAILURE(build(&k, "", "int64 z", "z = i * 3;", "iota3"));
   if (!k.h) GTEST_SKIP() << kSkipCpu;
   ek_tensor none[1] = {nullptr};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, nullptr, 0, none, 1), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, nullptr, 0, none, 1), EK_ERROR_INVALID_ARGUMENT,
            "no inputs");
   EXPECT_EQ(none[0], nullptr);
   Tensor z;
   const int64_t shape[2] = {3, 5};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_INT64, nullptr, z.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_INT64, z.out()));
   ek_tensor out[1] = {z};
-  EK_OK(ek_elementwise_launch(k, nullptr, nullptr, 0, out, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, nullptr, 0, out, 1));
   std::vector<int64_t> got = to_host<int64_t>(z);
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], int64_t(i) * 3);
 }
@@ -357,10 +357,10 @@ TEST_P(ElementwiseKernel, ZeroSizeAllocatesOutputsOnly) {
   EK_BUILD(k, "float32 x", "float32 z, int8 w", "this is not C++");
   const int64_t shape[2] = {0, 3};
   Tensor x;
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, x.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, x.out()));
   ek_tensor in[1] = {x};
   ek_tensor out[2] = {nullptr, nullptr};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 1, out, 2));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 1, out, 2));
   Tensor z(out[0]), w(out[1]);
   EXPECT_EQ(shape_of(z), (std::vector<int64_t>{0, 3}));
   EXPECT_EQ(shape_of(w), (std::vector<int64_t>{0, 3}));
@@ -373,22 +373,22 @@ TEST_P(ElementwiseKernel, BadLaunchesReturnNothing) {
   Tensor xi(from_host(hi, {3}, EK_INT32));
   ek_tensor out[1] = {nullptr};
   ek_tensor xx[2] = {x, x};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 1, out, 1), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 1, out, 1), EK_ERROR_INVALID_ARGUMENT,
            "n_inputs is 1; kernel fused declares 2 inputs");
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 2, out, 2), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 2, out, 2), EK_ERROR_INVALID_ARGUMENT,
            "n_outputs is 2");
-  EK_FAILS(ek_elementwise_launch(k, nullptr, nullptr, 2, out, 1), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, nullptr, 2, out, 1), EK_ERROR_NULL_POINTER,
            "inputs is NULL");
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 2, nullptr, 1), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 2, nullptr, 1), EK_ERROR_NULL_POINTER,
            "outputs is NULL");
   ek_tensor wrong_dtype[2] = {x, xi};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, wrong_dtype, 2, out, 1), EK_ERROR_DTYPE,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, wrong_dtype, 2, out, 1), EK_ERROR_DTYPE,
            "inputs[1] (y) has dtype int32; parameter y is float32");
   ek_tensor null_input[2] = {x, nullptr};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, null_input, 2, out, 1), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, null_input, 2, out, 1), EK_ERROR_NULL_POINTER,
            "inputs[1] (y) is NULL");
   ek_tensor mismatched[2] = {x, y};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, mismatched, 2, out, 1), EK_ERROR_SHAPE,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, mismatched, 2, out, 1), EK_ERROR_SHAPE,
            "not broadcastable");
   EXPECT_EQ(out[0], nullptr);
   // Given outputs: wrong shape, wrong dtype, a broadcast view, part of an input.
@@ -396,19 +396,19 @@ TEST_P(ElementwiseKernel, BadLaunchesReturnNothing) {
   Tensor part, bpart;
   EK_OK(ek_view_expand(Tensor(f32({0}, {1})).t, 1, std::vector<int64_t>{3}.data(), zb.out()));
   ek_tensor given[1] = {z4};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 2, given, 1), EK_ERROR_SHAPE,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 2, given, 1), EK_ERROR_SHAPE,
            "outputs[0] (z) has shape [4]; the inputs broadcast to [3]");
   given[0] = zi;
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 2, given, 1), EK_ERROR_DTYPE,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 2, given, 1), EK_ERROR_DTYPE,
            "outputs[0] (z) has dtype int32; parameter z is float32");
   given[0] = zb;
-  EK_FAILS(ek_elementwise_launch(k, nullptr, xx, 2, given, 1), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_elementwise_launch(nullptr, k, xx, 2, given, 1), EK_ERROR_INVALID_ARGUMENT,
            "broadcast view");
   EK_OK(ek_view_slice(big, 0, 0, 3, 1, part.out()));
   EK_OK(ek_view_slice(big, 0, 1, 4, 1, bpart.out()));
   ek_tensor overlapping[2] = {part, x};
   given[0] = bpart;  // big[1:4] written while big[0:3] is read
-  EK_FAILS(ek_elementwise_launch(k, nullptr, overlapping, 2, given, 1),
+  EK_FAILS(ek_elementwise_launch(nullptr, k, overlapping, 2, given, 1),
            EK_ERROR_INVALID_ARGUMENT, "outputs[0] (z) overlaps inputs[0] (x)");
   // Another context's tensor.
   ek_context cpu = cpu_context();
@@ -416,9 +416,9 @@ TEST_P(ElementwiseKernel, BadLaunchesReturnNothing) {
     Tensor hx;
     const float v[3] = {1, 2, 3};
     const int64_t s3[1] = {3};
-    EK_OK(ek_tensor_from_host(cpu, 1, s3, EK_FLOAT32, v, nullptr, hx.out()));
+    EK_OK(ek_tensor_from_host(nullptr, cpu, 1, s3, EK_FLOAT32, v, hx.out()));
     ek_tensor foreign[2] = {x, hx};
-    EK_FAILS(ek_elementwise_launch(k, nullptr, foreign, 2, out, 1), EK_ERROR_INVALID_ARGUMENT,
+    EK_FAILS(ek_elementwise_launch(nullptr, k, foreign, 2, out, 1), EK_ERROR_INVALID_ARGUMENT,
              "inputs[1] (y) belongs to another context");
   }
   EK_OK(ek_context_destroy(cpu));
@@ -430,10 +430,10 @@ TEST_P(ElementwiseKernel, CompileErrorCarriesTheLog) {
   Tensor x(f32({1, 2, 3}, {3}));
   ek_tensor in[1] = {x};
   ek_tensor out[1] = {nullptr};
-  EK_FAILS(ek_elementwise_launch(k, nullptr, in, 1, out, 1), EK_ERROR_COMPILE, "fused:body(1)");
+  EK_FAILS(ek_elementwise_launch(nullptr, k, in, 1, out, 1), EK_ERROR_COMPILE, "fused:body(1)");
   EXPECT_EQ(out[0], nullptr);
   // Not compiled again into success: the same failure.
-  ASSERT_EQ(ek_elementwise_launch(k, nullptr, in, 1, out, 1), EK_ERROR_COMPILE);
+  ASSERT_EQ(ek_elementwise_launch(nullptr, k, in, 1, out, 1), EK_ERROR_COMPILE);
   EXPECT_EQ(out[0], nullptr);
 }
 
@@ -442,7 +442,7 @@ TEST_P(ElementwiseKernel, ContextRefusesDestructionWhileABuilderLives) {
   int64_t handles = 0, after = 0;
   EK_OK(ek_live_handles(&handles));
   EXPECT_EQ(ek_context_destroy(ctx), EK_ERROR_INVALID_ARGUMENT);
-  EK_OK(ek_elementwise_release(k.h));
+  EK_OK(ek_elementwise_destroy(k.h));
   k.h = nullptr;
   EK_OK(ek_live_handles(&after));
   EXPECT_EQ(after, handles - 1);

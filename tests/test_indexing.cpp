@@ -129,19 +129,21 @@ class Indexing : public ektest::DeviceTest {
     ek_context on = c ? c : ctx;
     if (dt == EK_INT32) {
       std::vector<int32_t> w(v.begin(), v.end());
-      EXPECT_EQ(ek_tensor_from_host(on, static_cast<int>(shape.size()), shape.data(), dt,
-                                    w.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
+      EXPECT_EQ(ek_tensor_from_host(nullptr, on, static_cast<int>(shape.size()), shape.data(), dt,
+                                    w.data(), &t), EK_SUCCESS) << ek_last_error();
     } else {
-      EXPECT_EQ(ek_tensor_from_host(on, static_cast<int>(shape.size()), shape.data(), dt,
-                                    v.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
+      EXPECT_EQ(ek_tensor_from_host(nullptr, on, static_cast<int>(shape.size()), shape.data(), dt,
+                                    v.data(), &t), EK_SUCCESS) << ek_last_error();
     }
     return t;
   }
   ek_tensor make_mask(const Shape &shape, const std::vector<int> &v, ek_context c = nullptr) {
     std::vector<uint8_t> b(v.begin(), v.end());
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(c ? c : ctx, static_cast<int>(shape.size()), shape.data(),
-                                  EK_BOOL, b.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_tensor_from_host(nullptr, c ? c : ctx, static_cast<int>(shape.size()),
+                                  shape.data(), EK_BOOL, b.data(), &t),
+              EK_SUCCESS)
+        << ek_last_error();
     return t;
   }
 };
@@ -284,7 +286,7 @@ TEST_P(Indexing, ScatterReplaceInPlaceNewAndGivenOut) {
     Tensor fresh, given;
     EK_OK(ek_scatter(nullptr, x, 0, index, src, 0, fresh.out()));
     expect_values(fresh, xs, want, "new out, dtype " + std::to_string(dt));
-    EK_OK(ek_tensor_empty(ctx, 2, xs.data(), dt, nullptr, given.out()));
+    EK_OK(ek_tensor_empty(nullptr, ctx, 2, xs.data(), dt, given.out()));
     ek_tensor o = given.t;
     EK_OK(ek_scatter(nullptr, x, 0, index, src, 0, &o));
     expect_values(given, xs, want, "given out");
@@ -477,8 +479,8 @@ TEST_P(Indexing, MaskedSelectIntoGivenOutChecksTheCountedShape) {
   Tensor x(make({4}, EK_FLOAT32, {1, 2, 3, 4})), m(make_mask({4}, {1, 0, 1, 1}));
   int64_t three = 3, two = 2;
   Tensor good, bad;
-  EK_OK(ek_tensor_empty(ctx, 1, &three, EK_FLOAT32, nullptr, good.out()));
-  EK_OK(ek_tensor_empty(ctx, 1, &two, EK_FLOAT32, nullptr, bad.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &three, EK_FLOAT32, good.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &two, EK_FLOAT32, bad.out()));
   ek_tensor o = good.t;
   EK_OK(ek_masked_select(nullptr, x, m, &o));
   expect_values(good, {3}, {1, 3, 4}, "given out");
@@ -492,7 +494,7 @@ TEST_P(Indexing, MaskBytesOtherThanOneCountAsTrue) {
   for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>((i % 5 == 0) ? 0 : i * 51);
   const int64_t n = 40;
   Tensor m;
-  EK_OK(ek_tensor_from_host(ctx, 1, &n, EK_BOOL, raw.data(), nullptr, m.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_BOOL, raw.data(), m.out()));
   Values xv = sample(EK_INT32, n, 3), want;
   for (int i = 0; i < n; ++i)
     if (raw[i]) want.push_back(xv[i]);
@@ -515,7 +517,7 @@ TEST_P(Indexing, StridedOutputsAndExpandedInputs) {
 
   Tensor b(make({2, 3}, EK_INT8, {0, 1, 0, 1, 1, 0})), holder, nz_t;
   int64_t hs[2] = {2, 3};  // nonzero gives [3, 2]; write it through a transposed [2, 3]
-  EK_OK(ek_tensor_empty(ctx, 2, hs, EK_INT64, nullptr, holder.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, hs, EK_INT64, holder.out()));
   nz_t.t = transposed(holder, 0, 1);
   o = nz_t.t;
   EK_OK(ek_nonzero(nullptr, b, &o));
@@ -807,7 +809,7 @@ TEST_P(Indexing, WrongDtypesFail) {
            "does not fit the integer dtype int32");
   Tensor wrong;
   int64_t shape[2] = {3, 4};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT64, nullptr, wrong.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT64, wrong.out()));
   ek_tensor o = wrong.t;
   EK_FAILS(ek_masked_fill(nullptr, x, m, ektest::scalar(1), &o), EK_ERROR_DTYPE, "out has dtype float64");
   EXPECT_EQ(out.t, nullptr);
@@ -839,7 +841,7 @@ TEST_P(Indexing, ShapeMismatchesFail) {
   EK_FAILS(ek_index_select(nullptr, scalar, 0, two, out.out()), EK_ERROR_SHAPE, "exactly one index");
   Tensor wrong;
   int64_t shape[2] = {4, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, wrong.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, wrong.out()));
   ek_tensor o = wrong.t;
   EK_FAILS(ek_scatter(nullptr, x, 0, i2, x, 0, &o), EK_ERROR_SHAPE, "out has shape [4,3]");
   EXPECT_EQ(out.t, nullptr);
@@ -912,21 +914,21 @@ class CheckedGather : public Indexing {
     std::vector<float> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT32, v.data(), s, &t), EK_SUCCESS)
+    EXPECT_EQ(ek_tensor_from_host(s, ctx, 1, &n, EK_FLOAT32, v.data(), &t), EK_SUCCESS)
         << ek_last_error();
     return t;
   }
   ek_tensor index_on_stream(const std::vector<int64_t> &v) {
     const int64_t n = static_cast<int64_t>(v.size());
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_INT64, v.data(), s, &t), EK_SUCCESS)
+    EXPECT_EQ(ek_tensor_from_host(s, ctx, 1, &n, EK_INT64, v.data(), &t), EK_SUCCESS)
         << ek_last_error();
     return t;
   }
   // Positions where out differs from iota(size)[idx].
   int64_t mismatches(ek_tensor out, const std::vector<int64_t> &idx, int64_t size) {
     std::vector<float> got(idx.size());
-    if (ek_tensor_to_host(out, got.data(), got.size() * sizeof(float), s) != EK_SUCCESS)
+    if (ek_tensor_to_host(s, out, got.data(), got.size() * sizeof(float)) != EK_SUCCESS)
       return -1;
     int64_t bad = 0;
     for (size_t i = 0; i < idx.size(); ++i) bad += got[i] != static_cast<float>(wrap(idx[i], size));
@@ -1005,7 +1007,7 @@ TEST_P(CheckedGather, ThreadsSharingAStream) {
           note("wrong values round " + std::to_string(r));
         }
         Tensor nz;
-        ek_tensor_info info{};
+        ek_tensor_info info = EK_TENSOR_INFO_INIT;
         if (ek_nonzero(s, gi[t], nz.out()) != EK_SUCCESS ||
             ek_tensor_get_info(nz, &info) != EK_SUCCESS || info.shape[0] != nonzeros[t])
           note("nonzero count round " + std::to_string(r));

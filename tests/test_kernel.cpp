@@ -17,7 +17,7 @@ TEST_P(ModuleTest, AttributesDescribeTheKernel) {
   from_source(kSaxpy, &m);
   Kernel k;
   get_kernel(m, "saxpy", &k);
-  ek_kernel_attributes a{};
+  ek_kernel_attributes a = EK_KERNEL_ATTRIBUTES_INIT;
   EK_OK(ek_kernel_get_attributes(k, &a));
   EXPECT_EQ(a.num_params, 4);
   EXPECT_EQ(a.param_bytes, 24u);  // int, float, then two 8-byte-aligned pointers
@@ -26,7 +26,7 @@ TEST_P(ModuleTest, AttributesDescribeTheKernel) {
   EXPECT_LE(a.max_threads_per_block, 1024);
   EXPECT_EQ(a.shared_bytes, 0u);
   EXPECT_EQ(a.local_bytes, 0u);
-  ek_device_info info{};
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   EK_OK(ek_device_get_info(ek_device{EK_CUDA, 0}, &info));
   EXPECT_EQ(a.binary_version, info.compute_major * 10 + info.compute_minor);
   EXPECT_GT(a.ptx_version, 0);
@@ -56,7 +56,7 @@ class LaunchTest : public ModuleTest {
     ModuleTest::TearDown();
   }
   ek_status launch(const unsigned grid[3], const unsigned block[3], size_t shared = 0) {
-    return ek_kernel_launch(saxpy, nullptr, grid, block, shared, args, 4);
+    return ek_kernel_launch(nullptr, saxpy, grid, block, shared, args, 4);
   }
   Module module;
   Kernel saxpy;
@@ -72,27 +72,27 @@ EK_INSTANTIATE_DEVICES(LaunchTest);
 TEST_P(LaunchTest, WrongArgumentsAreRejected) {
   CUDA_ONLY();
   const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, block, 0, args, 3), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, block, 0, args, 3), EK_ERROR_INVALID_ARGUMENT,
            "kernel saxpy takes 4 arguments; n_args is 3");
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, block, 0, args, 5), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, block, 0, args, 5), EK_ERROR_INVALID_ARGUMENT,
            "n_args is 5");
   ek_kernel_arg wrong[4] = {args[0], arg(&a, 8), args[2], args[3]};
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, block, 0, wrong, 4), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, block, 0, wrong, 4), EK_ERROR_INVALID_ARGUMENT,
            "args[1].size is 8; parameter 1 of kernel saxpy takes 4 bytes");
   ek_kernel_arg null_value[4] = {args[0], args[1], arg(nullptr, sizeof(void *)), args[3]};
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, block, 0, null_value, 4),
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, block, 0, null_value, 4),
            EK_ERROR_NULL_POINTER, "args[2].value is NULL");
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, block, 0, nullptr, 4), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, block, 0, nullptr, 4), EK_ERROR_NULL_POINTER,
            "args is NULL");
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, nullptr, block, 0, args, 4), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, nullptr, block, 0, args, 4), EK_ERROR_NULL_POINTER,
            "grid");
-  EK_FAILS(ek_kernel_launch(saxpy, nullptr, grid, nullptr, 0, args, 4), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_kernel_launch(nullptr, saxpy, grid, nullptr, 0, args, 4), EK_ERROR_NULL_POINTER,
            "block");
 }
 
 TEST_P(LaunchTest, GeometryIsChecked) {
   CUDA_ONLY();
-  ek_kernel_attributes attr{};
+  ek_kernel_attributes attr = EK_KERNEL_ATTRIBUTES_INIT;
   EK_OK(ek_kernel_get_attributes(saxpy, &attr));
   const unsigned one[3] = {1, 1, 1};
   const unsigned zero_grid[3] = {0, 1, 1};
@@ -118,7 +118,7 @@ TEST_P(LaunchTest, StreamsOfThisContextOnly) {
   const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
   ek_stream s = nullptr;
   EK_OK(ek_stream_create(ctx, &s));
-  EK_EXPECT_OK(ek_kernel_launch(saxpy, s, grid, block, 0, args, 4));
+  EK_EXPECT_OK(ek_kernel_launch(s, saxpy, grid, block, 0, args, 4));
   EK_EXPECT_OK(ek_stream_synchronize(s));
   std::vector<float> y = ektest::to_host<float>(ty);
   EXPECT_EQ(y[0], 2.0f);
@@ -128,9 +128,9 @@ TEST_P(LaunchTest, StreamsOfThisContextOnly) {
   make_context(cache_dir, EK_LOG_OFF, &other.c);
   ek_stream foreign = nullptr;
   EK_OK(ek_stream_create(other, &foreign));
-  EK_FAILS(ek_kernel_launch(saxpy, foreign, grid, block, 0, args, 4), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch(foreign, saxpy, grid, block, 0, args, 4), EK_ERROR_INVALID_ARGUMENT,
            "another context");
-  EK_FAILS(ek_kernel_launch_auto(saxpy, foreign, 1024, 0, args, 4, nullptr),
+  EK_FAILS(ek_kernel_launch_auto(foreign, saxpy, 1024, 0, args, 4, nullptr),
            EK_ERROR_INVALID_ARGUMENT, "another context");
   EK_EXPECT_OK(ek_stream_destroy(foreign));
 }
@@ -147,7 +147,7 @@ TEST_P(ModuleTest, DynamicSharedMemoryAbove48KiB) {
   int count = 24 * 1024;  // 96 KiB of floats: past the 48 KiB without opting in
   ek_kernel_arg args[] = {arg(&count, sizeof count), arg(&out, sizeof out)};
   const unsigned grid[3] = {2, 1, 1}, block[3] = {256, 1, 1};
-  EK_OK(ek_kernel_launch(k, nullptr, grid, block, count * sizeof(float), args, 2));
+  EK_OK(ek_kernel_launch(nullptr, k, grid, block, count * sizeof(float), args, 2));
   std::vector<float> sums = ektest::to_host<float>(t);
   EXPECT_EQ(sums[0], static_cast<float>(count));
   EXPECT_EQ(sums[1], static_cast<float>(count));
@@ -173,19 +173,19 @@ TEST_P(ModuleTest, LaunchAutoPicksACandidateOnceAndComputesRight) {
   ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                           arg(&py, sizeof py)};
   unsigned block = 0;
-  EK_OK(ek_kernel_launch_auto(k, nullptr, n, 0, args, 4, &block));
+  EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &block));
   EXPECT_TRUE(block == 32 || block == 64 || block == 128 || block == 256 || block == 512 ||
               block == 1024) << block;
   std::vector<float> y = ektest::to_host<float>(ty);
   for (size_t i = 0; i < count; ++i) ASSERT_EQ(y[i], a * x[i]) << "element " << i;
   // The same bucket (n rounded up to a power of two) reuses the choice.
   unsigned again = 0;
-  EK_OK(ek_kernel_launch_auto(k, nullptr, n, 0, args, 4, &again));
+  EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &again));
   EXPECT_EQ(again, block);
   n = count - 5;
-  EK_OK(ek_kernel_launch_auto(k, nullptr, n, 0, args, 4, &again));
+  EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &again));
   EXPECT_EQ(again, block);
-  EK_OK(ek_kernel_launch_auto(k, nullptr, n, 0, args, 4, nullptr));
+  EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, nullptr));
 }
 
 TEST_P(ModuleTest, LaunchAutoChecksItsArguments) {
@@ -202,16 +202,16 @@ TEST_P(ModuleTest, LaunchAutoChecksItsArguments) {
   ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                           arg(&px, sizeof px)};
   unsigned block = 99;
-  EK_OK(ek_kernel_launch_auto(k, nullptr, 0, 0, args, 4, &block));  // n == 0: no launch
+  EK_OK(ek_kernel_launch_auto(nullptr, k, 0, 0, args, 4, &block));  // n == 0: no launch
   EXPECT_EQ(block, 0u);
-  EK_FAILS(ek_kernel_launch_auto(k, nullptr, 16, 0, args, 2, &block), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, 0, args, 2, &block), EK_ERROR_INVALID_ARGUMENT,
            "takes 4 arguments");
   ek_kernel_arg small[] = {arg(&a, sizeof a), args[1], args[2], args[3]};
-  EK_FAILS(ek_kernel_launch_auto(k, nullptr, 16, 0, small, 4, &block), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, 0, small, 4, &block), EK_ERROR_INVALID_ARGUMENT,
            "args[0].size is 4");
-  EK_FAILS(ek_kernel_launch_auto(k, nullptr, 1ull << 62, 0, args, 4, &block),
+  EK_FAILS(ek_kernel_launch_auto(nullptr, k, 1ull << 62, 0, args, 4, &block),
            EK_ERROR_INVALID_ARGUMENT, "2^31-1 blocks");
-  EK_FAILS(ek_kernel_launch_auto(k, nullptr, 16, size_t{1} << 30, args, 4, &block),
+  EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, size_t{1} << 30, args, 4, &block),
            EK_ERROR_INVALID_ARGUMENT, "shared_bytes");
   EXPECT_EQ(block, 0u);
 }

@@ -55,8 +55,8 @@ ek_context make_context(ek_log_level level) {
 // Allocates and frees 1 MiB (a new 2 MiB segment), then empties the cache.
 void reserve_and_release(ek_context ctx) {
   void *p = nullptr;
-  ASSERT_EQ(ek_malloc(ctx, 1 << 20, nullptr, &p), EK_SUCCESS) << ek_last_error();
-  ASSERT_EQ(ek_free(ctx, p, nullptr), EK_SUCCESS) << ek_last_error();
+  ASSERT_EQ(ek_malloc(nullptr, ctx, 1 << 20, &p), EK_SUCCESS) << ek_last_error();
+  ASSERT_EQ(ek_free(nullptr, ctx, p), EK_SUCCESS) << ek_last_error();
   ASSERT_EQ(ek_memory_empty_cache(ctx), EK_SUCCESS) << ek_last_error();
 }
 
@@ -109,7 +109,7 @@ TEST_F(Logging, MessagesBelowTheContextsLevelAreFilteredOut) {
   // Out of memory is a warning, logged before the memory callback's retry.
   EK_OK(ek_memory_set_limit(ctx, 4 << 20));
   void *p = nullptr;
-  EXPECT_EQ(ek_malloc(ctx, 8 << 20, nullptr, &p), EK_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(ek_malloc(nullptr, ctx, 8 << 20, &p), EK_ERROR_OUT_OF_MEMORY);
   std::vector<Message> got = r.take();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].level, EK_LOG_WARN);
@@ -128,10 +128,10 @@ TEST_F(Logging, NothingIsPrintedByDefault) {
   reserve_and_release(ctx);
   EXPECT_EQ(ek_memory_set_limit(ctx, 1 << 20), EK_SUCCESS);
   void *p = nullptr;
-  EXPECT_EQ(ek_malloc(ctx, 4 << 20, nullptr, &p), EK_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(ek_malloc(nullptr, ctx, 4 << 20, &p), EK_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(ek_context_destroy(ctx), EK_SUCCESS);
   int n = 0;
-  EXPECT_EQ(ek_device_count(EK_CUDA, &n), EK_SUCCESS);
+  EXPECT_EQ(ek_device_get_count(EK_CUDA, &n), EK_SUCCESS);
   EXPECT_EQ(GetCapturedStderr(), "");
 }
 
@@ -169,8 +169,8 @@ TEST_F(Logging, MessagesLoggedFromInsideTheCallbackGoToStderr) {
   ek_context ctx = make_context(EK_LOG_INFO);
   ASSERT_NE(ctx, nullptr);
   void *p = nullptr;
-  EK_OK(ek_malloc(ctx, 1 << 20, nullptr, &p));
-  EK_OK(ek_free(ctx, p, nullptr));  // a cached segment for the callback to release
+  EK_OK(ek_malloc(nullptr, ctx, 1 << 20, &p));
+  EK_OK(ek_free(nullptr, ctx, p));  // a cached segment for the callback to release
   Reentrant state;
   state.ctx = ctx;
   EK_OK(ek_log_set_callback(reenter, &state));
@@ -202,7 +202,7 @@ TEST(LoggingDeathTest, MessagesWithoutAContextFollowTheProcessLevel) {
         Recorder r;
         ek_log_set_callback(record, &r);
         int n = -1;
-        ek_device_count(EK_CUDA, &n);
+        ek_device_get_count(EK_CUDA, &n);
         std::exit(n == 0 && r.take().empty() ? 0 : 1);
       },
       testing::ExitedWithCode(0), "\\[ek debug\\] no CUDA device: ");

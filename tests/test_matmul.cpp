@@ -26,8 +26,8 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 uint64_t alloc_count(ek_context c) {
-  ek_memory_stats s{};
-  EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS);
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EXPECT_EQ(ek_memory_get_stats(c, &s), EK_SUCCESS);
   return s.alloc_count;
 }
 
@@ -122,9 +122,11 @@ class Matmul : public ektest::DeviceTest {
   }
   ek_tensor filled(const Shape &shape, ek_dtype dt, double value, ek_context c = nullptr) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_empty(c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, nullptr, &t),
-              EK_SUCCESS) << ek_last_error();
-    EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(value)), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(
+        ek_tensor_empty(nullptr, c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, &t),
+        EK_SUCCESS)
+        << ek_last_error();
+    EXPECT_EQ(ek_fill(nullptr, ektest::scalar(value), t), EK_SUCCESS) << ek_last_error();
     return t;
   }
   // The last two dims swapped.
@@ -153,7 +155,8 @@ class Matmul : public ektest::DeviceTest {
     Tensor view(col_major_c ? transposed(store) : nullptr);
     ek_tensor c = col_major_c ? view.t : store.t;
     auto c0 = values_of(c);
-    ASSERT_EQ(ek_gemm(nullptr, alpha, a, b, beta, c), EK_SUCCESS) << what << ": " << ek_last_error();
+    ASSERT_EQ(ek_gemm(nullptr, ek_scalar_float(alpha), a, b, ek_scalar_float(beta), c), EK_SUCCESS)
+        << what << ": " << ek_last_error();
     Ref r = gemm_reference(a, b, c0, alpha, beta);
     expect_matches(values_of(c), r.v, r.mag, tolerance(dt, shape_of(a)[1] + 2), what);
   }
@@ -287,8 +290,8 @@ TEST_P(Matmul, NaNAndInfPropagate) {
   Shape sa{3, 4}, sb{4, 5};
   for (ek_dtype dt : kFloatDtypes) {
     Tensor a32, b32, a, b;
-    EK_OK(ek_tensor_from_host(ctx, 2, sa.data(), EK_FLOAT32, av.data(), nullptr, a32.out()));
-    EK_OK(ek_tensor_from_host(ctx, 2, sb.data(), EK_FLOAT32, bv.data(), nullptr, b32.out()));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 2, sa.data(), EK_FLOAT32, av.data(), a32.out()));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 2, sb.data(), EK_FLOAT32, bv.data(), b32.out()));
     EK_OK(ek_cast(nullptr, a32, dt, a.out()));
     EK_OK(ek_cast(nullptr, b32, dt, b.out()));
     Tensor out;
@@ -363,49 +366,58 @@ TEST_P(Matmul, GemmBatchesAndBroadcastsABatchOfOne) {
     for (ek_tensor bb : {b.t, bt.t}) {
       Tensor c(random({3, 4, 6}, dt, 74));
       auto c0 = values_of(c);
-      EK_OK(ek_gemm(nullptr, 2.0, a, bb, 0.5, c));
+      EK_OK(ek_gemm(nullptr, ek_scalar_float(2.0), a, bb, ek_scalar_float(0.5), c));
       Ref r = gemm_reference(a, bb, c0, 2.0, 0.5);
       expect_matches(values_of(c), r.v, r.mag, tolerance(dt, 7), "batched gemm");
     }
   // k == 0 leaves beta * c (and beta == 0 clears NaN).
   Tensor ak(random({4, 0}, dt, 75)), bk(random({0, 6}, dt, 76)), ck(random({4, 6}, dt, 77));
   auto c0 = values_of(ck);
-  EK_OK(ek_gemm(nullptr, 1.0, ak, bk, -2.0, ck));
+  EK_OK(ek_gemm(nullptr, ek_scalar_float(1.0), ak, bk, ek_scalar_float(-2.0), ck));
   auto c1 = values_of(ck);
   for (size_t i = 0; i < c0.size(); ++i) EXPECT_EQ(c1[i], -2.0 * c0[i]);
   Tensor cn(filled({4, 6}, dt, kNaN));
-  EK_OK(ek_gemm(nullptr, 1.0, ak, bk, 0.0, cn));
+  EK_OK(ek_gemm(nullptr, ek_scalar_float(1.0), ak, bk, ek_scalar_float(0.0), cn));
   for (double v : values_of(cn)) EXPECT_EQ(v, 0.0);
   Tensor ce(filled({0, 6}, dt, 0)), ae(random({0, 5}, dt, 78)), be(random({5, 6}, dt, 79));
-  EK_OK(ek_gemm(nullptr, 1.0, ae, be, 0.0, ce));
+  EK_OK(ek_gemm(nullptr, ek_scalar_float(1.0), ae, be, ek_scalar_float(0.0), ce));
 }
 
 TEST_P(Matmul, GemmRejectsBadArguments) {
   const ek_dtype dt = EK_FLOAT32;
   Tensor a(random({4, 5}, dt, 80)), b(random({5, 6}, dt, 81)), c(filled({4, 6}, dt, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, a, b, 0, nullptr), EK_ERROR_NULL_POINTER, "c");
-  EK_FAILS(ek_gemm(nullptr, 1, nullptr, b, 0, c), EK_ERROR_NULL_POINTER, "a");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, b, ek_scalar_int(0), nullptr),
+           EK_ERROR_NULL_POINTER, "c");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), nullptr, b, ek_scalar_int(0), c),
+           EK_ERROR_NULL_POINTER, "a");
   Tensor wide(filled({4, 12}, dt, 0)), stepped(sliced(wide, 1, 0, EK_SLICE_MAX, 2));
-  EK_FAILS(ek_gemm(nullptr, 1, a, b, 0, stepped), EK_ERROR_INVALID_ARGUMENT,
-           "neither row- nor column-major");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, b, ek_scalar_int(0), stepped),
+           EK_ERROR_INVALID_ARGUMENT, "neither row- nor column-major");
   Tensor one(filled({1, 4, 6}, dt, 0)), bcast, b3(random({3, 5, 6}, dt, 82));
   int64_t three[3] = {3, 4, 6};
   EK_OK(ek_view_expand(one, 3, three, bcast.out()));
-  EK_FAILS(ek_gemm(nullptr, 1, a, b3, 0, bcast), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, b3, ek_scalar_int(0), bcast),
+           EK_ERROR_INVALID_ARGUMENT, "broadcast");
   Tensor sq(random({5, 5}, dt, 83));
-  EK_FAILS(ek_gemm(nullptr, 1, sq, sq, 0, sq), EK_ERROR_INVALID_ARGUMENT, "overlaps a");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), sq, sq, ek_scalar_int(0), sq),
+           EK_ERROR_INVALID_ARGUMENT, "overlaps a");
   Tensor c_bad(filled({4, 7}, dt, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, a, b, 0, c_bad), EK_ERROR_SHAPE, "c has shape [4,7]");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, b, ek_scalar_int(0), c_bad), EK_ERROR_SHAPE,
+           "c has shape [4,7]");
   Tensor v(random({5}, dt, 84)), c2(filled({4, 6}, dt, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, v, b, 0, c2), EK_ERROR_SHAPE, "[5]");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), v, b, ek_scalar_int(0), c2), EK_ERROR_SHAPE, "[5]");
   Tensor a3(random({3, 4, 5}, dt, 85));
-  EK_FAILS(ek_gemm(nullptr, 1, a3, b, 0, c2), EK_ERROR_SHAPE, "leading batch dim");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a3, b, ek_scalar_int(0), c2), EK_ERROR_SHAPE,
+           "leading batch dim");
   Tensor a2b(random({2, 4, 5}, dt, 86)), c3(filled({3, 4, 6}, dt, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, a2b, b, 0, c3), EK_ERROR_SHAPE, "neither 1 nor c's batch 3");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a2b, b, ek_scalar_int(0), c3), EK_ERROR_SHAPE,
+           "neither 1 nor c's batch 3");
   Tensor c64(filled({4, 6}, EK_FLOAT64, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, a, b, 0, c64), EK_ERROR_DTYPE, "float64");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, b, ek_scalar_int(0), c64), EK_ERROR_DTYPE,
+           "float64");
   Tensor bi(filled({4, 6}, dt, 0));
-  EK_FAILS(ek_gemm(nullptr, 1, a, bi, 0, c), EK_ERROR_SHAPE, "ek_gemm: inner dimensions differ: [4,5] @ [4,6]");
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_int(1), a, bi, ek_scalar_int(0), c), EK_ERROR_SHAPE,
+           "ek_gemm: inner dimensions differ: [4,5] @ [4,6]");
 }
 
 TEST_P(Matmul, BadInputsFailWithMessages) {

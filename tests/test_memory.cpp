@@ -23,8 +23,8 @@ constexpr uint64_t kRound = 512;  // src/pool.hpp: every block is a multiple of 
 uint64_t rounded(uint64_t bytes) { return (bytes + kRound - 1) / kRound * kRound; }
 
 ek_memory_stats stats_of(ek_context c) {
-  ek_memory_stats s{};
-  EXPECT_EQ(ek_memory_stats_get(c, &s), EK_SUCCESS) << ek_last_error();
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EXPECT_EQ(ek_memory_get_stats(c, &s), EK_SUCCESS) << ek_last_error();
   return s;
 }
 
@@ -44,10 +44,10 @@ void expect_same_stats(const ek_memory_stats &a, const ek_memory_stats &b) {
 
 std::vector<ek_memory_block> snapshot_of(ek_context c) {
   size_t n = 0;
-  EXPECT_EQ(ek_memory_snapshot(c, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
-  std::vector<ek_memory_block> blocks(n);
+  EXPECT_EQ(ek_memory_get_snapshot(c, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
+  std::vector<ek_memory_block> blocks(n, ektest::sized<ek_memory_block>());
   size_t again = 0;
-  EXPECT_EQ(ek_memory_snapshot(c, blocks.data(), blocks.size(), &again), EK_SUCCESS);
+  EXPECT_EQ(ek_memory_get_snapshot(c, blocks.data(), blocks.size(), &again), EK_SUCCESS);
   EXPECT_EQ(again, n);
   return blocks;
 }
@@ -80,15 +80,15 @@ class MemoryTest : public ektest::DeviceTest {
   bool cuda() const { return GetParam() == EK_CUDA; }
   void *alloc(size_t bytes, ek_stream s = nullptr) {
     void *p = nullptr;
-    EXPECT_EQ(ek_malloc(ctx, bytes, s, &p), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_malloc(s, ctx, bytes, &p), EK_SUCCESS) << ek_last_error();
     return p;
   }
   void release(void *p, ek_stream s = nullptr) {
-    EXPECT_EQ(ek_free(ctx, p, s), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_free(s, ctx, p), EK_SUCCESS) << ek_last_error();
   }
   ek_memory_stats stats() { return stats_of(ctx); }
   uint64_t device_memory() {
-    ek_device_info info{};
+    ek_device_info info = EK_DEVICE_INFO_INIT;
     EXPECT_EQ(ek_device_get_info(ek_device{GetParam(), 0}, &info), EK_SUCCESS);
     return info.total_memory;
   }
@@ -111,25 +111,25 @@ TEST_P(MemoryTest, MallocIsAlignedTo512Bytes) {
 TEST_P(MemoryTest, ZeroBytesGivesNullAndChangesNothing) {
   ek_memory_stats before = stats();
   void *p = reinterpret_cast<void *>(0x1);
-  EK_OK(ek_malloc(ctx, 0, nullptr, &p));
+  EK_OK(ek_malloc(nullptr, ctx, 0, &p));
   EXPECT_EQ(p, nullptr);
   expect_same_stats(stats(), before);
 }
 
 TEST_P(MemoryTest, FreeOfNullIsANoOp) {
   ek_memory_stats before = stats();
-  EK_OK(ek_free(ctx, nullptr, nullptr));
+  EK_OK(ek_free(nullptr, ctx, nullptr));
   expect_same_stats(stats(), before);
 }
 
 TEST_P(MemoryTest, NullArgumentsAreRejected) {
   void *p = nullptr;
-  ek_memory_stats s{};
-  EK_FAILS(ek_malloc(nullptr, 16, nullptr, &p), EK_ERROR_NULL_POINTER, "ctx is NULL");
-  EK_FAILS(ek_malloc(ctx, 16, nullptr, nullptr), EK_ERROR_NULL_POINTER, "ptr is NULL");
-  EK_FAILS(ek_free(nullptr, p, nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
-  EK_FAILS(ek_memory_stats_get(ctx, nullptr), EK_ERROR_NULL_POINTER, "stats is NULL");
-  EK_FAILS(ek_memory_stats_get(nullptr, &s), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  ek_memory_stats s = EK_MEMORY_STATS_INIT;
+  EK_FAILS(ek_malloc(nullptr, nullptr, 16, &p), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_malloc(nullptr, ctx, 16, nullptr), EK_ERROR_NULL_POINTER, "ptr is NULL");
+  EK_FAILS(ek_free(nullptr, nullptr, p), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_memory_get_stats(ctx, nullptr), EK_ERROR_NULL_POINTER, "stats is NULL");
+  EK_FAILS(ek_memory_get_stats(nullptr, &s), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_memory_reset_peaks(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_memory_empty_cache(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_memory_set_limit(nullptr, 0), EK_ERROR_NULL_POINTER, "ctx is NULL");
@@ -141,9 +141,9 @@ TEST_P(MemoryTest, NullArgumentsAreRejected) {
 TEST_P(MemoryTest, OverflowingRequestsAreRejectedWithoutTouchingTheOutput) {
   void *sentinel = reinterpret_cast<void *>(0x200);
   void *p = sentinel;
-  EK_FAILS(ek_malloc(ctx, SIZE_MAX, nullptr, &p), EK_ERROR_OVERFLOW, "exceeds");
+  EK_FAILS(ek_malloc(nullptr, ctx, SIZE_MAX, &p), EK_ERROR_OVERFLOW, "exceeds");
   EXPECT_EQ(p, sentinel);
-  EK_FAILS(ek_malloc(ctx, (size_t{1} << 56) + 1, nullptr, &p), EK_ERROR_OVERFLOW, "exceeds");
+  EK_FAILS(ek_malloc(nullptr, ctx, (size_t{1} << 56) + 1, &p), EK_ERROR_OVERFLOW, "exceeds");
   EXPECT_EQ(p, sentinel);
 }
 
@@ -247,7 +247,7 @@ TEST_P(MemoryTest, AllocationPastTheLimitIsOutOfMemoryWithNumbers) {
   ek_memory_stats before = stats();
   void *sentinel = reinterpret_cast<void *>(0x400);
   void *p = sentinel;
-  EK_FAILS(ek_malloc(ctx, 1 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 1.00 MiB");
+  EK_FAILS(ek_malloc(nullptr, ctx, 1 * MiB, &p), EK_ERROR_OUT_OF_MEMORY, "requested 1.00 MiB");
   std::string msg = ek_last_error();
   for (const char *word : {"ek_malloc", "reserved 4.00 MiB", "limit 4.00 MiB", "allocated"})
     EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
@@ -260,7 +260,7 @@ TEST_P(MemoryTest, AllocationPastTheLimitIsOutOfMemoryWithNumbers) {
   ptrs.back() = alloc(1 * MiB);  // room again
   for (void *q : ptrs) release(q);
   void *big = nullptr;
-  EK_FAILS(ek_malloc(ctx, 5 * MiB, nullptr, &big), EK_ERROR_OUT_OF_MEMORY, "limit");
+  EK_FAILS(ek_malloc(nullptr, ctx, 5 * MiB, &big), EK_ERROR_OUT_OF_MEMORY, "limit");
   EK_OK(ek_memory_set_limit(ctx, 0));  // no limit
   big = alloc(5 * MiB);
   release(big);
@@ -370,7 +370,7 @@ TEST_P(MemoryTest, ApiLimitsThatRoundToZeroAreRefused) {
   EK_OK(ek_memory_set_limit(ctx, 1));
   EXPECT_EQ(stats().limit_bytes, 1u);
   void *p = reinterpret_cast<void *>(0x400);
-  EK_FAILS(ek_malloc(ctx, 1, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "limit 1 B");
+  EK_FAILS(ek_malloc(nullptr, ctx, 1, &p), EK_ERROR_OUT_OF_MEMORY, "limit 1 B");
   EK_OK(ek_memory_set_limit(ctx, 0));
   EXPECT_EQ(stats().limit_bytes, 0u);
   EK_OK(ek_memory_set_fraction(ctx, 1e-6));
@@ -404,7 +404,7 @@ TEST_P(MemoryTest, LimitBelowTheSegmentSizeGivesExactSizeSegments) {
   void *b = alloc(5 * MiB);
   EXPECT_EQ(stats().reserved_bytes, 7 * MiB);
   void *c = nullptr;
-  EK_FAILS(ek_malloc(ctx, 2 * MiB, nullptr, &c), EK_ERROR_OUT_OF_MEMORY,
+  EK_FAILS(ek_malloc(nullptr, ctx, 2 * MiB, &c), EK_ERROR_OUT_OF_MEMORY,
            "requested 2.00 MiB (a new segment of 2.00 MiB would exceed the limit)");
   release(a);
   release(b);
@@ -425,7 +425,7 @@ TEST_P(MemoryTest, ConfigReadsWhileAnotherThreadSetsLimits) {
     done = true;
   });
   while (!done.load()) {
-    ek_context_config cfg;
+    ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
     EK_EXPECT_OK(ek_context_get_config(ctx, &cfg));
     // Each setter writes both fields at once: one of them is always zero.
     EXPECT_TRUE(cfg.memory_limit == 0 || cfg.memory_fraction == 0.0);
@@ -441,7 +441,7 @@ TEST_P(MemoryTest, DoubleFreeIsRejectedAndChangesNothing) {
   void *keep = alloc(4096);
   release(p);
   ek_memory_stats before = stats();
-  EK_FAILS(ek_free(ctx, p, nullptr), EK_ERROR_INVALID_ARGUMENT, "double free");
+  EK_FAILS(ek_free(nullptr, ctx, p), EK_ERROR_INVALID_ARGUMENT, "double free");
   expect_same_stats(stats(), before);
   release(keep);
 }
@@ -450,8 +450,8 @@ TEST_P(MemoryTest, UnknownAndInteriorPointersAreRejected) {
   void *p = alloc(4096);
   ek_memory_stats before = stats();
   int local = 0;
-  EK_FAILS(ek_free(ctx, &local, nullptr), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
-  EK_FAILS(ek_free(ctx, static_cast<char *>(p) + 512, nullptr), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_free(nullptr, ctx, &local), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
+  EK_FAILS(ek_free(nullptr, ctx, static_cast<char *>(p) + 512), EK_ERROR_INVALID_ARGUMENT,
            "not the start of a live allocation");
   expect_same_stats(stats(), before);
   release(p);
@@ -461,9 +461,9 @@ TEST_P(MemoryTest, PointerOfAnotherContextIsRejected) {
   ek_context other = nullptr;
   EK_OK(ek_context_create(ek_device{GetParam(), 0}, nullptr, &other));
   void *p = nullptr;
-  EK_OK(ek_malloc(other, 4096, nullptr, &p));
-  EK_FAILS(ek_free(ctx, p, nullptr), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
-  EK_OK(ek_free(other, p, nullptr));
+  EK_OK(ek_malloc(nullptr, other, 4096, &p));
+  EK_FAILS(ek_free(nullptr, ctx, p), EK_ERROR_INVALID_ARGUMENT, "not allocated by this pool");
+  EK_OK(ek_free(nullptr, other, p));
   EK_OK(ek_context_destroy(other));
 }
 
@@ -473,14 +473,14 @@ TEST_P(MemoryTest, RecordStreamAcceptsLiveBlocksOnly) {
   ek_stream s = nullptr;
   EK_OK(ek_stream_create(ctx, &s));
   void *p = alloc(4096);
-  EK_OK(ek_record_stream(ctx, p, s));
-  EK_OK(ek_record_stream(ctx, p, s));  // twice is fine
-  EK_OK(ek_record_stream(ctx, p, nullptr));
+  EK_OK(ek_record_stream(s, ctx, p));
+  EK_OK(ek_record_stream(s, ctx, p));  // twice is fine
+  EK_OK(ek_record_stream(nullptr, ctx, p));
   release(p);
   EK_OK(ek_stream_synchronize(s));
-  EK_FAILS(ek_record_stream(ctx, p, s), EK_ERROR_INVALID_ARGUMENT, "not a live allocation");
-  EK_FAILS(ek_record_stream(ctx, nullptr, s), EK_ERROR_NULL_POINTER, "ptr is NULL");
-  EK_FAILS(ek_record_stream(nullptr, p, s), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_FAILS(ek_record_stream(s, ctx, p), EK_ERROR_INVALID_ARGUMENT, "not a live allocation");
+  EK_FAILS(ek_record_stream(s, ctx, nullptr), EK_ERROR_NULL_POINTER, "ptr is NULL");
+  EK_FAILS(ek_record_stream(nullptr, nullptr, p), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_OK(ek_stream_destroy(s));
   EK_OK(ek_context_synchronize(ctx));
   void *q = alloc(4096);  // the recorded block comes back once its streams finished
@@ -511,12 +511,12 @@ TEST_P(MemoryTest, CrossStreamReuseWaitsForTheFreeingStreamsWork) {
   const int64_t n = 64 << 20;  // 256 MiB of floats
   for (int round = 0; round < 3; ++round) {
     ektest::Tensor big, reuse;
-    EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, a, big.out()));
-    EK_OK(ek_fill(a, big, ektest::scalar(1.0)));
+    EK_OK(ek_tensor_empty(a, ctx, 1, &n, EK_FLOAT32, big.out()));
+    EK_OK(ek_fill(a, ektest::scalar(1.0), big));
     ek_tensor_release(big.t);  // freed on a while the fill may run
     big.t = nullptr;
-    EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, b, reuse.out()));
-    EK_OK(ek_fill(b, reuse, ektest::scalar(2.0)));
+    EK_OK(ek_tensor_empty(b, ctx, 1, &n, EK_FLOAT32, reuse.out()));
+    EK_OK(ek_fill(b, ektest::scalar(2.0), reuse));
     EK_OK(ek_context_synchronize(ctx));
     std::vector<float> h = ektest::to_host<float>(reuse);
     EXPECT_EQ(std::count(h.begin(), h.end(), 2.0f), n) << "round " << round;
@@ -565,14 +565,14 @@ TEST_P(MemoryTest, SnapshotMatchesStatsAndLiveBlocks) {
 TEST_P(MemoryTest, SnapshotWithSmallCapacityFillsOnlyCapacity) {
   void *a = alloc(1000), *b = alloc(3 * MiB), *c = alloc(2000);
   size_t n = 0;
-  EK_OK(ek_memory_snapshot(ctx, nullptr, 0, &n));
+  EK_OK(ek_memory_get_snapshot(ctx, nullptr, 0, &n));
   ASSERT_GE(n, 4u);
   std::vector<ek_memory_block> blocks(n);
-  ek_memory_block marker{};
+  ek_memory_block marker = ektest::sized<ek_memory_block>();
   marker.address = 0xabcdef;
   std::fill(blocks.begin(), blocks.end(), marker);
   size_t count = 0;
-  EK_OK(ek_memory_snapshot(ctx, blocks.data(), 2, &count));
+  EK_OK(ek_memory_get_snapshot(ctx, blocks.data(), 2, &count));
   EXPECT_EQ(count, n);
   EXPECT_NE(blocks[0].address, marker.address);
   EXPECT_NE(blocks[1].address, marker.address);
@@ -583,13 +583,13 @@ TEST_P(MemoryTest, SnapshotWithSmallCapacityFillsOnlyCapacity) {
 }
 
 TEST_P(MemoryTest, SnapshotRejectsNullArrays) {
-  ek_memory_block one{};
+  ek_memory_block one = ektest::sized<ek_memory_block>();
   size_t n = 0;
-  EK_FAILS(ek_memory_snapshot(ctx, nullptr, 3, &n), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_memory_get_snapshot(ctx, nullptr, 3, &n), EK_ERROR_NULL_POINTER,
            "blocks is NULL but capacity is 3");
-  EK_FAILS(ek_memory_snapshot(ctx, &one, 1, nullptr), EK_ERROR_NULL_POINTER, "count is NULL");
-  EK_FAILS(ek_memory_snapshot(nullptr, &one, 1, &n), EK_ERROR_NULL_POINTER, "ctx is NULL");
-  EK_OK(ek_memory_snapshot(ctx, nullptr, 0, &n));
+  EK_FAILS(ek_memory_get_snapshot(ctx, &one, 1, nullptr), EK_ERROR_NULL_POINTER, "count is NULL");
+  EK_FAILS(ek_memory_get_snapshot(nullptr, &one, 1, &n), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_OK(ek_memory_get_snapshot(ctx, nullptr, 0, &n));
   EXPECT_EQ(n, 0u);
 }
 
@@ -600,13 +600,13 @@ TEST_P(MemoryTest, OomCallbackGetsTheRequestedSize) {
   EK_OK(ek_memory_set_callback(ctx, record_callback, &log, 0));
   EK_OK(ek_memory_set_limit(ctx, 2 * MiB));
   void *p = nullptr;
-  EK_FAILS(ek_malloc(ctx, 3 * MiB + 7, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
+  EK_FAILS(ek_malloc(nullptr, ctx, 3 * MiB + 7, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
   EXPECT_EQ(log.oom_calls, 1);
   EXPECT_EQ(log.oom_bytes, 3 * MiB + 7);
   EXPECT_EQ(log.ctx, ctx);
   EXPECT_EQ(log.threshold_calls, 0);
   EK_OK(ek_memory_set_callback(ctx, nullptr, nullptr, 0));
-  EK_FAILS(ek_malloc(ctx, 3 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
+  EK_FAILS(ek_malloc(nullptr, ctx, 3 * MiB, &p), EK_ERROR_OUT_OF_MEMORY, "requested");
   EXPECT_EQ(log.oom_calls, 1);  // cleared
 }
 
@@ -636,7 +636,7 @@ TEST_P(MemoryTest, OomCallbackMayFreeMemory) {
     auto *fr = static_cast<Freer *>(user);
     if (ev != EK_MEMORY_EVENT_OOM) return;
     ++fr->calls;
-    ek_free(c, fr->victim, nullptr);
+    ek_free(nullptr, c, fr->victim);
     fr->victim = nullptr;
   };
   EK_OK(ek_memory_set_limit(ctx, 20 * MiB));
@@ -661,17 +661,17 @@ TEST_P(MemoryTest, OomCallbackThatAllocatesIsNotCalledFromInsideItself) {
   auto cb = [](ek_context c, ek_memory_event ev, uint64_t bytes, void *user) {
     auto *st = static_cast<Nested *>(user);
     if (ev != EK_MEMORY_EVENT_OOM || ++st->calls > 3) return;  // bounded without the guard too
-    st->status = ek_malloc(c, st->bytes ? st->bytes : bytes, nullptr, &st->p);
+    st->status = ek_malloc(nullptr, c, st->bytes ? st->bytes : bytes, &st->p);
   };
   EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
   EK_OK(ek_memory_set_callback(ctx, cb, &n, 0));
   void *p = nullptr;
-  EK_FAILS(ek_malloc(ctx, 8 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
+  EK_FAILS(ek_malloc(nullptr, ctx, 8 * MiB, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
   EXPECT_EQ(n.calls, 1);
   EXPECT_EQ(n.status, EK_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(n.p, nullptr);
   n.bytes = 1 * MiB;  // fits: the nested allocation succeeds
-  EK_FAILS(ek_malloc(ctx, 8 * MiB, nullptr, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
+  EK_FAILS(ek_malloc(nullptr, ctx, 8 * MiB, &p), EK_ERROR_OUT_OF_MEMORY, "requested 8.00 MiB");
   EXPECT_EQ(n.calls, 2);
   EXPECT_EQ(n.status, EK_SUCCESS);
   ASSERT_NE(n.p, nullptr);
@@ -708,7 +708,7 @@ std::vector<void *> fill_pool(ek_context c, size_t bytes, size_t cap) {
   std::vector<void *> held;
   for (size_t i = 0; i < cap; ++i) {
     void *p = nullptr;
-    ek_status st = ek_malloc(c, bytes, nullptr, &p);
+    ek_status st = ek_malloc(nullptr, c, bytes, &p);
     if (st != EK_SUCCESS) {
       EXPECT_EQ(st, EK_ERROR_OUT_OF_MEMORY) << ek_last_error();
       return held;
@@ -759,8 +759,8 @@ TEST_P(MemoryTest, TensorOpsPastTheLimitFailCleanly) {
   EK_OK(ek_memory_set_limit(ctx, 4 * MiB));
   const int64_t n = 256 * 1024;  // 1 MiB of float32: two per 2 MiB segment
   ektest::Tensor x;
-  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, x.out()));
-  EK_OK(ek_fill(nullptr, x, ektest::scalar(2.0)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_FLOAT32, x.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(2.0), x));
   std::vector<ek_tensor> outs(3, nullptr);  // with x: the 4 MiB limit
   for (ek_tensor &o : outs) EK_OK(ek_unary(nullptr, EK_UNARY_NEG, x, &o));
   const int64_t handles = live_handles();
@@ -772,7 +772,7 @@ TEST_P(MemoryTest, TensorOpsPastTheLimitFailCleanly) {
     EXPECT_NE(msg.find(word), std::string::npos) << word << " missing in: " << msg;
   EK_FAILS(ek_binary(nullptr, EK_BINARY_ADD, x, x, &out), EK_ERROR_OUT_OF_MEMORY, "ek_binary");
   EK_FAILS(ek_cast(nullptr, x, EK_FLOAT64, &out), EK_ERROR_OUT_OF_MEMORY, "ek_cast");
-  EK_FAILS(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, nullptr, &out), EK_ERROR_OUT_OF_MEMORY,
+  EK_FAILS(ek_tensor_empty(nullptr, ctx, 1, &n, EK_FLOAT32, &out), EK_ERROR_OUT_OF_MEMORY,
            "ek_tensor_empty");
   EXPECT_EQ(out, nullptr);
   EXPECT_EQ(log.oom_calls, 4);
@@ -802,7 +802,7 @@ TEST_P(MemoryTest, DeviceCapacityRunsOutAndComesBack) {
   auto fill = [&](std::vector<ek_tensor> *held) {
     for (size_t i = 0; i < cap; ++i) {
       ek_tensor t = nullptr;
-      ek_status st = ek_tensor_empty(ctx, 1, &gib, EK_UINT8, nullptr, &t);
+      ek_status st = ek_tensor_empty(nullptr, ctx, 1, &gib, EK_UINT8, &t);
       if (st != EK_SUCCESS) return st;
       held->push_back(t);
     }
@@ -823,11 +823,11 @@ TEST_P(MemoryTest, DeviceCapacityRunsOutAndComesBack) {
     EXPECT_GE(held.size() + (pass == 2 ? 1 : 0), first) << "pass " << pass;
     for (size_t i = 1; i < held.size(); ++i) EK_EXPECT_OK(ek_tensor_release(held[i]));
     if (!held.empty()) {  // the context still computes after the failure
-      EK_EXPECT_OK(ek_fill(nullptr, held[0], ektest::scalar(7)));
+      EK_EXPECT_OK(ek_fill(nullptr, ektest::scalar(7), held[0]));
       uint8_t v = 0;
       ektest::Tensor last;
       EK_EXPECT_OK(ek_view_slice(held[0], 0, gib - 1, gib, 1, last.out()));
-      EK_EXPECT_OK(ek_tensor_to_host(last, &v, 1, nullptr));
+      EK_EXPECT_OK(ek_tensor_to_host(nullptr, last, &v, 1));
       EXPECT_EQ(v, 7);
       EK_EXPECT_OK(ek_tensor_release(held[0]));
     }
@@ -846,10 +846,10 @@ TEST_P(MemoryTest, MemcpyRoundTripsThroughPoolMemory) {
   std::vector<uint8_t> src(n), back(n, 0);
   for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
   void *p = alloc(n);
-  EK_OK(ek_memcpy(ctx, p, src.data(), n, nullptr));
-  EK_OK(ek_memcpy(ctx, back.data(), p, n, nullptr));
+  EK_OK(ek_memcpy(nullptr, ctx, src.data(), p, n));
+  EK_OK(ek_memcpy(nullptr, ctx, p, back.data(), n));
   ek_stream def = nullptr;
-  EK_OK(ek_context_default_stream(ctx, &def));
+  EK_OK(ek_context_get_default_stream(ctx, &def));
   EK_OK(ek_stream_synchronize(def));
   EXPECT_EQ(back, src);
   release(p);
@@ -862,9 +862,9 @@ TEST_P(MemoryTest, MemcpyOnAStreamAndBetweenPoolBlocks) {
   std::vector<uint8_t> src(n), back(n, 0);
   std::iota(src.begin(), src.end(), 0);
   void *a = alloc(n, s), *b = alloc(n, s);
-  EK_OK(ek_memcpy(ctx, a, src.data(), n, s));
-  EK_OK(ek_memcpy(ctx, b, a, n, s));
-  EK_OK(ek_memcpy(ctx, back.data(), b, n, s));
+  EK_OK(ek_memcpy(s, ctx, src.data(), a, n));
+  EK_OK(ek_memcpy(s, ctx, a, b, n));
+  EK_OK(ek_memcpy(s, ctx, b, back.data(), n));
   EK_OK(ek_stream_synchronize(s));
   EXPECT_EQ(back, src);
   release(a, s);
@@ -874,10 +874,10 @@ TEST_P(MemoryTest, MemcpyOnAStreamAndBetweenPoolBlocks) {
 
 TEST_P(MemoryTest, MemcpyArgumentChecks) {
   char buf[8] = {};
-  EK_OK(ek_memcpy(ctx, nullptr, nullptr, 0, nullptr));  // nothing to copy
-  EK_FAILS(ek_memcpy(ctx, nullptr, buf, 8, nullptr), EK_ERROR_NULL_POINTER, "dst is NULL");
-  EK_FAILS(ek_memcpy(ctx, buf, nullptr, 8, nullptr), EK_ERROR_NULL_POINTER, "src is NULL");
-  EK_FAILS(ek_memcpy(nullptr, buf, buf, 8, nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
+  EK_OK(ek_memcpy(nullptr, ctx, nullptr, nullptr, 0));  // nothing to copy
+  EK_FAILS(ek_memcpy(nullptr, ctx, buf, nullptr, 8), EK_ERROR_NULL_POINTER, "dst is NULL");
+  EK_FAILS(ek_memcpy(nullptr, ctx, nullptr, buf, 8), EK_ERROR_NULL_POINTER, "src is NULL");
+  EK_FAILS(ek_memcpy(nullptr, nullptr, buf, buf, 8), EK_ERROR_NULL_POINTER, "ctx is NULL");
 }
 
 // ---------------------------------------------------------------- traces
@@ -908,7 +908,8 @@ TEST_P(MemoryTest, RandomizedTraceKeepsBlocksDisjointAndStatsExact) {
     if (live.empty() || rng() % 100 < 55) {
       size_t bytes = random_size(rng);
       void *p = nullptr;
-      ASSERT_EQ(ek_malloc(ctx, bytes, streams[si], &p), EK_SUCCESS) << op << ": " << ek_last_error();
+      ASSERT_EQ(ek_malloc(streams[si], ctx, bytes, &p), EK_SUCCESS)
+          << op << ": " << ek_last_error();
       auto addr = reinterpret_cast<uintptr_t>(p);
       ASSERT_EQ(addr % 512, 0u);
       auto next = live.lower_bound(addr);
@@ -927,7 +928,7 @@ TEST_P(MemoryTest, RandomizedTraceKeepsBlocksDisjointAndStatsExact) {
       std::advance(it, static_cast<long>(rng() % live.size()));
       // Mostly freed on the allocating stream, sometimes on another one.
       int fs = rng() % 4 == 0 ? si : it->second.stream;
-      ASSERT_EQ(ek_free(ctx, reinterpret_cast<void *>(it->first), streams[fs]), EK_SUCCESS)
+      ASSERT_EQ(ek_free(streams[fs], ctx, reinterpret_cast<void *>(it->first)), EK_SUCCESS)
           << op << ": " << ek_last_error();
       live_rounded -= rounded(it->second.bytes);
       live_requested -= it->second.bytes;
@@ -965,7 +966,7 @@ TEST_P(MemoryTest, ConcurrentThreadsOnTheirOwnStreams) {
       for (int i = 0; i < kPairs; ++i) {
         size_t bytes = 1 + rng() % (rng() % 8 == 0 ? 4 * MiB : 64 * KiB);
         void *p = nullptr;
-        if (ek_malloc(ctx, bytes, streams[t], &p) != EK_SUCCESS || !p ||
+        if (ek_malloc(streams[t], ctx, bytes, &p) != EK_SUCCESS || !p ||
             reinterpret_cast<uintptr_t>(p) % 512) {
           ++failures;
           continue;
@@ -974,12 +975,12 @@ TEST_P(MemoryTest, ConcurrentThreadsOnTheirOwnStreams) {
         // Keep a few blocks alive at a time so that frees interleave.
         if (held.size() > 4 || i == kPairs - 1) {
           for (void *q : held)
-            if (ek_free(ctx, q, streams[t]) != EK_SUCCESS) ++failures;
+            if (ek_free(streams[t], ctx, q) != EK_SUCCESS) ++failures;
           held.clear();
         }
       }
       for (void *q : held)
-        if (ek_free(ctx, q, streams[t]) != EK_SUCCESS) ++failures;
+        if (ek_free(streams[t], ctx, q) != EK_SUCCESS) ++failures;
     });
   }
   for (std::thread &th : threads) th.join();

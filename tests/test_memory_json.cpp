@@ -1,5 +1,5 @@
-// The pool's snapshot as JSON (ek_memory_snapshot_json and its string form):
-// the text parses back and agrees with ek_memory_snapshot and the
+// The pool's snapshot as JSON (ek_memory_write_snapshot_json and its string form):
+// the text parses back and agrees with ek_memory_get_snapshot and the
 // statistics; file errors are EK_ERROR_IO and leave no file; bad arguments.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -191,27 +191,27 @@ class MemoryJsonTest : public ektest::DeviceTest {
   void TearDown() override {
     for (const std::string &name : files_in(dir)) unlink((dir + "/" + name).c_str());
     rmdir(dir.c_str());
-    for (void *p : live) EXPECT_EQ(ek_free(ctx, p, nullptr), EK_SUCCESS);
+    for (void *p : live) EXPECT_EQ(ek_free(nullptr, ctx, p), EK_SUCCESS);
     DeviceTest::TearDown();
   }
   void *allocate(size_t bytes) {
     void *p = nullptr;
-    EXPECT_EQ(ek_malloc(ctx, bytes, nullptr, &p), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_malloc(nullptr, ctx, bytes, &p), EK_SUCCESS) << ek_last_error();
     return p;
   }
   // Live and free blocks in two segments: a fragmented cache.
   void fragment() {
     void *a = allocate(300), *b = allocate(100 * 1024), *c = allocate(5000);
     void *d = allocate(3 << 20), *e = allocate(1 << 20);
-    EK_EXPECT_OK(ek_free(ctx, b, nullptr));
-    EK_EXPECT_OK(ek_free(ctx, e, nullptr));
+    EK_EXPECT_OK(ek_free(nullptr, ctx, b));
+    EK_EXPECT_OK(ek_free(nullptr, ctx, e));
     live = {a, c, d};
   }
   std::vector<ek_memory_block> snapshot() {
     size_t n = 0;
-    EXPECT_EQ(ek_memory_snapshot(ctx, nullptr, 0, &n), EK_SUCCESS);
-    std::vector<ek_memory_block> blocks(n);
-    EXPECT_EQ(ek_memory_snapshot(ctx, blocks.data(), n, &n), EK_SUCCESS);
+    EXPECT_EQ(ek_memory_get_snapshot(ctx, nullptr, 0, &n), EK_SUCCESS);
+    std::vector<ek_memory_block> blocks(n, ektest::sized<ek_memory_block>());
+    EXPECT_EQ(ek_memory_get_snapshot(ctx, blocks.data(), n, &n), EK_SUCCESS);
     return blocks;
   }
   std::string dir;
@@ -221,10 +221,10 @@ class MemoryJsonTest : public ektest::DeviceTest {
 TEST_P(MemoryJsonTest, FileParsesBackAndAgreesWithTheSnapshotAndStats) {
   fragment();
   std::string path = dir + "/snapshot.json";
-  EK_OK(ek_memory_snapshot_json(ctx, path.c_str()));
+  EK_OK(ek_memory_write_snapshot_json(ctx, path.c_str()));
   Json doc = parse(read_file(path));
-  ek_memory_stats stats{};
-  EK_OK(ek_memory_stats_get(ctx, &stats));
+  ek_memory_stats stats = EK_MEMORY_STATS_INIT;
+  EK_OK(ek_memory_get_stats(ctx, &stats));
   std::vector<ek_memory_block> blocks = snapshot();
 
   EXPECT_EQ(doc["version"].u, 1u);
@@ -246,7 +246,7 @@ TEST_P(MemoryJsonTest, FileParsesBackAndAgreesWithTheSnapshotAndStats) {
   EXPECT_EQ(s["fragmentation"].kind, Json::real);
   EXPECT_DOUBLE_EQ(s["fragmentation"].d, stats.fragmentation);
 
-  // The same blocks, in the same order, as ek_memory_snapshot.
+  // The same blocks, in the same order, as ek_memory_get_snapshot.
   size_t n = 0;
   uint64_t reserved = 0, allocated = 0, requested = 0;
   for (const Json &seg : doc["segments"].items) {
@@ -278,7 +278,7 @@ TEST_P(MemoryJsonTest, FileParsesBackAndAgreesWithTheSnapshotAndStats) {
 
 TEST_P(MemoryJsonTest, EmptyPoolHasNoSegments) {
   std::string path = dir + "/empty.json";
-  EK_OK(ek_memory_snapshot_json(ctx, path.c_str()));
+  EK_OK(ek_memory_write_snapshot_json(ctx, path.c_str()));
   Json doc = parse(read_file(path));
   EXPECT_EQ(doc["segments"].kind, Json::array);
   EXPECT_TRUE(doc["segments"].items.empty());
@@ -288,23 +288,23 @@ TEST_P(MemoryJsonTest, EmptyPoolHasNoSegments) {
 TEST_P(MemoryJsonTest, StringFormIsTheFilesTextAndTruncatesLikeSnprintf) {
   fragment();
   std::string path = dir + "/snapshot.json";
-  EK_OK(ek_memory_snapshot_json(ctx, path.c_str()));
+  EK_OK(ek_memory_write_snapshot_json(ctx, path.c_str()));
   std::string file = read_file(path);
   size_t length = 0;
-  EK_OK(ek_memory_snapshot_json_string(ctx, nullptr, 0, &length));
+  EK_OK(ek_memory_get_snapshot_json(ctx, nullptr, 0, &length));
   EXPECT_EQ(length, file.size());
   std::vector<char> buffer(length + 1, 'x');
   size_t again = 0;
-  EK_OK(ek_memory_snapshot_json_string(ctx, buffer.data(), buffer.size(), &again));
+  EK_OK(ek_memory_get_snapshot_json(ctx, buffer.data(), buffer.size(), &again));
   EXPECT_EQ(again, length);
   EXPECT_EQ(std::string(buffer.data()), file);
 
   char small[10];
-  EK_OK(ek_memory_snapshot_json_string(ctx, small, sizeof small, &again));
+  EK_OK(ek_memory_get_snapshot_json(ctx, small, sizeof small, &again));
   EXPECT_EQ(again, length) << "the full length, though only 9 bytes fit";
   EXPECT_EQ(std::string(small), file.substr(0, 9));
   char one = 'x';
-  EK_OK(ek_memory_snapshot_json_string(ctx, &one, 1, &again));
+  EK_OK(ek_memory_get_snapshot_json(ctx, &one, 1, &again));
   EXPECT_EQ(one, '\0');
 }
 
@@ -312,7 +312,7 @@ TEST_P(MemoryJsonTest, AnExistingFileIsReplaced) {
   std::string path = dir + "/snapshot.json";
   { std::ofstream(path) << "old contents that are longer than nothing at all"; }
   fragment();
-  EK_OK(ek_memory_snapshot_json(ctx, path.c_str()));
+  EK_OK(ek_memory_write_snapshot_json(ctx, path.c_str()));
   Json doc = parse(read_file(path));
   EXPECT_EQ(doc["segments"].items.size(), 2u);
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"snapshot.json"});
@@ -320,12 +320,13 @@ TEST_P(MemoryJsonTest, AnExistingFileIsReplaced) {
 
 TEST_P(MemoryJsonTest, UnwritablePathsAreIoErrorsNamingThePathAndLeaveNoFile) {
   std::string missing = dir + "/no/such/dir/snapshot.json";
-  EK_FAILS(ek_memory_snapshot_json(ctx, missing.c_str()), EK_ERROR_IO,
-           "ek_memory_snapshot_json: cannot write " + missing + ": No such file or directory");
+  EK_FAILS(
+      ek_memory_write_snapshot_json(ctx, missing.c_str()), EK_ERROR_IO,
+      "ek_memory_write_snapshot_json: cannot write " + missing + ": No such file or directory");
   // A directory at path is not replaced: it cannot be written in place.
   std::string sub = dir + "/taken";
   ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
-  EK_FAILS(ek_memory_snapshot_json(ctx, sub.c_str()), EK_ERROR_IO,
+  EK_FAILS(ek_memory_write_snapshot_json(ctx, sub.c_str()), EK_ERROR_IO,
            "cannot write " + sub + ": Is a directory");
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"taken"}) << "no temporary file left";
   EXPECT_TRUE(files_in(sub).empty());
@@ -335,22 +336,22 @@ TEST_P(MemoryJsonTest, UnwritablePathsAreIoErrorsNamingThePathAndLeaveNoFile) {
 // A FIFO, a device, a symlink to either or to a file, a long name, "".
 TEST_P(MemoryJsonTest, ReplacesOnlyARegularFileAndWritesDevicesInPlace) {
   filecheck::check_file_writer(dir, [&](const char *path) {
-    return ek_memory_snapshot_json(ctx, path);
+    return ek_memory_write_snapshot_json(ctx, path);
   });
 }
 
 TEST_P(MemoryJsonTest, BadArgumentsAreRejectedAndOutputsUntouched) {
-  EK_FAILS(ek_memory_snapshot_json(nullptr, "x.json"), EK_ERROR_NULL_POINTER,
-           "ek_memory_snapshot_json: ctx is NULL");
-  EK_FAILS(ek_memory_snapshot_json(ctx, nullptr), EK_ERROR_NULL_POINTER, "path is NULL");
-  EK_FAILS(ek_memory_snapshot_json(ctx, ""), EK_ERROR_INVALID_ARGUMENT, "path is empty");
+  EK_FAILS(ek_memory_write_snapshot_json(nullptr, "x.json"), EK_ERROR_NULL_POINTER,
+           "ek_memory_write_snapshot_json: ctx is NULL");
+  EK_FAILS(ek_memory_write_snapshot_json(ctx, nullptr), EK_ERROR_NULL_POINTER, "path is NULL");
+  EK_FAILS(ek_memory_write_snapshot_json(ctx, ""), EK_ERROR_INVALID_ARGUMENT, "path is empty");
   size_t length = 7;
   char buffer[4] = "abc";
-  EK_FAILS(ek_memory_snapshot_json_string(nullptr, buffer, 4, &length), EK_ERROR_NULL_POINTER,
-           "ek_memory_snapshot_json_string: ctx is NULL");
-  EK_FAILS(ek_memory_snapshot_json_string(ctx, buffer, 4, nullptr), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_memory_get_snapshot_json(nullptr, buffer, 4, &length), EK_ERROR_NULL_POINTER,
+           "ek_memory_get_snapshot_json: ctx is NULL");
+  EK_FAILS(ek_memory_get_snapshot_json(ctx, buffer, 4, nullptr), EK_ERROR_NULL_POINTER,
            "length is NULL");
-  EK_FAILS(ek_memory_snapshot_json_string(ctx, nullptr, 4, &length), EK_ERROR_NULL_POINTER,
+  EK_FAILS(ek_memory_get_snapshot_json(ctx, nullptr, 4, &length), EK_ERROR_NULL_POINTER,
            "buffer is NULL but capacity is 4");
   EXPECT_EQ(length, 7u);
   EXPECT_STREQ(buffer, "abc");

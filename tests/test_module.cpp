@@ -30,7 +30,7 @@ TEST_P(ModuleTest, NullArgumentsAreRejected) {
   ek_module_origin o;
   EK_FAILS(ek_module_get_origin(nullptr, &o), EK_ERROR_NULL_POINTER, "m");
   EK_FAILS(ek_module_get_kernel(nullptr, "saxpy", &k), EK_ERROR_NULL_POINTER, "m");
-  ek_kernel_attributes attributes;
+  ek_kernel_attributes attributes = EK_KERNEL_ATTRIBUTES_INIT;
   EK_FAILS(ek_kernel_get_attributes(nullptr, &attributes), EK_ERROR_NULL_POINTER, "k");
   const unsigned dims[3] = {1, 1, 1};
   EK_FAILS(ek_kernel_launch(nullptr, nullptr, dims, dims, 0, nullptr, 0), EK_ERROR_NULL_POINTER,
@@ -105,7 +105,7 @@ TEST_P(ModuleTest, SaxpyFromSourceMatchesTheHost) {
   ek_kernel_arg args[] = {arg(&count, sizeof count), arg(&a, sizeof a), arg(&px, sizeof px),
                           arg(&py, sizeof py)};
   const unsigned grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
-  EK_OK(ek_kernel_launch(k, nullptr, grid, block, 0, args, 4));
+  EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 4));
   std::vector<float> got = ektest::to_host<float>(ty);
   for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], a * x[i] + y[i]) << "element " << i;
 }
@@ -124,7 +124,7 @@ extern "C" __global__ void fill(float *y) { y[threadIdx.x] = VALUE; })";
   upload(std::vector<float>(32, 0.0f), &t, &p);
   ek_kernel_arg args[] = {arg(&p, sizeof p)};
   const unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
-  EK_OK(ek_kernel_launch(k, nullptr, grid, block, 0, args, 1));
+  EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 1));
   for (float v : ektest::to_host<float>(t)) ASSERT_EQ(v, 2.5f);
 }
 
@@ -352,7 +352,7 @@ TEST_P(ModuleTest, CubinImageLoadsOnItsArchitecture) {
   CUDA_ONLY();
   std::vector<char> image = file_from_env("EK_TEST_CUBIN");
   if (image.empty()) GTEST_SKIP() << "EK_TEST_CUBIN is not set (meson test sets it)";
-  ek_device_info info{};
+  ek_device_info info = EK_DEVICE_INFO_INIT;
   EK_OK(ek_device_get_info(ek_device{EK_CUDA, 0}, &info));
   Module m;
   if (info.compute_major != 9 || info.compute_minor != 0) {  // the cubin is sm_90 code only
@@ -423,7 +423,7 @@ TEST_P(ModuleTest, KernelKeepsItsModuleLoaded) {
   ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                           arg(&py, sizeof py)};
   const unsigned grid[3] = {1, 1, 1}, block[3] = {64, 1, 1};
-  EK_OK(ek_kernel_launch(k, nullptr, grid, block, 0, args, 4));
+  EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 4));
   for (float v : ektest::to_host<float>(ty)) ASSERT_EQ(v, 2.0f);
   int64_t before = 0, after = 0;
   EK_OK(ek_live_handles(&before));

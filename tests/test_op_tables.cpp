@@ -115,7 +115,7 @@ class OpTables : public ektest::DeviceTest {
   ek_tensor make(std::vector<double> v, ek_dtype dtype) {
     const int64_t n = static_cast<int64_t>(v.size());
     ek_tensor f64 = nullptr, out = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(ctx, 1, &n, EK_FLOAT64, v.data(), nullptr, &f64), EK_SUCCESS);
+    EXPECT_EQ(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_FLOAT64, v.data(), &f64), EK_SUCCESS);
     EXPECT_EQ(ek_cast(nullptr, f64, dtype, &out), EK_SUCCESS) << ek_last_error();
     ek_tensor_release(f64);
     return out;
@@ -126,7 +126,7 @@ class OpTables : public ektest::DeviceTest {
     return to_host<double>(f64);
   }
   static ek_dtype dtype_of(ek_tensor t) {
-    ek_tensor_info info{};
+    ek_tensor_info info = EK_TENSOR_INFO_INIT;
     EXPECT_EQ(ek_tensor_get_info(t, &info), EK_SUCCESS);
     return info.dtype;
   }
@@ -136,9 +136,9 @@ class OpTables : public ektest::DeviceTest {
     EXPECT_EQ(ek_profiler_start(ctx), EK_SUCCESS);
     call();
     EXPECT_EQ(ek_profiler_stop(ctx), EK_SUCCESS);
-    ek_profile_record r{};
+    ek_profile_record r = ektest::sized<ek_profile_record>();
     size_t n = 0;
-    EXPECT_EQ(ek_profiler_records(ctx, &r, 1, &n), EK_SUCCESS);
+    EXPECT_EQ(ek_profiler_get_records(ctx, &r, 1, &n), EK_SUCCESS);
     return n == 1 ? r.name : "";
   }
 };
@@ -192,7 +192,8 @@ TEST_P(OpTables, ProfilerNamesComeFromTheLists) {
   for (const Op &op : kRandom) {
     const bool randint = std::string(op.name) == "randint";
     EXPECT_EQ(profiled_name([&] {
-                ek_random(nullptr, static_cast<ek_random_dist>(op.value), 0, randint ? 2 : 0.5, nullptr, x);
+                ek_random(nullptr, static_cast<ek_random_dist>(op.value), ek_scalar_int(0),
+                          randint ? ek_scalar_int(2) : ek_scalar_float(0.5), nullptr, x);
               }),
               std::string("random.") + op.name);
   }
@@ -236,7 +237,7 @@ TEST_P(OpTables, BinaryTraitsAreTheDocumentedOnes) {
       Tensor a(make({1, 7}, dt)), b(make({2, 2}, dt)), y, ys;
       const ek_status st = ek_binary(nullptr, bop, a, b, y.out());
       // A tensor and an integral scalar promote to the tensor's dtype.
-      const ek_status sst = ek_binary_scalar(nullptr, bop, a, 2, 0, ys.out());
+      const ek_status sst = ek_binary_scalar(nullptr, bop, a, ek_scalar_int(2), 0, ys.out());
       if (refuses(g, dt)) {
         EXPECT_EQ(st, EK_ERROR_DTYPE);
         EXPECT_EQ(sst, dt == EK_BOOL ? EK_SUCCESS : EK_ERROR_DTYPE);  // bool + 2 is int64
@@ -259,7 +260,7 @@ TEST_P(OpTables, ReduceTraitsAreTheDocumentedOnes) {
   const auto empty = group_of(kReduce, kReduceEmpty);
   const int64_t zero = 0;
   Tensor none;
-  ASSERT_EQ(ek_tensor_empty(ctx, 1, &zero, EK_FLOAT32, nullptr, none.out()), EK_SUCCESS);
+  ASSERT_EQ(ek_tensor_empty(nullptr, ctx, 1, &zero, EK_FLOAT32, none.out()), EK_SUCCESS);
   for (const Op &op : kReduce) {
     const std::string g = group.count(op.name) ? group.at(op.name) : "?";
     const auto rop = static_cast<ek_reduce_op>(op.value);
@@ -291,15 +292,16 @@ TEST_P(OpTables, ReduceTraitsAreTheDocumentedOnes) {
 
 TEST_P(OpTables, RandomTraitsAreTheDocumentedOnes) {
   const auto group = group_of(kRandom, kRandomGroups);
-  const ek_philox_state state{1, 0};
+  const ek_philox_state state{sizeof(ek_philox_state), 1, 0};
   for (const Op &op : kRandom) {
     const std::string g = group.count(op.name) ? group.at(op.name) : "?";
     const bool randint = std::string(op.name) == "randint";
     for (ek_dtype dt : kDtypes) {
       SCOPED_TRACE(std::string(op.name) + " of " + ek_dtype_name(dt));
       Tensor t(make({0, 0, 0}, dt));
-      const ek_status st = ek_random(nullptr, static_cast<ek_random_dist>(op.value), 0,
-                                     randint ? 2 : 0.5, &state, t);
+      const ek_status st =
+          ek_random(nullptr, static_cast<ek_random_dist>(op.value), ek_scalar_int(0),
+                    randint ? ek_scalar_int(2) : ek_scalar_float(0.5), &state, t);
       const bool refused = g == "float" ? !is_float(dt) : (g == "no bool" && dt == EK_BOOL);
       EXPECT_EQ(st, refused ? EK_ERROR_DTYPE : EK_SUCCESS) << ek_last_error();
     }

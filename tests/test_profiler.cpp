@@ -26,24 +26,24 @@ class Profiler : public ektest::DeviceTest {
  protected:
   ek_tensor filled(std::vector<int64_t> shape, float value) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
-                              nullptr, &t),
+    EXPECT_EQ(ek_tensor_empty(nullptr, ctx, static_cast<int>(shape.size()), shape.data(),
+                              EK_FLOAT32, &t),
               EK_SUCCESS);
-    EXPECT_EQ(ek_fill(nullptr, t, ektest::scalar(value)), EK_SUCCESS);
+    EXPECT_EQ(ek_fill(nullptr, ektest::scalar(value), t), EK_SUCCESS);
     return t;
   }
   std::vector<ek_profile_record> records() {
     size_t n = 0;
-    EXPECT_EQ(ek_profiler_records(ctx, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
-    std::vector<ek_profile_record> out(n);
-    EXPECT_EQ(ek_profiler_records(ctx, out.data(), out.size(), &n), EK_SUCCESS);
+    EXPECT_EQ(ek_profiler_get_records(ctx, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
+    std::vector<ek_profile_record> out(n, ektest::sized<ek_profile_record>());
+    EXPECT_EQ(ek_profiler_get_records(ctx, out.data(), out.size(), &n), EK_SUCCESS);
     return out;
   }
   std::string summary() {
     size_t n = 0;
-    EXPECT_EQ(ek_profiler_summary(ctx, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_profiler_get_summary(ctx, nullptr, 0, &n), EK_SUCCESS) << ek_last_error();
     std::string text(n + 1, '\0');
-    EXPECT_EQ(ek_profiler_summary(ctx, text.data(), text.size(), &n), EK_SUCCESS);
+    EXPECT_EQ(ek_profiler_get_summary(ctx, text.data(), text.size(), &n), EK_SUCCESS);
     text.resize(n);
     return text;
   }
@@ -61,7 +61,7 @@ TEST_P(Profiler, RecordsEachOpWithShapesAndTimes) {
   Tensor sum, prod, soft, total;
   EK_OK(ek_binary(nullptr, EK_BINARY_ADD, a, b, sum.out()));
   EK_OK(ek_matmul(nullptr, sum, m, prod.out()));
-  EK_OK(ek_softmax(nullptr, prod, -1, soft.out()));
+  EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, prod, -1, soft.out()));
   EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, soft, 0, nullptr, 0, total.out()));
   EK_OK(ek_profiler_stop(ctx));
 
@@ -119,7 +119,7 @@ TEST_P(Profiler, AnOpCalledByAnotherIsRecordedOnceAsTheOuterOp) {
   // all() over an empty dim fills its result with ek_fill.
   const int64_t shape[2] = {3, 0};
   Tensor x, out;
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, x.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, x.out()));
   EK_OK(ek_profiler_start(ctx));
   const int dim = 1;
   EK_OK(ek_reduce(nullptr, EK_REDUCE_ALL, x, 1, &dim, 0, out.out()));
@@ -130,13 +130,13 @@ TEST_P(Profiler, AnOpCalledByAnotherIsRecordedOnceAsTheOuterOp) {
 
 TEST_P(Profiler, SessionRules) {
   size_t n = 0;
-  EK_FAILS(ek_profiler_records(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "has not run");
+  EK_FAILS(ek_profiler_get_records(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "has not run");
   EK_FAILS(ek_profiler_stop(ctx), EK_ERROR_INVALID_ARGUMENT, "not running");
   EK_OK(ek_profiler_start(ctx));
   EK_FAILS(ek_profiler_start(ctx), EK_ERROR_INVALID_ARGUMENT, "already running");
-  EK_FAILS(ek_profiler_records(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "ek_profiler_stop");
-  EK_FAILS(ek_profiler_summary(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "still running");
-  EK_FAILS(ek_profiler_export_chrome_trace(ctx, "/tmp/x.json"), EK_ERROR_NOT_READY, "running");
+  EK_FAILS(ek_profiler_get_records(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "ek_profiler_stop");
+  EK_FAILS(ek_profiler_get_summary(ctx, nullptr, 0, &n), EK_ERROR_NOT_READY, "still running");
+  EK_FAILS(ek_profiler_write_chrome_trace(ctx, "/tmp/x.json"), EK_ERROR_NOT_READY, "running");
   Tensor a(filled({8}, 1));
   EK_OK(ek_profiler_stop(ctx));
   EXPECT_EQ(records().size(), 1u) << "the fill inside filled()";
@@ -148,18 +148,19 @@ TEST_P(Profiler, SessionRules) {
 
 TEST_P(Profiler, BadArguments) {
   size_t n = 0;
-  ek_profile_record r;
+  ek_profile_record r = ektest::sized<ek_profile_record>();
   char text[8];
   EK_FAILS(ek_profiler_start(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_profiler_stop(nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_OK(ek_profiler_start(ctx));
   EK_OK(ek_profiler_stop(ctx));
-  EK_FAILS(ek_profiler_records(ctx, &r, 1, nullptr), EK_ERROR_NULL_POINTER, "count");
-  EK_FAILS(ek_profiler_records(ctx, nullptr, 1, &n), EK_ERROR_NULL_POINTER, "capacity is 1");
-  EK_FAILS(ek_profiler_summary(ctx, text, sizeof text, nullptr), EK_ERROR_NULL_POINTER, "length");
-  EK_FAILS(ek_profiler_summary(ctx, nullptr, 4, &n), EK_ERROR_NULL_POINTER, "capacity is 4");
-  EK_FAILS(ek_profiler_export_chrome_trace(ctx, nullptr), EK_ERROR_NULL_POINTER, "path");
-  EK_FAILS(ek_profiler_export_chrome_trace(ctx, "/nonexistent-dir/trace.json"), EK_ERROR_IO,
+  EK_FAILS(ek_profiler_get_records(ctx, &r, 1, nullptr), EK_ERROR_NULL_POINTER, "count");
+  EK_FAILS(ek_profiler_get_records(ctx, nullptr, 1, &n), EK_ERROR_NULL_POINTER, "capacity is 1");
+  EK_FAILS(ek_profiler_get_summary(ctx, text, sizeof text, nullptr), EK_ERROR_NULL_POINTER,
+           "length");
+  EK_FAILS(ek_profiler_get_summary(ctx, nullptr, 4, &n), EK_ERROR_NULL_POINTER, "capacity is 4");
+  EK_FAILS(ek_profiler_write_chrome_trace(ctx, nullptr), EK_ERROR_NULL_POINTER, "path");
+  EK_FAILS(ek_profiler_write_chrome_trace(ctx, "/nonexistent-dir/trace.json"), EK_ERROR_IO,
            "/nonexistent-dir/trace.json");
 }
 
@@ -173,7 +174,7 @@ TEST_P(Profiler, TraceReplacesOnlyARegularFileAndWritesDevicesInPlace) {
   std::string dir = testing::TempDir() + "ek-trace-XXXXXX";
   ASSERT_NE(mkdtemp(&dir[0]), nullptr);
   filecheck::check_file_writer(dir, [&](const char *path) {
-    return ek_profiler_export_chrome_trace(ctx, path);
+    return ek_profiler_write_chrome_trace(ctx, path);
   });
   rmdir(dir.c_str());
 }
@@ -208,7 +209,7 @@ TEST_P(Profiler, SummaryCountsCallsPerOpSlowestFirst) {
 
   size_t full = 0;
   char small[10];
-  EK_OK(ek_profiler_summary(ctx, small, sizeof small, &full));
+  EK_OK(ek_profiler_get_summary(ctx, small, sizeof small, &full));
   EXPECT_EQ(full, text.size());
   EXPECT_EQ(std::string(small), text.substr(0, sizeof small - 1)) << "truncated, NUL-terminated";
 }
@@ -235,7 +236,7 @@ TEST_P(Profiler, ChromeTraceHasACallADeviceSliceAndAnArrowPerRecord) {
   }
   EK_OK(ek_profiler_stop(ctx));
   std::string path = testing::TempDir() + "ek_trace_" + std::to_string(getpid()) + ".json";
-  EK_OK(ek_profiler_export_chrome_trace(ctx, path.c_str()));
+  EK_OK(ek_profiler_write_chrome_trace(ctx, path.c_str()));
   std::string json = read_file(path);
   std::remove(path.c_str());
   EXPECT_EQ(json.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u);
@@ -317,8 +318,8 @@ TEST_P(Profiler, DestroyingTheContextWhileRecordingFreesEverything) {
   EK_OK(ek_profiler_start(other));
   ek_tensor t = nullptr;
   const int64_t n = 16;
-  EK_OK(ek_tensor_empty(other, 1, &n, EK_FLOAT32, nullptr, &t));
-  EK_OK(ek_fill(nullptr, t, ektest::scalar(1)));
+  EK_OK(ek_tensor_empty(nullptr, other, 1, &n, EK_FLOAT32, &t));
+  EK_OK(ek_fill(nullptr, ektest::scalar(1), t));
   EK_OK(ek_tensor_release(t));
   EK_OK(ek_context_destroy(other));
 }
@@ -330,10 +331,10 @@ TEST_P(Profiler, ElementwiseKernelsAreNamedByTheirKernel) {
   Tensor a(filled({100}, 1));
   EK_OK(ek_profiler_start(ctx));
   ek_tensor in[1] = {a}, out[1] = {nullptr};
-  EK_OK(ek_elementwise_launch(k, nullptr, in, 1, out, 1));
+  EK_OK(ek_elementwise_launch(nullptr, k, in, 1, out, 1));
   EK_OK(ek_profiler_stop(ctx));
   Tensor result(out[0]);
-  EK_OK(ek_elementwise_release(k));
+  EK_OK(ek_elementwise_destroy(k));
   auto recs = records();
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_STREQ(recs[0].name, "elementwise.twice");

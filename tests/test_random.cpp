@@ -1,4 +1,4 @@
-// ek_random, ek_manual_seed, ek_random_state: Philox4x32-10 against
+// ek_random, ek_random_set_seed, ek_random_get_state: Philox4x32-10 against
 // Random123's known-answer vectors; every distribution against an independent
 // re-implementation of the mapping documented in ek.h (with the host's libm);
 // statistics over 1M samples; ranges; strided fills; the context generator;
@@ -77,20 +77,23 @@ class Random : public ektest::DeviceTest {
  protected:
   ek_tensor empty(std::vector<int64_t> shape, ek_dtype dt, ek_context c = nullptr) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_empty(c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, nullptr, &t),
-              EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(
+        ek_tensor_empty(nullptr, c ? c : ctx, static_cast<int>(shape.size()), shape.data(), dt, &t),
+        EK_SUCCESS)
+        << ek_last_error();
     return t;
   }
   // n values of dist drawn into a fresh [n] tensor of dtype under state s.
   std::vector<double> draw(ek_random_dist dist, double a, double b, ek_dtype dt, int64_t n,
                            const ek_philox_state *s) {
     Tensor t(empty({n}, dt));
-    EXPECT_EQ(ek_random(nullptr, dist, a, b, s, t), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_random(nullptr, dist, ek_scalar_float(a), ek_scalar_float(b), s, t), EK_SUCCESS)
+        << ek_last_error();
     return values_of(t);
   }
   ek_philox_state state() {
-    ek_philox_state s{};
-    EXPECT_EQ(ek_random_state(ctx, &s), EK_SUCCESS);
+    ek_philox_state s = EK_PHILOX_STATE_INIT;
+    EXPECT_EQ(ek_random_get_state(ctx, &s), EK_SUCCESS);
     return s;
   }
 };
@@ -99,17 +102,19 @@ EK_INSTANTIATE_DEVICES(Random);
 TEST_P(Random, FirstElementIsTheKnownAnswer) {
   // seed 0, offset 0: element 0 runs Philox on counter 0, key 0. A full-range
   // int64 randint returns INT64_MIN + W(w0, w1).
-  const ek_philox_state zero{0, 0};
+  const ek_philox_state zero{sizeof(ek_philox_state), 0, 0};
   Tensor t(empty({1}, EK_INT64));
-  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, -0x1p63, 0x1p63, &zero, t));
+  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p63), ek_scalar_float(0x1p63),
+                  &zero, t));
   EXPECT_EQ(uint64_t(to_host<int64_t>(t)[0]), 0xe169c58d6627e8d5ull ^ 0x8000000000000000ull);
   Tensor u(empty({}, EK_FLOAT32));
-  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &zero, u));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &zero, u));
   EXPECT_EQ(to_host<float>(u)[0], float(0x6627e8d5u >> 8) * 0x1p-24f);
 }
 
 TEST_P(Random, ValuesFollowTheDocumentedMapping) {
-  const ek_philox_state s{0x0123456789abcdefull, (uint64_t(1) << 32) - 37};  // crosses a 2^32 carry
+  const ek_philox_state s{sizeof(ek_philox_state), 0x0123456789abcdefull,
+                          (uint64_t(1) << 32) - 37};  // crosses a 2^32 carry
   const int64_t n = 300;
   for (bool f64 : {false, true}) {
     SCOPED_TRACE(f64 ? "float64" : "float32");
@@ -127,8 +132,9 @@ TEST_P(Random, ValuesFollowTheDocumentedMapping) {
     }
   }
   Tensor r(empty({n}, EK_INT64)), r64(empty({n}, EK_INT64));
-  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, -1000, 999999, &s, r));
-  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, -0x1p62, 0x1p62 + 0x1p61, &s, r64));  // rejection zone is large
+  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(-1000), ek_scalar_int(999999), &s, r));
+  EK_OK(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(-0x1p62),
+                  ek_scalar_float(0x1p62 + 0x1p61), &s, r64));  // rejection zone is large
   auto got = to_host<int64_t>(r), got64 = to_host<int64_t>(r64);
   const int64_t base = -(int64_t(1) << 62);
   for (int64_t i = 0; i < n; ++i) {
@@ -153,7 +159,7 @@ Moments moments(const std::vector<double> &v) {
 TEST_P(Random, UniformAndNormalStatistics) {
   const int64_t n = 1 << 20;
   const double dn = double(n);
-  EK_OK(ek_manual_seed(ctx, 2024));
+  EK_OK(ek_random_set_seed(ctx, 2024));
   for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64}) {
     SCOPED_TRACE(ek_dtype_name(dt));
     const double a = -1, b = 3, w = b - a;
@@ -176,7 +182,7 @@ TEST_P(Random, UniformAndNormalStatistics) {
 TEST_P(Random, BernoulliAndRandintStatistics) {
   const int64_t n = 1 << 20;
   const double dn = double(n);
-  const ek_philox_state s{99, 12345};
+  const ek_philox_state s{sizeof(ek_philox_state), 99, 12345};
   for (ek_dtype dt : {EK_BOOL, EK_FLOAT32, EK_INT8}) {
     double ones = 0;
     for (double x : draw(EK_RANDOM_BERNOULLI, 0.3, 0, dt, n, &s)) {
@@ -196,7 +202,7 @@ TEST_P(Random, BernoulliAndRandintStatistics) {
 }
 
 TEST_P(Random, RangesHoldForEveryDtype) {
-  const ek_philox_state s{7, 0};
+  const ek_philox_state s{sizeof(ek_philox_state), 7, 0};
   // Whole-range randint covers every value of the small integer dtypes.
   struct Range {
     ek_dtype dt;
@@ -228,37 +234,37 @@ TEST_P(Random, RangesHoldForEveryDtype) {
 }
 
 TEST_P(Random, StridedFillsMatchContiguousOnes) {
-  const ek_philox_state s{31337, 1000};
+  const ek_philox_state s{sizeof(ek_philox_state), 31337, 1000};
   for (ek_dtype dt : {EK_FLOAT32, EK_INT64}) {
     const ek_random_dist dist = dt == EK_INT64 ? EK_RANDOM_RANDINT : EK_RANDOM_NORMAL;
     Tensor flat(empty({6, 5}, dt));
-    EK_OK(ek_random(nullptr, dist, -100, 100, &s, flat));
+    EK_OK(ek_random(nullptr, dist, ek_scalar_int(-100), ek_scalar_int(100), &s, flat));
     // A transposed view: [6, 5] over a [5, 6] buffer.
     Tensor buf(empty({5, 6}, dt)), view;
     EK_OK(ek_view_transpose(buf, 0, 1, view.out()));
-    EK_OK(ek_random(nullptr, dist, -100, 100, &s, view));
+    EK_OK(ek_random(nullptr, dist, ek_scalar_int(-100), ek_scalar_int(100), &s, view));
     EXPECT_EQ(values_of(view), values_of(flat)) << ek_dtype_name(dt);
     // A reversed, stepped slice: [6, 5] out of [6, 10].
     Tensor wide(empty({6, 10}, dt)), sl;
     EK_OK(ek_view_slice(wide, 1, EK_SLICE_MAX, EK_SLICE_MIN, -2, sl.out()));
-    EK_OK(ek_random(nullptr, dist, -100, 100, &s, sl));
+    EK_OK(ek_random(nullptr, dist, ek_scalar_int(-100), ek_scalar_int(100), &s, sl));
     EXPECT_EQ(values_of(sl), values_of(flat)) << ek_dtype_name(dt);
   }
   Tensor scalar(empty({}, EK_FLOAT64)), one(empty({1}, EK_FLOAT64));
-  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, scalar));
-  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, one));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, scalar));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, one));
   EXPECT_EQ(values_of(scalar), values_of(one));
 }
 
 // A size-1 dim with a stride near INT64_MAX / 4: the CPU walk used to
 // overflow int64 stepping past it (UBSan); the values match a plain fill.
 TEST_P(Random, HugeStrideOfASizeOneDim) {
-  const ek_philox_state s{7, 0};
+  const ek_philox_state s{sizeof(ek_philox_state), 7, 0};
   const int64_t shape[2] = {2, 1}, strides[2] = {1, INT64_MAX / 4};
   Tensor flat(empty({2, 1}, EK_FLOAT32)), buf(empty({2}, EK_FLOAT32)), view;
   EK_OK(ek_view_as_strided(buf, 2, shape, strides, 0, view.out()));
-  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, flat));
-  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, view));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, flat));
+  EK_OK(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, view));
   EXPECT_EQ(values_of(view), values_of(flat));
 }
 
@@ -270,28 +276,29 @@ TEST_P(Random, ContextGeneratorAdvancesAndReseeds) {
   EXPECT_EQ(state().offset, 10u);
   auto second = draw(EK_RANDOM_UNIFORM, 0, 1, EK_FLOAT32, 7, nullptr);
   EXPECT_EQ(state().offset, 17u);
-  const ek_philox_state at10{kDefaultSeed, 10};
+  const ek_philox_state at10{sizeof(ek_philox_state), kDefaultSeed, 10};
   EXPECT_EQ(second, draw(EK_RANDOM_UNIFORM, 0, 1, EK_FLOAT32, 7, &at10)) << "the second fill continues the first";
   EXPECT_NE(first[0], second[0]);
   EXPECT_EQ(state().offset, 17u) << "an explicit state leaves the generator alone";
-  EK_OK(ek_manual_seed(ctx, 42));
+  EK_OK(ek_random_set_seed(ctx, 42));
   st = state();
   EXPECT_EQ(st.seed, 42u);
   EXPECT_EQ(st.offset, 0u);
   auto a = draw(EK_RANDOM_NORMAL, 0, 1, EK_FLOAT64, 50, nullptr);
-  EK_OK(ek_manual_seed(ctx, 42));
+  EK_OK(ek_random_set_seed(ctx, 42));
   EXPECT_EQ(a, draw(EK_RANDOM_NORMAL, 0, 1, EK_FLOAT64, 50, nullptr));
-  EK_OK(ek_manual_seed(ctx, 43));
+  EK_OK(ek_random_set_seed(ctx, 43));
   EXPECT_NE(a, draw(EK_RANDOM_NORMAL, 0, 1, EK_FLOAT64, 50, nullptr));
   // Failed calls and zero-size tensors leave the offset where it was.
   const ek_philox_state before = state();
   Tensor t(empty({5}, EK_FLOAT32)), none(empty({0, 4}, EK_FLOAT32));
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 1, 0, nullptr, t), EK_ERROR_INVALID_ARGUMENT, "uniform");
-  EK_OK(ek_random(nullptr, EK_RANDOM_NORMAL, 0, 1, nullptr, none));
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(0), nullptr, t),
+           EK_ERROR_INVALID_ARGUMENT, "uniform");
+  EK_OK(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), nullptr, none));
   EXPECT_EQ(state().offset, before.offset);
   // The counter wraps modulo 2^64.
-  const ek_philox_state end{5, ~uint64_t(0) - 1};
-  const ek_philox_state start{5, 0};
+  const ek_philox_state end{sizeof(ek_philox_state), 5, ~uint64_t(0) - 1};
+  const ek_philox_state start{sizeof(ek_philox_state), 5, 0};
   auto wrapped = draw(EK_RANDOM_RANDINT, 0, 1000, EK_INT64, 4, &end);
   auto from0 = draw(EK_RANDOM_RANDINT, 0, 1000, EK_INT64, 2, &start);
   EXPECT_EQ(wrapped[2], from0[0]);
@@ -300,42 +307,68 @@ TEST_P(Random, ContextGeneratorAdvancesAndReseeds) {
 
 TEST_P(Random, BadInput) {
   Tensor f(empty({4}, EK_FLOAT32)), i(empty({4}, EK_INT32)), b(empty({4}, EK_BOOL)), h(empty({4}, EK_FLOAT16));
-  const ek_philox_state s{1, 2};
+  const ek_philox_state s{sizeof(ek_philox_state), 1, 2};
   const double inf = INFINITY, nan = NAN;
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, nullptr), EK_ERROR_NULL_POINTER, "ek_random");
-  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(7), 0, 1, &s, f), EK_ERROR_INVALID_ARGUMENT, "7");
-  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(-1), 0, 1, &s, f), EK_ERROR_INVALID_ARGUMENT, "-1");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, nullptr),
+           EK_ERROR_NULL_POINTER, "ek_random");
+  EK_FAILS(
+      ek_random(nullptr, static_cast<ek_random_dist>(7), ek_scalar_int(0), ek_scalar_int(1), &s, f),
+      EK_ERROR_INVALID_ARGUMENT, "7");
+  EK_FAILS(ek_random(nullptr, static_cast<ek_random_dist>(-1), ek_scalar_int(0), ek_scalar_int(1),
+                     &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "-1");
   // dtypes
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, i), EK_ERROR_DTYPE, "int32");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, 0, 1, &s, b), EK_ERROR_DTYPE, "bool");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 0, 2, &s, b), EK_ERROR_DTYPE, "non-bool");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, i),
+           EK_ERROR_DTYPE, "int32");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(1), &s, b),
+           EK_ERROR_DTYPE, "bool");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(2), &s, b),
+           EK_ERROR_DTYPE, "non-bool");
   // parameters
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 1, 1, &s, f), EK_ERROR_INVALID_ARGUMENT, "a < b");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, inf, &s, f), EK_ERROR_INVALID_ARGUMENT, "finite");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, nan, 1, &s, f), EK_ERROR_INVALID_ARGUMENT, "uniform");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, -1e308, 1e308, &s, f), EK_ERROR_INVALID_ARGUMENT, "b - a");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, 0, -1, &s, f), EK_ERROR_INVALID_ARGUMENT, "std -1");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, nan, 1, &s, f), EK_ERROR_INVALID_ARGUMENT, "normal");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, 1.5, 0, &s, f), EK_ERROR_INVALID_ARGUMENT, "1.5");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, -0.1, 0, &s, b), EK_ERROR_INVALID_ARGUMENT, "[0, 1]");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, nan, 0, &s, b), EK_ERROR_INVALID_ARGUMENT, "bernoulli");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 0.5, 3, &s, i), EK_ERROR_INVALID_ARGUMENT, "integers");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 3, 3, &s, i), EK_ERROR_INVALID_ARGUMENT, "b > a");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 0, 0x1p31 + 1, &s, i), EK_ERROR_INVALID_ARGUMENT, "int32");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, -1, 3, &s, Tensor(empty({2}, EK_UINT8))),
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(1), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "a < b");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_float(inf), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "finite");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(nan), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "uniform");
+  EK_FAILS(
+      ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_float(-1e308), ek_scalar_float(1e308), &s, f),
+      EK_ERROR_INVALID_ARGUMENT, "b - a");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_int(0), ek_scalar_int(-1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "std -1");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_NORMAL, ek_scalar_float(nan), ek_scalar_int(1), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "normal");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(1.5), ek_scalar_int(0), &s, f),
+           EK_ERROR_INVALID_ARGUMENT, "1.5");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(-0.1), ek_scalar_int(0), &s, b),
+           EK_ERROR_INVALID_ARGUMENT, "[0, 1]");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_BERNOULLI, ek_scalar_float(nan), ek_scalar_int(0), &s, b),
+           EK_ERROR_INVALID_ARGUMENT, "bernoulli");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_float(0.5), ek_scalar_int(3), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "integers");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(3), ek_scalar_int(3), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "b > a");
+  EK_FAILS(
+      ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(0x1p31 + 1), &s, i),
+      EK_ERROR_INVALID_ARGUMENT, "int32");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(-1), ek_scalar_int(3), &s,
+                     Tensor(empty({2}, EK_UINT8))),
            EK_ERROR_INVALID_ARGUMENT, "uint8");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 0, 4096, &s, h), EK_ERROR_INVALID_ARGUMENT, "float16");
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, 0, inf, &s, i), EK_ERROR_INVALID_ARGUMENT, "randint");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_int(4096), &s, h),
+           EK_ERROR_INVALID_ARGUMENT, "float16");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_RANDINT, ek_scalar_int(0), ek_scalar_float(inf), &s, i),
+           EK_ERROR_INVALID_ARGUMENT, "randint");
   // A broadcast view's elements alias.
   Tensor one(empty({1}, EK_FLOAT32)), bcast;
   const int64_t four = 4;
   EK_OK(ek_view_expand(one, 1, &four, bcast.out()));
-  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, 0, 1, &s, bcast), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_random(nullptr, EK_RANDOM_UNIFORM, ek_scalar_int(0), ek_scalar_int(1), &s, bcast),
+           EK_ERROR_INVALID_ARGUMENT, "broadcast");
   // The generator functions.
-  ek_philox_state out{};
-  EK_FAILS(ek_manual_seed(nullptr, 1), EK_ERROR_NULL_POINTER, "ek_manual_seed");
-  EK_FAILS(ek_random_state(nullptr, &out), EK_ERROR_NULL_POINTER, "ek_random_state");
-  EK_FAILS(ek_random_state(ctx, nullptr), EK_ERROR_NULL_POINTER, "state");
+  ek_philox_state out = EK_PHILOX_STATE_INIT;
+  EK_FAILS(ek_random_set_seed(nullptr, 1), EK_ERROR_NULL_POINTER, "ek_random_set_seed");
+  EK_FAILS(ek_random_get_state(nullptr, &out), EK_ERROR_NULL_POINTER, "ek_random_get_state");
+  EK_FAILS(ek_random_get_state(ctx, nullptr), EK_ERROR_NULL_POINTER, "state");
 }
 
 }  // namespace

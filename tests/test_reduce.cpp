@@ -1,4 +1,4 @@
-// ek_reduce, ek_var, ek_max_dim against a double reference computed here, on
+// ek_reduce, ek_var, ek_reduce_with_indices against a double reference computed here, on
 // every device of the run. CUDA against the CPU backend: test_conformance.cpp.
 #include <cmath>
 #include <cstdint>
@@ -235,8 +235,8 @@ TEST_P(Reduce, WritesIntoGivenOutputIncludingStridedViews) {
   Tensor x(make({3, 4}, EK_FLOAT32, random_floats(12, 5))), big, col, wrong;
   auto xs = values_of(x);
   int64_t shape[2] = {3, 2};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, big.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(-7), big));
   EK_OK(ek_view_select(big, 1, 1, col.out()));  // stride 2
   int dim = 1;
   ek_tensor o = col.t;
@@ -246,7 +246,7 @@ TEST_P(Reduce, WritesIntoGivenOutputIncludingStridedViews) {
     EXPECT_EQ(v[r * 2], -7);
     EXPECT_NEAR(v[r * 2 + 1], xs[r * 4] + xs[r * 4 + 1] + xs[r * 4 + 2] + xs[r * 4 + 3], 1e-5);
   }
-  EK_OK(ek_tensor_empty(ctx, 1, shape, EK_FLOAT64, nullptr, wrong.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, shape, EK_FLOAT64, wrong.out()));
   o = wrong.t;
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 1, &dim, 0, &o), EK_ERROR_DTYPE, "float32");
 }
@@ -263,7 +263,7 @@ TEST_P(Reduce, ZeroDimAndZeroSize) {
 
   Tensor e;
   int64_t shape[2] = {0, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, e.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, e.out()));
   int d0 = 0, d1 = 1;
   struct { ek_reduce_op op; double want; } cases[] = {
       {EK_REDUCE_SUM, 0}, {EK_REDUCE_PROD, 1}, {EK_REDUCE_MEAN, kNaN}, {EK_REDUCE_ANY, 0},
@@ -284,7 +284,7 @@ TEST_P(Reduce, ZeroDimAndZeroSize) {
     EXPECT_EQ(out, nullptr);
   }
   Tensor v;
-  EK_OK(ek_var(nullptr, e, 1, &d0, 1, 0, 0, v.out()));
+  EK_OK(ek_var(nullptr, EK_VAR_VARIANCE, e, 1, &d0, 1, 0, v.out()));
   for (double x : values_of(v)) EXPECT_TRUE(std::isnan(x));
 }
 
@@ -307,7 +307,8 @@ TEST_P(Reduce, VarAndStdWithCorrection) {
     for (int sq : {0, 1})
       for (const std::vector<int> &dims : {std::vector<int>{}, {0}, {1}}) {
         Tensor out;
-        EK_OK(ek_var(nullptr, x, static_cast<int>(dims.size()), dims.data(), corr, 1, sq, out.out()));
+        EK_OK(ek_var(nullptr, sq ? EK_VAR_STD : EK_VAR_VARIANCE, x, static_cast<int>(dims.size()),
+                     dims.data(), corr, 1, out.out()));
         EXPECT_EQ(shape_of(out).size(), 2u);
         Groups g = group_by(shape, xs, dims);
         auto got = values_of(out);
@@ -318,7 +319,7 @@ TEST_P(Reduce, VarAndStdWithCorrection) {
         }
       }
   Tensor one(make({1}, EK_FLOAT32, std::vector<float>{3})), v1;
-  EK_OK(ek_var(nullptr, one, 0, nullptr, 1, 0, 0, v1.out()));  // 0 / 0
+  EK_OK(ek_var(nullptr, EK_VAR_VARIANCE, one, 0, nullptr, 1, 0, v1.out()));  // 0 / 0
   EXPECT_TRUE(std::isnan(to_host<float>(v1)[0]));
 }
 
@@ -327,7 +328,8 @@ TEST_P(Reduce, MaxDimValuesAndFirstIndices) {
   Tensor x(make({3, 4}, EK_FLOAT32, v));
   for (int take_min : {0, 1}) {
     Tensor vals, idx;
-    EK_OK(ek_max_dim(nullptr, x, 1, 0, take_min, vals.out(), idx.out()));
+    EK_OK(ek_reduce_with_indices(nullptr, take_min ? EK_REDUCE_MIN : EK_REDUCE_MAX, x, 1, 0,
+                                 vals.out(), idx.out()));
     EXPECT_EQ(dtype_of(vals), EK_FLOAT32);
     EXPECT_EQ(dtype_of(idx), EK_INT64);
     auto vv = to_host<float>(vals);
@@ -338,11 +340,11 @@ TEST_P(Reduce, MaxDimValuesAndFirstIndices) {
     EXPECT_EQ(ii, want_i);
   }
   Tensor vals, idx;
-  EK_OK(ek_max_dim(nullptr, x, 0, 1, 0, vals.out(), idx.out()));
+  EK_OK(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 0, 1, vals.out(), idx.out()));
   EXPECT_EQ(shape_of(idx), (std::vector<int64_t>{1, 4}));
   EXPECT_EQ(to_host<int64_t>(idx), (std::vector<int64_t>{2, 2, 1, 2}));
   Tensor i8(make({3}, EK_INT8, std::vector<int8_t>{-5, 100, -100})), v8, x8;
-  EK_OK(ek_max_dim(nullptr, i8, 0, 0, 1, v8.out(), x8.out()));
+  EK_OK(ek_reduce_with_indices(nullptr, EK_REDUCE_MIN, i8, 0, 0, v8.out(), x8.out()));
   EXPECT_EQ(to_host<int8_t>(v8)[0], -100);
   EXPECT_EQ(to_host<int64_t>(x8)[0], 2);
 }
@@ -374,13 +376,20 @@ TEST_P(Reduce, BadInputsFailWithMessages) {
            "more than once");
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 2, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "dims");
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MEAN, i, 0, nullptr, 0, &out), EK_ERROR_DTYPE, "int32");
-  EK_FAILS(ek_var(nullptr, i, 0, nullptr, 1, 0, 0, &out), EK_ERROR_DTYPE, "int32");
-  EK_FAILS(ek_max_dim(nullptr, x, 2, 0, 0, &out, &idx), EK_ERROR_INDEX, "2");
-  EK_FAILS(ek_max_dim(nullptr, x, 0, 0, 0, nullptr, &idx), EK_ERROR_NULL_POINTER, "values");
+  EK_FAILS(ek_var(nullptr, EK_VAR_VARIANCE, i, 0, nullptr, 1, 0, &out), EK_ERROR_DTYPE, "int32");
+  EK_FAILS(ek_var(nullptr, static_cast<ek_var_kind>(7), x, 0, nullptr, 1, 0, &out),
+           EK_ERROR_INVALID_ARGUMENT, "7");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_SUM, x, 0, 0, &out, &idx),
+           EK_ERROR_INVALID_ARGUMENT, "ek_reduce_with_indices");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 2, 0, &out, &idx), EK_ERROR_INDEX,
+           "2");
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, x, 0, 0, nullptr, &idx),
+           EK_ERROR_NULL_POINTER, "values");
   Tensor e;
   int64_t shape[2] = {2, 0};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT32, nullptr, e.out()));
-  EK_FAILS(ek_max_dim(nullptr, e, 1, 0, 0, &out, &idx), EK_ERROR_SHAPE, "empty");
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT32, e.out()));
+  EK_FAILS(ek_reduce_with_indices(nullptr, EK_REDUCE_MAX, e, 1, 0, &out, &idx), EK_ERROR_SHAPE,
+           "empty");
   EXPECT_EQ(out, nullptr);
   EXPECT_EQ(idx, nullptr);
 }
@@ -396,7 +405,7 @@ TEST_P(Reduce, EmptyDimOfAStoragelessTensor) {
   for (ek_dtype dt : {EK_INT64, EK_FLOAT64, EK_FLOAT16}) {
     Tensor e, sum, any;
     int64_t shape[3] = {2, 0, 3};
-    EK_OK(ek_tensor_empty(ctx, 3, shape, dt, nullptr, e.out()));
+    EK_OK(ek_tensor_empty(nullptr, ctx, 3, shape, dt, e.out()));
     int d = 1;
     EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, e, 1, &d, 1, sum.out()));
     EXPECT_EQ(shape_of(sum), (std::vector<int64_t>{2, 1, 3}));

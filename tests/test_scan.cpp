@@ -1,4 +1,4 @@
-// ek_cumsum, ek_cumprod against references computed here (double for floats,
+// ek_scan (EK_SCAN_SUM, EK_SCAN_PROD) against references computed here (double for floats,
 // wrapping uint64 for integers), on every device of the run. CUDA against
 // the CPU backend on larger data: test_conformance.cpp.
 #include <algorithm>
@@ -102,23 +102,22 @@ std::vector<int64_t> ints_of(ek_tensor t) {
   return to_host<int64_t>(i64);
 }
 
-using Fn = ek_status (*)(ek_stream, ek_tensor, int, ek_tensor *);
-const struct { Fn fn; bool prod; const char *name; } kOps[] = {{ek_cumsum, false, "cumsum"},
-                                                              {ek_cumprod, true, "cumprod"}};
+const struct { ek_scan_op kind; bool prod; const char *name; } kOps[] = {
+    {EK_SCAN_SUM, false, "cumsum"}, {EK_SCAN_PROD, true, "cumprod"}};
 
 class Scan : public ektest::DeviceTest {
  protected:
   ek_tensor make_i64(const std::vector<int64_t> &shape, const std::vector<int64_t> &values) {
     ek_tensor t = nullptr;
-    EXPECT_EQ(ek_tensor_from_host(ctx, static_cast<int>(shape.size()), shape.data(), EK_INT64,
-                                  values.data(), nullptr, &t), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_tensor_from_host(nullptr, ctx, static_cast<int>(shape.size()), shape.data(),
+                                  EK_INT64, values.data(), &t), EK_SUCCESS) << ek_last_error();
     return t;
   }
   // op of float x along dim against the double reference of x's values.
   void check_float(ek_tensor x, int dim, bool prod, double rtol, const std::string &what) {
     const auto shape = shape_of(x);
     Tensor out;
-    EK_OK((prod ? ek_cumprod : ek_cumsum)(nullptr, x, dim, out.out()));
+    EK_OK(ek_scan(nullptr, prod ? EK_SCAN_PROD : EK_SCAN_SUM, x, dim, out.out()));
     EXPECT_EQ(info_of(out).dtype, info_of(x).dtype) << what;
     EXPECT_EQ(shape_of(out), shape) << what;
     expect_close(values_of(out), float_reference(shape, values_of(x), dim, prod), rtol,
@@ -127,7 +126,7 @@ class Scan : public ektest::DeviceTest {
   void check_int(ek_tensor x, int dim, bool prod, const std::string &what) {
     const auto shape = shape_of(x);
     Tensor out;
-    EK_OK((prod ? ek_cumprod : ek_cumsum)(nullptr, x, dim, out.out()));
+    EK_OK(ek_scan(nullptr, prod ? EK_SCAN_PROD : EK_SCAN_SUM, x, dim, out.out()));
     EXPECT_EQ(info_of(out).dtype, EK_INT64) << what;
     EXPECT_EQ(shape_of(out), shape) << what;
     EXPECT_EQ(to_host<int64_t>(out), int_reference(shape, ints_of(x), dim, prod))
@@ -156,12 +155,12 @@ TEST_P(Scan, BoolAndIntegersGiveExactInt64) {
   }
   // int64 wraps around like two's complement (as PyTorch on CPU).
   Tensor big(make_i64({3}, {INT64_MAX, 2, 3})), s, p;
-  EK_OK(ek_cumsum(nullptr, big, 0, s.out()));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, big, 0, s.out()));
   EXPECT_EQ(to_host<int64_t>(s), (std::vector<int64_t>{INT64_MAX, INT64_MIN + 1, INT64_MIN + 4}));
-  EK_OK(ek_cumprod(nullptr, big, 0, p.out()));
+  EK_OK(ek_scan(nullptr, EK_SCAN_PROD, big, 0, p.out()));
   EXPECT_EQ(to_host<int64_t>(p), (std::vector<int64_t>{INT64_MAX, -2, -6}));
   Tensor flags(make({5}, EK_BOOL, {1, 0, 1, 1, 0})), count;
-  EK_OK(ek_cumsum(nullptr, flags, 0, count.out()));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, flags, 0, count.out()));
   EXPECT_EQ(to_host<int64_t>(count), (std::vector<int64_t>{1, 1, 2, 3, 3}));
 }
 
@@ -169,10 +168,10 @@ TEST_P(Scan, BoolAndIntegersGiveExactInt64) {
 TEST_P(Scan, LongLinesAreScannedAcrossParts) {
   const int64_t n = 3000000;
   Tensor ones;
-  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_INT32, nullptr, ones.out()));
-  EK_OK(ek_fill(nullptr, ones, ektest::scalar(1)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_INT32, ones.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(1), ones));
   Tensor c;
-  EK_OK(ek_cumsum(nullptr, ones, 0, c.out()));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, ones, 0, c.out()));
   const auto v = to_host<int64_t>(c);
   ASSERT_EQ(v.size(), static_cast<size_t>(n));
   int64_t wrong = 0;
@@ -210,11 +209,11 @@ TEST_P(Scan, TransposedSlicedAndBroadcastInputs) {
 TEST_P(Scan, WritesIntoGivenAndStridedOutputs) {
   Tensor x(make({3, 4}, EK_INT32, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})), big, view;
   const int64_t big_shape[2] = {3, 8};
-  EK_OK(ek_tensor_empty(ctx, 2, big_shape, EK_INT64, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, big_shape, EK_INT64, big.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(-7), big));
   EK_OK(ek_view_slice(big, 1, 1, 8, 2, view.out()));  // columns 1, 3, 5, 7
   ek_tensor o = view.t;
-  EK_OK(ek_cumsum(nullptr, x, 1, &o));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, 1, &o));
   EXPECT_EQ(o, view.t);
   EXPECT_EQ(to_host<int64_t>(big), (std::vector<int64_t>{-7, 1, -7, 3, -7, 6, -7, 10,
                                                          -7, 5, -7, 11, -7, 18, -7, 26,
@@ -228,41 +227,41 @@ TEST_P(Scan, InPlaceWhenOutIsX) {
       Tensor x(make(shape, EK_FLOAT64, random_values(3500, 8, 0.99, 1.01)));
       const auto want = float_reference(shape, values_of(x), dim, op.prod);
       ek_tensor o = x.t;
-      EK_OK(op.fn(nullptr, x, dim, &o));
+      EK_OK(ek_scan(nullptr, op.kind, x, dim, &o));
       EXPECT_EQ(o, x.t);
       expect_close(values_of(x), want, 1e-12, std::string(op.name) + " in place");
     }
   Tensor i(make_i64({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})), t;
   EK_OK(ek_view_transpose(i, 0, 1, t.out()));  // in place through a transposed view
   ek_tensor o = t.t;
-  EK_OK(ek_cumsum(nullptr, t, 1, &o));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, t, 1, &o));
   EXPECT_EQ(to_host<int64_t>(i), (std::vector<int64_t>{1, 2, 3, 5, 7, 9, 12, 15, 18, 22, 26, 30}));
   Tensor i32(make({3}, EK_INT32, {1, 2, 3}));
   o = i32.t;  // the result is int64: x itself cannot hold it
-  EK_FAILS(ek_cumsum(nullptr, i32, 0, &o), EK_ERROR_DTYPE, "int64");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, i32, 0, &o), EK_ERROR_DTYPE, "int64");
 }
 
 TEST_P(Scan, ZeroDimAndZeroSize) {
   Tensor s(make({}, EK_FLOAT32, {2.5})), si(make({}, EK_INT8, {-3}));
   for (int dim : {0, -1}) {
     Tensor a, b;
-    EK_OK(ek_cumprod(nullptr, s, dim, a.out()));
+    EK_OK(ek_scan(nullptr, EK_SCAN_PROD, s, dim, a.out()));
     EXPECT_EQ(info_of(a).ndim, 0);
     EXPECT_EQ(values_of(a)[0], 2.5);
-    EK_OK(ek_cumsum(nullptr, si, dim, b.out()));
+    EK_OK(ek_scan(nullptr, EK_SCAN_SUM, si, dim, b.out()));
     EXPECT_EQ(info_of(b).dtype, EK_INT64);
     EXPECT_EQ(to_host<int64_t>(b)[0], -3);
   }
   ek_tensor out = nullptr;
-  EK_FAILS(ek_cumsum(nullptr, s, 1, &out), EK_ERROR_INDEX, "dim 1");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, s, 1, &out), EK_ERROR_INDEX, "dim 1");
   for (const std::vector<int64_t> &shape : {std::vector<int64_t>{0, 3}, {3, 0}, {2, 0, 4}}) {
     Tensor e;
-    EK_OK(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), EK_INT32, nullptr,
+    EK_OK(ek_tensor_empty(nullptr, ctx, static_cast<int>(shape.size()), shape.data(), EK_INT32,
                           e.out()));
     for (int dim = 0; dim < static_cast<int>(shape.size()); ++dim)
       for (const auto &op : kOps) {
         Tensor r;
-        EK_OK(op.fn(nullptr, e, dim, r.out()));
+        EK_OK(ek_scan(nullptr, op.kind, e, dim, r.out()));
         EXPECT_EQ(shape_of(r), shape);
         EXPECT_EQ(info_of(r).dtype, EK_INT64);
       }
@@ -277,7 +276,7 @@ TEST_P(Scan, NaNAndInfinitiesPropagate) {
       for (int dim : {0, 1}) check_float(x, dim, op.prod, tolerance(dt), ek_dtype_name(dt));
   }
   Tensor x(make({3, 3}, EK_FLOAT32, v)), s;
-  EK_OK(ek_cumsum(nullptr, x, 1, s.out()));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, 1, s.out()));
   const auto got = values_of(s);
   EXPECT_EQ(got[0], 1.0);
   EXPECT_TRUE(std::isnan(got[1]) && std::isnan(got[2]));
@@ -288,30 +287,32 @@ TEST_P(Scan, NaNAndInfinitiesPropagate) {
 TEST_P(Scan, BadInputsFailWithMessages) {
   Tensor x(make({2, 3}, EK_FLOAT32, random_values(6, 9, -1, 1)));
   ek_tensor out = nullptr;
-  EK_FAILS(ek_cumsum(nullptr, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "ek_cumsum");
-  EK_FAILS(ek_cumprod(nullptr, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
-  EK_FAILS(ek_cumsum(nullptr, x, 2, &out), EK_ERROR_INDEX, "dim 2");
-  EK_FAILS(ek_cumprod(nullptr, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "ek_scan");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 2, &out), EK_ERROR_INDEX, "dim 2");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_scan(nullptr, static_cast<ek_scan_op>(7), x, 0, &out), EK_ERROR_INVALID_ARGUMENT,
+           "7");
   EXPECT_EQ(out, nullptr);
   Tensor wrong_shape, wrong_dtype;
   const int64_t s3[2] = {3, 2}, s2[2] = {2, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, s3, EK_FLOAT32, nullptr, wrong_shape.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, s3, EK_FLOAT32, wrong_shape.out()));
   out = wrong_shape.t;
-  EK_FAILS(ek_cumsum(nullptr, x, 1, &out), EK_ERROR_SHAPE, "[3,2]");
-  EK_OK(ek_tensor_empty(ctx, 2, s2, EK_FLOAT64, nullptr, wrong_dtype.out()));
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 1, &out), EK_ERROR_SHAPE, "[3,2]");
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, s2, EK_FLOAT64, wrong_dtype.out()));
   out = wrong_dtype.t;
-  EK_FAILS(ek_cumsum(nullptr, x, 1, &out), EK_ERROR_DTYPE, "float64");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 1, &out), EK_ERROR_DTYPE, "float64");
   Tensor wide(make({2, 4}, EK_FLOAT32, random_values(8, 4, -1, 1))), left, right;
   EK_OK(ek_view_slice(wide, 1, 0, 3, 1, left.out()));
   EK_OK(ek_view_slice(wide, 1, 1, 4, 1, right.out()));
   const auto before = values_of(wide);
   out = right.t;
-  EK_FAILS(ek_cumprod(nullptr, left, 1, &out), EK_ERROR_INVALID_ARGUMENT, "overlaps");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, left, 1, &out), EK_ERROR_INVALID_ARGUMENT, "overlaps");
   EXPECT_EQ(values_of(wide), before);
   Tensor row(make({1, 3}, EK_FLOAT32, {1, 2, 3})), expanded;
   EK_OK(ek_view_expand(row, 2, s2, expanded.out()));
   out = expanded.t;
-  EK_FAILS(ek_cumsum(nullptr, x, 1, &out), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 1, &out), EK_ERROR_INVALID_ARGUMENT, "broadcast");
 }
 
 TEST_P(Scan, RunsAreBitwiseIdentical) {
@@ -319,8 +320,8 @@ TEST_P(Scan, RunsAreBitwiseIdentical) {
     Tensor x(make(shape, EK_FLOAT32, random_values(static_cast<size_t>(numel_of(shape)), 10, -1, 1)));
     for (int dim : {0, 1}) {
       Tensor a, b;
-      EK_OK(ek_cumsum(nullptr, x, dim, a.out()));
-      EK_OK(ek_cumsum(nullptr, x, dim, b.out()));
+      EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, dim, a.out()));
+      EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, dim, b.out()));
       auto va = to_host<float>(a), vb = to_host<float>(b);
       EXPECT_EQ(0, std::memcmp(va.data(), vb.data(), va.size() * sizeof(float))) << "dim " << dim;
     }

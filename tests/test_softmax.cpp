@@ -1,4 +1,4 @@
-// ek_softmax, ek_log_softmax against a double reference computed here, on
+// ek_softmax (EK_SOFTMAX_PLAIN, EK_SOFTMAX_LOG) against a double reference computed here, on
 // every device of the run. CUDA against the CPU backend on larger data:
 // test_conformance.cpp.
 #include <cmath>
@@ -73,9 +73,8 @@ void expect_close(const std::vector<double> &got, const std::vector<double> &wan
   }
 }
 
-using Fn = ek_status (*)(ek_stream, ek_tensor, int, ek_tensor *);
-const struct { Fn fn; bool log; const char *name; } kOps[] = {{ek_softmax, false, "softmax"},
-                                                              {ek_log_softmax, true, "log_softmax"}};
+const struct { ek_softmax_kind kind; bool log; const char *name; } kOps[] = {
+    {EK_SOFTMAX_PLAIN, false, "softmax"}, {EK_SOFTMAX_LOG, true, "log_softmax"}};
 
 class Softmax : public ektest::DeviceTest {
  protected:
@@ -85,7 +84,7 @@ class Softmax : public ektest::DeviceTest {
     const auto xs = values_of(x);
     for (const auto &op : kOps) {
       Tensor out;
-      EK_OK(op.fn(nullptr, x, dim, out.out()));
+      EK_OK(ek_softmax(nullptr, op.kind, x, dim, out.out()));
       EXPECT_EQ(info_of(out).dtype, info_of(x).dtype);
       EXPECT_EQ(shape_of(out), shape);
       expect_close(values_of(out), reference(shape, xs, dim, op.log), rtol,
@@ -155,11 +154,11 @@ TEST_P(Softmax, WritesIntoGivenAndStridedOutputs) {
   Tensor x(make(shape, EK_FLOAT32, random_values(12, 11, -4, 4))), big, view;
   const auto want = reference(shape, values_of(x), 1, false);
   const int64_t big_shape[2] = {3, 8};
-  EK_OK(ek_tensor_empty(ctx, 2, big_shape, EK_FLOAT32, nullptr, big.out()));
-  EK_OK(ek_fill(nullptr, big, ektest::scalar(-7)));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, big_shape, EK_FLOAT32, big.out()));
+  EK_OK(ek_fill(nullptr, ektest::scalar(-7), big));
   EK_OK(ek_view_slice(big, 1, 1, 8, 2, view.out()));  // columns 1, 3, 5, 7
   ek_tensor o = view.t;
-  EK_OK(ek_softmax(nullptr, x, 1, &o));
+  EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &o));
   EXPECT_EQ(o, view.t);
   auto v = to_host<float>(big);
   for (int r = 0; r < 3; ++r)
@@ -168,9 +167,9 @@ TEST_P(Softmax, WritesIntoGivenAndStridedOutputs) {
       else EXPECT_NEAR(v[r * 8 + c], want[r * 4 + c / 2], 1e-6);
     }
   Tensor given;
-  EK_OK(ek_tensor_empty(ctx, 2, shape.data(), EK_FLOAT32, nullptr, given.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape.data(), EK_FLOAT32, given.out()));
   o = given.t;
-  EK_OK(ek_log_softmax(nullptr, x, -1, &o));
+  EK_OK(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, -1, &o));
   expect_close(values_of(given), reference(shape, values_of(x), 1, true), 3e-6, "given out");
 }
 
@@ -182,7 +181,7 @@ TEST_P(Softmax, InPlaceWhenOutIsX) {
       Tensor x(make(shape, EK_FLOAT32, values));
       const auto want = reference(shape, values_of(x), dim, op.log);
       ek_tensor o = x.t;
-      EK_OK(op.fn(nullptr, x, dim, &o));
+      EK_OK(ek_softmax(nullptr, op.kind, x, dim, &o));
       EXPECT_EQ(o, x.t);
       expect_close(values_of(x), want, 3e-6, std::string(op.name) + " in place");
     }
@@ -190,7 +189,7 @@ TEST_P(Softmax, InPlaceWhenOutIsX) {
   EK_OK(ek_view_transpose(base, 0, 1, t.out()));
   const auto want = reference(shape, values_of(t), 1, false);
   ek_tensor o = t.t;
-  EK_OK(ek_softmax(nullptr, t, 1, &o));
+  EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, t, 1, &o));
   expect_close(values_of(t), want, 1e-12, "transposed in place");
 }
 
@@ -202,7 +201,7 @@ TEST_P(Softmax, ZeroDimInfAndNaNGiveNaNAsPyTorch) {
       Tensor s(make({}, dt, {v}));
       for (const auto &op : kOps) {
         Tensor y;
-        EK_OK(op.fn(nullptr, s, 0, y.out()));
+        EK_OK(ek_softmax(nullptr, op.kind, s, 0, y.out()));
         EXPECT_TRUE(std::isnan(values_of(y)[0]))
             << op.name << "(" << v << ") " << ek_dtype_name(dt) << " gave " << values_of(y)[0];
       }
@@ -215,23 +214,23 @@ TEST_P(Softmax, ZeroDimIsOneAndZeroSizeIsEmpty) {
     Tensor s(make({}, dt, {3.5}));
     for (int dim : {0, -1}) {
       Tensor a, b;
-      EK_OK(ek_softmax(nullptr, s, dim, a.out()));
-      EK_OK(ek_log_softmax(nullptr, s, dim, b.out()));
+      EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, s, dim, a.out()));
+      EK_OK(ek_softmax(nullptr, EK_SOFTMAX_LOG, s, dim, b.out()));
       EXPECT_EQ(info_of(a).ndim, 0);
       EXPECT_EQ(values_of(a)[0], 1.0);
       EXPECT_EQ(values_of(b)[0], 0.0);
     }
     ek_tensor out = nullptr;
-    EK_FAILS(ek_softmax(nullptr, s, 1, &out), EK_ERROR_INDEX, "dim 1");
+    EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, s, 1, &out), EK_ERROR_INDEX, "dim 1");
     EXPECT_EQ(out, nullptr);
   }
   for (const std::vector<int64_t> &shape : {std::vector<int64_t>{0, 3}, {3, 0}, {2, 0, 4}}) {
     Tensor e;
-    EK_OK(ek_tensor_empty(ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32, nullptr,
+    EK_OK(ek_tensor_empty(nullptr, ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
                           e.out()));
     for (int dim = 0; dim < static_cast<int>(shape.size()); ++dim) {
       Tensor out;
-      EK_OK(ek_softmax(nullptr, e, dim, out.out()));
+      EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, e, dim, out.out()));
       EXPECT_EQ(shape_of(out), shape);
     }
   }
@@ -255,7 +254,7 @@ TEST_P(Softmax, InfinitiesNaNAndLargeValues) {
     check(t, 0, tolerance(dt), std::string(ek_dtype_name(dt)) + " columns");
   }
   Tensor x(make(shape, EK_FLOAT32, rows)), out;
-  EK_OK(ek_softmax(nullptr, x, 1, out.out()));
+  EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, out.out()));
   auto v = values_of(out);
   EXPECT_TRUE(std::isnan(v[0]));
   EXPECT_EQ(v[5], 0.0);
@@ -267,45 +266,50 @@ TEST_P(Softmax, InfinitiesNaNAndLargeValues) {
 TEST_P(Softmax, BadInputsFailWithMessages) {
   Tensor x(make({2, 3}, EK_FLOAT32, random_values(6, 2, -4, 4)));
   ek_tensor out = nullptr;
-  EK_FAILS(ek_softmax(nullptr, nullptr, 0, &out), EK_ERROR_NULL_POINTER, "ek_softmax");
-  EK_FAILS(ek_log_softmax(nullptr, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
-  EK_FAILS(ek_softmax(nullptr, x, 2, &out), EK_ERROR_INDEX, "dim 2");
-  EK_FAILS(ek_log_softmax(nullptr, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, nullptr, 0, &out), EK_ERROR_NULL_POINTER,
+           "ek_softmax");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, 0, nullptr), EK_ERROR_NULL_POINTER, "out");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 2, &out), EK_ERROR_INDEX, "dim 2");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, x, -3, &out), EK_ERROR_INDEX, "-3");
+  EK_FAILS(ek_softmax(nullptr, static_cast<ek_softmax_kind>(7), x, 0, &out),
+           EK_ERROR_INVALID_ARGUMENT, "7");
   for (ek_dtype dt : {EK_INT32, EK_BOOL, EK_UINT8, EK_INT64}) {
     Tensor i(make({2}, dt, {1, 0}));
-    EK_FAILS(ek_softmax(nullptr, i, 0, &out), EK_ERROR_DTYPE, ek_dtype_name(dt));
-    EK_FAILS(ek_log_softmax(nullptr, i, 0, &out), EK_ERROR_DTYPE, "floating-point");
+    EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, i, 0, &out), EK_ERROR_DTYPE, ek_dtype_name(dt));
+    EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_LOG, i, 0, &out), EK_ERROR_DTYPE, "floating-point");
   }
   EXPECT_EQ(out, nullptr);
   Tensor wrong_shape, wrong_dtype;
   const int64_t s3[2] = {3, 2};
-  EK_OK(ek_tensor_empty(ctx, 2, s3, EK_FLOAT32, nullptr, wrong_shape.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, s3, EK_FLOAT32, wrong_shape.out()));
   out = wrong_shape.t;
-  EK_FAILS(ek_softmax(nullptr, x, 1, &out), EK_ERROR_SHAPE, "[3,2]");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &out), EK_ERROR_SHAPE, "[3,2]");
   const int64_t s2[2] = {2, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, s2, EK_FLOAT64, nullptr, wrong_dtype.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, s2, EK_FLOAT64, wrong_dtype.out()));
   out = wrong_dtype.t;
-  EK_FAILS(ek_softmax(nullptr, x, 1, &out), EK_ERROR_DTYPE, "float64");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &out), EK_ERROR_DTYPE, "float64");
   // out overlapping x without being x: refused, x untouched.
   Tensor wide(make({2, 4}, EK_FLOAT32, random_values(8, 4, -4, 4))), left, right;
   EK_OK(ek_view_slice(wide, 1, 0, 3, 1, left.out()));
   EK_OK(ek_view_slice(wide, 1, 1, 4, 1, right.out()));
   const auto before = values_of(wide);
   out = right.t;
-  EK_FAILS(ek_softmax(nullptr, left, 1, &out), EK_ERROR_INVALID_ARGUMENT, "overlaps");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, left, 1, &out), EK_ERROR_INVALID_ARGUMENT,
+           "overlaps");
   EXPECT_EQ(values_of(wide), before);
   Tensor row(make({1, 3}, EK_FLOAT32, {1, 2, 3})), expanded;
   EK_OK(ek_view_expand(row, 2, s2, expanded.out()));
   out = expanded.t;
-  EK_FAILS(ek_softmax(nullptr, x, 1, &out), EK_ERROR_INVALID_ARGUMENT, "broadcast");
+  EK_FAILS(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, &out), EK_ERROR_INVALID_ARGUMENT,
+           "broadcast");
 }
 
 TEST_P(Softmax, RunsAreBitwiseIdentical) {
   for (const std::vector<int64_t> &shape : {std::vector<int64_t>{2, 150000}, {64, 1000}, {40, 30, 20}}) {
     Tensor x(make(shape, EK_FLOAT32, random_values(static_cast<size_t>(numel_of(shape)), 15, -4, 4)));
     Tensor a, b;
-    EK_OK(ek_softmax(nullptr, x, 1, a.out()));
-    EK_OK(ek_softmax(nullptr, x, 1, b.out()));
+    EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, a.out()));
+    EK_OK(ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, 1, b.out()));
     auto va = to_host<float>(a), vb = to_host<float>(b);
     EXPECT_EQ(0, std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)));
   }

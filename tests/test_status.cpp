@@ -37,19 +37,19 @@ TEST(LastError, IsNeverNullAndCanBeCleared) {
   ek_clear_error();
   ASSERT_NE(ek_last_error(), nullptr);
   EXPECT_STREQ(ek_last_error(), "");
-  ek_device_count(EK_CPU, nullptr);
-  EXPECT_STREQ(ek_last_error(), "ek_device_count: count is NULL");
+  ek_device_get_count(EK_CPU, nullptr);
+  EXPECT_STREQ(ek_last_error(), "ek_device_get_count: count is NULL");
 }
 
 TEST(LastError, IsPerThread) {
-  ek_device_count(static_cast<ek_device_type>(7), nullptr);
+  ek_device_get_count(static_cast<ek_device_type>(7), nullptr);
   std::string other;
   std::thread([&] {
     ek_dtype_size(EK_FLOAT32);
     other = ek_last_error();
   }).join();
   EXPECT_EQ(other, "");
-  EXPECT_STREQ(ek_last_error(), "ek_device_count: count is NULL");
+  EXPECT_STREQ(ek_last_error(), "ek_device_get_count: count is NULL");
 }
 
 TEST(Dtypes, SizesAndNames) {
@@ -71,7 +71,7 @@ TEST(LiveHandles, CountsContextsAndTensors) {
   EK_OK(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &ctx));
   ek_tensor t = nullptr;
   int64_t shape[1] = {4};
-  EK_OK(ek_tensor_empty(ctx, 1, shape, EK_FLOAT32, nullptr, &t));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, shape, EK_FLOAT32, &t));
   EK_OK(ek_live_handles(&during));
   EXPECT_EQ(during, before + 2);
   EK_OK(ek_tensor_release(t));

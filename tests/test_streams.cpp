@@ -33,7 +33,7 @@ class StreamTest : public ektest::DeviceTest {
   void make_stream(Stream *s) { ASSERT_EQ(ek_stream_create(ctx, &s->s), EK_SUCCESS) << ek_last_error(); }
   void make_event(Event *e) { ASSERT_EQ(ek_event_create(ctx, &e->e), EK_SUCCESS) << ek_last_error(); }
   void make_tensor(ek_context c, int64_t n, ek_stream s, Tensor *t) {
-    ASSERT_EQ(ek_tensor_empty(c, 1, &n, EK_FLOAT32, s, t->out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_tensor_empty(s, c, 1, &n, EK_FLOAT32, t->out()), EK_SUCCESS) << ek_last_error();
   }
   // A second context on the same device; the caller destroys it.
   ek_context other_context() {
@@ -80,7 +80,7 @@ TEST_P(StreamTest, QueryAfterWorkAndSynchronizeIsDone) {
   make_stream(&s);
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
-  EK_OK(ek_fill(s, t, ektest::scalar(1.0)));
+  EK_OK(ek_fill(s, ektest::scalar(1.0), t));
   EK_OK(ek_stream_synchronize(s));
   int done = 0;
   EK_OK(ek_stream_query(s, &done));
@@ -102,7 +102,7 @@ TEST_P(StreamTest, NullHandlesAreNullPointerErrors) {
   EK_FAILS(ek_stream_create(ctx, nullptr), EK_ERROR_NULL_POINTER, "out is NULL");
   EK_FAILS(ek_stream_synchronize(nullptr), EK_ERROR_NULL_POINTER, "stream is NULL");
   EK_FAILS(ek_stream_query(nullptr, &done), EK_ERROR_NULL_POINTER, "stream is NULL");
-  EK_FAILS(ek_stream_native(nullptr, &native), EK_ERROR_NULL_POINTER, "stream is NULL");
+  EK_FAILS(ek_stream_get_native(nullptr, &native), EK_ERROR_NULL_POINTER, "stream is NULL");
   EK_FAILS(ek_stream_get_context(nullptr, &c), EK_ERROR_NULL_POINTER, "stream is NULL");
   EK_FAILS(ek_stream_wrap(nullptr, nullptr, &s), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_event_create(nullptr, &e), EK_ERROR_NULL_POINTER, "ctx is NULL");
@@ -119,27 +119,27 @@ TEST_P(StreamTest, NullOutParametersAreNullPointerErrors) {
   make_event(&e);
   make_event(&e2);
   EK_FAILS(ek_stream_query(s, nullptr), EK_ERROR_NULL_POINTER, "done is NULL");
-  EK_FAILS(ek_stream_native(s, nullptr), EK_ERROR_NULL_POINTER, "native is NULL");
+  EK_FAILS(ek_stream_get_native(s, nullptr), EK_ERROR_NULL_POINTER, "native is NULL");
   EK_FAILS(ek_stream_get_context(s, nullptr), EK_ERROR_NULL_POINTER, "ctx is NULL");
   EK_FAILS(ek_stream_wait_event(s, nullptr), EK_ERROR_NULL_POINTER, "event is NULL");
   EK_FAILS(ek_stream_wait_event(nullptr, e), EK_ERROR_NULL_POINTER, "stream is NULL");
   EK_FAILS(ek_event_query(e, nullptr), EK_ERROR_NULL_POINTER, "done is NULL");
-  EK_OK(ek_event_record(e, s));
-  EK_OK(ek_event_record(e2, s));
+  EK_OK(ek_event_record(s, e));
+  EK_OK(ek_event_record(s, e2));
   float ms = 0;
-  EK_FAILS(ek_event_elapsed_ms(nullptr, e2, &ms), EK_ERROR_NULL_POINTER, "start is NULL");
-  EK_FAILS(ek_event_elapsed_ms(e, nullptr, &ms), EK_ERROR_NULL_POINTER, "end is NULL");
-  EK_FAILS(ek_event_elapsed_ms(e, e2, nullptr), EK_ERROR_NULL_POINTER, "ms is NULL");
+  EK_FAILS(ek_event_get_elapsed_ms(nullptr, e2, &ms), EK_ERROR_NULL_POINTER, "start is NULL");
+  EK_FAILS(ek_event_get_elapsed_ms(e, nullptr, &ms), EK_ERROR_NULL_POINTER, "end is NULL");
+  EK_FAILS(ek_event_get_elapsed_ms(e, e2, nullptr), EK_ERROR_NULL_POINTER, "ms is NULL");
 }
 
 TEST_P(StreamTest, NativeHandleIsNullOnCpuAndSetOnCuda) {
   Stream s;
   make_stream(&s);
   ek_stream def = nullptr;
-  EK_OK(ek_context_default_stream(ctx, &def));
+  EK_OK(ek_context_get_default_stream(ctx, &def));
   for (ek_stream x : {s.s, def}) {
     void *native = reinterpret_cast<void *>(0x1);
-    EK_OK(ek_stream_native(x, &native));
+    EK_OK(ek_stream_get_native(x, &native));
     if (cuda()) EXPECT_NE(native, nullptr);
     else EXPECT_EQ(native, nullptr);
   }
@@ -157,25 +157,25 @@ TEST_P(StreamTest, WrappedNativeStreamRunsWorkAndOutlivesTheWrapper) {
   Stream owner;
   make_stream(&owner);
   void *native = nullptr;
-  EK_OK(ek_stream_native(owner, &native));
+  EK_OK(ek_stream_get_native(owner, &native));
   ek_stream w = nullptr;
   EK_OK(ek_stream_wrap(ctx, native, &w));
   void *wrapped_native = nullptr;
-  EK_OK(ek_stream_native(w, &wrapped_native));
+  EK_OK(ek_stream_get_native(w, &wrapped_native));
   EXPECT_EQ(wrapped_native, native);
   {
     Tensor t;
     make_tensor(ctx, kBig, w, &t);
-    EK_OK(ek_fill(w, t, ektest::scalar(7.0)));
+    EK_OK(ek_fill(w, ektest::scalar(7.0), t));
     EK_OK(ek_stream_synchronize(w));
     expect_all(t, 7.0f);
-    EK_OK(ek_tensor_record_stream(t, owner));
+    EK_OK(ek_tensor_record_stream(owner, t));
   }
   EK_OK(ek_stream_destroy(w));
   // The native stream is still alive and usable through its owner.
   Tensor u;
   make_tensor(ctx, 1024, owner, &u);
-  EK_OK(ek_fill(owner, u, ektest::scalar(3.0)));
+  EK_OK(ek_fill(owner, ektest::scalar(3.0), u));
   EK_OK(ek_stream_synchronize(owner));
   expect_all(u, 3.0f);
 }
@@ -188,7 +188,7 @@ TEST_P(StreamTest, DestroyingAWrapperKeepsTheOwnersFreesOrdered) {
   make_stream(&a);
   make_stream(&b);
   void *native = nullptr;
-  EK_OK(ek_stream_native(a, &native));
+  EK_OK(ek_stream_get_native(a, &native));
   ek_stream w = nullptr;
   EK_OK(ek_stream_wrap(ctx, native, &w));
   EK_OK(ek_stream_destroy(w));
@@ -196,11 +196,11 @@ TEST_P(StreamTest, DestroyingAWrapperKeepsTheOwnersFreesOrdered) {
   {
     Tensor big;
     make_tensor(ctx, n, a, &big);
-    EK_OK(ek_fill(a, big, ektest::scalar(1.0)));
+    EK_OK(ek_fill(a, ektest::scalar(1.0), big));
   }  // freed on a while the fill may still run
   Tensor reuse;
   make_tensor(ctx, n, b, &reuse);
-  EK_OK(ek_fill(b, reuse, ektest::scalar(2.0)));
+  EK_OK(ek_fill(b, ektest::scalar(2.0), reuse));
   EK_OK(ek_context_synchronize(ctx));
   expect_all(reuse, 2.0f);
 }
@@ -222,13 +222,13 @@ TEST_P(StreamTest, RecordQuerySynchronize) {
   make_event(&e);
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
-  EK_OK(ek_fill(s, t, ektest::scalar(1.0)));
-  EK_OK(ek_event_record(e, s));
+  EK_OK(ek_fill(s, ektest::scalar(1.0), t));
+  EK_OK(ek_event_record(s, e));
   EK_OK(ek_event_synchronize(e));
   int done = 0;
   EK_OK(ek_event_query(e, &done));
   EXPECT_EQ(done, 1);
-  EK_OK(ek_event_record(e, nullptr));  // default stream
+  EK_OK(ek_event_record(nullptr, e));  // default stream
   EK_OK(ek_event_synchronize(e));
 }
 
@@ -240,12 +240,12 @@ TEST_P(StreamTest, ElapsedAroundWorkIsNonNegative) {
   make_event(&end);
   Tensor t;
   make_tensor(ctx, kBig, s, &t);
-  EK_OK(ek_event_record(start, s));
-  EK_OK(ek_fill(s, t, ektest::scalar(2.0)));
-  EK_OK(ek_event_record(end, s));
+  EK_OK(ek_event_record(s, start));
+  EK_OK(ek_fill(s, ektest::scalar(2.0), t));
+  EK_OK(ek_event_record(s, end));
   EK_OK(ek_event_synchronize(end));
   float ms = -1;
-  EK_OK(ek_event_elapsed_ms(start, end, &ms));
+  EK_OK(ek_event_get_elapsed_ms(start, end, &ms));
   EXPECT_GE(ms, 0.0f);
   EXPECT_LT(ms, 60000.0f);
 }
@@ -258,15 +258,15 @@ TEST_P(StreamTest, EventsMayBeRecordedWhileOtherThreadsReadThem) {
   Event start, end;
   make_event(&start);
   make_event(&end);
-  EK_OK(ek_event_record(start, nullptr));
-  EK_OK(ek_event_record(end, nullptr));
+  EK_OK(ek_event_record(nullptr, start));
+  EK_OK(ek_event_record(nullptr, end));
   EK_OK(ek_event_synchronize(end));
   constexpr int kRounds = 2000;
   std::atomic<int> bad{0};
   auto reader = [&] {
     for (int i = 0; i < kRounds; ++i) {
       float ms = 0;
-      ek_status s = ek_event_elapsed_ms(start, end, &ms);
+      ek_status s = ek_event_get_elapsed_ms(start, end, &ms);
       bad += s != EK_SUCCESS && s != EK_ERROR_NOT_READY;  // NOT_READY: end re-recorded, pending
       int done = 0;
       bad += ek_event_query(end, &done) != EK_SUCCESS;
@@ -274,7 +274,7 @@ TEST_P(StreamTest, EventsMayBeRecordedWhileOtherThreadsReadThem) {
   };
   std::thread r1(reader), r2(reader);
   for (int i = 0; i < kRounds; ++i) {
-    bad += ek_event_record(i % 2 ? start : end, nullptr) != EK_SUCCESS;
+    bad += ek_event_record(nullptr, i % 2 ? start : end) != EK_SUCCESS;
   }
   r1.join();
   r2.join();
@@ -287,9 +287,9 @@ TEST_P(StreamTest, ElapsedOfNeverRecordedEventIsAnError) {
   make_event(&a);
   make_event(&b);
   float ms = 0;
-  EK_FAILS(ek_event_elapsed_ms(a, b, &ms), EK_ERROR_INVALID_ARGUMENT, "never recorded");
-  EK_OK(ek_event_record(a, nullptr));
-  EK_FAILS(ek_event_elapsed_ms(a, b, &ms), EK_ERROR_INVALID_ARGUMENT, "end never recorded");
+  EK_FAILS(ek_event_get_elapsed_ms(a, b, &ms), EK_ERROR_INVALID_ARGUMENT, "never recorded");
+  EK_OK(ek_event_record(nullptr, a));
+  EK_FAILS(ek_event_get_elapsed_ms(a, b, &ms), EK_ERROR_INVALID_ARGUMENT, "end never recorded");
 }
 
 TEST_P(StreamTest, EventsOfDifferentContextsAreRejected) {
@@ -300,12 +300,13 @@ TEST_P(StreamTest, EventsOfDifferentContextsAreRejected) {
   make_event(&e);
   Stream s;
   make_stream(&s);
-  EK_OK(ek_event_record(e, nullptr));
-  EK_OK(ek_event_record(foreign, nullptr));
+  EK_OK(ek_event_record(nullptr, e));
+  EK_OK(ek_event_record(nullptr, foreign));
   float ms = 0;
-  EK_FAILS(ek_event_elapsed_ms(e, foreign, &ms), EK_ERROR_INVALID_ARGUMENT, "different contexts");
+  EK_FAILS(ek_event_get_elapsed_ms(e, foreign, &ms), EK_ERROR_INVALID_ARGUMENT,
+           "different contexts");
   EK_FAILS(ek_stream_wait_event(s, foreign), EK_ERROR_INVALID_ARGUMENT, "different contexts");
-  EK_FAILS(ek_event_record(foreign, s), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_FAILS(ek_event_record(s, foreign), EK_ERROR_INVALID_ARGUMENT, "another context");
   EK_OK(ek_event_destroy(foreign));
   EK_OK(ek_context_destroy(other));
 }
@@ -316,13 +317,13 @@ TEST_P(StreamTest, StreamOfAnotherContextIsRejectedByOps) {
   EK_OK(ek_stream_create(other, &foreign));
   Tensor t;
   make_tensor(ctx, 16, nullptr, &t);
-  EK_FAILS(ek_fill(foreign, t, ektest::scalar(1.0)), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_FAILS(ek_fill(foreign, ektest::scalar(1.0), t), EK_ERROR_INVALID_ARGUMENT, "another context");
   void *p = nullptr;
-  EK_FAILS(ek_malloc(ctx, 64, foreign, &p), EK_ERROR_INVALID_ARGUMENT, "another context");
+  EK_FAILS(ek_malloc(foreign, ctx, 64, &p), EK_ERROR_INVALID_ARGUMENT, "another context");
   EXPECT_EQ(p, nullptr);
   int64_t n = 16;
   ek_tensor u = nullptr;
-  EK_FAILS(ek_tensor_empty(ctx, 1, &n, EK_FLOAT32, foreign, &u), EK_ERROR_INVALID_ARGUMENT,
+  EK_FAILS(ek_tensor_empty(foreign, ctx, 1, &n, EK_FLOAT32, &u), EK_ERROR_INVALID_ARGUMENT,
            "another context");
   EK_OK(ek_stream_destroy(foreign));
   EK_OK(ek_context_destroy(other));
@@ -347,11 +348,11 @@ TEST_P(StreamTest, StreamOrderedProducerConsumer) {
   Tensor src, dst;
   make_tensor(ctx, kBig, a, &src);
   make_tensor(ctx, kBig, b, &dst);
-  EK_OK(ek_fill(a, src, ektest::scalar(5.0)));
-  EK_OK(ek_event_record(ready, a));
+  EK_OK(ek_fill(a, ektest::scalar(5.0), src));
+  EK_OK(ek_event_record(a, ready));
   EK_OK(ek_stream_wait_event(b, ready));
-  EK_OK(ek_copy(b, dst, src));
-  EK_OK(ek_tensor_record_stream(src, b));  // src is released while b may read it
+  EK_OK(ek_copy(b, src, dst));
+  EK_OK(ek_tensor_record_stream(b, src));  // src is released while b may read it
   EK_OK(ek_stream_synchronize(b));
   expect_all(dst, 5.0f);
 }
@@ -361,16 +362,16 @@ TEST_P(StreamTest, DestroyedStreamsCachedBlocksAreReused) {
   ek_stream s = nullptr;
   EK_OK(ek_stream_create(ctx, &s));
   void *p = nullptr, *q = nullptr;
-  EK_OK(ek_malloc(ctx, 4096, s, &p));
-  EK_OK(ek_free(ctx, p, s));
+  EK_OK(ek_malloc(s, ctx, 4096, &p));
+  EK_OK(ek_free(s, ctx, p));
   EK_OK(ek_stream_destroy(s));
-  ek_memory_stats before{}, after{};
-  EK_OK(ek_memory_stats_get(ctx, &before));
-  EK_OK(ek_malloc(ctx, 4096, nullptr, &q));
-  EK_OK(ek_memory_stats_get(ctx, &after));
+  ek_memory_stats before = EK_MEMORY_STATS_INIT, after = EK_MEMORY_STATS_INIT;
+  EK_OK(ek_memory_get_stats(ctx, &before));
+  EK_OK(ek_malloc(nullptr, ctx, 4096, &q));
+  EK_OK(ek_memory_get_stats(ctx, &after));
   EXPECT_EQ(after.device_mallocs, before.device_mallocs);
   EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
-  EK_OK(ek_free(ctx, q, nullptr));
+  EK_OK(ek_free(nullptr, ctx, q));
 }
 
 // A block allocated on a stream can be freed after the stream is destroyed.
@@ -378,12 +379,12 @@ TEST_P(StreamTest, BlockOutlivingItsStreamCanBeFreed) {
   ek_stream s = nullptr;
   EK_OK(ek_stream_create(ctx, &s));
   void *p = nullptr;
-  EK_OK(ek_malloc(ctx, 1 << 16, s, &p));
+  EK_OK(ek_malloc(s, ctx, 1 << 16, &p));
   EK_OK(ek_stream_destroy(s));
-  EK_OK(ek_free(ctx, p, nullptr));
+  EK_OK(ek_free(nullptr, ctx, p));
   void *q = nullptr;
-  EK_OK(ek_malloc(ctx, 1 << 16, nullptr, &q));
-  EK_OK(ek_free(ctx, q, nullptr));
+  EK_OK(ek_malloc(nullptr, ctx, 1 << 16, &q));
+  EK_OK(ek_free(nullptr, ctx, q));
 }
 
 TEST_P(StreamTest, ManyStreamsAndEventsComeAndGo) {
@@ -394,7 +395,7 @@ TEST_P(StreamTest, ManyStreamsAndEventsComeAndGo) {
   for (size_t i = 0; i < streams.size(); ++i) {
     EK_OK(ek_stream_create(ctx, &streams[i]));
     EK_OK(ek_event_create(ctx, &events[i]));
-    EK_OK(ek_event_record(events[i], streams[i]));
+    EK_OK(ek_event_record(streams[i], events[i]));
   }
   for (size_t i = 0; i < streams.size(); ++i) {
     EK_OK(ek_stream_wait_event(streams[(i + 1) % streams.size()], events[i]));

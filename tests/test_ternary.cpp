@@ -72,7 +72,7 @@ TEST_P(Ternary, WhereWithAHugeStrideOfASizeOneDim) {
   ek_tensor o = ov.t;
   EK_OK(ek_where(nullptr, cv, av, bv, &o));
   EXPECT_EQ(values_of(o0), (std::vector<double>{-1, 2}));
-  const double lo = 1.5;
+  const ek_scalar lo = ek_scalar_float(1.5);
   EK_OK(ek_clamp(nullptr, av, &lo, nullptr, &o));
   EXPECT_EQ(values_of(o0), (std::vector<double>{1.5, 2}));
 }
@@ -91,10 +91,10 @@ TEST_P(Ternary, WhereSelectsAndPromotes) {
   const int64_t big[2] = {(int64_t(1) << 60) + 1, -((int64_t(1) << 60) + 3)};
   const int64_t two = 2;
   Tensor ba, bb, bc(make1({0, 1}, EK_BOOL)), yb;
-  EK_OK(ek_tensor_from_host(ctx, 1, &two, EK_INT64, big, nullptr, ba.out()));
-  EK_OK(ek_tensor_from_host(ctx, 1, &two, EK_INT64, big + 0, nullptr, bb.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &two, EK_INT64, big, ba.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &two, EK_INT64, big + 0, bb.out()));
   Tensor neg;
-  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, bb, -1, 0, neg.out()));
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, bb, ek_scalar_int(-1), 0, neg.out()));
   EK_OK(ek_where(nullptr, bc, ba, neg, yb.out()));
   auto got = to_host<int64_t>(yb);
   EXPECT_EQ(got[0], -big[0]);
@@ -155,8 +155,8 @@ TEST_P(Ternary, WhereOnViewsAndEmptyTensors) {
     }
   const int64_t empty_shape[2] = {0, 3}, empty_cond[2] = {0, 1};
   Tensor e, ce, ye;
-  EK_OK(ek_tensor_empty(ctx, 2, empty_shape, EK_FLOAT32, nullptr, e.out()));
-  EK_OK(ek_tensor_empty(ctx, 2, empty_cond, EK_BOOL, nullptr, ce.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, empty_shape, EK_FLOAT32, e.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, empty_cond, EK_BOOL, ce.out()));
   EK_OK(ek_where(nullptr, ce, e, e, ye.out()));
   EXPECT_EQ(shape_of(ye), (std::vector<int64_t>{0, 3}));
 }
@@ -170,12 +170,13 @@ TEST_P(Ternary, ClampFloats) {
     Tensor x(make1(xv, dt));
     auto xr = values_of(x);
     const double lo = -1, hi = 2;
+    const ek_scalar slo = ek_scalar_float(lo), shi = ek_scalar_float(hi);
     Tensor both, only_lo, only_hi, none, swapped;
-    EK_OK(ek_clamp(nullptr, x, &lo, &hi, both.out()));
-    EK_OK(ek_clamp(nullptr, x, &lo, nullptr, only_lo.out()));
-    EK_OK(ek_clamp(nullptr, x, nullptr, &hi, only_hi.out()));
+    EK_OK(ek_clamp(nullptr, x, &slo, &shi, both.out()));
+    EK_OK(ek_clamp(nullptr, x, &slo, nullptr, only_lo.out()));
+    EK_OK(ek_clamp(nullptr, x, nullptr, &shi, only_hi.out()));
     EK_OK(ek_clamp(nullptr, x, nullptr, nullptr, none.out()));
-    EK_OK(ek_clamp(nullptr, x, &hi, &lo, swapped.out()));  // lo > hi: hi everywhere (NaN stays)
+    EK_OK(ek_clamp(nullptr, x, &shi, &slo, swapped.out()));  // lo > hi: hi everywhere (NaN stays)
     std::vector<double> w_both, w_lo, w_hi, w_swapped;
     for (double v : xr) {
       w_both.push_back(ref_clamp(v, lo, hi));
@@ -192,23 +193,24 @@ TEST_P(Ternary, ClampFloats) {
   }
   // Bounds are cast to x's dtype: 0.1 in float16 is 0.0999755859375.
   Tensor h(make1({0, 1}, EK_FLOAT16)), hy;
-  const double tenth = 0.1;
+  const ek_scalar tenth = ek_scalar_float(0.1);
   EK_OK(ek_clamp(nullptr, h, &tenth, nullptr, hy.out()));
   EXPECT_EQ(values_of(hy)[0], 0.0999755859375);
   // A NaN bound propagates into every element (as PyTorch).
   Tensor f(make1({1, 2}, EK_FLOAT32)), fy;
-  EK_OK(ek_clamp(nullptr, f, &kNaN, nullptr, fy.out()));
+  const ek_scalar nan_bound = ek_scalar_float(kNaN);
+  EK_OK(ek_clamp(nullptr, f, &nan_bound, nullptr, fy.out()));
   for (double v : values_of(fy)) EXPECT_TRUE(std::isnan(v));
 }
 
 TEST_P(Ternary, ClampIntegersExactly) {
   Tensor x(make1({-7, -3, -2, 0, 2, 3, 7}, EK_INT32)), y;
-  const double lo = -2.5, hi = 2.9;  // truncated toward zero: [-2, 2]
+  const ek_scalar lo = ek_scalar_float(-2.5), hi = ek_scalar_float(2.9);  // truncated: [-2, 2]
   EK_OK(ek_clamp(nullptr, x, &lo, &hi, y.out()));
   EXPECT_EQ(values_of(y), (std::vector<double>{-2, -2, -2, 0, 2, 2, 2}));
   // Saturation to the dtype: lo above uint8's range gives 255, not 300 wrapped.
   Tensor u(make1({0, 100, 255}, EK_UINT8)), uy, uy2;
-  const double high = 300, neg = -5;
+  const ek_scalar high = ek_scalar_int(300), neg = ek_scalar_int(-5);
   EK_OK(ek_clamp(nullptr, u, &high, nullptr, uy.out()));
   EXPECT_EQ(values_of(uy), (std::vector<double>{255, 255, 255}));
   EK_OK(ek_clamp(nullptr, u, &neg, &high, uy2.out()));
@@ -217,18 +219,26 @@ TEST_P(Ternary, ClampIntegersExactly) {
   const int64_t big[3] = {(int64_t(1) << 62) + 1, (int64_t(1) << 62) + 3, -((int64_t(1) << 62) + 1)};
   const int64_t n = 3;
   Tensor b, by;
-  EK_OK(ek_tensor_from_host(ctx, 1, &n, EK_INT64, big, nullptr, b.out()));
-  const double bound = 0x1p62;  // 2^62 exactly
-  const double minus = -0x1p62;
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_INT64, big, b.out()));
+  const ek_scalar bound = ek_scalar_float(0x1p62);  // 2^62 exactly
+  const ek_scalar minus = ek_scalar_float(-0x1p62);
   EK_OK(ek_clamp(nullptr, b, &minus, &bound, by.out()));
   auto got = to_host<int64_t>(by);
   EXPECT_EQ(got[0], int64_t(1) << 62);
   EXPECT_EQ(got[1], int64_t(1) << 62);
   EXPECT_EQ(got[2], -(int64_t(1) << 62));
+  // An integer bound is exact where a double could not hold it: 2^62 + 2.
+  const ek_scalar odd = ek_scalar_int((int64_t(1) << 62) + 2);
+  Tensor oy;
+  EK_OK(ek_clamp(nullptr, b, nullptr, &odd, oy.out()));
+  EXPECT_EQ(to_host<int64_t>(oy)[0], (int64_t(1) << 62) + 1);
+  EXPECT_EQ(to_host<int64_t>(oy)[1], (int64_t(1) << 62) + 2);
   Tensor small(make1({1, 2}, EK_INT64)), sy, bad;
   EK_OK(ek_clamp(nullptr, b, nullptr, nullptr, sy.out()));
   EXPECT_EQ(to_host<int64_t>(sy), (std::vector<int64_t>(big, big + 3)));
-  EK_FAILS(ek_clamp(nullptr, small, &kNaN, nullptr, bad.out()), EK_ERROR_INVALID_ARGUMENT, "NaN");
+  const ek_scalar nan_bound = ek_scalar_float(kNaN);
+  EK_FAILS(ek_clamp(nullptr, small, &nan_bound, nullptr, bad.out()), EK_ERROR_INVALID_ARGUMENT,
+           "NaN");
   Tensor bl(make1({1, 0}, EK_BOOL)), bly;
   EK_FAILS(ek_clamp(nullptr, bl, &lo, &hi, bly.out()), EK_ERROR_DTYPE, "bool");
 }
@@ -239,8 +249,9 @@ TEST_P(Ternary, ClampInPlaceOnAView) {
   Tensor x(make(xv, {4, 5}, EK_FLOAT32)), v;
   EK_OK(ek_view_slice(x, 1, 0, 5, 2, v.out()));  // columns 0, 2, 4
   const double lo = -3, hi = 3;
+  const ek_scalar slo = ek_scalar_float(lo), shi = ek_scalar_float(hi);
   ek_tensor o = v.t;
-  EK_OK(ek_clamp(nullptr, v, &lo, &hi, &o));
+  EK_OK(ek_clamp(nullptr, v, &slo, &shi, &o));
   EXPECT_EQ(o, v.t);
   auto got = values_of(x);
   for (int i = 0; i < 20; ++i)
@@ -258,7 +269,7 @@ TEST_P(Ternary, LerpFollowsPyTorch) {
     const double rel = dt == EK_FLOAT64 ? 1e-15 : (dt == EK_FLOAT32 ? 1e-6 : (dt == EK_FLOAT16 ? 1e-3 : 8e-3));
     for (double w : {0.0, 0.3, 0.5, 0.7, 1.0, -1.0, 2.0}) {
       Tensor y;
-      EK_OK(ek_lerp(nullptr, s, e, w, y.out()));
+      EK_OK(ek_lerp(nullptr, s, e, ek_scalar_float(w), y.out()));
       std::vector<double> want;
       for (size_t i = 0; i < sv.size(); ++i) want.push_back(ref_lerp(sr[i], er[i], w));
       expect_near_all(values_of(y), want, rel, "weight " + std::to_string(w));
@@ -272,14 +283,14 @@ TEST_P(Ternary, LerpFollowsPyTorch) {
   }
   // Broadcast and promotion: f16 start [2,1] with f32 end [3] -> f32 [2,3].
   Tensor s(make({0, 10}, {2, 1}, EK_FLOAT16)), e(make({1, 2, 3}, {3}, EK_FLOAT32)), y;
-  EK_OK(ek_lerp(nullptr, s, e, 0.25, y.out()));
+  EK_OK(ek_lerp(nullptr, s, e, ek_scalar_float(0.25), y.out()));
   EXPECT_EQ(info_of(y).dtype, EK_FLOAT32);
   EXPECT_EQ(shape_of(y), (std::vector<int64_t>{2, 3}));
   expect_near_all(values_of(y), {0.25, 0.5, 0.75, 7.75, 8, 8.25}, 1e-7, "broadcast");
   Tensor i(make1({1, 2}, EK_INT32)), yi;
-  EK_FAILS(ek_lerp(nullptr, i, e, 0.5, yi.out()), EK_ERROR_DTYPE, "int32");
+  EK_FAILS(ek_lerp(nullptr, i, e, ek_scalar_float(0.5), yi.out()), EK_ERROR_DTYPE, "int32");
   Tensor nan_s(make1({kNaN, 1}, EK_FLOAT32)), nan_e(make1({1, INFINITY}, EK_FLOAT32)), yn;
-  EK_OK(ek_lerp(nullptr, nan_s, nan_e, 0.25, yn.out()));
+  EK_OK(ek_lerp(nullptr, nan_s, nan_e, ek_scalar_float(0.25), yn.out()));
   auto vn = values_of(yn);
   EXPECT_TRUE(std::isnan(vn[0]));
   EXPECT_EQ(vn[1], INFINITY);
@@ -293,7 +304,7 @@ TEST_P(Ternary, AxpbyFloatsAndPromotion) {
     SCOPED_TRACE(ek_dtype_name(dt));
     Tensor x(make1(xv, dt)), y(make1(yv, dt)), out;
     auto xr = values_of(x), yr = values_of(y);
-    EK_OK(ek_axpby(nullptr, 2.5, x, -0.5, y, out.out()));
+    EK_OK(ek_axpby(nullptr, ek_scalar_float(2.5), x, ek_scalar_float(-0.5), y, out.out()));
     std::vector<double> want;
     for (size_t i = 0; i < xv.size(); ++i) want.push_back(2.5 * xr[i] - 0.5 * yr[i]);
     const double rel = dt == EK_FLOAT64 ? 1e-15 : (dt == EK_FLOAT32 ? 1e-6 : (dt == EK_FLOAT16 ? 1e-3 : 8e-3));
@@ -302,7 +313,7 @@ TEST_P(Ternary, AxpbyFloatsAndPromotion) {
   }
   // int32 x with float16 y -> float16; [3,1] with [2] -> [3,2].
   Tensor xi(make({1, 2, 3}, {3, 1}, EK_INT32)), yh(make({0.5, -0.5}, {2}, EK_FLOAT16)), o;
-  EK_OK(ek_axpby(nullptr, 2, xi, 4, yh, o.out()));
+  EK_OK(ek_axpby(nullptr, ek_scalar_int(2), xi, ek_scalar_int(4), yh, o.out()));
   EXPECT_EQ(info_of(o).dtype, EK_FLOAT16);
   EXPECT_EQ(values_of(o), (std::vector<double>{4, 0, 6, 2, 8, 4}));
 }
@@ -310,20 +321,23 @@ TEST_P(Ternary, AxpbyFloatsAndPromotion) {
 TEST_P(Ternary, AxpbyIntegersAndInPlace) {
   Tensor x(make1({1, -2, 3}, EK_INT64)), y(make1({10, 20, 30}, EK_INT64));
   ek_tensor o = y.t;
-  EK_OK(ek_axpby(nullptr, 3, x, -1, y, &o));  // y = 3x - y, in place
+  EK_OK(ek_axpby(nullptr, ek_scalar_int(3), x, ek_scalar_int(-1), y, &o));  // y = 3x - y, in place
   EXPECT_EQ(o, y.t);
   EXPECT_EQ(values_of(y), (std::vector<double>{-7, -26, -21}));
   Tensor u(make1({250, 3}, EK_UINT8)), uo;
-  EK_OK(ek_axpby(nullptr, 1, u, 1, u, uo.out()));  // wraps as uint8 addition does
+  EK_OK(ek_axpby(nullptr, ek_scalar_int(1), u, ek_scalar_int(1), u,
+                 uo.out()));  // wraps as uint8 addition does
   EXPECT_EQ(values_of(uo), (std::vector<double>{244, 6}));
   Tensor none;
-  EK_FAILS(ek_axpby(nullptr, 0.5, x, 1, y, none.out()), EK_ERROR_INVALID_ARGUMENT, "alpha");
-  EK_FAILS(ek_axpby(nullptr, 1, x, NAN, y, none.out()), EK_ERROR_INVALID_ARGUMENT, "beta");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_float(0.5), x, ek_scalar_int(1), y, none.out()),
+           EK_ERROR_INVALID_ARGUMENT, "alpha");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), x, ek_scalar_float(NAN), y, none.out()),
+           EK_ERROR_INVALID_ARGUMENT, "beta");
   // Accumulating in place on a transposed float tensor.
   Tensor m(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32)), mt, g(make({1, 1, 1, 1, 1, 1}, {3, 2}, EK_FLOAT32));
   EK_OK(ek_view_transpose(m, 0, 1, mt.out()));
   ek_tensor acc = mt.t;
-  EK_OK(ek_axpby(nullptr, 10, g, 1, mt, &acc));
+  EK_OK(ek_axpby(nullptr, ek_scalar_int(10), g, ek_scalar_int(1), mt, &acc));
   EXPECT_EQ(values_of(m), (std::vector<double>{11, 12, 13, 14, 15, 16}));
 }
 
@@ -334,11 +348,13 @@ TEST_P(Ternary, AliasingExactOrRejected) {
   EK_OK(ek_view_slice(big, 0, 0, 4, 1, lo_view.out()));
   EK_OK(ek_view_slice(big, 0, 1, 5, 1, hi_view.out()));
   ek_tensor o = hi_view.t;
-  const double lo = 2;
+  const ek_scalar lo = ek_scalar_int(2);
   EK_FAILS(ek_clamp(nullptr, lo_view, &lo, nullptr, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps x");
   EK_FAILS(ek_where(nullptr, c, lo_view, lo_view, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps a");
-  EK_FAILS(ek_lerp(nullptr, hi_view, lo_view, 0.5, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps end");
-  EK_FAILS(ek_axpby(nullptr, 1, hi_view, 1, lo_view, &o), EK_ERROR_INVALID_ARGUMENT, "overlaps y");
+  EK_FAILS(ek_lerp(nullptr, hi_view, lo_view, ek_scalar_float(0.5), &o), EK_ERROR_INVALID_ARGUMENT,
+           "overlaps end");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), hi_view, ek_scalar_int(1), lo_view, &o),
+           EK_ERROR_INVALID_ARGUMENT, "overlaps y");
   EXPECT_EQ(values_of(big), (std::vector<double>{1, 2, 3, 4, 5})) << "failed calls write nothing";
   // out == a exactly is in place.
   Tensor b(make1({-1, -2, -3, -4}, EK_FLOAT32));
@@ -346,39 +362,46 @@ TEST_P(Ternary, AliasingExactOrRejected) {
   EK_OK(ek_where(nullptr, c, lo_view, b, &o));
   EXPECT_EQ(values_of(big), (std::vector<double>{1, -2, 3, -4, 5}));
   o = lo_view.t;
-  EK_OK(ek_lerp(nullptr, b, lo_view, 1.0, &o));
+  EK_OK(ek_lerp(nullptr, b, lo_view, ek_scalar_float(1.0), &o));
   EXPECT_EQ(values_of(big), (std::vector<double>{1, -2, 3, -4, 5}));
 }
 
 TEST_P(Ternary, BadInputs) {
   Tensor f(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32)), g(make({1, 2, 3, 4}, {4}, EK_FLOAT32)), y;
   Tensor c(make({1, 0, 1, 0, 1, 0}, {2, 3}, EK_BOOL));
-  const double one = 1;
+  const ek_scalar one = ek_scalar_int(1);
   EK_FAILS(ek_where(nullptr, nullptr, f, f, y.out()), EK_ERROR_NULL_POINTER, "cond");
   EK_FAILS(ek_where(nullptr, c, nullptr, f, y.out()), EK_ERROR_NULL_POINTER, "ek_where");
   EK_FAILS(ek_where(nullptr, c, f, nullptr, y.out()), EK_ERROR_NULL_POINTER, "b");
   EK_FAILS(ek_where(nullptr, c, f, f, nullptr), EK_ERROR_NULL_POINTER, "out");
   EK_FAILS(ek_clamp(nullptr, nullptr, &one, &one, y.out()), EK_ERROR_NULL_POINTER, "ek_clamp");
   EK_FAILS(ek_clamp(nullptr, f, &one, &one, nullptr), EK_ERROR_NULL_POINTER, "out");
-  EK_FAILS(ek_lerp(nullptr, f, nullptr, 0.5, y.out()), EK_ERROR_NULL_POINTER, "end");
-  EK_FAILS(ek_lerp(nullptr, nullptr, f, 0.5, y.out()), EK_ERROR_NULL_POINTER, "start");
-  EK_FAILS(ek_axpby(nullptr, 1, f, 1, nullptr, y.out()), EK_ERROR_NULL_POINTER, "y");
-  EK_FAILS(ek_axpby(nullptr, 1, nullptr, 1, f, y.out()), EK_ERROR_NULL_POINTER, "x");
+  EK_FAILS(ek_lerp(nullptr, f, nullptr, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER,
+           "end");
+  EK_FAILS(ek_lerp(nullptr, nullptr, f, ek_scalar_float(0.5), y.out()), EK_ERROR_NULL_POINTER,
+           "start");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), nullptr, y.out()),
+           EK_ERROR_NULL_POINTER, "y");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), nullptr, ek_scalar_int(1), f, y.out()),
+           EK_ERROR_NULL_POINTER, "x");
   EK_FAILS(ek_where(nullptr, c, f, g, y.out()), EK_ERROR_SHAPE, "[2,3]");
-  EK_FAILS(ek_lerp(nullptr, f, g, 0.5, y.out()), EK_ERROR_SHAPE, "[4]");
-  EK_FAILS(ek_axpby(nullptr, 1, f, 1, g, y.out()), EK_ERROR_SHAPE, "not broadcastable");
+  EK_FAILS(ek_lerp(nullptr, f, g, ek_scalar_float(0.5), y.out()), EK_ERROR_SHAPE, "[4]");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), g, y.out()), EK_ERROR_SHAPE,
+           "not broadcastable");
   EXPECT_EQ(y.t, nullptr);  // failures leave *out alone
   Tensor wrong_shape(make({0, 0, 0}, {3}, EK_FLOAT32)), wrong_dtype(make({0, 0, 0, 0, 0, 0}, {2, 3}, EK_FLOAT64));
   ek_tensor o = wrong_shape.t;
   EK_FAILS(ek_where(nullptr, c, f, f, &o), EK_ERROR_SHAPE, "[3]");
   EK_FAILS(ek_clamp(nullptr, f, &one, nullptr, &o), EK_ERROR_SHAPE, "[3]");
   o = wrong_dtype.t;
-  EK_FAILS(ek_axpby(nullptr, 1, f, 1, f, &o), EK_ERROR_DTYPE, "float64");
-  EK_FAILS(ek_lerp(nullptr, f, f, 0.5, &o), EK_ERROR_DTYPE, "float32");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), f, &o), EK_ERROR_DTYPE,
+           "float64");
+  EK_FAILS(ek_lerp(nullptr, f, f, ek_scalar_float(0.5), &o), EK_ERROR_DTYPE, "float32");
   ek_context other = cpu_context();
   Tensor elsewhere(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32, other));
   EK_FAILS(ek_where(nullptr, c, f, elsewhere, y.out()), EK_ERROR_INVALID_ARGUMENT, "different contexts");
-  EK_FAILS(ek_axpby(nullptr, 1, elsewhere, 1, f, y.out()), EK_ERROR_INVALID_ARGUMENT, "different contexts");
+  EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), elsewhere, ek_scalar_int(1), f, y.out()),
+           EK_ERROR_INVALID_ARGUMENT, "different contexts");
   ek_tensor_release(elsewhere.t);
   elsewhere.t = nullptr;
   EXPECT_EQ(ek_context_destroy(other), EK_SUCCESS) << ek_last_error();

@@ -82,8 +82,8 @@ class Views : public ektest::DeviceTest {
     host->shape = shape;
     host->data.resize(static_cast<size_t>(numel_of(shape)));
     for (size_t i = 0; i < host->data.size(); ++i) host->data[i] = 1.5f * i - 7.0f;
-    EK_OK(ek_tensor_from_host(ctx, static_cast<int>(shape.size()), shape.data(), EK_FLOAT32,
-                              host->data.data(), nullptr, t.out()));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, static_cast<int>(shape.size()), shape.data(),
+                              EK_FLOAT32, host->data.data(), t.out()));
   }
 };
 EK_INSTANTIATE_DEVICES(Views);
@@ -214,7 +214,7 @@ TEST_P(Views, SliceRejectsZeroStepBadDimAndNulls) {
   EK_FAILS(ek_view_slice(t, 0, 0, 2, 1, nullptr), EK_ERROR_NULL_POINTER,
            "ek_view_slice: out is NULL");
   float one = 1;
-  EK_OK(ek_tensor_from_host(ctx, 0, nullptr, EK_FLOAT32, &one, nullptr, scalar.out()));
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 0, nullptr, EK_FLOAT32, &one, scalar.out()));
   EK_FAILS(ek_view_slice(scalar, 0, 0, 1, 1, &v), EK_ERROR_INDEX, "cannot slice a 0-d tensor");
   EXPECT_EQ(v, nullptr);
 }
@@ -477,7 +477,7 @@ TEST_P(Views, SlicingAndSelectingAnEmptyViewAlongAHugeStride) {
   // its offset and strides.
   const int64_t n = 4, shape[2] = {0, 3}, strides[2] = {1, INT64_MAX};
   Tensor t, empty, one, two;
-  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_UINT8, nullptr, t.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_UINT8, t.out()));
   EK_OK(ek_view_as_strided(t, 2, shape, strides, 3, empty.out()));
   EK_OK(ek_view_slice(empty, 1, 1, 3, 1, one.out()));
   EK_OK(ek_view_slice(empty, 1, 0, 3, 2, two.out()));
@@ -498,7 +498,7 @@ TEST_P(Views, UnsqueezeBeforeAHugeStrideOfAnEmptyView) {
   // overflowed int64; a size-1 dim's stride is never used, so 1 serves.
   const int64_t n = 4, shape[2] = {0, 2}, strides[2] = {1, INT64_MAX};
   Tensor t, empty, u;
-  EK_OK(ek_tensor_empty(ctx, 1, &n, EK_UINT8, nullptr, t.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_UINT8, t.out()));
   EK_OK(ek_view_as_strided(t, 2, shape, strides, 0, empty.out()));
   EK_OK(ek_view_unsqueeze(empty, 1, u.out()));
   ek_tensor_info info = info_of(u);
@@ -652,19 +652,19 @@ TEST_P(Views, ViewsOfViewsComposeTheirLayouts) {
 TEST_P(Views, ViewKeepsStorageAliveAfterBaseIsReleased) {
   Tensor v;
   Host h;
-  ek_memory_stats during{}, after{};
+  ek_memory_stats during = EK_MEMORY_STATS_INIT, after = EK_MEMORY_STATS_INIT;
   {
     Tensor t;
     make({3, 4}, t, &h);
     EK_OK(ek_view_select(t, 0, 2, v.out()));
   }
-  EK_OK(ek_memory_stats_get(ctx, &during));
+  EK_OK(ek_memory_get_stats(ctx, &during));
   EXPECT_GT(during.allocated_bytes, baseline.allocated_bytes);
   expect_view(v, {4}, h.gather({4}, [](const Shape &i) { return Shape{2, i[0]}; }));
   EK_OK(ek_tensor_release(v.t));
   v.t = nullptr;
   EK_OK(ek_context_synchronize(ctx));
-  EK_OK(ek_memory_stats_get(ctx, &after));
+  EK_OK(ek_memory_get_stats(ctx, &after));
   EXPECT_EQ(after.allocated_bytes, baseline.allocated_bytes);
 }
 
@@ -673,7 +673,7 @@ TEST_P(Views, FillThroughASliceWritesTheBase) {
   Host h;
   make({4, 5}, t, &h);
   EK_OK(ek_view_slice(t, 1, 1, EK_SLICE_MAX, 2, cols.out()));  // t[:, 1::2] = 7
-  EK_OK(ek_fill(nullptr, cols, ektest::scalar(7.0)));
+  EK_OK(ek_fill(nullptr, ektest::scalar(7.0), cols));
   std::vector<float> want = h.data;
   for (int64_t r = 0; r < 4; ++r)
     for (int64_t c = 1; c < 5; c += 2) want[static_cast<size_t>(r * 5 + c)] = 7.0f;
@@ -696,7 +696,7 @@ TEST_P(Views, SliceOfAnEmptyTensorWithAnOffset) {
   EXPECT_EQ(info.numel, 0);
   EXPECT_EQ(info.shape[1], 2);
   float none = 0;
-  EK_OK(ek_tensor_to_host(tail, &none, 0, nullptr));
+  EK_OK(ek_tensor_to_host(nullptr, tail, &none, 0));
   EK_OK(ek_contiguous(nullptr, tail, dense.out()));
   EXPECT_EQ(info_of(dense).numel, 0);
 }
@@ -741,7 +741,7 @@ TEST_P(Views, ReshapeOfAnEmptyTensorToAnOverflowingShape) {
   ek_tensor v = nullptr;
   EK_FAILS(ek_view_reshape(t, 3, huge, &v), EK_ERROR_OVERFLOW, "overflow");
   EXPECT_EQ(v, nullptr);
-  EK_FAILS(ek_tensor_empty(ctx, 3, huge, EK_UINT8, nullptr, &v), EK_ERROR_OVERFLOW, "");
+  EK_FAILS(ek_tensor_empty(nullptr, ctx, 3, huge, EK_UINT8, &v), EK_ERROR_OVERFLOW, "");
   EXPECT_EQ(v, nullptr);
   const int64_t fine[3] = {0, 1LL << 40, 4};
   Tensor w;
@@ -759,14 +759,14 @@ namespace {
 TEST_P(Views, CopyOfAnEmptyViewWithHugeStrides) {
   Tensor t, dst;
   const int64_t shape[2] = {2, 3};
-  EK_OK(ek_tensor_empty(ctx, 2, shape, EK_FLOAT16, nullptr, t.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, shape, EK_FLOAT16, t.out()));
   const int64_t empty[2] = {0, 0};
   const int64_t strides[2] = {INT64_MAX / 2, INT64_MAX / 2};
   Tensor v;
   EK_OK(ek_view_as_strided(t, 2, empty, strides, 0, v.out()));
-  EK_OK(ek_tensor_empty(ctx, 2, empty, EK_FLOAT16, nullptr, dst.out()));
-  EK_OK(ek_copy(nullptr, dst, v));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 2, empty, EK_FLOAT16, dst.out()));
   EK_OK(ek_copy(nullptr, v, dst));
+  EK_OK(ek_copy(nullptr, dst, v));
   Tensor c;
   EK_OK(ek_contiguous(nullptr, v, c.out()));
   EXPECT_EQ(info_of(c).numel, 0);

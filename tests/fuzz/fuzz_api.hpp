@@ -92,9 +92,9 @@ inline int64_t live_handles() {
 }
 
 inline uint64_t allocated_bytes() {
-  ek_memory_stats st;
-  if (ek_memory_stats_get(cpu_context(), &st) != EK_SUCCESS)
-    finding("ek_memory_stats_get failed", "ek_memory_stats_get", 0);
+  ek_memory_stats st = EK_MEMORY_STATS_INIT;
+  if (ek_memory_get_stats(cpu_context(), &st) != EK_SUCCESS)
+    finding("ek_memory_get_stats failed", "ek_memory_get_stats", 0);
   return st.allocated_bytes;
 }
 
@@ -103,7 +103,7 @@ inline uint64_t allocated_bytes() {
 constexpr int64_t kMaxMaterialized = 1 << 16;
 
 inline int64_t numel_of(ek_tensor t) {
-  ek_tensor_info info;
+  ek_tensor_info info = EK_TENSOR_INFO_INIT;
   if (!check(ek_tensor_get_info(t, &info), "ek_tensor_get_info"))
     finding("ek_tensor_get_info failed on a live tensor", "ek_tensor_get_info", 1);
   return info.numel;
@@ -112,7 +112,7 @@ inline int64_t numel_of(ek_tensor t) {
 // Reads every element of t back (ek_tensor_to_host): numel * element size
 // bytes must be accepted; one byte fewer must be refused.
 inline void read_back(ek_tensor t) {
-  ek_tensor_info info;
+  ek_tensor_info info = EK_TENSOR_INFO_INIT;
   if (!check(ek_tensor_get_info(t, &info), "ek_tensor_get_info"))
     finding("ek_tensor_get_info failed on a live tensor", "ek_tensor_get_info", 1);
   if (info.ndim < 0 || info.ndim > EK_MAX_DIMS) finding("bad ndim", "ek_tensor_get_info", 0);
@@ -126,9 +126,9 @@ inline void read_back(ek_tensor t) {
   if (bytes != info.nbytes) finding("nbytes disagrees with numel", "ek_tensor_get_info", 0);
   if (numel > kMaxMaterialized) return;  // a broadcast view of billions of elements
   std::vector<unsigned char> host(bytes + 1);
-  if (!check(ek_tensor_to_host(t, host.data(), bytes, nullptr), "ek_tensor_to_host"))
+  if (!check(ek_tensor_to_host(nullptr, t, host.data(), bytes), "ek_tensor_to_host"))
     finding("ek_tensor_to_host refused the exact size", "ek_tensor_to_host", 1);
-  if (check(ek_tensor_to_host(t, host.data(), bytes + 1, nullptr), "ek_tensor_to_host"))
+  if (check(ek_tensor_to_host(nullptr, t, host.data(), bytes + 1), "ek_tensor_to_host"))
     finding("ek_tensor_to_host accepted a wrong size", "ek_tensor_to_host", 0);
 }
 
@@ -160,7 +160,7 @@ inline ek_tensor make_tensor(Reader &r, ek_dtype dtype, int ndim, const int64_t 
   std::vector<unsigned char> host(static_cast<size_t>(numel) * es);
   for (int64_t i = 0; i < numel; ++i) write_value(r, dtype, host.data() + i * es);
   ek_tensor t = nullptr;
-  if (!check_new(ek_tensor_from_host(cpu_context(), ndim, shape, dtype, host.data(), nullptr, &t),
+  if (!check_new(ek_tensor_from_host(nullptr, cpu_context(), ndim, shape, dtype, host.data(), &t),
                  "ek_tensor_from_host", t))
     finding("ek_tensor_from_host failed on a small valid shape", "ek_tensor_from_host", 1);
   return t;
@@ -231,7 +231,7 @@ int run_input(const uint8_t *data, size_t size, int max_steps, First first, Step
     for (ek_tensor t : pool) check(ek_tensor_release(t), "ek_tensor_release");
   }
   if (live_handles() != live0) finding("handle leak", "ek_live_handles", 0);
-  if (allocated_bytes() != bytes0) finding("allocation leak", "ek_memory_stats_get", 0);
+  if (allocated_bytes() != bytes0) finding("allocation leak", "ek_memory_get_stats", 0);
   return 0;
 }
 

@@ -77,7 +77,7 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
   ek_tensor x = pick();
   ek_tensor given = pick_out(r, pool);
   ek_tensor out = given;
-  ek_tensor out2 = nullptr;  // ek_max_dim's indices
+  ek_tensor out2 = nullptr;  // ek_reduce_with_indices's indices
   ek_status s;
   const char *call;
   switch (op) {
@@ -92,7 +92,8 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
       break;
     }
     case 2: {
-      double scalar = static_cast<double>(r.small_int()) * ((r.u8() & 1) ? 0.5 : 1.0);
+      const auto v = r.small_int();
+      const ek_scalar scalar = (r.u8() & 1) ? ek_scalar_float(v * 0.5) : ek_scalar_int(v);
       s = ek_binary_scalar(nullptr, static_cast<ek_binary_op>(r.range(0, 31)), x, scalar,
                            r.u8() & 1, &out);
       call = "ek_binary_scalar";
@@ -109,30 +110,30 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
     case 4: {
       int dims[EK_MAX_DIMS];
       int n = dims_arg(r, dims);
-      s = ek_var(nullptr, x, n, dims, static_cast<double>(r.range(-1, 2)), r.u8() & 1, r.u8() & 1,
-                 &out);
+      s = ek_var(nullptr, (r.u8() & 1) ? EK_VAR_STD : EK_VAR_VARIANCE, x, n, dims,
+                 static_cast<double>(r.range(-1, 2)), r.u8() & 1, &out);
       call = "ek_var";
       break;
     }
     case 5: {
       int dim = r.dim_arg();
       if (r.u8() & 1) {
-        s = ek_softmax(nullptr, x, dim, &out);
-        call = "ek_softmax";
+        s = ek_softmax(nullptr, EK_SOFTMAX_PLAIN, x, dim, &out);
+        call = "ek_softmax(EK_SOFTMAX_PLAIN)";
       } else {
-        s = ek_log_softmax(nullptr, x, dim, &out);
-        call = "ek_log_softmax";
+        s = ek_softmax(nullptr, EK_SOFTMAX_LOG, x, dim, &out);
+        call = "ek_softmax(EK_SOFTMAX_LOG)";
       }
       break;
     }
     case 6: {
       int dim = r.dim_arg();
       if (r.u8() & 1) {
-        s = ek_cumsum(nullptr, x, dim, &out);
-        call = "ek_cumsum";
+        s = ek_scan(nullptr, EK_SCAN_SUM, x, dim, &out);
+        call = "ek_scan(EK_SCAN_SUM)";
       } else {
-        s = ek_cumprod(nullptr, x, dim, &out);
-        call = "ek_cumprod";
+        s = ek_scan(nullptr, EK_SCAN_PROD, x, dim, &out);
+        call = "ek_scan(EK_SCAN_PROD)";
       }
       break;
     }
@@ -143,7 +144,7 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
       break;
     }
     case 8: {
-      double lo = static_cast<double>(r.small_int()), hi = static_cast<double>(r.small_int());
+      const ek_scalar lo = ek_scalar_int(r.small_int()), hi = ek_scalar_int(r.small_int());
       uint8_t which = r.u8();
       s = ek_clamp(nullptr, x, (which & 1) ? &lo : nullptr, (which & 2) ? &hi : nullptr, &out);
       call = "ek_clamp";
@@ -176,8 +177,9 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
     case 12: {
       int dim = r.dim_arg();
       out = nullptr;
-      s = ek_max_dim(nullptr, x, dim, r.u8() & 1, r.u8() & 1, &out, &out2);
-      call = "ek_max_dim";
+      const ek_reduce_op extreme = (r.u8() & 1) ? EK_REDUCE_MIN : EK_REDUCE_MAX;
+      s = ek_reduce_with_indices(nullptr, extreme, x, dim, r.u8() & 1, &out, &out2);
+      call = "ek_reduce_with_indices";
       given = nullptr;
       break;
     }

@@ -129,27 +129,26 @@ void step(Reader &r, std::vector<ek_tensor> &pool) {
       break;
     }
     case 11: {  // ek_copy into a new tensor of src's shape (any dtype)
-      ek_tensor_info info;
+      ek_tensor_info info = EK_TENSOR_INFO_INIT;
       check(ek_tensor_get_info(src, &info), "ek_tensor_get_info");
       if (info.numel > kMaxMaterialized) return;
       ek_tensor dst = nullptr;
-      if (!check_new(ek_tensor_empty(cpu_context(), info.ndim, info.shape, pick_dtype(r), nullptr,
+      if (!check_new(ek_tensor_empty(nullptr, cpu_context(), info.ndim, info.shape, pick_dtype(r),
                                      &dst),
                      "ek_tensor_empty", dst))
         return;
-      if (check(ek_copy(nullptr, dst, src), "ek_copy")) read_back(dst);
+      if (check(ek_copy(nullptr, src, dst), "ek_copy")) read_back(dst);
       ek_tensor_release(dst);
       return;
     }
     case 12: {  // ek_copy between two pool tensors (views: broadcast, overlap, mismatch)
       ek_tensor dst = pool[r.u8() % pool.size()];
       if (numel_of(dst) > kMaxMaterialized) return;
-      if (check(ek_copy(nullptr, dst, src), "ek_copy")) read_back(dst);
+      if (check(ek_copy(nullptr, src, dst), "ek_copy")) read_back(dst);
       return;
     }
     default: {
-      ek_tensor again = nullptr;
-      if (check(ek_tensor_retain(src, &again), "ek_tensor_retain")) ek_tensor_release(again);
+      if (check(ek_tensor_retain(src), "ek_tensor_retain")) ek_tensor_release(src);
       return;
     }
   }
