@@ -3,8 +3,8 @@
 // touched) and CPU stream semantics (no events). Prints the median ns per
 // pair over 200 batches of 1000 pairs, so a stray interrupt does not move it.
 //
-//   g++ -std=c++17 -O2 -Isrc src/pool.cpp bench/bench_pool_host.cpp -o /tmp/bp && /tmp/bp
-#include "pool.hpp"
+//   g++ -std=c++17 -O2 -Isrc src/core/pool.cpp bench/bench_pool_host.cpp -o /tmp/bp && /tmp/bp
+#include "core/pool.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -15,7 +15,7 @@
 //     not instantiate a kernel per dtype pair).
 // Index math is 32-bit (with multiply-shift division) whenever the element
 // count and every offset fit, 64-bit otherwise.
-#include "copy.cuh"
+#include "kernels/copy.cuh"
 
 #include <cuda_runtime.h>
 
@@ -23,8 +23,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "half.hpp"
-#include "strided.cuh"
+#include "util/half.hpp"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

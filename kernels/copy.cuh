@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tensor_desc.hpp"
+#include "ops/tensor_desc.hpp"
 
 namespace ek {
 namespace cuda {

@@ -1,6 +1,6 @@
 // CUDA elementwise kernels (ek_unary / ek_binary / ek_binary_scalar).
 //
-// Host code coalesces the layout (src/layout.hpp: size-1 dims dropped, dims
+// Host code coalesces the layout (src/ops/layout.hpp: size-1 dims dropped, dims
 // contiguous in every operand merged), then picks a path:
 //   * fast: out and every tensor operand contiguous, one dtype among f32, f16,
 //     bf16, 16-byte aligned -> 16-byte vector loads, kVecUnroll vectors in
@@ -11,14 +11,14 @@
 //     instantiated per compute type and index width only; offsets come from
 //     OffsetCalc (multiply-shift division with 32-bit index math, taken when
 //     the count and every offset fit, else 64-bit).
-#include "elementwise.cuh"
+#include "src/ops/elementwise_plan.hpp"
 
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
-#include "storage_types.cuh"
-#include "strided.cuh"
+#include "kernels/storage_types.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

@@ -3,7 +3,7 @@
 // behind masked_select, masked_scatter and nonzero.
 //
 // Strided tensors share one iteration shape; the host coalesces dims that are
-// contiguous in every tensor of a launch (src/layout.hpp), so common cases run
+// contiguous in every tensor of a launch (src/ops/layout.hpp), so common cases run
 // 1-D without any index division, and the others take their offsets from
 // OffsetCalc (strided.cuh), with 32-bit index math where it fits. Values move as raw element bits (an unsigned type of the
 // element's size); only scatter-add looks at the dtype, through atomics.
@@ -15,13 +15,13 @@
 // rank. Threads read 16 mask bytes as one uint4. masked_select of a
 // contiguous x stages the selected values of a chunk in shared memory, so
 // that the output is written in coalesced runs.
-#include "indexing.cuh"
+#include "kernels/indexing.cuh"
 
 #include <cuda_runtime.h>
 
 #include <cstring>
 
-#include "strided.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

@@ -1,13 +1,13 @@
 // CUDA backend of the indexing ops. Plain-C++ includable: no CUDA headers;
 // `stream` is a cudaStream_t passed as void*. Each launcher returns a
 // cudaError_t value (0 = cudaSuccess); launches are asynchronous. Semantics
-// match ek::cpu (src/cpu/indexing.hpp), except that SCATTER_ADD adds with
+// match ek::cpu (src/ops/index_plan.hpp), except that SCATTER_ADD adds with
 // atomics, so float sums depend on the order the GPU happens to run them in.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "cpu/indexing.hpp"
+#include "ops/index_plan.hpp"
 
 namespace ek {
 namespace cuda {

@@ -1,13 +1,13 @@
 // CUDA kernel of ek_random: one thread per element (grid-stride), each running
 // Philox for its own counter, so any launch shape gives the same numbers. A
 // contiguous tensor stores at its C-order index; any other layout is
-// coalesced (C order kept, src/layout.hpp) and turns the index into an
+// coalesced (C order kept, src/ops/layout.hpp) and turns the index into an
 // offset with OffsetCalc (strided.cuh).
-#include "random.cuh"
+#include "src/ops/random_plan.hpp"
 
 #include <cuda_runtime.h>
 
-#include "strided.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

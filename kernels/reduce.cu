@@ -4,7 +4,7 @@
 // extremum, arg); the exact kind within a family (sum/abs/square/deviation,
 // max/min/max-abs, argmax/argmin) is a warp-uniform run-time switch, cheap next
 // to the memory traffic. Accumulators: f32 for f16/bf16/f32, f64, int64.
-#include "reduce.cuh"
+#include "kernels/reduce.cuh"
 
 #include <cuda_runtime.h>
 
@@ -13,9 +13,9 @@
 #include <cmath>
 #include <type_traits>
 
-#include "half.hpp"
-#include "storage_types.cuh"
-#include "strided.cuh"
+#include "util/half.hpp"
+#include "kernels/storage_types.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

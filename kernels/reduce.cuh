@@ -1,14 +1,14 @@
 // CUDA backend of the reductions. Plain-C++ includable: no CUDA headers;
 // `stream` is a cudaStream_t passed as void*. Returns a cudaError_t value
 // (0 = cudaSuccess); launches are asynchronous. Semantics match ek::cpu::reduce
-// (src/cpu/reduce.hpp), except that f16/bf16/f32 accumulate in f32 (the CPU
+// (src/ops/reduce_plan.hpp), except that f16/bf16/f32 accumulate in f32 (the CPU
 // reference accumulates in f64). Results are bitwise reproducible: the launch
 // shape depends only on the plan (never on the device), and every partial
 // result is combined in a fixed tree order, without atomics.
 #pragma once
 #include <cstddef>
 
-#include "cpu/reduce.hpp"
+#include "ops/reduce_plan.hpp"
 
 namespace ek {
 namespace cuda {

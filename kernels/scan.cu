@@ -6,15 +6,15 @@
 // kernels, run on the accumulator type), and the scan of every part starting
 // from the scanned total of the parts before it. Otherwise a single launch.
 // Instantiated per storage type; sum/product is a uniform run-time flag.
-#include "scan.cuh"
+#include "kernels/scan.cuh"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <type_traits>
 
-#include "storage_types.cuh"
-#include "strided.cuh"
+#include "kernels/storage_types.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

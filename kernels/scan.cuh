@@ -1,7 +1,7 @@
 // CUDA backend of the inclusive scans (cumsum, cumprod). Plain-C++ includable:
 // no CUDA headers; `stream` is a cudaStream_t passed as void*. Returns a
 // cudaError_t value (0 = cudaSuccess); launches are asynchronous. Semantics
-// match ek::cpu::scan (src/cpu/softmax_scan.hpp) except that f16/bf16/f32
+// match ek::cpu::scan (src/ops/dim_plan.hpp) except that f16/bf16/f32
 // accumulate in f32 (the CPU reference in f64): a prefix differs from the
 // CPU's by about 1e-6 x the sum of |x| over it (the order is a tree within a
 // tile and sequential across tiles). int64 wraps around, exactly as the CPU.
@@ -9,7 +9,7 @@
 #pragma once
 #include <cstddef>
 
-#include "cpu/softmax_scan.hpp"
+#include "ops/dim_plan.hpp"
 
 namespace ek {
 namespace cuda {

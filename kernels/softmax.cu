@@ -4,7 +4,7 @@
 // s2 exp(m2 - m) - in a fixed order, then writes exp(x - M) / S or
 // x - M - log S. The max propagates NaN; a -inf max contributes 0, so a row of
 // -inf ends with M = -inf, x - M = NaN everywhere (as the CPU reference).
-#include "softmax.cuh"
+#include "kernels/softmax.cuh"
 
 #include <cuda_runtime.h>
 
@@ -12,8 +12,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "storage_types.cuh"
-#include "strided.cuh"
+#include "kernels/storage_types.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

@@ -1,14 +1,14 @@
 // CUDA backend of softmax / log_softmax. Plain-C++ includable: no CUDA
 // headers; `stream` is a cudaStream_t passed as void*. Returns a cudaError_t
 // value (0 = cudaSuccess); launches are asynchronous. Semantics match
-// ek::cpu::softmax (src/cpu/softmax_scan.hpp); f16/bf16/f32 compute in f32
+// ek::cpu::softmax (src/ops/dim_plan.hpp); f16/bf16/f32 compute in f32
 // (exp through the fast __expf: relative error about 1e-6 next to the CPU's
 // double), f64 in f64. The launch shape depends only on the plan, and partial
 // results combine in a fixed order, so results are bitwise reproducible.
 #pragma once
 #include <cstddef>
 
-#include "cpu/softmax_scan.hpp"
+#include "ops/dim_plan.hpp"
 
 namespace ek {
 namespace cuda {

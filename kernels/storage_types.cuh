@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "half.hpp"
+#include "util/half.hpp"
 
 namespace ek {
 namespace cuda {

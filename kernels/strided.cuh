@@ -1,6 +1,6 @@
 // The strided iteration every CUDA kernel shares: launch shape, vector types
 // and widths, and element offsets from a linear index. The host coalesces a
-// layout first (Geometry, src/layout.hpp: size-1 dims dropped, dims that are
+// layout first (Geometry, src/ops/layout.hpp: size-1 dims dropped, dims that are
 // one run in every tensor merged), so a contiguous launch is one unit-stride
 // dim and takes a vector path without any index math; any other picks 32-bit
 // index math when Geometry::fits_32bit() says every offset fits, 64-bit
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "layout.hpp"
+#include "ops/layout.hpp"
 
 namespace ek {
 namespace cuda {

@@ -1,6 +1,6 @@
 // CUDA kernels of ek_where / ek_clamp / ek_lerp / ek_axpby.
 //
-// As kernels/elementwise.cu: the host coalesces the layout (src/layout.hpp),
+// As kernels/elementwise.cu: the host coalesces the layout (src/ops/layout.hpp),
 // then picks a path:
 //   * fast: out and every operand one unit-stride run, x/y of out's dtype
 //     (f32, f16 or bf16), cond of one byte (bool, uint8, int8), all aligned to
@@ -9,14 +9,14 @@
 //   * strided: any layout/dtypes, operands converted to the compute type
 //     (float, double or int64) through run-time dtype switches, offsets from
 //     OffsetCalc (strided.cuh; 32-bit index math when everything fits).
-#include "ternary.cuh"
+#include "src/ops/ternary_plan.hpp"
 
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
-#include "storage_types.cuh"
-#include "strided.cuh"
+#include "kernels/storage_types.cuh"
+#include "kernels/strided.cuh"
 
 namespace ek {
 namespace cuda {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "copy.cuh"
+#include "kernels/copy.cuh"
 #include "cpu/copy.hpp"
 
 using namespace ek;

@@ -13,7 +13,7 @@
 
 #include "cpu/copy.hpp"
 #include "cpu/strided.hpp"
-#include "half.hpp"
+#include "util/half.hpp"
 
 namespace {
 using namespace ek;

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../src/dlpack_abi.hpp"
+#include "../src/core/dlpack_abi.hpp"
 #include "ek_test.hpp"
 
 using ektest::kAllDtypes;
@@ -20,7 +20,7 @@ namespace {
 struct DlCode {
   uint8_t code, bits;
 };
-// The DLPack spec's codes, written out independently of src/dlpack.cpp's table.
+// The DLPack spec's codes, written out independently of src/core/dlpack.cpp's table.
 DlCode expected_code(ek_dtype dt) {
   switch (dt) {
     case EK_BOOL: return {6, 8};

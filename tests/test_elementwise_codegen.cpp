@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "elementwise_codegen.hpp"
-#include "tensor_desc.hpp"
+#include "jit/elementwise_codegen.hpp"
+#include "ops/tensor_desc.hpp"
 
 using namespace ek;
 using namespace ek::ewgen;

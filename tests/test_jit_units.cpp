@@ -18,13 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image_check.hpp"
-#include "internal.hpp"
-#include "nvrtc_hint.hpp"
-#include "sha256.hpp"
+#include "jit/image_check.hpp"
+#include "core/internal.hpp"
+#include "jit/nvrtc_hint.hpp"
+#include "util/sha256.hpp"
 #include "file_checks.hpp"
 #ifdef EK_HAVE_CUDA
-#include "jit.hpp"
+#include "jit/jit.hpp"
 #endif
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "internal.hpp"
+#include "core/internal.hpp"
 
 namespace {
 

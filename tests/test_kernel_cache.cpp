@@ -1,7 +1,7 @@
-// Tests for the kernel cache (src/kernel_cache.hpp) and its SHA-256
-// (src/sha256.hpp): pure CPU, on real files in a fresh temporary directory.
-#include "kernel_cache.hpp"
-#include "sha256.hpp"
+// Tests for the kernel cache (src/jit/kernel_cache.hpp) and its SHA-256
+// (src/util/sha256.hpp): pure CPU, on real files in a fresh temporary directory.
+#include "jit/kernel_cache.hpp"
+#include "util/sha256.hpp"
 
 #include "file_checks.hpp"
 

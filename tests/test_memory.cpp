@@ -18,7 +18,7 @@
 namespace {
 
 constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
-constexpr uint64_t kRound = 512;  // src/pool.hpp: every block is a multiple of 512 B
+constexpr uint64_t kRound = 512;  // src/core/pool.hpp: every block is a multiple of 512 B
 
 uint64_t rounded(uint64_t bytes) { return (bytes + kRound - 1) / kRound * kRound; }
 

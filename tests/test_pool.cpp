@@ -1,7 +1,7 @@
-// Tests for the caching memory pool (src/pool.hpp) on a simulated device:
+// Tests for the caching memory pool (src/core/pool.hpp) on a simulated device:
 // a fake address range with a capacity and fake stream events that complete
 // when the test says so. Cross-stream safety is checked with vector clocks.
-#include "pool.hpp"
+#include "core/pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "../kernels/philox.hpp"
+#include "../src/ops/philox.hpp"
 #include "ek_test.hpp"
 
 using ektest::kFloatDtypes;
@@ -47,7 +47,7 @@ TEST(Philox, KnownAnswerVectors) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(hi.w[i], direct.w[i]);
 }
 
-// ---- The documented mapping, re-implemented with libm (independent of kernels/random.cuh).
+// ---- The documented mapping, re-implemented with libm (independent of src/ops/random_plan.hpp).
 uint64_t w64(uint32_t lo, uint32_t hi) { return (uint64_t(hi) << 32) | lo; }
 double unit53(uint32_t lo, uint32_t hi) { return double(w64(lo, hi) >> 11) * 0x1p-53; }
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "cpu/strided.hpp"
-#include "half.hpp"
+#include "util/half.hpp"
 
 namespace ek {
 namespace cpu {

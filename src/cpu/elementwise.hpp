@@ -1,8 +1,8 @@
 // CPU backend of the elementwise ops: the reference the CUDA kernels are
-// checked against. Same per-element math (kernels/elementwise.cuh), same
+// checked against. Same per-element math (src/ops/elementwise_plan.hpp), same
 // compute type, so both backends round identically up to libm differences.
 #pragma once
-#include "elementwise.cuh"
+#include "ops/elementwise_plan.hpp"
 
 namespace ek {
 namespace cpu {

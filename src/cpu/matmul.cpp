@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "half.hpp"
+#include "util/half.hpp"
 
 namespace ek {
 namespace cpu {

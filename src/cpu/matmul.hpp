@@ -1,35 +1,8 @@
-// One strided-batched matrix product in BLAS terms, shared by both backends
-// (src/cublas.cpp hands it to cuBLAS as it is), and the CPU loops that are the
-// reference cuBLAS is checked against. The host layer (src/matmul.cpp) has
-// already mapped the row-major tensors onto this column-major form.
+// CPU loops of the matrix products: the reference cuBLAS is checked against.
 #pragma once
-#include <cstdint>
-
-#include "tensor_desc.hpp"
+#include "ops/gemm_plan.hpp"
 
 namespace ek {
-
-// Column-major, as BLAS: for each of `batch` problems,
-//   C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C,
-// op(X) = X (trans false: element (i, j) at i + j * ld) or X^T (trans true:
-// the stored matrix is the transpose, element (i, j) of op(X) at j + i * ld).
-// Problem q uses a + q * stride_a (elements), likewise b and c; a stride may be
-// 0 (a broadcast operand). beta == 0 never reads C (NaN there is ignored).
-struct GemmPlan {
-  int dtype = kF32;  // of A, B and C: kF16, kBF16, kF32 or kF64
-  int64_t m = 0, n = 0, k = 0, batch = 1;
-  const void *a = nullptr;
-  int64_t lda = 1, stride_a = 0;
-  bool trans_a = false;
-  const void *b = nullptr;
-  int64_t ldb = 1, stride_b = 0;
-  bool trans_b = false;
-  void *c = nullptr;
-  int64_t ldc = 1, stride_c = 0;
-  double alpha = 1.0, beta = 0.0;
-  bool tf32 = false;  // CUDA only: float32 may run on TF32 tensor cores
-};
-
 namespace cpu {
 
 // Cache-blocked loops. f16/bf16 accumulate in f32 (as cuBLAS's 32F compute

@@ -1,7 +1,7 @@
 // CPU backend of ek_random: the same per-element function as the CUDA kernel
-// (kernels/random.cuh), so both produce the same bits.
+// (src/ops/random_plan.hpp), so both produce the same bits.
 #pragma once
-#include "random.cuh"
+#include "ops/random_plan.hpp"
 
 namespace ek {
 namespace cpu {

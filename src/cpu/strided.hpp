@@ -9,8 +9,8 @@
 #pragma once
 #include <cstdint>
 
-#include "half.hpp"
-#include "layout.hpp"
+#include "util/half.hpp"
+#include "ops/layout.hpp"
 
 namespace ek {
 namespace cpu {

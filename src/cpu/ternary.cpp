@@ -1,6 +1,6 @@
 // Plain loops: the C-order walk of cpu/strided.hpp keeps the byte offsets of
 // out and the three operands in step; each element is loaded into the compute
-// type, combined by the shared op (kernels/ternary.cuh) and stored.
+// type, combined by the shared op (src/ops/ternary_plan.hpp) and stored.
 #include "cpu/ternary.hpp"
 
 #include "cpu/strided.hpp"

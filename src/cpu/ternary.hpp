@@ -1,7 +1,7 @@
 // CPU backend of ek_where / ek_clamp / ek_lerp / ek_axpby: the reference the
-// CUDA kernels are checked against (same per-element math, kernels/ternary.cuh).
+// CUDA kernels are checked against (same per-element math, src/ops/ternary_plan.hpp).
 #pragma once
-#include "ternary.cuh"
+#include "ops/ternary_plan.hpp"
 
 namespace ek {
 namespace cpu {

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "fuzz_kernel_cache.hpp"
-#include "kernel_cache.hpp"
+#include "jit/kernel_cache.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fuzz_kernel_cache.hpp"
-#include "kernel_cache.hpp"
+#include "jit/kernel_cache.hpp"
 
 namespace {
 

@@ -1,0 +1,205 @@
+#include "core/gpu.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/internal.hpp"
+
+namespace ek::gpu {
+namespace {
+
+ek_status from_cuda(cudaError_t err, const char *call) {
+  if (err == cudaSuccess) return EK_SUCCESS;
+  cudaGetLastError();  // clear the sticky-free error so later calls start clean
+  ek_status status = EK_ERROR_DEVICE;
+  if (err == cudaErrorMemoryAllocation) status = EK_ERROR_OUT_OF_MEMORY;
+  if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+      err == cudaErrorInvalidDevice)
+    status = EK_ERROR_NO_DEVICE;
+  return fail(status, "%s failed: %s (%s)", call, cudaGetErrorName(err),
+              cudaGetErrorString(err));
+}
+
+}  // namespace
+
+bool compiled_in() { return true; }
+
+int device_count() {
+  int count = 0;
+  // Without a driver this returns cudaErrorInsufficientDriver (35) and leaves
+  // count untouched: that machine has no devices.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+ek_status device_info(int index, ek_device_info *info) {
+  cudaDeviceProp prop;
+  EK_FORWARD(from_cuda(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties"));
+  std::memset(info, 0, sizeof *info);
+  std::snprintf(info->name, sizeof info->name, "%s", prop.name);
+  info->type = EK_CUDA;
+  info->index = index;
+  info->compute_major = prop.major;
+  info->compute_minor = prop.minor;
+  info->multiprocessors = prop.multiProcessorCount;
+  info->total_memory = prop.totalGlobalMem;
+  info->l2_cache_size = static_cast<uint64_t>(prop.l2CacheSize);
+  return EK_SUCCESS;
+}
+
+ek_status set_device(int index) {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == index) return EK_SUCCESS;
+  return from_cuda(cudaSetDevice(index), "cudaSetDevice");
+}
+
+ek_status mem_info(size_t *free_bytes, size_t *total_bytes) {
+  return from_cuda(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+}
+
+ek_status malloc_device(size_t bytes, void **ptr) {
+  cudaError_t err = cudaMalloc(ptr, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return EK_ERROR_OUT_OF_MEMORY;  // the pool writes the message with its numbers
+  }
+  return from_cuda(err, "cudaMalloc");
+}
+
+void free_device(void *ptr) { cudaFree(ptr); }
+
+// Portable: pinned for every device's context, whichever is current now.
+ek_status host_alloc_mapped(size_t bytes, void **host, void **device) {
+  void *h = nullptr, *d = nullptr;
+  EK_FORWARD(from_cuda(cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+                       "cudaHostAlloc"));
+  if (ek_status st = from_cuda(cudaHostGetDevicePointer(&d, h, 0), "cudaHostGetDevicePointer");
+      st != EK_SUCCESS) {
+    cudaFreeHost(h);
+    return st;
+  }
+  *host = h;
+  *device = d;
+  return EK_SUCCESS;
+}
+
+void host_free(void *host) { cudaFreeHost(host); }
+
+ek_status stream_create(void **stream) {
+  cudaStream_t s = nullptr;
+  EK_FORWARD(from_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+                       "cudaStreamCreateWithFlags"));
+  *stream = s;
+  return EK_SUCCESS;
+}
+
+void stream_destroy(void *stream) { cudaStreamDestroy(static_cast<cudaStream_t>(stream)); }
+
+ek_status stream_id(void *stream, uint64_t *id) {
+  unsigned long long value = 0;
+  EK_FORWARD(from_cuda(cudaStreamGetId(static_cast<cudaStream_t>(stream), &value),
+                       "cudaStreamGetId"));
+  *id = value;
+  return EK_SUCCESS;
+}
+
+ek_status stream_synchronize(void *stream) {
+  return from_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
+                   "cudaStreamSynchronize");
+}
+
+ek_status stream_query(void *stream, bool *done) {
+  cudaError_t err = cudaStreamQuery(static_cast<cudaStream_t>(stream));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    *done = false;
+    return EK_SUCCESS;
+  }
+  EK_FORWARD(from_cuda(err, "cudaStreamQuery"));
+  *done = true;
+  return EK_SUCCESS;
+}
+
+ek_status stream_wait_event(void *stream, void *event) {
+  return from_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream),
+                                       static_cast<cudaEvent_t>(event), 0),
+                   "cudaStreamWaitEvent");
+}
+
+ek_status event_create(bool timing, void **event) {
+  cudaEvent_t e = nullptr;
+  unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
+  EK_FORWARD(from_cuda(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags"));
+  *event = e;
+  return EK_SUCCESS;
+}
+
+void event_destroy(void *event) { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+
+ek_status event_record(void *event, void *stream) {
+  return from_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event),
+                                   static_cast<cudaStream_t>(stream)),
+                   "cudaEventRecord");
+}
+
+ek_status event_query(void *event, bool *done) {
+  cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    *done = false;
+    return EK_SUCCESS;
+  }
+  EK_FORWARD(from_cuda(err, "cudaEventQuery"));
+  *done = true;
+  return EK_SUCCESS;
+}
+
+ek_status event_synchronize(void *event) {
+  return from_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
+                   "cudaEventSynchronize");
+}
+
+ek_status event_elapsed(void *start, void *end, float *ms) {
+  cudaError_t err = cudaEventElapsedTime(ms, static_cast<cudaEvent_t>(start),
+                                         static_cast<cudaEvent_t>(end));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return fail(EK_ERROR_NOT_READY, "an event has not completed");
+  }
+  return from_cuda(err, "cudaEventElapsedTime");
+}
+
+ek_status memcpy_async(void *dst, const void *src, size_t bytes, void *stream) {
+  return from_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                                   static_cast<cudaStream_t>(stream)),
+                   "cudaMemcpyAsync");
+}
+
+ek_status memset_async(void *dst, int value, size_t bytes, void *stream) {
+  return from_cuda(cudaMemsetAsync(dst, value, bytes, static_cast<cudaStream_t>(stream)),
+                   "cudaMemsetAsync");
+}
+
+ek_status device_synchronize() {
+  return from_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+bool is_device_pointer(const void *ptr) {
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+ek_status check_launch(int cuda_error, const char *what) {
+  return from_cuda(static_cast<cudaError_t>(cuda_error), what);
+}
+
+}  // namespace ek::gpu

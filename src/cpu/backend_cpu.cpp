@@ -1,0 +1,116 @@
+// The CPU backend's table (src/core/backend.hpp): the loops of src/cpu/, which
+// return 0 or nonzero for a plan they cannot run (a bug, hence INTERNAL).
+#include "core/backend.hpp"
+#include "cpu/copy.hpp"
+#include "cpu/elementwise.hpp"
+#include "cpu/indexing.hpp"
+#include "cpu/matmul.hpp"
+#include "cpu/random.hpp"
+#include "cpu/reduce.hpp"
+#include "cpu/softmax_scan.hpp"
+#include "cpu/ternary.hpp"
+#include "core/internal.hpp"
+
+namespace ek {
+namespace {
+
+ek_status copy(ek_context, ek_stream, const TensorDesc &dst, const TensorDesc &src) {
+  EK_CHECK(cpu::copy(dst, src) == 0, EK_ERROR_INTERNAL, "cpu copy rejected its descriptors");
+  return EK_SUCCESS;
+}
+
+ek_status fill(ek_context, ek_stream, const TensorDesc &d, uint64_t elem) {
+  EK_CHECK(cpu::fill(d, elem) == 0, EK_ERROR_INTERNAL, "cpu fill rejected its descriptor");
+  return EK_SUCCESS;
+}
+
+ek_status arange(ek_context, ek_stream, const TensorDesc &d, double start, double step,
+                 int64_t istart, int64_t istep) {
+  EK_CHECK(cpu::arange(d, start, step, istart, istep) == 0, EK_ERROR_INTERNAL,
+           "cpu arange rejected its descriptor");
+  return EK_SUCCESS;
+}
+
+ek_status unary(ek_context, ek_stream, const ew::Args &g) {
+  EK_CHECK(cpu::unary(g) == 0, EK_ERROR_INTERNAL,
+           "cpu elementwise loop rejected its descriptors");
+  return EK_SUCCESS;
+}
+
+ek_status binary(ek_context, ek_stream, const ew::Args &g) {
+  EK_CHECK(cpu::binary(g) == 0, EK_ERROR_INTERNAL,
+           "cpu elementwise loop rejected its descriptors");
+  return EK_SUCCESS;
+}
+
+ek_status ternary(ek_context, ek_stream, const tern::Args &g) {
+  EK_CHECK(cpu::ternary(g) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
+  return EK_SUCCESS;
+}
+
+ek_status random(ek_context, ek_stream, const rng::Params &g, const TensorDesc &t) {
+  EK_CHECK(cpu::random(g, t) == 0, EK_ERROR_INTERNAL, "cpu random loop rejected its descriptor");
+  return EK_SUCCESS;
+}
+
+ek_status reduce(ek_context, ek_stream, const ReducePlan &p) {
+  EK_CHECK(cpu::reduce(p) == 0, EK_ERROR_INTERNAL, "cpu reduce rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status softmax(ek_context, ek_stream, const DimPlan &p, int kind) {
+  EK_CHECK(cpu::softmax(p, kind) == 0, EK_ERROR_INTERNAL, "cpu softmax rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status scan(ek_context, ek_stream, const DimPlan &p, int kind) {
+  EK_CHECK(cpu::scan(p, kind) == 0, EK_ERROR_INTERNAL, "cpu scan rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status gemm(ek_context, ek_stream, const GemmPlan &p) {
+  EK_CHECK(cpu::gemm(p) == 0, EK_ERROR_INTERNAL,
+           "cpu gemm rejected its plan (m=%lld n=%lld k=%lld)", static_cast<long long>(p.m),
+           static_cast<long long>(p.n), static_cast<long long>(p.k));
+  return EK_SUCCESS;
+}
+
+ek_status find_bad_indices(ek_context, ek_stream, const TensorDesc *index, const int64_t *sizes,
+                           int n, int64_t *first) {
+  for (int k = 0; k < n; ++k) first[k] = -1;
+  for (int k = 0; k < n; ++k)
+    if ((first[k] = cpu::first_bad_index(index[k], sizes[k])) >= 0) break;
+  return EK_SUCCESS;
+}
+
+ek_status index(ek_context, ek_stream, const IndexPlan &p) {
+  EK_CHECK(cpu::run_index(p) == 0, EK_ERROR_INTERNAL, "the CPU index kernel rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status masked_fill(ek_context, ek_stream, const MaskedFillPlan &p) {
+  EK_CHECK(cpu::masked_fill(p) == 0, EK_ERROR_INTERNAL,
+           "the CPU masked_fill kernel rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status compact_count(ek_context, ek_stream, const uint8_t *mask, int64_t n, Scratch *,
+                        int64_t *count) {
+  *count = cpu::count_true(mask, n);
+  return EK_SUCCESS;
+}
+
+ek_status compact_write(ek_context, ek_stream, const CompactPlan &p, const void *) {
+  EK_CHECK(cpu::compact_write(p) == 0, EK_ERROR_INTERNAL,
+           "the CPU compaction kernel rejected its plan");
+  return EK_SUCCESS;
+}
+
+}  // namespace
+
+const Backend &cpu_backend() {
+  static const Backend table = EK_BACKEND_TABLE();
+  return table;
+}
+
+}  // namespace ek

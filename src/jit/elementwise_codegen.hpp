@@ -1,0 +1,99 @@
+// The code generator behind ek_elementwise_*: parses parameter lists, plans a
+// launch (collapsed layout, specialisation, argument block) and writes the
+// CUDA C++ of one specialisation. Pure C++ with no libek state, so the CPU
+// unit test compiles it from source (tests/test_elementwise_codegen.cpp).
+//
+// Generated kernels take one struct by value, a run of 8-byte words:
+//   void *p[P]; long long n; long long shape[8]; long long st[P][8];
+// (P = parameters, inputs then outputs; strides in elements, 0 where an
+// input is broadcast). pack_args writes the same words on the host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/layout.hpp"
+
+namespace ek {
+namespace ewgen {
+
+constexpr int kMaxParams = 16;
+constexpr int kMaxRank = 8;
+using ek::kThreads;  // threads per block; grids are capped at ek::kMaxBlocks
+constexpr int kVec = 4;           // elements per vector chunk (contiguous case)
+static_assert(kMaxRank == kMaxDims, "plans coalesce with layout.hpp");
+
+struct Param {
+  int dtype;  // ek_dtype code
+  std::string name;
+};
+
+struct Signature {
+  std::vector<Param> in, out;
+  std::string body;
+  std::string name;  // the kernel's symbol
+};
+
+// "float32 x, int64 y" -> params. Empty (or blank) text is no parameters.
+// false with *error naming the offending token on a bad list.
+bool parse_params(const char *text, std::vector<Param> *out, std::string *error);
+// Rules across both lists: distinct names, at least one output, at most
+// kMaxParams in all. false with *error.
+bool check_signature(const std::vector<Param> &in, const std::vector<Param> &out,
+                     std::string *error);
+// A kernel name is a C identifier that is not reserved (see is_reserved).
+bool check_kernel_name(const std::string &name, std::string *error);
+// C++/CUDA keywords, CUDA built-in variables, `i`, names the generated code
+// keeps for itself (prefix ekw_) and names C++ reserves (__x, _X).
+bool is_reserved(const std::string &name);
+// The dtype code named by an ek_dtype_name string; -1 when unknown.
+int dtype_from_name(const std::string &name);
+
+// One specialisation: vectorized contiguous loop or strided loop of `rank`
+// dims; 32-bit index math when every index and offset fits.
+struct Spec {
+  bool vectorized = false;
+  int rank = 1;
+  bool index32 = true;
+  std::string key() const;  // "v32", "s3_64", ...
+};
+
+// An operand over the broadcast shape: element strides (0 where broadcast).
+struct Operand {
+  void *data;
+  int elem_size;
+  int64_t strides[kMaxRank];
+};
+
+struct Plan {
+  Spec spec;
+  int nops = 0;
+  int64_t n = 0;
+  int rank = 1;
+  int64_t shape[kMaxRank] = {};
+  int64_t strides[kMaxParams][kMaxRank] = {};
+  void *data[kMaxParams] = {};
+};
+
+// Drops size-1 dims, merges dims contiguous in every operand, then picks the
+// specialisation. ndim may be 0; ops holds inputs then outputs.
+Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops);
+// Vector chunks each thread keeps in flight (1, 2 or 4): about 128 bytes of
+// input loads per thread, fewer chunks for wide operands.
+int chunks_per_thread(const Signature &sig);
+// The kernel's argument struct as 8-byte words, and its size in bytes.
+std::vector<uint64_t> pack_args(const Plan &plan);
+size_t args_bytes(int nparams);
+// 1-D grid for the plan: enough blocks to cover n once, at most kMaxBlocks
+// (the kernels loop over the rest); at least 1 (grid_for, layout.hpp).
+unsigned grid_blocks(const Plan &plan, int chunks);
+
+// CUDA C++ source of one specialisation; the kernel is extern "C" sig.name.
+// program is the file name NVRTC reports lines against.
+std::string generate_source(const Signature &sig, const Spec &spec, int chunks,
+                            const std::string &program);
+
+}  // namespace ewgen
+}  // namespace ek

@@ -1,0 +1,48 @@
+// PyTorch's type promotion and NumPy broadcasting, shared by every op that
+// combines operands (elementwise, where/clamp/lerp, matmul batch dims, indexing).
+#pragma once
+
+#include "core/internal.hpp"
+
+namespace ek {
+
+// ---- type rules (PyTorch): bool < integers < floats.
+inline int category(int dt) { return dt == kBool ? 0 : (dtype_is_float(dt) ? 2 : 1); }
+
+inline ek_dtype promote(ek_dtype a, ek_dtype b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) {  // f16 and bf16 meet in f32; otherwise the wider float
+    if ((a == EK_FLOAT16 && b == EK_BFLOAT16) || (a == EK_BFLOAT16 && b == EK_FLOAT16)) return EK_FLOAT32;
+    return a > b ? a : b;
+  }
+  // u8 with i8 needs i16; u8 with a wider signed type takes that type.
+  if ((a == EK_UINT8 && b == EK_INT8) || (a == EK_INT8 && b == EK_UINT8)) return EK_INT16;
+  return a > b ? a : b;
+}
+
+// A scalar (ek_binary_scalar) is weakly typed: its kind's category only
+// raises the tensor's: int tensor + 2.5 -> float32 (the default float), bool
+// tensor + 2 -> int64, bool tensor & true -> bool; otherwise the tensor's
+// dtype wins.
+inline ek_dtype promote_scalar(ek_dtype t, const ek_scalar &v) {
+  const int cs = v.kind == EK_SCALAR_FLOAT64 ? 2 : (v.kind == EK_SCALAR_BOOL ? 0 : 1);
+  if (category(t) >= cs) return t;
+  return cs == 2 ? EK_FLOAT32 : EK_INT64;
+}
+
+// NumPy broadcasting of two shapes; EK_ERROR_SHAPE names both.
+inline ek_status broadcast_shapes(const ek_tensor_s *a, const ek_tensor_s *b, int *ndim, int64_t *shape) {
+  *ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
+  for (int i = 0; i < *ndim; ++i) {
+    int ia = i - (*ndim - a->ndim), ib = i - (*ndim - b->ndim);
+    int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
+    EK_CHECK(sa == sb || sa == 1 || sb == 1, EK_ERROR_SHAPE, "shapes %s and %s are not broadcastable",
+             format_shape(a->ndim, a->shape).c_str(), format_shape(b->ndim, b->shape).c_str());
+    shape[i] = sa == 1 ? sb : sa;
+  }
+  return EK_SUCCESS;
+}
+
+}  // namespace ek
