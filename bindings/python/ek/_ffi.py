@@ -787,7 +787,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_context, ctypes.c_void_p],
         ('stream', 'ctx', 'ptr'),
-        'Returns a block to the pool, ordered after the work already submitted to `stream`: that stream may reuse it at once, other streams only after that work completes. NULL ptr is a no-op; an unknown or already-freed pointer is EK_ERROR_INVALID_ARGUMENT and changes nothing.',
+        'Returns a block to the pool, ordered after the work already submitted to `stream`: that stream may reuse it at once, other streams only after that work completes. NULL ptr is a no-op; an unknown or already-freed pointer is EK_ERROR_INVALID_ARGUMENT and changes nothing. ctx may be NULL when stream is given, here and in ek_record_stream and ek_memcpy.',
     ),
     'ek_record_stream': (
         ek_status,
@@ -1051,7 +1051,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_binary_op, ek_tensor, ek_scalar, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'a', 'scalar', 'scalar_first', 'out'),
-        "out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape. The scalar is weakly typed, as a Python number in PyTorch: its kind's category (bool < integer < float) only raises a's (int tensor + 2.5: float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An integer scalar takes part exactly in integer arithmetic (int64 tensor + 2^62 + 1 is exact) and is converted to a float compute type once. Otherwise as ek_binary.",
+        "out = a op scalar, or scalar op a when scalar_first is nonzero; a's shape. The scalar is weakly typed, as a Python number in PyTorch: its kind's category (bool < integer < float) only raises a's (int tensor + 2.5: float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An integer scalar takes part exactly in integer arithmetic (int64 tensor + 2^62 + 1 is exact; a uint64 scalar above INT64_MAX there is EK_ERROR_INVALID_ARGUMENT) and is converted to a float compute type once. Otherwise as ek_binary.",
     ),
     'ek_reduce': (
         ek_status,
@@ -1093,7 +1093,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_scalar, ek_tensor, ek_scalar, ek_tensor, ctypes.POINTER(ek_tensor)],
         ('stream', 'alpha', 'x', 'beta', 'y', 'out'),
-        "out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and beta are applied in the compute type (float: fma(alpha, x, beta * y)); with integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT otherwise, as PyTorch's alpha; an integer kind is exact) and the arithmetic wraps.",
+        "out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and beta are applied in the compute type (float: fma(alpha, x, beta * y)); with integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT otherwise, as PyTorch's alpha; an integer kind is exact, a uint64 above INT64_MAX is refused) and the arithmetic wraps.",
     ),
     'ek_softmax': (
         ek_status,

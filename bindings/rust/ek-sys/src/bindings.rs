@@ -675,7 +675,8 @@ extern "C" {
     #[doc = " Returns a block to the pool, ordered after the work already submitted to"]
     #[doc = "  `stream`: that stream may reuse it at once, other streams only after that"]
     #[doc = "  work completes. NULL ptr is a no-op; an unknown or already-freed pointer is"]
-    #[doc = "  EK_ERROR_INVALID_ARGUMENT and changes nothing."]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT and changes nothing. ctx may be NULL when stream"]
+    #[doc = "  is given, here and in ek_record_stream and ek_memcpy."]
     pub fn ek_free(
         stream: ek_stream,
         ctx: ek_context,
@@ -2322,7 +2323,8 @@ extern "C" {
     #[doc = "  category (bool < integer < float) only raises a's (int tensor + 2.5:"]
     #[doc = "  float32; float16 tensor * 2.0: float16; bool tensor + 2: int64). An"]
     #[doc = "  integer scalar takes part exactly in integer arithmetic (int64 tensor +"]
-    #[doc = "  2^62 + 1 is exact) and is converted to a float compute type once."]
+    #[doc = "  2^62 + 1 is exact; a uint64 scalar above INT64_MAX there is"]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT) and is converted to a float compute type once."]
     #[doc = "  Otherwise as ek_binary."]
     pub fn ek_binary_scalar(
         stream: ek_stream,
@@ -2470,8 +2472,8 @@ extern "C" {
     #[doc = "  accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and"]
     #[doc = "  beta are applied in the compute type (float: fma(alpha, x, beta * y)); with"]
     #[doc = "  integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT"]
-    #[doc = "  otherwise, as PyTorch's alpha; an integer kind is exact) and the"]
-    #[doc = "  arithmetic wraps."]
+    #[doc = "  otherwise, as PyTorch's alpha; an integer kind is exact, a uint64 above"]
+    #[doc = "  INT64_MAX is refused) and the arithmetic wraps."]
     pub fn ek_axpby(
         stream: ek_stream,
         alpha: ek_scalar,
