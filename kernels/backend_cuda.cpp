@@ -4,15 +4,15 @@
 #include "core/backend.hpp"
 #include "kernels/copy.cuh"
 #include "kernels/cublas.hpp"
-#include "src/ops/elementwise_plan.hpp"
+#include "kernels/elementwise.cuh"
 #include "core/gpu.hpp"
 #include "kernels/indexing.cuh"
 #include "core/internal.hpp"
-#include "src/ops/random_plan.hpp"
+#include "kernels/random.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/scan.cuh"
 #include "kernels/softmax.cuh"
-#include "src/ops/ternary_plan.hpp"
+#include "kernels/ternary.cuh"
 
 namespace ek {
 namespace {

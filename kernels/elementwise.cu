@@ -11,7 +11,7 @@
 //     instantiated per compute type and index width only; offsets come from
 //     OffsetCalc (multiply-shift division with 32-bit index math, taken when
 //     the count and every offset fit, else 64-bit).
-#include "src/ops/elementwise_plan.hpp"
+#include "kernels/elementwise.cuh"
 
 #include <cuda_runtime.h>
 

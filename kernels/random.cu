@@ -3,7 +3,7 @@
 // contiguous tensor stores at its C-order index; any other layout is
 // coalesced (C order kept, src/ops/layout.hpp) and turns the index into an
 // offset with OffsetCalc (strided.cuh).
-#include "src/ops/random_plan.hpp"
+#include "kernels/random.cuh"
 
 #include <cuda_runtime.h>
 

@@ -9,7 +9,7 @@
 //   * strided: any layout/dtypes, operands converted to the compute type
 //     (float, double or int64) through run-time dtype switches, offsets from
 //     OffsetCalc (strided.cuh; 32-bit index math when everything fits).
-#include "src/ops/ternary_plan.hpp"
+#include "kernels/ternary.cuh"
 
 #include <cuda_runtime.h>
 

@@ -415,7 +415,6 @@ TEST_P(Tensors, AccessorsRejectNullArguments) {
   ek_tensor_info info = EK_TENSOR_INFO_INIT;
   void *data = nullptr;
   ek_context got = nullptr;
-  ek_tensor again = nullptr;
   EK_FAILS(ek_tensor_get_info(nullptr, &info), EK_ERROR_NULL_POINTER,
            "ek_tensor_get_info: t is NULL");
   EK_FAILS(ek_tensor_get_info(t, nullptr), EK_ERROR_NULL_POINTER,
