@@ -156,7 +156,16 @@ __device__ void store(const ReducePlan &p, int64_t o, const State<A> &s) {
     v = detail::scalar_float(d);
   }
   char *out = static_cast<char *>(p.out) + o * elem_size(p.out_dtype);
-  detail::store_scalar(out, p.out_dtype, v);
+  // The common results skip the general store: the last block runs this
+  // serially after every other block, and the general one's size showed there
+  // (sum of 1M f32 took 5% longer when the cast rule grew).
+  if (!std::is_integral<A>::value && p.out_dtype == kF32) {
+    *reinterpret_cast<float *>(out) = detail::narrow_f64(v.f);
+  } else if (std::is_integral<A>::value && p.out_dtype == kI64) {
+    *reinterpret_cast<int64_t *>(out) = v.i;
+  } else {
+    detail::store_scalar(out, p.out_dtype, v);
+  }
 }
 
 template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
