@@ -129,14 +129,16 @@ __global__ void __launch_bounds__(kThreads) vec_copy_kernel(char *__restrict__ d
   if (blockIdx.x == 0) copy_edges(dst, src, head, head + nvec * int64_t(sizeof(V)), nbytes);
 }
 
-// Same-dtype strided copy; T is an unsigned type of the element's size.
-template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ dst, const T *__restrict__ src,
-                                                                OffsetCalc<U, 2> oc, U n) {
+// The strided walk of both copy kernels: n elements of two tensors through
+// oc, kUnroll per thread per step, all loads (load(source offset)) before the
+// stores (store(destination offset, value)) so they overlap in flight.
+template <typename U, typename Load, typename Store>
+__device__ __forceinline__ void strided_pairs(const OffsetCalc<U, 2> &oc, U n, Load load, Store store) {
   using S = typename OffsetCalc<U, 2>::S;
+  using V = decltype(load(S()));
   const U chunk = U(kThreads) * kUnroll;
   for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
-    T v[kUnroll];
+    V v[kUnroll];
     S od[kUnroll];
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
@@ -145,13 +147,21 @@ __global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ 
         S o[2];
         oc.get(i, o);
         od[k] = o[0];
-        v[k] = src[o[1]];
+        v[k] = load(o[1]);
       }
     }
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k)
-      if (base + U(k) * kThreads < n) dst[od[k]] = v[k];
+      if (base + U(k) * kThreads < n) store(od[k], v[k]);
   }
+}
+
+// Same-dtype strided copy; T is an unsigned type of the element's size.
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ dst, const T *__restrict__ src,
+                                                                OffsetCalc<U, 2> oc, U n) {
+  using S = typename OffsetCalc<U, 2>::S;
+  strided_pairs(oc, n, [&](S o) { return src[o]; }, [&](S o, T v) { dst[o] = v; });
 }
 
 // Any-dtype -> any-dtype strided copy. The dtypes are runtime values (uniform
@@ -162,24 +172,9 @@ __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ 
                                                              const char *__restrict__ src, int sdt, int ses,
                                                              OffsetCalc<U, 2> oc, U n) {
   using S = typename OffsetCalc<U, 2>::S;
-  const U chunk = U(kThreads) * kUnroll;
-  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
-    detail::Scalar v[kUnroll];
-    S od[kUnroll];
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) {
-      U i = base + U(k) * kThreads;
-      if (i < n) {
-        S o[2];
-        oc.get(i, o);
-        od[k] = o[0];
-        v[k] = detail::load_scalar(src + int64_t(o[1]) * ses, sdt);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k)
-      if (base + U(k) * kThreads < n) detail::store_scalar(dst + int64_t(od[k]) * des, ddt, v[k]);
-  }
+  strided_pairs(
+      oc, n, [&](S o) { return detail::load_scalar(src + int64_t(o) * ses, sdt); },
+      [&](S o, const detail::Scalar &v) { detail::store_scalar(dst + int64_t(o) * des, ddt, v); });
 }
 
 // ----------------------------------------------------------- typed casts --

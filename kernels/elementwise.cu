@@ -216,12 +216,9 @@ int run(const ew::Args &g, bool unary, void *stream) {
   const Layout L = make_layout(g, !unary);
   int rc = 0;
   if (try_fast(g, L, n, unary, st, &rc)) return rc;
-  switch (g.compute) {
-    case ew::kCF32: return strided<float>(g, L, n, unary, st);
-    case ew::kCF64: return strided<double>(g, L, n, unary, st);
-    case ew::kCI64: return strided<int64_t>(g, L, n, unary, st);
-    default: return cudaErrorInvalidValue;
-  }
+  return ew::with_compute(
+      g.compute, [&](auto t) { return strided<decltype(t)>(g, L, n, unary, st); },
+      int(cudaErrorInvalidValue));
 }
 
 }  // namespace

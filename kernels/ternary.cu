@@ -216,12 +216,9 @@ int ternary(const tern::Args &g, void *stream) {
   const Layout L = make_layout(g);
   int rc = 0;
   if (try_fast(g, L, n, st, &rc)) return rc;
-  switch (g.compute) {
-    case ew::kCF32: return strided<float>(g, L, n, st);
-    case ew::kCF64: return strided<double>(g, L, n, st);
-    case ew::kCI64: return strided<int64_t>(g, L, n, st);
-    default: return cudaErrorInvalidValue;
-  }
+  return ew::with_compute(
+      g.compute, [&](auto t) { return strided<decltype(t)>(g, L, n, st); },
+      int(cudaErrorInvalidValue));
 }
 
 }  // namespace cuda

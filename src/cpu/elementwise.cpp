@@ -49,22 +49,18 @@ void binary_loop(const ew::Args &g) {
 
 int unary(const ew::Args &g) {
   if (!valid(g, false)) return 1;
-  switch (g.compute) {
-    case ew::kCF32: unary_loop<float>(g); return 0;
-    case ew::kCF64: unary_loop<double>(g); return 0;
-    case ew::kCI64: unary_loop<int64_t>(g); return 0;
-    default: return 1;
-  }
+  return ew::with_compute(g.compute, [&](auto t) {
+    unary_loop<decltype(t)>(g);
+    return 0;
+  }, 1);
 }
 
 int binary(const ew::Args &g) {
   if (!valid(g, true)) return 1;
-  switch (g.compute) {
-    case ew::kCF32: binary_loop<float>(g); return 0;
-    case ew::kCF64: binary_loop<double>(g); return 0;
-    case ew::kCI64: binary_loop<int64_t>(g); return 0;
-    default: return 1;
-  }
+  return ew::with_compute(g.compute, [&](auto t) {
+    binary_loop<decltype(t)>(g);
+    return 0;
+  }, 1);
 }
 
 }  // namespace cpu

@@ -41,12 +41,10 @@ void loop(const tern::Args &g) {
 int ternary(const tern::Args &g) {
   if (!desc_valid(g.out) || g.x.data == nullptr || g.op < tern::kWhere || g.op > tern::kAxpby) return 1;
   if (!matches_out(g.out, g.cond) || !matches_out(g.out, g.x) || !matches_out(g.out, g.y)) return 1;
-  switch (g.compute) {
-    case ew::kCF32: loop<float>(g); return 0;
-    case ew::kCF64: loop<double>(g); return 0;
-    case ew::kCI64: loop<int64_t>(g); return 0;
-    default: return 1;
-  }
+  return ew::with_compute(g.compute, [&](auto t) {
+    loop<decltype(t)>(g);
+    return 0;
+  }, 1);
 }
 
 }  // namespace cpu

@@ -21,6 +21,19 @@ namespace ek {
 namespace ew {
 
 enum Compute : int { kCF32 = 0, kCF64 = 1, kCI64 = 2 };
+
+// Returns f(T()) for the C++ type T of a compute type (float, double,
+// int64_t): each backend instantiates its loops per compute type through
+// this; an unknown compute type returns `unknown`.
+template <typename F>
+auto with_compute(int compute, F f, decltype(f(float())) unknown) -> decltype(f(float())) {
+  switch (compute) {
+    case kCF32: return f(float());
+    case kCF64: return f(double());
+    case kCI64: return f(int64_t());
+    default: return unknown;
+  }
+}
 // Which operand of a binary op is the host scalar instead of a tensor.
 enum ScalarPos : int { kNoScalar = 0, kScalarA = 1, kScalarB = 2 };
 // The half type a float32 compute stands for: integer (and bool) tensor
