@@ -713,6 +713,87 @@ EK_API ek_status ek_fill(ek_stream stream, ek_scalar value, ek_tensor t);
 EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek_scalar stop,
                            ek_scalar step, ek_dtype dtype, ek_tensor *out);
 
+/* ---------------------------------------------------------------- joining and rearranging
+ * PyTorch semantics. The copying functions (concat, stack, flip, roll,
+ * repeat, meshgrid) follow the op-output convention (*out NULL allocates a
+ * C-contiguous result; a given *out must have the result's shape and dtype and
+ * must not overlap an input, EK_ERROR_INVALID_ARGUMENT) and run ek_copy's
+ * kernels into slices of the result; every argument is checked before
+ * anything is written. The view functions (ek_view_split*, ek_view_chunk,
+ * ek_view_moveaxis, ek_broadcast_tensors) copy nothing and return new handles,
+ * as the views section says. Every input of one call belongs to one context
+ * (EK_ERROR_INVALID_ARGUMENT otherwise). */
+
+/** out = xs[0..n-1] joined along dim (torch.cat): the n >= 1 tensors have
+ *  one ndim >= 1 and equal sizes outside dim (EK_ERROR_SHAPE naming the
+ *  first that differs); dim counts in that ndim. As torch.cat, a 1-D tensor
+ *  of size 0 is skipped whatever the others' shape (it still takes part in
+ *  the dtype). The result's dtype promotes every input's (as ek_binary: int32
+ *  with float16 gives float16; bool with uint8 gives uint8); each input is
+ *  converted by the cast rule. */
+EK_API ek_status ek_concat(ek_stream stream, int n, const ek_tensor *xs, int dim, ek_tensor *out);
+/** out = xs[0..n-1] joined along a new dim (torch.stack): the n >= 1 tensors
+ *  have one shape; dim is in [-ndim-1, ndim]; the dtype promotes as
+ *  ek_concat. */
+EK_API ek_status ek_stack(ek_stream stream, int n, const ek_tensor *xs, int dim, ek_tensor *out);
+/** out = x reversed along each of the ndims dims (torch.flip, a copy); a dim
+ *  listed twice is EK_ERROR_INVALID_ARGUMENT; ndims 0 copies x. */
+EK_API ek_status ek_flip(ek_stream stream, ek_tensor x, int ndims, const int *dims, ek_tensor *out);
+/** out = x with its elements shifted by shifts[i] along dims[i] (torch.roll):
+ *  element j moves to (j + shift) mod size; shifts may be negative or larger
+ *  than the size; a dim listed twice rolls by the sum. dims NULL: x is rolled
+ *  as if flattened in C order and nshifts must be 1. nshifts in
+ *  [1, EK_MAX_DIMS]. */
+EK_API ek_status ek_roll(ek_stream stream, ek_tensor x, int nshifts, const int64_t *shifts,
+                         const int *dims, ek_tensor *out);
+/** out = x tiled repeats[i] times along dim i (torch.Tensor.repeat, which is
+ *  numpy.tile): with ndim > x's ndim, x gains leading size-1 dims first; with
+ *  ndim < x's ndim, repeats gains leading 1s (numpy.tile; torch refuses it).
+ *  repeats >= 0 (0 gives an empty dim); ndim in [0, EK_MAX_DIMS]. */
+EK_API ek_status ek_repeat(ek_stream stream, ek_tensor x, int ndim, const int64_t *repeats,
+                           ek_tensor *out);
+
+/* The splitting views are two-phase: with outs NULL and capacity 0 they only
+ * write the number of pieces into *count; otherwise capacity must be at least
+ * that number (EK_ERROR_INVALID_ARGUMENT naming both, nothing written) and
+ * outs[0..count-1] receive new views, which the caller releases. */
+/** x cut along dim into pieces of split_size (the last may be smaller), as
+ *  torch.split(x, split_size, dim): ceil(size / split_size) pieces; a dim of
+ *  size 0 gives one empty piece, and only then may split_size be 0. */
+EK_API ek_status ek_view_split(ek_tensor x, int dim, int64_t split_size, int64_t capacity,
+                               ek_tensor *outs, int64_t *count);
+/** x cut along dim into n pieces of sizes[0..n-1] (torch.split with a list),
+ *  which must be >= 0 and add up to dim's size (EK_ERROR_SHAPE); outs has n
+ *  entries. */
+EK_API ek_status ek_view_split_sizes(ek_tensor x, int dim, int64_t n, const int64_t *sizes,
+                                     ek_tensor *outs);
+/** torch.chunk: x cut along dim into pieces of ceil(size / chunks), which
+ *  may be fewer than chunks (size 5 in 4 chunks: 2, 2, 1); a dim of size 0
+ *  gives chunks empty pieces. chunks >= 1. Two-phase as ek_view_split. */
+EK_API ek_status ek_view_chunk(ek_tensor x, int dim, int64_t chunks, int64_t capacity,
+                               ek_tensor *outs, int64_t *count);
+/** Moves x's dims src[i] to positions dst[i] (torch.movedim, numpy.moveaxis);
+ *  the other dims keep their order. Entries of each list are distinct. */
+EK_API ek_status ek_view_moveaxis(ek_tensor x, int n, const int *src, const int *dst,
+                                  ek_tensor *out);
+/** outs[i] = xs[i] expanded to the broadcast shape of all n >= 1 tensors
+ *  (torch.broadcast_tensors; stride-0 views: an op cannot write into them).
+ *  Whatever outs held is ignored. */
+EK_API ek_status ek_broadcast_tensors(int n, const ek_tensor *xs, ek_tensor *outs);
+
+typedef enum {
+  EK_MESHGRID_IJ = 0,  /* matrix indexing: outs[i] varies along dim i */
+  EK_MESHGRID_XY = 1   /* Cartesian (numpy's default): dims 0 and 1 swapped */
+} ek_meshgrid_indexing;
+/** n >= 1 tensors of one dtype, each 1-D (or 0-d, taken as one element),
+ *  to n grids of shape [len(xs[0]), ..., len(xs[n-1])] (XY: the first two
+ *  sizes swapped), outs[i] holding xs[i]'s values along its own dim
+ *  (torch.meshgrid, numpy.meshgrid). Copies, not views: each outs[i] follows
+ *  the op-output convention (NULL allocates; on failure the ones allocated
+ *  are released and outs is unchanged). n <= EK_MAX_DIMS. */
+EK_API ek_status ek_meshgrid(ek_stream stream, int n, const ek_tensor *xs,
+                             ek_meshgrid_indexing indexing, ek_tensor *outs);
+
 /* ---------------------------------------------------------------- elementwise
  * Semantics follow PyTorch. Operands broadcast (NumPy rules) and promote:
  * bool < integers < floats; within integers the wider type (uint8 with int8:
