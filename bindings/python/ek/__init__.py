@@ -132,3 +132,10 @@ __all__ = [
     "Profiler", "ProfileRecord", "profile",
 ] + sorted(_FUNCTIONS)
 del annotations
+
+# Joining and rearranging: concat/cat, stack, split, chunk, unstack, flip,
+# roll, tile (Tensor.repeat), moveaxis, broadcast_tensors, meshgrid.
+from . import _join  # noqa: E402
+_join.install(Tensor)
+globals().update(_join.functions())
+__all__ += sorted(_join.functions())
