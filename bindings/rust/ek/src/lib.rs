@@ -169,3 +169,5 @@ pub use reduce::ReduceOp;
 pub use scalar::Scalar;
 pub use stream::{Event, Stream};
 pub use tensor::{SendTensor, Tensor};
+mod join;
+pub use join::MeshgridIndexing;
