@@ -364,4 +364,17 @@ static inline ek_status ekgo_kernel_launch_auto(ek_stream s, ek_kernel k, uint64
 }
 #endif /* EK_EXPERIMENTAL */
 
+/* Joining and rearranging (join.go). */
+EKGO_OP(ek_concat, (ek_stream s, int n, const ek_tensor *xs, int d), (s, n, xs, d))
+EKGO_OP(ek_stack, (ek_stream s, int n, const ek_tensor *xs, int d), (s, n, xs, d))
+EKGO_OP(ek_flip, (ek_stream s, ek_tensor x, int n, const int *d), (s, x, n, d))
+EKGO_OP(ek_roll, (ek_stream s, ek_tensor x, int n, const int64_t *sh, const int *d), (s, x, n, sh, d))
+EKGO_OP(ek_repeat, (ek_stream s, ek_tensor x, int n, const int64_t *r), (s, x, n, r))
+EKGO(ek_view_split, (ek_tensor x, int d, int64_t sz, int64_t cap, ek_tensor *o, int64_t *n), (x, d, sz, cap, o, n))
+EKGO(ek_view_split_sizes, (ek_tensor x, int d, int64_t n, const int64_t *sz, ek_tensor *o), (x, d, n, sz, o))
+EKGO(ek_view_chunk, (ek_tensor x, int d, int64_t c, int64_t cap, ek_tensor *o, int64_t *n), (x, d, c, cap, o, n))
+EKGO(ek_view_moveaxis, (ek_tensor x, int n, const int *a, const int *b, ek_tensor *o), (x, n, a, b, o))
+EKGO(ek_broadcast_tensors, (int n, const ek_tensor *xs, ek_tensor *o), (n, xs, o))
+EKGO(ek_meshgrid, (ek_stream s, int n, const ek_tensor *xs, ek_meshgrid_indexing i, ek_tensor *o), (s, n, xs, i, o))
+
 #endif
