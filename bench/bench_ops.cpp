@@ -93,6 +93,19 @@ void softmax(const Env &e) {
   }
 }
 
+// ek_concat of 8 x 32M f32 (1 GiB out): one vectorized copy per input.
+void joining(const Env &e) {
+  const int64_t n = int64_t{1} << 25;
+  std::vector<ek_tensor> xs;
+  for (int i = 0; i < 8; ++i) xs.push_back(random_like(e, {n}));
+  ek_tensor out = nullptr;
+  EK_CHECK(ek_concat(e.s, 8, xs.data(), 0, &out));
+  report("concat 8 x 32M f32", 2.0 * 4 * 8 * n,
+         time_ms(e, [&] { EK_CHECK(ek_concat(e.s, 8, xs.data(), 0, &out)); }));
+  xs.push_back(out);
+  for (ek_tensor t : xs) EK_CHECK(ek_tensor_release(t));
+}
+
 // C = A @ B, row-major n x n, as cuBLAS sees it: C^T = B^T A^T (column-major).
 void cublas_matmul(cublasHandle_t h, int n, cudaDataType dt, const void *a, const void *b, void *c) {
   const float one = 1, zero = 0;
@@ -228,6 +241,7 @@ int main() {
   elementwise(e);
   reductions(e);
   softmax(e);
+  joining(e);
   indexing(e);
   tiny_ops(e);
   matmul(e);

@@ -168,6 +168,7 @@ def cases(e: Ek):
                     lambda eo=eo, dims=dims: check(lib.ek_reduce(e.s, _ffi.EK_REDUCE_SUM, em, 1, dims, 0, eo.ref)),
                     lambda dim=dim: m.sum(dim), cp and (lambda dim=dim: cm.sum(axis=dim))))
     out += softmax_cases(e)
+    out += join_cases(e)
     out += matmul_cases(e)
     out += index_cases(e)
     out += tiny_cases(e)
@@ -192,6 +193,21 @@ def softmax_cases(e: Ek):
                     lambda et=et, eo=eo: check(lib.ek_softmax(e.s, _ffi.EK_SOFTMAX_PLAIN, et, -1, eo.ref)),
                     lambda t=t: torch.softmax(t, -1), cp and (lambda ct=ct: cupy_softmax(ct))))
     return res
+
+
+def join_cases(e: Ek):
+    """concat of 8 x 32M f32 into a reused 1 GiB output, for all three."""
+    if not hasattr(lib, "ek_concat"):
+        return []
+    n = 1 << 25
+    xs = [rand(n) for _ in range(8)]
+    exs = (_ffi.ek_tensor * 8)(*[e.wrap(x) for x in xs])
+    eo, z = Out(), torch.empty(8 * n, device="cuda")
+    cxs = cp and [cp.from_dlpack(x) for x in xs]
+    cz = cp and cp.empty(8 * n, dtype=cp.float32)
+    return [("concat 8 x 32M f32", "B", 2 * 4 * 8 * n,
+             lambda: check(lib.ek_concat(e.s, 8, exs, 0, eo.ref)),
+             lambda: torch.cat(xs, out=z), cp and (lambda: cp.concatenate(cxs, out=cz)))]
 
 
 def matmul_cases(e: Ek):
