@@ -519,6 +519,9 @@ EK_API ek_status ek_broadcast_tensors(int n, const ek_tensor *xs, ek_tensor *out
     }
     ndim = nd;
   }
+  int64_t numel = 0;
+  EK_CHECK(checked_numel(ndim, shape, &numel), EK_ERROR_OVERFLOW,
+           "the broadcast shape %s overflows int64", format_shape(ndim, shape).c_str());
   for (int i = 0; i < n; ++i) {
     const ek_tensor_s *t = xs[i];
     int64_t strides[EK_MAX_DIMS];
