@@ -364,4 +364,13 @@ static inline ek_status ekgo_kernel_launch_auto(ek_stream s, ek_kernel k, uint64
 }
 #endif /* EK_EXPERIMENTAL */
 
+/* Creation (creation.go). */
+EKGO(ek_full, (ek_context c, int n, const int64_t *shape, ek_dtype d, ek_scalar v, ek_tensor *o),
+     (NULL, c, n, shape, d, v, o))
+EKGO(ek_linspace, (ek_context c, ek_scalar a, ek_scalar b, int64_t num, int endpoint, ek_dtype d, ek_tensor *o),
+     (NULL, c, a, b, num, endpoint, d, o))
+EKGO(ek_eye, (ek_context c, int64_t n, int64_t m, int64_t k, ek_dtype d, ek_tensor *o), (NULL, c, n, m, k, d, o))
+EKGO_OP(ek_tril, (ek_stream s, ek_tensor x, int64_t k), (s, x, k))
+EKGO_OP(ek_triu, (ek_stream s, ek_tensor x, int64_t k), (s, x, k))
+
 #endif
