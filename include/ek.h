@@ -794,6 +794,46 @@ typedef enum {
 EK_API ek_status ek_meshgrid(ek_stream stream, int n, const ek_tensor *xs,
                              ek_meshgrid_indexing indexing, ek_tensor *outs);
 
+/* ---------------------------------------------------------------- creation
+ * Creators take (stream, ctx) as ek_arange does (ctx may be NULL when stream
+ * is given) and, like every op, write into *out when it is given (its shape
+ * and dtype checked) or return a new C-contiguous tensor. */
+
+/** A tensor of shape and dtype with every element value, converted as
+ *  ek_fill converts it (see ek_scalar: a value that does not fit an integer
+ *  dtype is EK_ERROR_INVALID_ARGUMENT, e.g. 300 with int8). */
+EK_API ek_status ek_full(ek_stream stream, ek_context ctx, int ndim, const int64_t *shape,
+                         ek_dtype dtype, ek_scalar value, ek_tensor *out);
+/** 1-D tensor of num (>= 0) evenly spaced values from start to stop, stop
+ *  included when endpoint != 0, as numpy.linspace (NumPy 2): computed in
+ *  double, with div = num - 1 (endpoint) or num, step = (stop - start) / div,
+ *  element k = start + k * step (start + (k / div) * (stop - start) when step
+ *  underflows to 0), the last element exactly stop when endpoint and num > 1;
+ *  num 1 gives start. Then stored in dtype: float dtypes by the cast rule
+ *  (float16/bfloat16 through float32, so a value may differ from NumPy's one
+ *  rounding by an ulp of float16); integer dtypes rounded toward -inf first
+ *  (floor, as NumPy since 1.20: linspace(-1, 1, 5) as int32 is -1 -1 0 0 1),
+ *  and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise,
+ *  as for NaN or infinite bounds); bool: x != 0. Float dtypes accept any
+ *  bounds (infinities and NaN give what NumPy gives). */
+EK_API ek_status ek_linspace(ek_stream stream, ek_context ctx, ek_scalar start, ek_scalar stop,
+                             int64_t num, int endpoint, ek_dtype dtype, ek_tensor *out);
+/** n x m tensor (n, m >= 0) with ones on diagonal k (0: the main diagonal,
+ *  k > 0 above it, k < 0 below it; a k beyond the matrix gives all zeros)
+ *  and zeros elsewhere, as numpy.eye(n, m, k). Any dtype (bool: true). */
+EK_API ek_status ek_eye(ek_stream stream, ek_context ctx, int64_t n, int64_t m, int64_t k,
+                        ek_dtype dtype, ek_tensor *out);
+/** The lower triangle of each matrix over x's last two dims (x has at least
+ *  2 dims; the rest are batch dims): element (..., i, j) is x's where
+ *  j - i <= k, else 0, as numpy.tril and torch.tril (k 0: the main diagonal
+ *  and below; k > 0 keeps k diagonals above it). Any k, any strides, any
+ *  dtype; out has x's shape and dtype. In place when *out == x; any other
+ *  overlap between out and x is EK_ERROR_INVALID_ARGUMENT. */
+EK_API ek_status ek_tril(ek_stream stream, ek_tensor x, int64_t k, ek_tensor *out);
+/** The upper triangle, as ek_tril: element (..., i, j) is x's where
+ *  j - i >= k, else 0 (numpy.triu, torch.triu). */
+EK_API ek_status ek_triu(ek_stream stream, ek_tensor x, int64_t k, ek_tensor *out);
+
 /* ---------------------------------------------------------------- elementwise
  * Semantics follow PyTorch. Operands broadcast (NumPy rules) and promote:
  * bool < integers < floats; within integers the wider type (uint8 with int8:

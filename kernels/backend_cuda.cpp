@@ -3,6 +3,7 @@
 // gpu_none.cpp's nullptr and no CUDA context can be created.
 #include "core/backend.hpp"
 #include "kernels/copy.cuh"
+#include "kernels/creation.cuh"
 #include "kernels/cublas.hpp"
 #include "kernels/elementwise.cuh"
 #include "core/gpu.hpp"
@@ -32,10 +33,8 @@ ek_status fill(ek_context ctx, ek_stream s, const TensorDesc &d, uint64_t elem) 
   return launch(ctx, "fill kernel", [&] { return cuda::fill(d, elem, s->native); });
 }
 
-ek_status arange(ek_context ctx, ek_stream s, const TensorDesc &d, double start, double step,
-                 int64_t istart, int64_t istep) {
-  return launch(ctx, "arange kernel",
-                [&] { return cuda::arange(d, start, step, istart, istep, s->native); });
+ek_status arange(ek_context ctx, ek_stream s, const TensorDesc &d, const RangePlan &p) {
+  return launch(ctx, "arange kernel", [&] { return cuda::arange(d, p, s->native); });
 }
 
 ek_status unary(ek_context ctx, ek_stream s, const ew::Args &g) {
@@ -125,6 +124,10 @@ ek_status compact_count(ek_context ctx, ek_stream s, const uint8_t *mask, int64_
 ek_status compact_write(ek_context ctx, ek_stream s, const CompactPlan &p, const void *work) {
   return launch(ctx, "compaction kernel",
                 [&] { return cuda::compact_write(p, work, s->native); });
+}
+
+ek_status triangle(ek_context ctx, ek_stream s, const TrianglePlan &p) {
+  return launch(ctx, "triangle kernel", [&] { return cuda::triangle(p, s->native); });
 }
 
 }  // namespace

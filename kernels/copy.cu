@@ -1,4 +1,4 @@
-// CUDA data-movement kernels: copy (with casts), fill, arange.
+// CUDA data-movement kernels: copy (with casts), fill, arange (and linspace).
 //
 // Host code first canonicalises layouts (drop size-1 dims; for copy/fill also
 // flip negative dst strides and sort dims by dst stride, which is legal because
@@ -23,6 +23,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ops/range_plan.hpp"
 #include "util/half.hpp"
 #include "kernels/strided.cuh"
 
@@ -379,13 +380,12 @@ __global__ void __launch_bounds__(kThreads) strided_fill_kernel(T *__restrict__ 
 // Linear index i is the C-order position in dst, so layouts are not reordered.
 template <typename U>
 __global__ void __launch_bounds__(kThreads) arange_kernel(char *__restrict__ dst, int dtype, int es,
-                                                          OffsetCalc<U, 1> oc, U n, double start, double step,
-                                                          int64_t istart, int64_t istep) {
+                                                          OffsetCalc<U, 1> oc, U n, RangePlan p) {
   using S = typename OffsetCalc<U, 1>::S;
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
     S od[1];
     oc.get(i, od);
-    detail::store_scalar(dst + int64_t(od[0]) * es, dtype, detail::arange_scalar(dtype, int64_t(i), start, step, istart, istep));
+    detail::store_scalar(dst + int64_t(od[0]) * es, dtype, detail::range_scalar(p, int64_t(i)));
   }
 }
 
@@ -565,7 +565,7 @@ int fill(const TensorDesc &dst, uint64_t elem, void *stream) {
   return with_bits_of(L.es[0], [&](auto t) { return strided_fill<decltype(t)>(L, n, elem, st); });
 }
 
-int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream) {
+int arange(const TensorDesc &dst, const RangePlan &p, void *stream) {
   if (!desc_valid(dst)) return cudaErrorInvalidValue;
   const int64_t n = desc_numel(dst);
   if (n == 0) return cudaSuccess;
@@ -575,10 +575,10 @@ int arange(const TensorDesc &dst, double start, double step, int64_t istart, int
   const unsigned grid = grid_for(n, kThreads);
   if (L.fits_32bit())
     arange_kernel<uint32_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint32_t, 1>(L),
-                                                       uint32_t(n), start, step, istart, istep);
+                                                       uint32_t(n), p);
   else
     arange_kernel<uint64_t><<<grid, kThreads, 0, st>>>(L.ptr[0], dst.dtype, int(L.es[0]), make_calc<uint64_t, 1>(L),
-                                                       uint64_t(n), start, step, istart, istep);
+                                                       uint64_t(n), p);
   return cudaGetLastError();
 }
 

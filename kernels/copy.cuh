@@ -8,6 +8,7 @@
 #include "ops/tensor_desc.hpp"
 
 namespace ek {
+struct RangePlan;
 namespace cuda {
 
 // dst[idx] = cast(src[idx]), same shape, any strides/dtypes. Paths: contiguous
@@ -19,7 +20,8 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *stream);
 // caller converts the value: detail::scalar_element).
 int fill(const TensorDesc &dst, uint64_t elem, void *stream);
 
-int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *stream);
+// Element i (C order of dst's shape) = detail::range_scalar(p, i): arange, linspace.
+int arange(const TensorDesc &dst, const RangePlan &p, void *stream);
 
 }  // namespace cuda
 }  // namespace ek

@@ -16,6 +16,7 @@
 
 #include "kernels/copy.cuh"
 #include "cpu/copy.hpp"
+#include "ops/range_plan.hpp"
 
 using namespace ek;
 
@@ -130,8 +131,9 @@ void check_fill_arange(const std::vector<int64_t> &shape, int dk, int dt) {
       rc = cpu::fill(at(dv, db.h.data()), 0x0000000000000001ULL);
       rg = cuda::fill(at(dv, db.d), 0x0000000000000001ULL, nullptr);
     } else {
-      rc = cpu::arange(at(dv, db.h.data()), -3.25, 0.1, 1000, -7);
-      rg = cuda::arange(at(dv, db.d), -3.25, 0.1, 1000, -7, nullptr);
+      const RangePlan plan = arange_plan(dt, -3.25, 0.1, 1000, -7);
+      rc = cpu::arange(at(dv, db.h.data()), plan);
+      rg = cuda::arange(at(dv, db.d), plan, nullptr);
     }
     CK(cudaDeviceSynchronize());
     report(rc == 0 && rg == 0 && db.same_as_device(tmp), std::string(op == 2 ? "arange " : "fill ") +

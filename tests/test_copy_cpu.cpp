@@ -13,10 +13,15 @@
 
 #include "cpu/copy.hpp"
 #include "cpu/strided.hpp"
+#include "ops/range_plan.hpp"
 #include "util/half.hpp"
 
 namespace {
 using namespace ek;
+
+int run_arange(const TensorDesc &d, double start, double step, int64_t istart, int64_t istep) {
+  return cpu::arange(d, arange_plan(d.dtype, start, step, istart, istep));
+}
 
 TensorDesc desc(void *p, int dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
   TensorDesc t{};
@@ -363,7 +368,7 @@ TEST(CpuCopy, ZeroDimAndZeroSize) {
   ASSERT_EQ(cpu::copy(desc(dst.data(), kI8, {3, 0}), desc(nullptr, kF32, {3, 0})), 0);
   ASSERT_EQ(cpu::copy(desc(nullptr, kI8, {0}), desc(nullptr, kI8, {0})), 0);
   ASSERT_EQ(cpu::fill(desc(nullptr, kF16, {0, 5}), 0x3c00), 0);
-  ASSERT_EQ(cpu::arange(desc(nullptr, kI64, {0}), 0, 1, 0, 1), 0);
+  ASSERT_EQ(run_arange(desc(nullptr, kI64, {0}), 0, 1, 0, 1), 0);
   EXPECT_EQ(dst, std::vector<int8_t>(4, 9));
   float f = 0, g = 1.5f;
   uint32_t g_bits;
@@ -379,7 +384,7 @@ TEST(CpuCopy, RejectsBadArguments) {
   EXPECT_NE(cpu::fill(desc(x, -1, {4}), 0), 0);
   auto bad = desc(x, kF32, {4});
   bad.ndim = 9;
-  EXPECT_NE(cpu::arange(bad, 0, 1, 0, 1), 0);
+  EXPECT_NE(run_arange(bad, 0, 1, 0, 1), 0);
 }
 
 // An element of dt for v (detail::scalar_element), or nullopt-like false.
@@ -478,24 +483,24 @@ TEST(ScalarElement, ExactWhereItFitsRefusedWhereItDoesNot) {
 
 TEST(CpuArange, FloatIntAndStrided) {
   std::vector<double> d(7);
-  ASSERT_EQ(cpu::arange(desc(d.data(), kF64, {7}), 0.5, 0.1, 0, 0), 0);
+  ASSERT_EQ(run_arange(desc(d.data(), kF64, {7}), 0.5, 0.1, 0, 0), 0);
   for (int i = 0; i < 7; ++i) {
     volatile double p = i * 0.1;
     EXPECT_EQ(d[i], 0.5 + p);
   }
   std::vector<int64_t> q(4);
   int64_t base = (int64_t(1) << 60) + 3;
-  ASSERT_EQ(cpu::arange(desc(q.data(), kI64, {4}), 0, 0, base, -5), 0);
+  ASSERT_EQ(run_arange(desc(q.data(), kI64, {4}), 0, 0, base, -5), 0);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(q[i], base - 5 * i);
   // Transposed dst: element i (C order of dst's shape (2,3)) lands at strides (1,2).
   std::vector<int16_t> t(6);
-  ASSERT_EQ(cpu::arange(desc(t.data(), kI16, {2, 3}, {1, 2}), 0, 0, 10, 1), 0);
+  ASSERT_EQ(run_arange(desc(t.data(), kI16, {2, 3}, {1, 2}), 0, 0, 10, 1), 0);
   EXPECT_EQ(t, (std::vector<int16_t>{10, 13, 11, 14, 12, 15}));
   std::vector<uint16_t> h(3);
-  ASSERT_EQ(cpu::arange(desc(h.data(), kF16, {3}), 1.0, 1.0 / 3, 0, 0), 0);
+  ASSERT_EQ(run_arange(desc(h.data(), kF16, {3}), 1.0, 1.0 / 3, 0, 0), 0);
   EXPECT_EQ(h[1], ref_to_f16(float(1.0 + 1.0 / 3)));
   uint8_t bl[3];
-  ASSERT_EQ(cpu::arange(desc(bl, kBool, {3}), 0, 0, -1, 1), 0);
+  ASSERT_EQ(run_arange(desc(bl, kBool, {3}), 0, 0, -1, 1), 0);
   EXPECT_EQ(bl[0], 1);
   EXPECT_EQ(bl[1], 0);
   EXPECT_EQ(bl[2], 1);
@@ -518,7 +523,7 @@ TEST(CpuCopy, HugeStrideOfASizeOneDim) {
   std::memcpy(&four, &f4, sizeof f4);
   ASSERT_EQ(cpu::fill(desc(dst, kF32, {2, 1}, {1, INT64_MAX / 4}), four), 0);
   EXPECT_EQ(dst[1], 4.f);
-  ASSERT_EQ(cpu::arange(desc(dst, kF32, {1, 2}, {INT64_MAX / 4, 1}), 3, 1, 0, 0), 0);
+  ASSERT_EQ(run_arange(desc(dst, kF32, {1, 2}, {INT64_MAX / 4, 1}), 3, 1, 0, 0), 0);
   EXPECT_EQ(dst[1], 4.f);
 }
 

@@ -376,5 +376,13 @@ EKGO(ek_view_chunk, (ek_tensor x, int d, int64_t c, int64_t cap, ek_tensor *o, i
 EKGO(ek_view_moveaxis, (ek_tensor x, int n, const int *a, const int *b, ek_tensor *o), (x, n, a, b, o))
 EKGO(ek_broadcast_tensors, (int n, const ek_tensor *xs, ek_tensor *o), (n, xs, o))
 EKGO(ek_meshgrid, (ek_stream s, int n, const ek_tensor *xs, ek_meshgrid_indexing i, ek_tensor *o), (s, n, xs, i, o))
+/* Creation (creation.go). */
+EKGO(ek_full, (ek_context c, int n, const int64_t *shape, ek_dtype d, ek_scalar v, ek_tensor *o),
+     (NULL, c, n, shape, d, v, o))
+EKGO(ek_linspace, (ek_context c, ek_scalar a, ek_scalar b, int64_t num, int endpoint, ek_dtype d, ek_tensor *o),
+     (NULL, c, a, b, num, endpoint, d, o))
+EKGO(ek_eye, (ek_context c, int64_t n, int64_t m, int64_t k, ek_dtype d, ek_tensor *o), (NULL, c, n, m, k, d, o))
+EKGO_OP(ek_tril, (ek_stream s, ek_tensor x, int64_t k), (s, x, k))
+EKGO_OP(ek_triu, (ek_stream s, ek_tensor x, int64_t k), (s, x, k))
 
 #endif

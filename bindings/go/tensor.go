@@ -222,19 +222,6 @@ func FromDLPack(ctx *Context, src unsafe.Pointer, flags DLPackFlags) (*Tensor, e
 	return newTensor(out, ctx), nil
 }
 
-// Full is a tensor with every element value (converted to dt as by Fill).
-func Full(ctx *Context, shape []int64, value any, dt DType) (*Tensor, error) {
-	t, err := Empty(ctx, shape, dt)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.Fill(value); err != nil {
-		t.Close()
-		return nil, err
-	}
-	return t, nil
-}
-
 // Zeros is a tensor of zeros.
 func Zeros(ctx *Context, shape []int64, dt DType) (*Tensor, error) { return Full(ctx, shape, 0, dt) }
 

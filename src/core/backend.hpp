@@ -27,6 +27,8 @@ struct Args;
 namespace rng {
 struct Params;
 }
+struct RangePlan;
+struct TrianglePlan;
 struct ReducePlan;
 struct DimPlan;
 struct GemmPlan;
@@ -39,9 +41,8 @@ struct Backend {
   // ---- data movement (copy_ops.cpp)
   ek_status (*copy)(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
   ek_status (*fill)(ek_context ctx, ek_stream s, const TensorDesc &dst, uint64_t elem);
-  // istart, istep: start and step for integer dtypes (checked to fit).
-  ek_status (*arange)(ek_context ctx, ek_stream s, const TensorDesc &dst, double start,
-                      double step, int64_t istart, int64_t istep);
+  // arange and linspace: element k of dst (in C order) is range_scalar(p, k).
+  ek_status (*arange)(ek_context ctx, ek_stream s, const TensorDesc &dst, const RangePlan &p);
   // ---- elementwise (elementwise.cpp, ternary.cpp, random.cpp)
   ek_status (*unary)(ek_context ctx, ek_stream s, const ew::Args &g);
   ek_status (*binary)(ek_context ctx, ek_stream s, const ew::Args &g);
@@ -65,6 +66,8 @@ struct Backend {
   ek_status (*compact_count)(ek_context ctx, ek_stream s, const uint8_t *mask, int64_t n,
                              Scratch *work, int64_t *count);
   ek_status (*compact_write)(ek_context ctx, ek_stream s, const CompactPlan &p, const void *work);
+  // ---- creation (creation.cpp)
+  ek_status (*triangle)(ek_context ctx, ek_stream s, const TrianglePlan &p);
 };
 
 // Every entry of Backend, once: each backend file builds its table with
@@ -74,7 +77,8 @@ struct Backend {
 #define EK_BACKEND_ENTRIES(X)                                                             \
   X(copy) X(fill) X(arange) X(unary) X(binary) X(ternary) X(random) X(reduce) X(softmax) \
   X(scan) X(gemm) X(find_bad_indices) X(index) X(masked_fill) X(compact_count)            \
-  X(compact_write)
+  X(compact_write)                                                                        \
+  X(triangle)
 #define EK_BACKEND_COUNT_(name) +1
 static_assert(sizeof(Backend) == (0 EK_BACKEND_ENTRIES(EK_BACKEND_COUNT_)) * sizeof(void (*)()),
               "EK_BACKEND_ENTRIES names every entry of Backend");

@@ -2,6 +2,7 @@
 // return 0 or nonzero for a plan they cannot run (a bug, hence INTERNAL).
 #include "core/backend.hpp"
 #include "cpu/copy.hpp"
+#include "cpu/creation.hpp"
 #include "cpu/elementwise.hpp"
 #include "cpu/indexing.hpp"
 #include "cpu/matmul.hpp"
@@ -24,9 +25,8 @@ ek_status fill(ek_context, ek_stream, const TensorDesc &d, uint64_t elem) {
   return EK_SUCCESS;
 }
 
-ek_status arange(ek_context, ek_stream, const TensorDesc &d, double start, double step,
-                 int64_t istart, int64_t istep) {
-  EK_CHECK(cpu::arange(d, start, step, istart, istep) == 0, EK_ERROR_INTERNAL,
+ek_status arange(ek_context, ek_stream, const TensorDesc &d, const RangePlan &p) {
+  EK_CHECK(cpu::arange(d, p) == 0, EK_ERROR_INTERNAL,
            "cpu arange rejected its descriptor");
   return EK_SUCCESS;
 }
@@ -103,6 +103,11 @@ ek_status compact_count(ek_context, ek_stream, const uint8_t *mask, int64_t n, S
 ek_status compact_write(ek_context, ek_stream, const CompactPlan &p, const void *) {
   EK_CHECK(cpu::compact_write(p) == 0, EK_ERROR_INTERNAL,
            "the CPU compaction kernel rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status triangle(ek_context, ek_stream, const TrianglePlan &p) {
+  EK_CHECK(cpu::triangle(p) == 0, EK_ERROR_INTERNAL, "the CPU triangle loop rejected its plan");
   return EK_SUCCESS;
 }
 

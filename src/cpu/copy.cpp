@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/strided.hpp"
+#include "ops/range_plan.hpp"
 #include "util/half.hpp"
 
 namespace ek {
@@ -40,7 +41,7 @@ int fill(const TensorDesc &dst, uint64_t elem, void *) {
   return 0;
 }
 
-int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep, void *) {
+int arange(const TensorDesc &dst, const RangePlan &p, void *) {
   if (!desc_valid(dst)) return 1;
   Strided<1> w(dst.ndim, dst.shape, {&dst});
   w.coalesce();  // C order is kept, so a count gives each element's index
@@ -48,7 +49,7 @@ int arange(const TensorDesc &dst, double start, double step, int64_t istart, int
   int64_t i = 0;
   w.for_each([&](const int64_t *off, const int64_t *) {
     detail::store_scalar(d + off[0], dst.dtype,
-                         detail::arange_scalar(dst.dtype, i++, start, step, istart, istep));
+                         detail::range_scalar(p, i++));
   });
   return 0;
 }

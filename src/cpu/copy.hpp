@@ -7,6 +7,7 @@
 #include "ops/tensor_desc.hpp"
 
 namespace ek {
+struct RangePlan;
 namespace cpu {
 
 // dst[idx] = cast(src[idx]); shapes must match (broadcasts already expanded to
@@ -17,9 +18,8 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *stream = nullptr);
 // caller converts the value: detail::scalar_element).
 int fill(const TensorDesc &dst, uint64_t elem, void *stream = nullptr);
 
-// Element i (C order of dst's shape) = start + i*step (integers: istart + i*istep).
-int arange(const TensorDesc &dst, double start, double step, int64_t istart, int64_t istep,
-           void *stream = nullptr);
+// Element i (C order of dst's shape) = detail::range_scalar(p, i): arange, linspace.
+int arange(const TensorDesc &dst, const RangePlan &p, void *stream = nullptr);
 
 }  // namespace cpu
 }  // namespace ek

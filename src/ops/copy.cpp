@@ -12,15 +12,10 @@
 #include "util/half.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
+#include "ops/range_plan.hpp"
 
 namespace ek {
 namespace {
-
-struct ArangePlan {
-  int64_t count = 0;
-  double start = 0, step = 0;    // float dtypes
-  int64_t istart = 0, istep = 0; // integer dtypes
-};
 
 std::string arange_args(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step) {
   return "arange(" + format_scalar(start) + ", " + format_scalar(stop) + ", " +
@@ -29,7 +24,7 @@ std::string arange_args(const ek_scalar &start, const ek_scalar &stop, const ek_
 
 // Float dtypes: in double, element k = start + k * step.
 ek_status plan_float_arange(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step,
-                            ArangePlan *plan) {
+                            RangePlan *plan) {
   const double a = scalar_to_double(start), b = scalar_to_double(stop), d = scalar_to_double(step);
   EK_CHECK(std::isfinite(a) && std::isfinite(b) && std::isfinite(d) && d != 0,
            EK_ERROR_INVALID_ARGUMENT, "%s: bounds must be finite, step nonzero",
@@ -37,9 +32,8 @@ ek_status plan_float_arange(const ek_scalar &start, const ek_scalar &stop, const
   const double count = std::ceil((b - a) / d);
   EK_CHECK(count < 9.0e18, EK_ERROR_OVERFLOW, "%s has too many elements",
            arange_args(start, stop, step).c_str());
+  *plan = arange_plan(EK_FLOAT64, a, d, 0, 0);
   plan->count = count > 0 ? static_cast<int64_t>(count) : 0;
-  plan->start = a;
-  plan->step = d;
   return EK_SUCCESS;
 }
 
@@ -58,7 +52,7 @@ __int128 clamped_stop(const ek_scalar &stop) {
 // Integer dtypes: exact in integers (int128 for the count), every element
 // checked to fit dtype.
 ek_status plan_int_arange(const ek_scalar &start, const ek_scalar &stop, const ek_scalar &step,
-                          ek_dtype dtype, ArangePlan *plan) {
+                          ek_dtype dtype, RangePlan *plan) {
   const std::string args = arange_args(start, stop, step);
   EK_CHECK(scalar_is_integral(start) && scalar_is_integral(stop) && scalar_is_integral(step),
            EK_ERROR_INVALID_ARGUMENT,
@@ -80,9 +74,8 @@ ek_status plan_int_arange(const ek_scalar &start, const ek_scalar &stop, const e
   EK_CHECK(ok, EK_ERROR_INVALID_ARGUMENT, "%s: the values do not fit %s", args.c_str(),
            ek_dtype_name(dtype));
   EK_CHECK(count <= INT64_MAX, EK_ERROR_OVERFLOW, "%s has too many elements", args.c_str());
+  *plan = arange_plan(dtype, 0, 0, a, d);
   plan->count = static_cast<int64_t>(count);
-  plan->istart = a;
-  plan->istep = d;
   return EK_SUCCESS;
 }
 
@@ -458,14 +451,13 @@ EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek
   EK_CHECK_SCALAR(start);
   EK_CHECK_SCALAR(stop);
   EK_CHECK_SCALAR(step);
-  ArangePlan plan;
+  RangePlan plan;
   EK_FORWARD(dtype_is_float(dtype) ? plan_float_arange(start, stop, step, &plan)
                                    : plan_int_arange(start, stop, step, dtype, &plan));
   const int64_t shape[1] = {plan.count};
   return fill_out(ctx, s, 1, shape, dtype, out, [&](ek_tensor o) {
     if (plan.count == 0) return EK_SUCCESS;
-    return ctx->backend->arange(ctx, s, tensor_desc(o), plan.start, plan.step, plan.istart,
-                                plan.istep);
+    return ctx->backend->arange(ctx, s, tensor_desc(o), plan);
   });
 }
 

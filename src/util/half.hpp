@@ -233,18 +233,5 @@ inline bool scalar_element(const ek_scalar &v, int dtype, uint64_t *bits) {
   return true;
 }
 
-// arange element idx. The float product/sum are explicitly unfused so the
-// device (which would contract into an FMA) matches the host bit for bit.
-EK_HD Scalar arange_scalar(int dtype, int64_t idx, double start, double step, int64_t istart, int64_t istep) {
-  if (!is_float_dtype(dtype))  // wrap-around in uint64 avoids signed-overflow UB
-    return scalar_int(static_cast<int64_t>(static_cast<uint64_t>(istart) + static_cast<uint64_t>(idx) * static_cast<uint64_t>(istep)));
-#if defined(__CUDA_ARCH__)
-  return scalar_float(__dadd_rn(start, __dmul_rn(static_cast<double>(idx), step)));
-#else
-  volatile double prod = static_cast<double>(idx) * step;  // volatile blocks -ffp-contract fusion
-  return scalar_float(start + prod);
-#endif
-}
-
 }  // namespace detail
 }  // namespace ek

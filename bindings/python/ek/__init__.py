@@ -64,6 +64,8 @@ for _m in _MODULES[:-1]:
     _FUNCTIONS.update(_m.functions())
 globals().update(_FUNCTIONS)
 del _m
+from ._creation import eye, install as _install_creation, linspace, tril, triu
+_install_creation(Tensor)
 
 bool_ = _DTYPES["bool"]
 uint8 = _DTYPES["uint8"]
@@ -130,6 +132,7 @@ __all__ = [
     "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError",
     "from_dlpack", "ValuesIndices", "RawModule", "RawKernel", "ElementwiseKernel",
     "Profiler", "ProfileRecord", "profile",
+    "linspace", "eye", "tril", "triu",
 ] + sorted(_FUNCTIONS)
 del annotations
 

@@ -1,4 +1,5 @@
-"""Tensor factories: empty, zeros, ones, full, arange, tensor, from_numpy, *_like."""
+"""Tensor factories: empty, zeros, ones, full, arange, linspace, eye, tensor,
+from_numpy, *_like; tril and triu (also Tensor methods)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import ctypes
 import numpy as np
 
 from . import _ffi
-from ._cint import scalar
+from ._cint import c_int64, int64_array, scalar
 from ._context import context
 from ._dtype import DTYPES, dtype as _as_dtype
 from ._errors import check
@@ -14,8 +15,9 @@ from ._lib import lib
 from ._stream import _current_handle
 from ._tensor import Tensor, _empty, _from_numpy, _shape_args
 
-__all__ = ["empty", "zeros", "ones", "full", "arange", "tensor", "from_numpy",
-           "empty_like", "zeros_like", "ones_like", "full_like"]
+__all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "eye", "tril", "triu",
+           "tensor", "from_numpy", "empty_like", "zeros_like", "ones_like", "full_like",
+           "install"]
 
 float32 = DTYPES["float32"]
 
@@ -31,12 +33,12 @@ def empty(*shape, dtype=None, device="cpu") -> Tensor:
 
 def zeros(*shape, dtype=None, device="cpu") -> Tensor:
     """A tensor of zeros (dtype default float32)."""
-    return empty(*shape, dtype=dtype, device=device).fill_(0)
+    return full(_shape_args(shape), 0, dtype=_dt(dtype, float32), device=device)
 
 
 def ones(*shape, dtype=None, device="cpu") -> Tensor:
     """A tensor of ones (dtype default float32)."""
-    return empty(*shape, dtype=dtype, device=device).fill_(1)
+    return full(_shape_args(shape), 1, dtype=_dt(dtype, float32), device=device)
 
 
 def _scalar_dtype(value):
@@ -51,7 +53,12 @@ def full(shape, fill_value, dtype=None, device="cpu") -> Tensor:
     """A tensor filled with fill_value; dtype default from the value (bool,
     int64, float32)."""
     dt = _dt(dtype, _scalar_dtype(fill_value))
-    return empty(shape, dtype=dt, device=device).fill_(fill_value)
+    dims = _shape_args((shape,))
+    ctx = context(device)
+    out = _ffi.ek_tensor()
+    check(lib.ek_full(_current_handle(ctx), ctx._handle(), len(dims), int64_array(dims), dt.code,
+                      scalar(fill_value, "full: fill_value"), ctypes.byref(out)))
+    return Tensor._wrap(out, ctx)
 
 
 def empty_like(t: Tensor, dtype=None, device=None) -> Tensor:
@@ -61,17 +68,17 @@ def empty_like(t: Tensor, dtype=None, device=None) -> Tensor:
 
 def zeros_like(t: Tensor, dtype=None, device=None) -> Tensor:
     """Zeros with t's shape (and dtype/device unless given)."""
-    return empty_like(t, dtype, device).fill_(0)
+    return full_like(t, 0, dtype, device)
 
 
 def ones_like(t: Tensor, dtype=None, device=None) -> Tensor:
     """Ones with t's shape (and dtype/device unless given)."""
-    return empty_like(t, dtype, device).fill_(1)
+    return full_like(t, 1, dtype, device)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None) -> Tensor:
     """fill_value everywhere, with t's shape (and dtype/device unless given)."""
-    return empty_like(t, dtype, device).fill_(fill_value)
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.context)
 
 
 def arange(start, stop=None, step=1, dtype=None, device="cpu") -> Tensor:
@@ -90,6 +97,87 @@ def arange(start, stop=None, step=1, dtype=None, device="cpu") -> Tensor:
                         scalar(stop, "arange: stop"), scalar(step, "arange: step"), dt.code,
                         ctypes.byref(out)))
     return Tensor._wrap(out, ctx)
+
+
+def linspace(start, stop, num, *, endpoint=True, dtype=None, device="cpu") -> Tensor:
+    """1-D tensor of num evenly spaced values from start to stop (stop
+    included unless endpoint=False), as numpy.linspace (ek_linspace): computed
+    in float64, the last element exactly stop; integer dtypes round toward
+    -inf. dtype default float32 (as torch.linspace)."""
+    dt = _dt(dtype, float32)
+    ctx = context(device)
+    out = _ffi.ek_tensor()
+    check(lib.ek_linspace(_current_handle(ctx), ctx._handle(), scalar(start, "linspace: start"),
+                          scalar(stop, "linspace: stop"), c_int64(num, "linspace: num"),
+                          1 if endpoint else 0, dt.code, ctypes.byref(out)))
+    return Tensor._wrap(out, ctx)
+
+
+def eye(n, m=None, *, k=0, dtype=None, device="cpu") -> Tensor:
+    """n x m (m default n) tensor with ones on diagonal k (0 the main one,
+    k > 0 above, k < 0 below) and zeros elsewhere, as numpy.eye (ek_eye).
+    dtype default float32."""
+    dt = _dt(dtype, float32)
+    ctx = context(device)
+    out = _ffi.ek_tensor()
+    check(lib.ek_eye(_current_handle(ctx), ctx._handle(), c_int64(n, "eye: n"),
+                     c_int64(n if m is None else m, "eye: m"), c_int64(k, "eye: k"), dt.code,
+                     ctypes.byref(out)))
+    return Tensor._wrap(out, ctx)
+
+
+def _triangle(fn, x, diagonal, out):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected an ek.Tensor, got {type(x).__name__}")
+    k = c_int64(diagonal, "diagonal")
+    if out is None:
+        h = _ffi.ek_tensor()
+        check(fn(x._stream(), x._h, k, ctypes.byref(h)))
+        return Tensor._wrap(h, x._ctx)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out must be an ek.Tensor, not {type(out).__name__}")
+    check(fn(x._stream(), x._h, k, out._outp()))
+    return out
+
+
+def tril(input, diagonal=0, *, out=None) -> Tensor:  # noqa: A002
+    """The lower triangle of each matrix over the last two dims: elements with
+    j - i <= diagonal kept, the rest 0 (torch.tril, ek_tril). out may be
+    input itself (in place)."""
+    return _triangle(lib.ek_tril, input, diagonal, out)
+
+
+def triu(input, diagonal=0, *, out=None) -> Tensor:  # noqa: A002
+    """The upper triangle of each matrix over the last two dims: elements with
+    j - i >= diagonal kept, the rest 0 (torch.triu, ek_triu). out may be
+    input itself (in place)."""
+    return _triangle(lib.ek_triu, input, diagonal, out)
+
+
+def _tril_method(self, diagonal=0) -> Tensor:
+    """The lower triangle (see ek.tril)."""
+    return tril(self, diagonal)
+
+
+def _triu_method(self, diagonal=0) -> Tensor:
+    """The upper triangle (see ek.triu)."""
+    return triu(self, diagonal)
+
+
+def _tril_inplace(self, diagonal=0) -> Tensor:
+    """Zero the elements above diagonal, in place; returns self."""
+    return tril(self, diagonal, out=self)
+
+
+def _triu_inplace(self, diagonal=0) -> Tensor:
+    """Zero the elements below diagonal, in place; returns self."""
+    return triu(self, diagonal, out=self)
+
+
+def install(cls) -> None:
+    """Add tril, triu, tril_, triu_ to Tensor."""
+    cls.tril, cls.triu = _tril_method, _triu_method
+    cls.tril_, cls.triu_ = _tril_inplace, _triu_inplace
 
 
 def from_numpy(arr, device="cpu") -> Tensor:

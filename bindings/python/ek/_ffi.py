@@ -316,6 +316,16 @@ class ek_tensor_info(ctypes.Structure):
     ]
 
 
+# enum ek_meshgrid_indexing
+ek_meshgrid_indexing = ctypes.c_int
+EK_MESHGRID_IJ = 0
+EK_MESHGRID_XY = 1
+ek_meshgrid_indexing_values = {
+    'EK_MESHGRID_IJ': 0,
+    'EK_MESHGRID_XY': 1,
+}
+
+
 # enum ek_unary_op
 ek_unary_op = ctypes.c_int
 EK_UNARY_NEG = 0
@@ -1034,6 +1044,102 @@ FUNCTIONS = {
         [ek_stream, ek_context, ek_scalar, ek_scalar, ek_scalar, ek_dtype, ctypes.POINTER(ek_tensor)],
         ('stream', 'ctx', 'start', 'stop', 'step', 'dtype', 'out'),
         '1-D tensor start, start+step, … < stop (> stop for a negative step), as numpy.arange. For an integer dtype, start, stop and step must be integral (of any scalar kind) and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise, e.g. start 1e300 with int64, or 0..300 with int8); the length and the elements are then computed exactly in integers (2^62 .. 2^62 + 3 has 3 elements). For a float dtype they are computed in double: element k is start + k * step, the length ceil((stop - start) / step). ctx may be NULL when stream is given.',
+    ),
+    'ek_concat': (
+        ek_status,
+        [ek_stream, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'n', 'xs', 'dim', 'out'),
+        "out = xs[0..n-1] joined along dim (torch.cat): the n >= 1 tensors have one ndim >= 1 and equal sizes outside dim (EK_ERROR_SHAPE naming the first that differs); dim counts in that ndim. As torch.cat, a 1-D tensor of size 0 is skipped whatever the others' shape (it still takes part in the dtype). The result's dtype promotes every input's (as ek_binary: int32 with float16 gives float16; bool with uint8 gives uint8); each input is converted by the cast rule.",
+    ),
+    'ek_stack': (
+        ek_status,
+        [ek_stream, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'n', 'xs', 'dim', 'out'),
+        'out = xs[0..n-1] joined along a new dim (torch.stack): the n >= 1 tensors have one shape; dim is in [-ndim-1, ndim]; the dtype promotes as ek_concat.',
+    ),
+    'ek_flip': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'ndims', 'dims', 'out'),
+        'out = x reversed along each of the ndims dims (torch.flip, a copy); a dim listed twice is EK_ERROR_INVALID_ARGUMENT; ndims 0 copies x.',
+    ),
+    'ek_roll': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'nshifts', 'shifts', 'dims', 'out'),
+        'out = x with its elements shifted by shifts[i] along dims[i] (torch.roll): element j moves to (j + shift) mod size; shifts may be negative or larger than the size; a dim listed twice rolls by the sum. dims NULL: x is rolled as if flattened in C order and nshifts must be 1. nshifts in [1, EK_MAX_DIMS].',
+    ),
+    'ek_repeat': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'ndim', 'repeats', 'out'),
+        "out = x tiled repeats[i] times along dim i (torch.Tensor.repeat, which is numpy.tile): with ndim > x's ndim, x gains leading size-1 dims first; with ndim < x's ndim, repeats gains leading 1s (numpy.tile; torch refuses it). repeats >= 0 (0 gives an empty dim); ndim in [0, EK_MAX_DIMS].",
+    ),
+    'ek_view_split': (
+        ek_status,
+        [ek_tensor, ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ek_tensor), ctypes.POINTER(ctypes.c_int64)],
+        ('x', 'dim', 'split_size', 'capacity', 'outs', 'count'),
+        'x cut along dim into pieces of split_size (the last may be smaller), as torch.split(x, split_size, dim): ceil(size / split_size) pieces; a dim of size 0 gives one empty piece, and only then may split_size be 0.',
+    ),
+    'ek_view_split_sizes': (
+        ek_status,
+        [ek_tensor, ctypes.c_int, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ek_tensor)],
+        ('x', 'dim', 'n', 'sizes', 'outs'),
+        "x cut along dim into n pieces of sizes[0..n-1] (torch.split with a list), which must be >= 0 and add up to dim's size (EK_ERROR_SHAPE); outs has n entries.",
+    ),
+    'ek_view_chunk': (
+        ek_status,
+        [ek_tensor, ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ek_tensor), ctypes.POINTER(ctypes.c_int64)],
+        ('x', 'dim', 'chunks', 'capacity', 'outs', 'count'),
+        'torch.chunk: x cut along dim into pieces of ceil(size / chunks), which may be fewer than chunks (size 5 in 4 chunks: 2, 2, 1); a dim of size 0 gives chunks empty pieces. chunks >= 1. Two-phase as ek_view_split.',
+    ),
+    'ek_view_moveaxis': (
+        ek_status,
+        [ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ek_tensor)],
+        ('x', 'n', 'src', 'dst', 'out'),
+        "Moves x's dims src[i] to positions dst[i] (torch.movedim, numpy.moveaxis); the other dims keep their order. Entries of each list are distinct.",
+    ),
+    'ek_broadcast_tensors': (
+        ek_status,
+        [ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('n', 'xs', 'outs'),
+        'outs[i] = xs[i] expanded to the broadcast shape of all n >= 1 tensors (torch.broadcast_tensors; stride-0 views: an op cannot write into them). Whatever outs held is ignored.',
+    ),
+    'ek_meshgrid': (
+        ek_status,
+        [ek_stream, ctypes.c_int, ctypes.POINTER(ek_tensor), ek_meshgrid_indexing, ctypes.POINTER(ek_tensor)],
+        ('stream', 'n', 'xs', 'indexing', 'outs'),
+        "n >= 1 tensors of one dtype, each 1-D (or 0-d, taken as one element), to n grids of shape [len(xs[0]), ..., len(xs[n-1])] (XY: the first two sizes swapped), outs[i] holding xs[i]'s values along its own dim (torch.meshgrid, numpy.meshgrid). Copies, not views: each outs[i] follows the op-output convention (NULL allocates; on failure the ones allocated are released and outs is unchanged). n <= EK_MAX_DIMS.",
+    ),
+    'ek_full': (
+        ek_status,
+        [ek_stream, ek_context, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ek_dtype, ek_scalar, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'ndim', 'shape', 'dtype', 'value', 'out'),
+        'A tensor of shape and dtype with every element value, converted as ek_fill converts it (see ek_scalar: a value that does not fit an integer dtype is EK_ERROR_INVALID_ARGUMENT, e.g. 300 with int8).',
+    ),
+    'ek_linspace': (
+        ek_status,
+        [ek_stream, ek_context, ek_scalar, ek_scalar, ctypes.c_int64, ctypes.c_int, ek_dtype, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'start', 'stop', 'num', 'endpoint', 'dtype', 'out'),
+        "1-D tensor of num (>= 0) evenly spaced values from start to stop, stop included when endpoint != 0, as numpy.linspace (NumPy 2): computed in double, with div = num - 1 (endpoint) or num, step = (stop - start) / div, element k = start + k * step (start + (k / div) * (stop - start) when step underflows to 0), the last element exactly stop when endpoint and num > 1; num 1 gives start. Then stored in dtype: float dtypes by the cast rule (float16/bfloat16 through float32, so a value may differ from NumPy's one rounding by an ulp of float16); integer dtypes rounded toward -inf first (floor, as NumPy since 1.20: linspace(-1, 1, 5) as int32 is -1 -1 0 0 1), and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise, as for NaN or infinite bounds); bool: x != 0. Float dtypes accept any bounds (infinities and NaN give what NumPy gives).",
+    ),
+    'ek_eye': (
+        ek_status,
+        [ek_stream, ek_context, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ek_dtype, ctypes.POINTER(ek_tensor)],
+        ('stream', 'ctx', 'n', 'm', 'k', 'dtype', 'out'),
+        'n x m tensor (n, m >= 0) with ones on diagonal k (0: the main diagonal, k > 0 above it, k < 0 below it; a k beyond the matrix gives all zeros) and zeros elsewhere, as numpy.eye(n, m, k). Any dtype (bool: true).',
+    ),
+    'ek_tril': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int64, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'k', 'out'),
+        "The lower triangle of each matrix over x's last two dims (x has at least 2 dims; the rest are batch dims): element (..., i, j) is x's where j - i <= k, else 0, as numpy.tril and torch.tril (k 0: the main diagonal and below; k > 0 keeps k diagonals above it). Any k, any strides, any dtype; out has x's shape and dtype. In place when *out == x; any other overlap between out and x is EK_ERROR_INVALID_ARGUMENT.",
+    ),
+    'ek_triu': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int64, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'k', 'out'),
+        "The upper triangle, as ek_tril: element (..., i, j) is x's where j - i >= k, else 0 (numpy.triu, torch.triu).",
     ),
     'ek_unary': (
         ek_status,

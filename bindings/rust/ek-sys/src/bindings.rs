@@ -2117,6 +2117,222 @@ extern "C" {
         out: *mut ek_tensor,
     ) -> ek_status;
 }
+extern "C" {
+    #[doc = " out = xs[0..n-1] joined along dim (torch.cat): the n >= 1 tensors have"]
+    #[doc = "  one ndim >= 1 and equal sizes outside dim (EK_ERROR_SHAPE naming the"]
+    #[doc = "  first that differs); dim counts in that ndim. As torch.cat, a 1-D tensor"]
+    #[doc = "  of size 0 is skipped whatever the others' shape (it still takes part in"]
+    #[doc = "  the dtype). The result's dtype promotes every input's (as ek_binary: int32"]
+    #[doc = "  with float16 gives float16; bool with uint8 gives uint8); each input is"]
+    #[doc = "  converted by the cast rule."]
+    pub fn ek_concat(
+        stream: ek_stream,
+        n: ::std::os::raw::c_int,
+        xs: *const ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = xs[0..n-1] joined along a new dim (torch.stack): the n >= 1 tensors"]
+    #[doc = "  have one shape; dim is in [-ndim-1, ndim]; the dtype promotes as"]
+    #[doc = "  ek_concat."]
+    pub fn ek_stack(
+        stream: ek_stream,
+        n: ::std::os::raw::c_int,
+        xs: *const ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x reversed along each of the ndims dims (torch.flip, a copy); a dim"]
+    #[doc = "  listed twice is EK_ERROR_INVALID_ARGUMENT; ndims 0 copies x."]
+    pub fn ek_flip(
+        stream: ek_stream,
+        x: ek_tensor,
+        ndims: ::std::os::raw::c_int,
+        dims: *const ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x with its elements shifted by shifts[i] along dims[i] (torch.roll):"]
+    #[doc = "  element j moves to (j + shift) mod size; shifts may be negative or larger"]
+    #[doc = "  than the size; a dim listed twice rolls by the sum. dims NULL: x is rolled"]
+    #[doc = "  as if flattened in C order and nshifts must be 1. nshifts in"]
+    #[doc = "  [1, EK_MAX_DIMS]."]
+    pub fn ek_roll(
+        stream: ek_stream,
+        x: ek_tensor,
+        nshifts: ::std::os::raw::c_int,
+        shifts: *const i64,
+        dims: *const ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = x tiled repeats[i] times along dim i (torch.Tensor.repeat, which is"]
+    #[doc = "  numpy.tile): with ndim > x's ndim, x gains leading size-1 dims first; with"]
+    #[doc = "  ndim < x's ndim, repeats gains leading 1s (numpy.tile; torch refuses it)."]
+    #[doc = "  repeats >= 0 (0 gives an empty dim); ndim in [0, EK_MAX_DIMS]."]
+    pub fn ek_repeat(
+        stream: ek_stream,
+        x: ek_tensor,
+        ndim: ::std::os::raw::c_int,
+        repeats: *const i64,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " x cut along dim into pieces of split_size (the last may be smaller), as"]
+    #[doc = "  torch.split(x, split_size, dim): ceil(size / split_size) pieces; a dim of"]
+    #[doc = "  size 0 gives one empty piece, and only then may split_size be 0."]
+    pub fn ek_view_split(
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        split_size: i64,
+        capacity: i64,
+        outs: *mut ek_tensor,
+        count: *mut i64,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " x cut along dim into n pieces of sizes[0..n-1] (torch.split with a list),"]
+    #[doc = "  which must be >= 0 and add up to dim's size (EK_ERROR_SHAPE); outs has n"]
+    #[doc = "  entries."]
+    pub fn ek_view_split_sizes(
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        n: i64,
+        sizes: *const i64,
+        outs: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " torch.chunk: x cut along dim into pieces of ceil(size / chunks), which"]
+    #[doc = "  may be fewer than chunks (size 5 in 4 chunks: 2, 2, 1); a dim of size 0"]
+    #[doc = "  gives chunks empty pieces. chunks >= 1. Two-phase as ek_view_split."]
+    pub fn ek_view_chunk(
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        chunks: i64,
+        capacity: i64,
+        outs: *mut ek_tensor,
+        count: *mut i64,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Moves x's dims src[i] to positions dst[i] (torch.movedim, numpy.moveaxis);"]
+    #[doc = "  the other dims keep their order. Entries of each list are distinct."]
+    pub fn ek_view_moveaxis(
+        x: ek_tensor,
+        n: ::std::os::raw::c_int,
+        src: *const ::std::os::raw::c_int,
+        dst: *const ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " outs[i] = xs[i] expanded to the broadcast shape of all n >= 1 tensors"]
+    #[doc = "  (torch.broadcast_tensors; stride-0 views: an op cannot write into them)."]
+    #[doc = "  Whatever outs held is ignored."]
+    pub fn ek_broadcast_tensors(
+        n: ::std::os::raw::c_int,
+        xs: *const ek_tensor,
+        outs: *mut ek_tensor,
+    ) -> ek_status;
+}
+impl ek_meshgrid_indexing {
+    pub const EK_MESHGRID_IJ: ek_meshgrid_indexing = ek_meshgrid_indexing(0);
+}
+impl ek_meshgrid_indexing {
+    pub const EK_MESHGRID_XY: ek_meshgrid_indexing = ek_meshgrid_indexing(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_meshgrid_indexing(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " n >= 1 tensors of one dtype, each 1-D (or 0-d, taken as one element),"]
+    #[doc = "  to n grids of shape [len(xs[0]), ..., len(xs[n-1])] (XY: the first two"]
+    #[doc = "  sizes swapped), outs[i] holding xs[i]'s values along its own dim"]
+    #[doc = "  (torch.meshgrid, numpy.meshgrid). Copies, not views: each outs[i] follows"]
+    #[doc = "  the op-output convention (NULL allocates; on failure the ones allocated"]
+    #[doc = "  are released and outs is unchanged). n <= EK_MAX_DIMS."]
+    pub fn ek_meshgrid(
+        stream: ek_stream,
+        n: ::std::os::raw::c_int,
+        xs: *const ek_tensor,
+        indexing: ek_meshgrid_indexing,
+        outs: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " A tensor of shape and dtype with every element value, converted as"]
+    #[doc = "  ek_fill converts it (see ek_scalar: a value that does not fit an integer"]
+    #[doc = "  dtype is EK_ERROR_INVALID_ARGUMENT, e.g. 300 with int8)."]
+    pub fn ek_full(
+        stream: ek_stream,
+        ctx: ek_context,
+        ndim: ::std::os::raw::c_int,
+        shape: *const i64,
+        dtype: ek_dtype,
+        value: ek_scalar,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " 1-D tensor of num (>= 0) evenly spaced values from start to stop, stop"]
+    #[doc = "  included when endpoint != 0, as numpy.linspace (NumPy 2): computed in"]
+    #[doc = "  double, with div = num - 1 (endpoint) or num, step = (stop - start) / div,"]
+    #[doc = "  element k = start + k * step (start + (k / div) * (stop - start) when step"]
+    #[doc = "  underflows to 0), the last element exactly stop when endpoint and num > 1;"]
+    #[doc = "  num 1 gives start. Then stored in dtype: float dtypes by the cast rule"]
+    #[doc = "  (float16/bfloat16 through float32, so a value may differ from NumPy's one"]
+    #[doc = "  rounding by an ulp of float16); integer dtypes rounded toward -inf first"]
+    #[doc = "  (floor, as NumPy since 1.20: linspace(-1, 1, 5) as int32 is -1 -1 0 0 1),"]
+    #[doc = "  and every element must fit the dtype (EK_ERROR_INVALID_ARGUMENT otherwise,"]
+    #[doc = "  as for NaN or infinite bounds); bool: x != 0. Float dtypes accept any"]
+    #[doc = "  bounds (infinities and NaN give what NumPy gives)."]
+    pub fn ek_linspace(
+        stream: ek_stream,
+        ctx: ek_context,
+        start: ek_scalar,
+        stop: ek_scalar,
+        num: i64,
+        endpoint: ::std::os::raw::c_int,
+        dtype: ek_dtype,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " n x m tensor (n, m >= 0) with ones on diagonal k (0: the main diagonal,"]
+    #[doc = "  k > 0 above it, k < 0 below it; a k beyond the matrix gives all zeros)"]
+    #[doc = "  and zeros elsewhere, as numpy.eye(n, m, k). Any dtype (bool: true)."]
+    pub fn ek_eye(
+        stream: ek_stream,
+        ctx: ek_context,
+        n: i64,
+        m: i64,
+        k: i64,
+        dtype: ek_dtype,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The lower triangle of each matrix over x's last two dims (x has at least"]
+    #[doc = "  2 dims; the rest are batch dims): element (..., i, j) is x's where"]
+    #[doc = "  j - i <= k, else 0, as numpy.tril and torch.tril (k 0: the main diagonal"]
+    #[doc = "  and below; k > 0 keeps k diagonals above it). Any k, any strides, any"]
+    #[doc = "  dtype; out has x's shape and dtype. In place when *out == x; any other"]
+    #[doc = "  overlap between out and x is EK_ERROR_INVALID_ARGUMENT."]
+    pub fn ek_tril(stream: ek_stream, x: ek_tensor, k: i64, out: *mut ek_tensor) -> ek_status;
+}
+extern "C" {
+    #[doc = " The upper triangle, as ek_tril: element (..., i, j) is x's where"]
+    #[doc = "  j - i >= k, else 0 (numpy.triu, torch.triu)."]
+    pub fn ek_triu(stream: ek_stream, x: ek_tensor, k: i64, out: *mut ek_tensor) -> ek_status;
+}
 impl ek_unary_op {
     pub const EK_UNARY_NEG: ek_unary_op = ek_unary_op(0);
 }

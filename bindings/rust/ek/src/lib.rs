@@ -135,6 +135,7 @@
 #![warn(missing_debug_implementations)]
 
 mod context;
+mod creation;
 mod device;
 mod dtype;
 mod error;

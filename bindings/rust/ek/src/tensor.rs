@@ -226,20 +226,6 @@ impl Tensor {
         Self::full(ctx, shape, 0.0, dtype)
     }
 
-    /// A tensor filled with `value` (converted to `dtype` as by [`Tensor::fill`]).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::full(&ctx, &[2, 2], 7.0, ek::DType::I64)?;
-    /// assert_eq!(t.to_vec::<i64>()?, [7; 4]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn full(ctx: &Context, shape: &[i64], value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
-        let t = Self::empty(ctx, shape, dtype)?;
-        t.fill(value)?;
-        Ok(t)
-    }
-
     /// 1-D `start, start+step, … < stop` (`> stop` for a negative step), as
     /// `numpy.arange` (`ek_arange`). For an integer dtype the bounds must be
     /// integral (of any [`Scalar`] kind) and every element must fit the
