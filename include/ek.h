@@ -835,7 +835,9 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
  *  integers is exact and wraps; a negative exponent gives 0 unless |a| = 1.
  *  Integer division or remainder by zero gives an unspecified value (no trap).
  *  Float FLOOR_DIV and REMAINDER are Python's and NumPy's, signed zeros
- *  included (a zero remainder has b's sign).
+ *  included (a zero remainder has b's sign), except that FLOOR_DIV with an
+ *  infinite operand is a / b, as the Python array API standard says (inf // 1
+ *  is inf, 1 // -inf is -0.0; NumPy and PyTorch give NaN and -1.0).
  *  LOGADDEXP is max + log1p(exp(-|a - b|)) (logaddexp(inf, inf) = inf, NaN
  *  propagates); NEXTAFTER of float16 or bfloat16 steps by one of their ulps.
  *  a and b must share a context. */

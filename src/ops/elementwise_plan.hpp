@@ -222,10 +222,12 @@ EK_HD T unary_op(int op, T x) {
 
 // --------------------------------------------------------------- binary ops --
 
-// Python's a // b for floats (PyTorch's div_floor_floating).
+// Python's a // b for floats (PyTorch's div_floor_floating), except that an
+// infinite operand gives a / b, as the array API standard says (fmod would
+// make inf // 1 NaN and the -1 step would make 1 // -inf -1).
 template <typename T>
 EK_HD T floor_div_float(T a, T b) {
-  if (b == T(0)) return a / b;
+  if (b == T(0) || is_inf(a) || is_inf(b)) return a / b;
   T mod = fmod_(a, b);
   T div = (a - mod) / b;
   if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
