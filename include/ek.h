@@ -858,7 +858,7 @@ EK_API ek_status ek_triu(ek_stream stream, ek_tensor x, int64_t k, ek_tensor *ou
 #define EK_UNARY_OP_LIST(X)                                              \
   X(EK_UNARY_NEG, 0, "neg")                                              \
   X(EK_UNARY_ABS, 1, "abs")                                              \
-  X(EK_UNARY_SIGN, 2, "sign")            /* sign(NaN) = 0, as PyTorch */ \
+  X(EK_UNARY_SIGN, 2, "sign")            /* sign(NaN) = NaN, as PyTorch */\
   X(EK_UNARY_EXP, 3, "exp")                                              \
   X(EK_UNARY_EXP2, 4, "exp2")                                            \
   X(EK_UNARY_EXPM1, 5, "expm1")                                          \
@@ -886,7 +886,17 @@ EK_API ek_status ek_triu(ek_stream stream, ek_tensor x, int64_t k, ek_tensor *ou
   X(EK_UNARY_LOGICAL_NOT, 27, "logical_not")                             \
   X(EK_UNARY_ISNAN, 28, "isnan")                                         \
   X(EK_UNARY_ISINF, 29, "isinf")                                         \
-  X(EK_UNARY_ISFINITE, 30, "isfinite")
+  X(EK_UNARY_ISFINITE, 30, "isfinite")                                   \
+  X(EK_UNARY_ASIN, 31, "asin")                                           \
+  X(EK_UNARY_ACOS, 32, "acos")                                           \
+  X(EK_UNARY_ATAN, 33, "atan")                                           \
+  X(EK_UNARY_SINH, 34, "sinh")                                           \
+  X(EK_UNARY_COSH, 35, "cosh")                                           \
+  X(EK_UNARY_ASINH, 36, "asinh")                                         \
+  X(EK_UNARY_ACOSH, 37, "acosh")                                         \
+  X(EK_UNARY_ATANH, 38, "atanh")                                         \
+  X(EK_UNARY_LOG10, 39, "log10")                                         \
+  X(EK_UNARY_SIGNBIT, 40, "signbit")     /* the sign bit set (-0.0, -NaN) */
 
 typedef enum {
 #define EK_OP_ENUM_(name, value, text) name = value,
@@ -918,7 +928,11 @@ typedef enum {
   X(EK_BINARY_BITWISE_OR, 20, "bitwise_or")   /* integer or bool only */     \
   X(EK_BINARY_BITWISE_XOR, 21, "bitwise_xor")                                \
   X(EK_BINARY_SHIFT_LEFT, 22, "shift_left")                                  \
-  X(EK_BINARY_SHIFT_RIGHT, 23, "shift_right")
+  X(EK_BINARY_SHIFT_RIGHT, 23, "shift_right")                                \
+  X(EK_BINARY_LOGADDEXP, 24, "logaddexp")   /* log(e^a + e^b), stable */     \
+  X(EK_BINARY_HYPOT, 25, "hypot")           /* sqrt(a^2 + b^2) */            \
+  X(EK_BINARY_COPYSIGN, 26, "copysign")     /* |a| with b's sign bit */      \
+  X(EK_BINARY_NEXTAFTER, 27, "nextafter")   /* the next value after a toward b */
 
 typedef enum {
 #define EK_OP_ENUM_(name, value, text) name = value,
@@ -927,17 +941,26 @@ typedef enum {
 } ek_binary_op;
 
 /** out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT,
- *  ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2,
- *  expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh,
- *  sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops
- *  on integers are the identity. NEG of bool: EK_ERROR_DTYPE. */
+ *  ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp,
+ *  exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,
+ *  tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid,
+ *  gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops on
+ *  integers are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0
+ *  and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE. */
 EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tensor *out);
 /** out = a op b, broadcast; the shape is the broadcast of a's and b's
  *  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the
- *  promoted one; bool for comparisons and logical ops; float32 for DIV and
- *  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of
+ *  promoted one; bool for comparisons and logical ops; float32 for the
+ *  float-only ops (DIV, ATAN2, LOGADDEXP, HYPOT, COPYSIGN, NEXTAFTER) of
+ *  integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of
  *  integers is exact and wraps; a negative exponent gives 0 unless |a| = 1.
  *  Integer division or remainder by zero gives an unspecified value (no trap).
+ *  Float FLOOR_DIV and REMAINDER are Python's and NumPy's, signed zeros
+ *  included (a zero remainder has b's sign), except that FLOOR_DIV with an
+ *  infinite operand is a / b, as the Python array API standard says (inf // 1
+ *  is inf, 1 // -inf is -0.0; NumPy and PyTorch give NaN and -1.0).
+ *  LOGADDEXP is max + log1p(exp(-|a - b|)) (logaddexp(inf, inf) = inf, NaN
+ *  propagates); NEXTAFTER of float16 or bfloat16 steps by one of their ulps.
  *  a and b must share a context. */
 EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
                            ek_tensor *out);

@@ -69,6 +69,7 @@ namespace {
 enum class Gen {
   kPlain,     // floats [-4, 4); signed -50..50; uint8 0..100; bool 0/1
   kSpecials,  // kPlain with NaN, +-inf, +-0, halves and overflowing values mixed in
+  kUnit,      // floats [-1, 1) with kSpecials' values mixed in; others as kPlain
   kPositive,  // floats [0.1, 4); integers 1..50
   kNonzero,   // kPositive with either sign (divisors)
   kNearOne,   // floats [0.999, 1.001) (products); integers as kPlain
@@ -144,6 +145,9 @@ double draw(Gen g, ek_dtype dt, uint32_t &seed) {
     case Gen::kSpecials:
       if (r % 8 == 0) return special(r / 8);
       return draw(Gen::kPlain, dt, seed);
+    case Gen::kUnit:
+      if (!fl) return draw(Gen::kPlain, dt, seed);
+      return r % 8 == 0 ? special(r / 8) : -1 + 2 * u;
     case Gen::kPositive: return fl ? 0.1 + 3.9 * u : 1 + r % 50;
     case Gen::kNonzero: {
       const double v = fl ? 0.1 + 3.9 * u : 1 + r % 50;
@@ -467,9 +471,11 @@ void add_unary(std::vector<Row> *rows) {
     const bool exact = op == EK_UNARY_NEG || op == EK_UNARY_ABS || op == EK_UNARY_SQUARE ||
                        op == EK_UNARY_FLOOR || op == EK_UNARY_CEIL || op == EK_UNARY_ROUND ||
                        op == EK_UNARY_TRUNC || op == EK_UNARY_LOGICAL_NOT || op == EK_UNARY_ISNAN ||
-                       op == EK_UNARY_ISINF || op == EK_UNARY_ISFINITE;
+                       op == EK_UNARY_ISINF || op == EK_UNARY_ISFINITE || op == EK_UNARY_SIGNBIT;
+    // Inverse sine, cosine and hyperbolic tangent: mostly inside their domain.
+    const bool unit = op == EK_UNARY_ASIN || op == EK_UNARY_ACOS || op == EK_UNARY_ATANH;
     rows->push_back({"unary_" + u.name, op == EK_UNARY_NEG ? all_but_bool() : all_dtypes(),
-                     {{Gen::kSpecials}}, kElementwiseSets,
+                     {{unit ? Gen::kUnit : Gen::kSpecials}}, kElementwiseSets,
                      one([op](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
                        return ek_unary(nullptr, op, in[0], o);
                      }),
@@ -485,9 +491,14 @@ void add_binary(std::vector<Row> *rows) {
                       op == EK_BINARY_BITWISE_XOR;
     const bool divides = op == EK_BINARY_DIV || op == EK_BINARY_FLOOR_DIV || op == EK_BINARY_REMAINDER;
     std::vector<ek_dtype> dts = bits ? integer_dtypes() : op == EK_BINARY_SUB ? all_but_bool() : all_dtypes();
-    const Gen a = shift ? Gen::kShift : op == EK_BINARY_POW ? Gen::kPositive : Gen::kPlain;
-    const Gen bg = shift ? Gen::kShift : divides ? Gen::kNonzero : Gen::kPlain;
-    const Tol tol = kUlps;  // exact where the result is integer or bool; max(-0, 0) may be either zero
+    // The float-only ops added with issue 18 take infinities, NaN and signed zeros too.
+    const bool specials = op == EK_BINARY_LOGADDEXP || op == EK_BINARY_HYPOT ||
+                          op == EK_BINARY_COPYSIGN || op == EK_BINARY_NEXTAFTER;
+    const Gen a = shift ? Gen::kShift : op == EK_BINARY_POW ? Gen::kPositive : specials ? Gen::kSpecials : Gen::kPlain;
+    const Gen bg = shift ? Gen::kShift : divides ? Gen::kNonzero : specials ? Gen::kSpecials : Gen::kPlain;
+    // Exact where the result is integer or bool, or moves bits (copysign, nextafter);
+    // max(-0, 0) may be either zero.
+    const Tol tol = op == EK_BINARY_COPYSIGN || op == EK_BINARY_NEXTAFTER ? kExact : kUlps;
     rows->push_back({"binary_" + b.name, dts, {{a}, {bg}}, kBinarySets,
                      one([op](const std::vector<ek_tensor> &in, const Set &, ek_tensor *o) {
                        return ek_binary(nullptr, op, in[0], in[1], o);

@@ -22,7 +22,7 @@ double ref_unary(int op, double x) {
   switch (static_cast<ek_unary_op>(op)) {  // -Wswitch names an op left out
     case EK_UNARY_NEG: return -x;
     case EK_UNARY_ABS: return std::fabs(x);
-    case EK_UNARY_SIGN: return (0 < x) - (x < 0);
+    case EK_UNARY_SIGN: return std::isnan(x) ? x : (0 < x) - (x < 0);
     case EK_UNARY_EXP: return std::exp(x);
     case EK_UNARY_EXP2: return std::exp2(x);
     case EK_UNARY_EXPM1: return std::expm1(x);
@@ -52,6 +52,16 @@ double ref_unary(int op, double x) {
     case EK_UNARY_ISNAN: return std::isnan(x);
     case EK_UNARY_ISINF: return std::isinf(x);
     case EK_UNARY_ISFINITE: return std::isfinite(x);
+    case EK_UNARY_ASIN: return std::asin(x);
+    case EK_UNARY_ACOS: return std::acos(x);
+    case EK_UNARY_ATAN: return std::atan(x);
+    case EK_UNARY_SINH: return std::sinh(x);
+    case EK_UNARY_COSH: return std::cosh(x);
+    case EK_UNARY_ASINH: return std::asinh(x);
+    case EK_UNARY_ACOSH: return std::acosh(x);
+    case EK_UNARY_ATANH: return std::atanh(x);
+    case EK_UNARY_LOG10: return std::log10(x);
+    case EK_UNARY_SIGNBIT: return std::signbit(x);
   }
   return NAN;
 }
@@ -522,7 +532,7 @@ TEST_P(Elementwise, NanAndInfinity) {
   EXPECT_EQ(unary(EK_UNARY_ISINF), (std::vector<double>{0, 1, 1, 0, 0}));
   EXPECT_EQ(unary(EK_UNARY_ISFINITE), (std::vector<double>{0, 0, 0, 1, 1}));
   EXPECT_TRUE(std::isnan(unary(EK_UNARY_RELU)[0]));
-  EXPECT_EQ(unary(EK_UNARY_SIGN)[0], 0);
+  EXPECT_TRUE(std::isnan(unary(EK_UNARY_SIGN)[0]));
   EXPECT_EQ(unary(EK_UNARY_SIGMOID)[2], 0);
   EXPECT_EQ(unary(EK_UNARY_EXP)[2], 0);
   for (int op : {EK_BINARY_MAXIMUM, EK_BINARY_MINIMUM}) {

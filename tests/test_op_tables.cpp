@@ -54,16 +54,16 @@ std::map<std::string, std::string> group_of(const std::vector<Op> &ops, const Gr
 const Groups kUnaryGroups = {
     {"same", "abs sign square relu floor ceil round trunc"},
     {"same, no bool", "neg"},
-    {"bool", "logical_not isnan isinf isfinite"},
-    {"float", "exp exp2 expm1 log log2 log1p sqrt rsqrt reciprocal sin cos tan tanh sigmoid gelu "
-              "gelu_tanh silu erf"},
+    {"bool", "logical_not isnan isinf isfinite signbit"},
+    {"float", "exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan "
+              "sinh cosh tanh asinh acosh atanh sigmoid gelu gelu_tanh silu erf"},
 };
 // From ek_binary's.
 const Groups kBinaryGroups = {
     {"same", "add mul floor_div remainder pow maximum minimum"},
     {"same, no bool", "sub"},
     {"bool", "eq ne lt le gt ge logical_and logical_or logical_xor"},
-    {"float", "div atan2"},
+    {"float", "div atan2 logaddexp hypot copysign nextafter"},
     {"bitwise", "bitwise_and bitwise_or bitwise_xor shift_left shift_right"},
 };
 // From the reductions' section: result dtype, and over zero elements.
@@ -165,7 +165,8 @@ TEST(OpLists, ValuesAndNamesFollowTheEnums) {
   check_list(kBinary, "EK_BINARY_");
   check_list(kReduce, "EK_REDUCE_");
   check_list(kRandom, "EK_RANDOM_");
-  EXPECT_EQ(kUnary.back().value, EK_UNARY_ISFINITE);  // spot checks of the enums themselves
+  EXPECT_EQ(kUnary.back().value, EK_UNARY_SIGNBIT);  // spot checks of the enums themselves
+  EXPECT_EQ(kBinary.back().value, EK_BINARY_NEXTAFTER);
   EXPECT_EQ(kBinary[EK_BINARY_DIV].value, 3);
   EXPECT_EQ(kReduce.back().value, EK_REDUCE_NORM_INF);
 }

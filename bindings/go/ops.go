@@ -33,7 +33,7 @@ type UnaryOp int
 const (
 	UnaryNeg        UnaryOp = C.EK_UNARY_NEG
 	UnaryAbs        UnaryOp = C.EK_UNARY_ABS
-	UnarySign       UnaryOp = C.EK_UNARY_SIGN // sign(NaN) = 0
+	UnarySign       UnaryOp = C.EK_UNARY_SIGN // sign(NaN) = NaN
 	UnaryExp        UnaryOp = C.EK_UNARY_EXP
 	UnaryExp2       UnaryOp = C.EK_UNARY_EXP2
 	UnaryExpm1      UnaryOp = C.EK_UNARY_EXPM1
@@ -62,11 +62,22 @@ const (
 	UnaryIsNaN      UnaryOp = C.EK_UNARY_ISNAN       // bool result
 	UnaryIsInf      UnaryOp = C.EK_UNARY_ISINF       // bool result
 	UnaryIsFinite   UnaryOp = C.EK_UNARY_ISFINITE    // bool result
+	UnaryAsin       UnaryOp = C.EK_UNARY_ASIN
+	UnaryAcos       UnaryOp = C.EK_UNARY_ACOS
+	UnaryAtan       UnaryOp = C.EK_UNARY_ATAN
+	UnarySinh       UnaryOp = C.EK_UNARY_SINH
+	UnaryCosh       UnaryOp = C.EK_UNARY_COSH
+	UnaryAsinh      UnaryOp = C.EK_UNARY_ASINH
+	UnaryAcosh      UnaryOp = C.EK_UNARY_ACOSH
+	UnaryAtanh      UnaryOp = C.EK_UNARY_ATANH
+	UnaryLog10      UnaryOp = C.EK_UNARY_LOG10
+	UnarySignbit    UnaryOp = C.EK_UNARY_SIGNBIT // bool result: the sign bit (-0.0, -NaN too)
 )
 
 var unaryNames = [...]string{"Neg", "Abs", "Sign", "Exp", "Exp2", "Expm1", "Log", "Log2", "Log1p", "Sqrt",
 	"Rsqrt", "Square", "Reciprocal", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Relu", "Gelu", "GeluTanh", "Silu",
-	"Erf", "Floor", "Ceil", "Round", "Trunc", "LogicalNot", "IsNaN", "IsInf", "IsFinite"}
+	"Erf", "Floor", "Ceil", "Round", "Trunc", "LogicalNot", "IsNaN", "IsInf", "IsFinite", "Asin", "Acos", "Atan",
+	"Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Log10", "Signbit"}
 
 // UnaryOps lists every unary op, in the order of ek.h.
 func UnaryOps() []UnaryOp {
@@ -113,11 +124,15 @@ const (
 	BinaryBitwiseXor BinaryOp = C.EK_BINARY_BITWISE_XOR
 	BinaryShiftLeft  BinaryOp = C.EK_BINARY_SHIFT_LEFT
 	BinaryShiftRight BinaryOp = C.EK_BINARY_SHIFT_RIGHT
+	BinaryLogaddexp  BinaryOp = C.EK_BINARY_LOGADDEXP // log(e^a + e^b), stable; integers give float32 (as the three below)
+	BinaryHypot      BinaryOp = C.EK_BINARY_HYPOT
+	BinaryCopysign   BinaryOp = C.EK_BINARY_COPYSIGN  // |a| with b's sign bit
+	BinaryNextafter  BinaryOp = C.EK_BINARY_NEXTAFTER // the next float after a toward b
 )
 
 var binaryNames = [...]string{"Add", "Sub", "Mul", "Div", "FloorDiv", "Remainder", "Pow", "Atan2", "Maximum",
 	"Minimum", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "LogicalAnd", "LogicalOr", "LogicalXor", "BitwiseAnd",
-	"BitwiseOr", "BitwiseXor", "ShiftLeft", "ShiftRight"}
+	"BitwiseOr", "BitwiseXor", "ShiftLeft", "ShiftRight", "Logaddexp", "Hypot", "Copysign", "Nextafter"}
 
 // BinaryOps lists every binary op, in the order of ek.h.
 func BinaryOps() []BinaryOp {
@@ -238,7 +253,7 @@ func (t *Tensor) Neg() (*Tensor, error) { return t.Unary(UnaryNeg) }
 // Abs returns |t|.
 func (t *Tensor) Abs() (*Tensor, error) { return t.Unary(UnaryAbs) }
 
-// Sign returns the sign of t (-1, 0, 1; 0 for NaN).
+// Sign returns the sign of t (-1, 0, 1; NaN for NaN).
 func (t *Tensor) Sign() (*Tensor, error) { return t.Unary(UnarySign) }
 
 // Exp returns e^t.
@@ -324,6 +339,36 @@ func (t *Tensor) IsInf() (*Tensor, error) { return t.Unary(UnaryIsInf) }
 
 // IsFinite returns the bool tensor of finite positions.
 func (t *Tensor) IsFinite() (*Tensor, error) { return t.Unary(UnaryIsFinite) }
+
+// Asin returns the inverse sine of t.
+func (t *Tensor) Asin() (*Tensor, error) { return t.Unary(UnaryAsin) }
+
+// Acos returns the inverse cosine of t.
+func (t *Tensor) Acos() (*Tensor, error) { return t.Unary(UnaryAcos) }
+
+// Atan returns the inverse tangent of t.
+func (t *Tensor) Atan() (*Tensor, error) { return t.Unary(UnaryAtan) }
+
+// Sinh returns sinh t.
+func (t *Tensor) Sinh() (*Tensor, error) { return t.Unary(UnarySinh) }
+
+// Cosh returns cosh t.
+func (t *Tensor) Cosh() (*Tensor, error) { return t.Unary(UnaryCosh) }
+
+// Asinh returns the inverse hyperbolic sine of t.
+func (t *Tensor) Asinh() (*Tensor, error) { return t.Unary(UnaryAsinh) }
+
+// Acosh returns the inverse hyperbolic cosine of t.
+func (t *Tensor) Acosh() (*Tensor, error) { return t.Unary(UnaryAcosh) }
+
+// Atanh returns the inverse hyperbolic tangent of t.
+func (t *Tensor) Atanh() (*Tensor, error) { return t.Unary(UnaryAtanh) }
+
+// Log10 returns log10 t.
+func (t *Tensor) Log10() (*Tensor, error) { return t.Unary(UnaryLog10) }
+
+// Signbit returns the bool tensor of positions whose sign bit is set (-0.0 too).
+func (t *Tensor) Signbit() (*Tensor, error) { return t.Unary(UnarySignbit) }
 
 // ---------------------------------------------------------------- binary
 
@@ -491,6 +536,18 @@ func (t *Tensor) ShiftLeft(b *Tensor) (*Tensor, error) { return t.Binary(BinaryS
 
 // ShiftRight returns t >> b (arithmetic for signed integers).
 func (t *Tensor) ShiftRight(b *Tensor) (*Tensor, error) { return t.Binary(BinaryShiftRight, b) }
+
+// Logaddexp returns log(e^t + e^b), computed stably.
+func (t *Tensor) Logaddexp(b *Tensor) (*Tensor, error) { return t.Binary(BinaryLogaddexp, b) }
+
+// Hypot returns sqrt(t^2 + b^2).
+func (t *Tensor) Hypot(b *Tensor) (*Tensor, error) { return t.Binary(BinaryHypot, b) }
+
+// Copysign returns |t| with b's sign bit.
+func (t *Tensor) Copysign(b *Tensor) (*Tensor, error) { return t.Binary(BinaryCopysign, b) }
+
+// Nextafter returns the next float after t toward b (one ulp of the result dtype).
+func (t *Tensor) Nextafter(b *Tensor) (*Tensor, error) { return t.Binary(BinaryNextafter, b) }
 
 // AddScalar returns t + v.
 func (t *Tensor) AddScalar(v any) (*Tensor, error) { return t.BinaryScalar(BinaryAdd, v) }

@@ -195,6 +195,9 @@ func TestUnaryOps(t *testing.T) {
 			f = math.Trunc
 		case ek.UnaryLogicalNot, ek.UnaryIsNaN, ek.UnaryIsInf, ek.UnaryIsFinite:
 			continue
+		case ek.UnaryAsin, ek.UnaryAcos, ek.UnaryAtan, ek.UnarySinh, ek.UnaryCosh, ek.UnaryAsinh, ek.UnaryAcosh,
+			ek.UnaryAtanh, ek.UnaryLog10, ek.UnarySignbit:
+			continue // elementwise_more_test.go
 		default:
 			t.Fatalf("%v untested", op)
 		}
@@ -218,7 +221,9 @@ func TestUnaryOps(t *testing.T) {
 	eq(t, vals[bool](s, s.k(x.IsInf())), []bool{false, true, false, false}, "isinf")
 	eq(t, vals[bool](s, s.k(x.IsFinite())), []bool{false, false, true, true}, "isfinite")
 	eq(t, vals[bool](s, s.k(x.LogicalNot())), []bool{false, false, false, true}, "logical_not")
-	eq(t, vals[float32](s, s.k(x.Sign()))[0], float32(0), "sign(NaN)")
+	if sg := vals[float32](s, s.k(x.Sign()))[0]; !math.IsNaN(float64(sg)) {
+		t.Fatalf("sign(NaN) = %v, want NaN", sg)
+	}
 	i := from(s, []int64{3}, int32(1), 4, 9)
 	eq(t, vals[float32](s, s.k(i.Sqrt())), []float32{1, 2, 3}, "sqrt of int32 is float32")
 	eq(t, vals[int32](s, s.k(i.Round())), []int32{1, 4, 9}, "round of int32")

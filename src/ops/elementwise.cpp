@@ -32,6 +32,14 @@ ek_status binary_types(const ops::BinaryTraits &t, ek_dtype common, ek_dtype *re
   return EK_SUCCESS;
 }
 
+// The op the backends run: NEXTAFTER of a 16-bit float result steps in that
+// type, not in its float32 compute type.
+int plan_op(int op, ek_dtype result) {
+  if (op != EK_BINARY_NEXTAFTER) return op;
+  if (result == EK_FLOAT16) return ew::kNextafterF16;
+  return result == EK_BFLOAT16 ? ew::kNextafterBF16 : op;
+}
+
 // ---- aliasing: out may be an operand exactly, never partially overlap one.
 ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *name) {
   if (desc_numel(out) == 0 || in.data == nullptr || same_layout(out, in)) return EK_SUCCESS;
@@ -117,6 +125,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   ek_dtype result = EK_FLOAT32;
   const ek_dtype common = promote(a->dtype, b->dtype);
   EK_FORWARD(binary_types(*t, common, &result, &g.compute));
+  g.op = plan_op(iop, result);
   // Tensor operands convert to the common type before the op: an integer
   // meeting a half type rounds to it (ek_binary_scalar's value does not).
   g.round = common == EK_FLOAT16 ? ew::kRoundF16 : (common == EK_BFLOAT16 ? ew::kRoundBF16 : ew::kRoundNone);
@@ -138,6 +147,7 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;
   ek_dtype result = EK_FLOAT32;
   EK_FORWARD(binary_types(*t, promote_scalar(a->dtype, scalar), &result, &g.compute));
+  g.op = plan_op(iop, result);
   // Integer compute takes the value exactly; float compute converts it once.
   g.sf = scalar_to_double(scalar);
   if (g.compute == ew::kCI64)

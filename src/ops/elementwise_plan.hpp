@@ -64,13 +64,23 @@ struct Args {
 EK_EW_MATH1(exp) EK_EW_MATH1(exp2) EK_EW_MATH1(expm1) EK_EW_MATH1(log) EK_EW_MATH1(log2)
 EK_EW_MATH1(log1p) EK_EW_MATH1(sqrt) EK_EW_MATH1(sin) EK_EW_MATH1(cos) EK_EW_MATH1(tan)
 EK_EW_MATH1(tanh) EK_EW_MATH1(erf) EK_EW_MATH1(erfc) EK_EW_MATH1(floor) EK_EW_MATH1(ceil)
-EK_EW_MATH1(rint) EK_EW_MATH1(trunc) EK_EW_MATH1(fabs)
-EK_EW_MATH2(fmod) EK_EW_MATH2(pow) EK_EW_MATH2(atan2) EK_EW_MATH2(copysign)
+EK_EW_MATH1(rint) EK_EW_MATH1(trunc) EK_EW_MATH1(fabs) EK_EW_MATH1(asin) EK_EW_MATH1(acos)
+EK_EW_MATH1(atan) EK_EW_MATH1(sinh) EK_EW_MATH1(cosh) EK_EW_MATH1(asinh) EK_EW_MATH1(acosh)
+EK_EW_MATH1(atanh) EK_EW_MATH1(log10)
+EK_EW_MATH2(fmod) EK_EW_MATH2(pow) EK_EW_MATH2(atan2) EK_EW_MATH2(copysign) EK_EW_MATH2(hypot)
+EK_EW_MATH2(nextafter)
 #undef EK_EW_MATH1
 #undef EK_EW_MATH2
 
 template <typename T>
 EK_HD bool is_nan(T x) { return x != x; }
+template <typename T>
+EK_HD bool is_inf(T x) { return !is_nan(x) && is_nan(x - x); }
+
+// Internal op values past the public lists, chosen by the host: NEXTAFTER of
+// a float16 or bfloat16 result, which computes in float32 but must step by
+// one ulp of the 16-bit type (a float32 ulp would round away).
+enum InternalOp : int { kNextafterF16 = 1000, kNextafterBF16 = 1001 };
 
 // ------------------------------------------------------------ load / store --
 
@@ -139,7 +149,7 @@ EK_HD T unary_float(int op, T x) {
   switch (op) {
     case EK_UNARY_NEG: return -x;
     case EK_UNARY_ABS: return fabs_(x);
-    case EK_UNARY_SIGN: return T((T(0) < x) - (x < T(0)));  // NaN -> 0, as PyTorch
+    case EK_UNARY_SIGN: return is_nan(x) ? x : T((T(0) < x) - (x < T(0)));  // NaN stays NaN
     case EK_UNARY_EXP: return exp_(x);
     case EK_UNARY_EXP2: return exp2_(x);
     case EK_UNARY_EXPM1: return expm1_(x);
@@ -170,8 +180,18 @@ EK_HD T unary_float(int op, T x) {
     case EK_UNARY_TRUNC: return trunc_(x);
     case EK_UNARY_LOGICAL_NOT: return T(x == T(0));
     case EK_UNARY_ISNAN: return T(is_nan(x));
-    case EK_UNARY_ISINF: return T(!is_nan(x) && is_nan(x - x));
+    case EK_UNARY_ISINF: return T(is_inf(x));
     case EK_UNARY_ISFINITE: return T(!is_nan(x - x));
+    case EK_UNARY_ASIN: return asin_(x);
+    case EK_UNARY_ACOS: return acos_(x);
+    case EK_UNARY_ATAN: return atan_(x);
+    case EK_UNARY_SINH: return sinh_(x);
+    case EK_UNARY_COSH: return cosh_(x);
+    case EK_UNARY_ASINH: return asinh_(x);
+    case EK_UNARY_ACOSH: return acosh_(x);
+    case EK_UNARY_ATANH: return atanh_(x);
+    case EK_UNARY_LOG10: return log10_(x);
+    case EK_UNARY_SIGNBIT: return T(copysign_(T(1), x) < T(0));  // -0.0 and -NaN too
     default: return x;
   }
 }
@@ -189,6 +209,7 @@ EK_HD int64_t unary_int(int op, int64_t x) {
     case EK_UNARY_LOGICAL_NOT: return x == 0;
     case EK_UNARY_ISNAN: case EK_UNARY_ISINF: return 0;
     case EK_UNARY_ISFINITE: return 1;
+    case EK_UNARY_SIGNBIT: return x < 0;
     default: return x;
   }
 }
@@ -201,10 +222,12 @@ EK_HD T unary_op(int op, T x) {
 
 // --------------------------------------------------------------- binary ops --
 
-// Python's a // b for floats (PyTorch's div_floor_floating).
+// Python's a // b for floats (PyTorch's div_floor_floating), except that an
+// infinite operand gives a / b, as the array API standard says (fmod would
+// make inf // 1 NaN and the -1 step would make 1 // -inf -1).
 template <typename T>
 EK_HD T floor_div_float(T a, T b) {
-  if (b == T(0)) return a / b;
+  if (b == T(0) || is_inf(a) || is_inf(b)) return a / b;
   T mod = fmod_(a, b);
   T div = (a - mod) / b;
   if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
@@ -213,11 +236,38 @@ EK_HD T floor_div_float(T a, T b) {
   return div - fl > T(0.5) ? fl + T(1) : fl;
 }
 
-// Python's a % b: the result has the divisor's sign.
+// Python's a % b: the result has the divisor's sign, a zero one too
+// (-0.0 % 1 is 0.0, 0.0 % -1 is -0.0).
 template <typename T>
 EK_HD T remainder_float(T a, T b) {
   T m = fmod_(a, b);
-  return (m != T(0) && ((b < T(0)) != (m < T(0)))) ? m + b : m;
+  if (m == T(0)) return copysign_(T(0), b);
+  return (b < T(0)) != (m < T(0)) ? m + b : m;
+}
+
+// log(e^a + e^b) without overflow; PyTorch's inf/NaN results.
+template <typename T>
+EK_HD T logaddexp_(T a, T b) {
+  if (is_nan(a) || is_nan(b)) return a + b;
+  const T hi = a > b ? a : b, lo = a > b ? b : a;
+  if (hi == lo && is_inf(hi)) return a;  // inf - inf would be NaN
+  return hi + log1p_(exp_(lo - hi));
+}
+
+// nextafter in a 16-bit float type (bf16: bfloat16, else float16) whose
+// values a and b hold (b may be a float32 scalar): a's bits stepped toward b.
+template <typename T>
+EK_HD T nextafter_16(T a, T b, bool bf16) {
+  if (is_nan(a) || is_nan(b)) return a + b;
+  if (a == b) return b;
+  uint16_t h = 0;
+  if (a == T(0)) {
+    h = uint16_t(b < T(0) ? 0x8001 : 0x0001);  // the smallest subnormal toward b
+  } else {
+    h = bf16 ? half::f32_to_bf16(float(a)) : half::f32_to_f16(float(a));
+    h = uint16_t((a < b) == (a > T(0)) ? h + 1 : h - 1);  // away from or toward zero
+  }
+  return T(bf16 ? half::bf16_to_f32(h) : half::f16_to_f32(h));
 }
 
 template <typename T>
@@ -242,6 +292,12 @@ EK_HD T binary_float(int op, T a, T b) {
     case EK_BINARY_LOGICAL_AND: return T((a != T(0)) && (b != T(0)));
     case EK_BINARY_LOGICAL_OR: return T((a != T(0)) || (b != T(0)));
     case EK_BINARY_LOGICAL_XOR: return T((a != T(0)) != (b != T(0)));
+    case EK_BINARY_LOGADDEXP: return logaddexp_(a, b);
+    case EK_BINARY_HYPOT: return hypot_(a, b);
+    case EK_BINARY_COPYSIGN: return copysign_(a, b);
+    case EK_BINARY_NEXTAFTER: return nextafter_(a, b);
+    case kNextafterF16: return nextafter_16(a, b, false);
+    case kNextafterBF16: return nextafter_16(a, b, true);
     default: return a;  // bitwise ops are rejected for floats by the host
   }
 }

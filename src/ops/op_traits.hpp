@@ -126,7 +126,17 @@ struct RandomTraits {
   T(EK_UNARY_LOGICAL_NOT, Result::kBool, kAnyDtype, nullptr) \
   T(EK_UNARY_ISNAN, Result::kBool, kAnyDtype, nullptr)       \
   T(EK_UNARY_ISINF, Result::kBool, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ISFINITE, Result::kBool, kAnyDtype, nullptr)
+  T(EK_UNARY_ISFINITE, Result::kBool, kAnyDtype, nullptr)   \
+  T(EK_UNARY_ASIN, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ACOS, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ATAN, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_SINH, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_COSH, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ASINH, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_ACOSH, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_ATANH, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_LOG10, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_SIGNBIT, Result::kBool, kAnyDtype, nullptr)
 
 #define EK_BINARY_TRAITS(T)                                     \
   T(EK_BINARY_ADD, Result::kSame, kAnyDtype, nullptr)           \
@@ -152,7 +162,11 @@ struct RandomTraits {
   T(EK_BINARY_BITWISE_OR, Result::kSame, kNoFloat, nullptr)     \
   T(EK_BINARY_BITWISE_XOR, Result::kSame, kNoFloat, nullptr)    \
   T(EK_BINARY_SHIFT_LEFT, Result::kSame, kNoFloat, nullptr)     \
-  T(EK_BINARY_SHIFT_RIGHT, Result::kSame, kNoFloat, nullptr)
+  T(EK_BINARY_SHIFT_RIGHT, Result::kSame, kNoFloat, nullptr)    \
+  T(EK_BINARY_LOGADDEXP, Result::kFloat, kAnyDtype, nullptr)    \
+  T(EK_BINARY_HYPOT, Result::kFloat, kAnyDtype, nullptr)        \
+  T(EK_BINARY_COPYSIGN, Result::kFloat, kAnyDtype, nullptr)     \
+  T(EK_BINARY_NEXTAFTER, Result::kFloat, kAnyDtype, nullptr)
 
 // Kernel kind, result, accepted dtypes, zero elements, step.
 #define EK_REDUCE_TRAITS(T)                                                                      \

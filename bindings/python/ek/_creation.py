@@ -190,7 +190,8 @@ def tensor(data, dtype=None, device="cpu") -> Tensor:
     another Tensor (always copied).
 
     dtype default: a NumPy array's or Tensor's own; for Python data as NumPy
-    infers it, except that floats become float32 (as in PyTorch)."""
+    infers it, except that floats become float32 (as in PyTorch). With a
+    dtype, Python data is converted to it once (float64 keeps 0.1 exact)."""
     ctx = context(device)
     dt = None if dtype is None else _as_dtype(dtype)
     if isinstance(data, Tensor):
@@ -200,7 +201,7 @@ def tensor(data, dtype=None, device="cpu") -> Tensor:
         arr = np.asarray(data)
     else:
         arr = np.asarray(data)
-        if arr.dtype == np.float64:
+        if arr.dtype == np.float64 and dt is None:
             arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu" and arr.dtype != np.uint8:
             arr = arr.astype(np.int64)

@@ -359,6 +359,16 @@ EK_UNARY_LOGICAL_NOT = 27
 EK_UNARY_ISNAN = 28
 EK_UNARY_ISINF = 29
 EK_UNARY_ISFINITE = 30
+EK_UNARY_ASIN = 31
+EK_UNARY_ACOS = 32
+EK_UNARY_ATAN = 33
+EK_UNARY_SINH = 34
+EK_UNARY_COSH = 35
+EK_UNARY_ASINH = 36
+EK_UNARY_ACOSH = 37
+EK_UNARY_ATANH = 38
+EK_UNARY_LOG10 = 39
+EK_UNARY_SIGNBIT = 40
 ek_unary_op_values = {
     'EK_UNARY_NEG': 0,
     'EK_UNARY_ABS': 1,
@@ -391,6 +401,16 @@ ek_unary_op_values = {
     'EK_UNARY_ISNAN': 28,
     'EK_UNARY_ISINF': 29,
     'EK_UNARY_ISFINITE': 30,
+    'EK_UNARY_ASIN': 31,
+    'EK_UNARY_ACOS': 32,
+    'EK_UNARY_ATAN': 33,
+    'EK_UNARY_SINH': 34,
+    'EK_UNARY_COSH': 35,
+    'EK_UNARY_ASINH': 36,
+    'EK_UNARY_ACOSH': 37,
+    'EK_UNARY_ATANH': 38,
+    'EK_UNARY_LOG10': 39,
+    'EK_UNARY_SIGNBIT': 40,
 }
 
 
@@ -420,6 +440,10 @@ EK_BINARY_BITWISE_OR = 20
 EK_BINARY_BITWISE_XOR = 21
 EK_BINARY_SHIFT_LEFT = 22
 EK_BINARY_SHIFT_RIGHT = 23
+EK_BINARY_LOGADDEXP = 24
+EK_BINARY_HYPOT = 25
+EK_BINARY_COPYSIGN = 26
+EK_BINARY_NEXTAFTER = 27
 ek_binary_op_values = {
     'EK_BINARY_ADD': 0,
     'EK_BINARY_SUB': 1,
@@ -445,6 +469,10 @@ ek_binary_op_values = {
     'EK_BINARY_BITWISE_XOR': 21,
     'EK_BINARY_SHIFT_LEFT': 22,
     'EK_BINARY_SHIFT_RIGHT': 23,
+    'EK_BINARY_LOGADDEXP': 24,
+    'EK_BINARY_HYPOT': 25,
+    'EK_BINARY_COPYSIGN': 26,
+    'EK_BINARY_NEXTAFTER': 27,
 }
 
 
@@ -1145,13 +1173,13 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_unary_op, ek_tensor, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'x', 'out'),
-        "out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT, ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2, expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh, sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops on integers are the identity. NEG of bool: EK_ERROR_DTYPE.",
+        "out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT, ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.",
     ),
     'ek_binary': (
         ek_status,
         [ek_stream, ek_binary_op, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'a', 'b', 'out'),
-        "out = a op b, broadcast; the shape is the broadcast of a's and b's (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the promoted one; bool for comparisons and logical ops; float32 for DIV and ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of integers is exact and wraps; a negative exponent gives 0 unless |a| = 1. Integer division or remainder by zero gives an unspecified value (no trap). a and b must share a context.",
+        "out = a op b, broadcast; the shape is the broadcast of a's and b's (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the promoted one; bool for comparisons and logical ops; float32 for the float-only ops (DIV, ATAN2, LOGADDEXP, HYPOT, COPYSIGN, NEXTAFTER) of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of integers is exact and wraps; a negative exponent gives 0 unless |a| = 1. Integer division or remainder by zero gives an unspecified value (no trap). Float FLOOR_DIV and REMAINDER are Python's and NumPy's, signed zeros included (a zero remainder has b's sign), except that FLOOR_DIV with an infinite operand is a / b, as the Python array API standard says (inf // 1 is inf, 1 // -inf is -0.0; NumPy and PyTorch give NaN and -1.0). LOGADDEXP is max + log1p(exp(-|a - b|)) (logaddexp(inf, inf) = inf, NaN propagates); NEXTAFTER of float16 or bfloat16 steps by one of their ulps. a and b must share a context.",
     ),
     'ek_binary_scalar': (
         ek_status,

@@ -450,7 +450,7 @@ def _dunder_round(self, ndigits=None):
 # ------------------------------------------------------------------ docs
 
 _UNARY_DOCS = {
-    "neg": "-x", "abs": "|x|", "sign": "sign(x) (-1, 0, 1; 0 for NaN)", "exp": "e**x",
+    "neg": "-x", "abs": "|x|", "sign": "sign(x) (-1, 0, 1; NaN for NaN)", "exp": "e**x",
     "exp2": "2**x", "expm1": "e**x - 1", "log": "natural logarithm", "log2": "log base 2",
     "log1p": "log(1 + x)", "sqrt": "square root", "rsqrt": "1 / sqrt(x)", "square": "x * x",
     "reciprocal": "1 / x", "sin": "sine", "cos": "cosine", "tan": "tangent",
@@ -460,6 +460,11 @@ _UNARY_DOCS = {
     "ceil": "round toward +inf", "round": "round half to even", "trunc": "round toward zero",
     "logical_not": "not x (bool result)", "isnan": "x is NaN (bool result)",
     "isinf": "x is +-inf (bool result)", "isfinite": "x is finite (bool result)",
+    "asin": "inverse sine", "acos": "inverse cosine", "atan": "inverse tangent",
+    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine",
+    "asinh": "inverse hyperbolic sine", "acosh": "inverse hyperbolic cosine",
+    "atanh": "inverse hyperbolic tangent", "log10": "log base 10",
+    "signbit": "x's sign bit is set (bool result; true for -0.0)",
 }
 _BINARY_DOCS = {
     "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b (true division; "
@@ -471,13 +476,17 @@ _BINARY_DOCS = {
     "logical_or": "a or b (bool result)", "logical_xor": "a xor b (bool result)",
     "bitwise_and": "a & b", "bitwise_or": "a | b", "bitwise_xor": "a ^ b",
     "bitwise_left_shift": "a << b", "bitwise_right_shift": "a >> b",
+    "logaddexp": "log(e**a + e**b), computed stably", "hypot": "sqrt(a**2 + b**2)",
+    "copysign": "|a| with the sign of b", "nextafter": "the next float after a toward b",
 }
 
-_UNARY_ALIASES = {"negative": "neg", "absolute": "abs", "fix": "trunc"}
+_UNARY_ALIASES = {"negative": "neg", "absolute": "abs", "fix": "trunc", "arcsin": "asin",
+                  "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+                  "arctanh": "atanh"}
 _BINARY_ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
                    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
                    "not_equal": "ne", "arctan2": "atan2"}
-_NO_INPLACE = {"isnan", "isinf", "isfinite"}
+_NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit"}
 
 _OPERATORS = {"__add__": ("add", "+="), "__sub__": ("sub", "-="), "__mul__": ("mul", "*="),
               "__truediv__": ("div", "/="), "__floordiv__": ("floor_divide", "//="),

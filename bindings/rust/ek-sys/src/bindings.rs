@@ -2426,6 +2426,36 @@ impl ek_unary_op {
 impl ek_unary_op {
     pub const EK_UNARY_ISFINITE: ek_unary_op = ek_unary_op(30);
 }
+impl ek_unary_op {
+    pub const EK_UNARY_ASIN: ek_unary_op = ek_unary_op(31);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ACOS: ek_unary_op = ek_unary_op(32);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ATAN: ek_unary_op = ek_unary_op(33);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SINH: ek_unary_op = ek_unary_op(34);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_COSH: ek_unary_op = ek_unary_op(35);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ASINH: ek_unary_op = ek_unary_op(36);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ACOSH: ek_unary_op = ek_unary_op(37);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_ATANH: ek_unary_op = ek_unary_op(38);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_LOG10: ek_unary_op = ek_unary_op(39);
+}
+impl ek_unary_op {
+    pub const EK_UNARY_SIGNBIT: ek_unary_op = ek_unary_op(40);
+}
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct ek_unary_op(pub ::std::os::raw::c_uint);
@@ -2501,15 +2531,29 @@ impl ek_binary_op {
 impl ek_binary_op {
     pub const EK_BINARY_SHIFT_RIGHT: ek_binary_op = ek_binary_op(23);
 }
+impl ek_binary_op {
+    pub const EK_BINARY_LOGADDEXP: ek_binary_op = ek_binary_op(24);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_HYPOT: ek_binary_op = ek_binary_op(25);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_COPYSIGN: ek_binary_op = ek_binary_op(26);
+}
+impl ek_binary_op {
+    pub const EK_BINARY_NEXTAFTER: ek_binary_op = ek_binary_op(27);
+}
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct ek_binary_op(pub ::std::os::raw::c_uint);
 extern "C" {
     #[doc = " out = op(x), x's shape. Result dtype: x's, except bool for LOGICAL_NOT,"]
-    #[doc = "  ISNAN, ISINF, ISFINITE, and float32 for the float-only ops (exp, exp2,"]
-    #[doc = "  expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, tanh,"]
-    #[doc = "  sigmoid, gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops"]
-    #[doc = "  on integers are the identity. NEG of bool: EK_ERROR_DTYPE."]
+    #[doc = "  ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp,"]
+    #[doc = "  exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,"]
+    #[doc = "  tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid,"]
+    #[doc = "  gelu, gelu_tanh, silu, erf) on integer or bool input. Rounding ops on"]
+    #[doc = "  integers are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0"]
+    #[doc = "  and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE."]
     pub fn ek_unary(
         stream: ek_stream,
         op: ek_unary_op,
@@ -2520,10 +2564,17 @@ extern "C" {
 extern "C" {
     #[doc = " out = a op b, broadcast; the shape is the broadcast of a's and b's"]
     #[doc = "  (EK_ERROR_SHAPE naming both when they do not broadcast). Result dtype: the"]
-    #[doc = "  promoted one; bool for comparisons and logical ops; float32 for DIV and"]
-    #[doc = "  ATAN2 of integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of"]
+    #[doc = "  promoted one; bool for comparisons and logical ops; float32 for the"]
+    #[doc = "  float-only ops (DIV, ATAN2, LOGADDEXP, HYPOT, COPYSIGN, NEXTAFTER) of"]
+    #[doc = "  integers. Bitwise ops and shifts on floats: EK_ERROR_DTYPE. POW of"]
     #[doc = "  integers is exact and wraps; a negative exponent gives 0 unless |a| = 1."]
     #[doc = "  Integer division or remainder by zero gives an unspecified value (no trap)."]
+    #[doc = "  Float FLOOR_DIV and REMAINDER are Python's and NumPy's, signed zeros"]
+    #[doc = "  included (a zero remainder has b's sign), except that FLOOR_DIV with an"]
+    #[doc = "  infinite operand is a / b, as the Python array API standard says (inf // 1"]
+    #[doc = "  is inf, 1 // -inf is -0.0; NumPy and PyTorch give NaN and -1.0)."]
+    #[doc = "  LOGADDEXP is max + log1p(exp(-|a - b|)) (logaddexp(inf, inf) = inf, NaN"]
+    #[doc = "  propagates); NEXTAFTER of float16 or bfloat16 steps by one of their ulps."]
     #[doc = "  a and b must share a context."]
     pub fn ek_binary(
         stream: ek_stream,

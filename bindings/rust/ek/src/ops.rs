@@ -37,7 +37,7 @@ use crate::tensor::Tensor;
 pub enum UnaryOp {
     Neg,
     Abs,
-    /// sign(NaN) = 0, as PyTorch.
+    /// sign(NaN) = NaN, as PyTorch.
     Sign,
     Exp,
     Exp2,
@@ -74,15 +74,27 @@ pub enum UnaryOp {
     IsInf,
     /// Result dtype bool.
     IsFinite,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Log10,
+    /// Result dtype bool: the sign bit is set (true for -0.0 and -NaN).
+    Signbit,
 }
 
 impl UnaryOp {
     /// Every op, in the order of `ek.h`.
-    pub const ALL: [UnaryOp; 31] = {
+    pub const ALL: [UnaryOp; 41] = {
         use UnaryOp::*;
         [
             Neg, Abs, Sign, Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Square, Reciprocal, Sin, Cos, Tan, Tanh,
             Sigmoid, Relu, Gelu, GeluTanh, Silu, Erf, Floor, Ceil, Round, Trunc, LogicalNot, IsNan, IsInf, IsFinite,
+            Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log10, Signbit,
         ]
     };
 
@@ -121,6 +133,16 @@ impl UnaryOp {
             UnaryOp::IsNan => R::EK_UNARY_ISNAN,
             UnaryOp::IsInf => R::EK_UNARY_ISINF,
             UnaryOp::IsFinite => R::EK_UNARY_ISFINITE,
+            UnaryOp::Asin => R::EK_UNARY_ASIN,
+            UnaryOp::Acos => R::EK_UNARY_ACOS,
+            UnaryOp::Atan => R::EK_UNARY_ATAN,
+            UnaryOp::Sinh => R::EK_UNARY_SINH,
+            UnaryOp::Cosh => R::EK_UNARY_COSH,
+            UnaryOp::Asinh => R::EK_UNARY_ASINH,
+            UnaryOp::Acosh => R::EK_UNARY_ACOSH,
+            UnaryOp::Atanh => R::EK_UNARY_ATANH,
+            UnaryOp::Log10 => R::EK_UNARY_LOG10,
+            UnaryOp::Signbit => R::EK_UNARY_SIGNBIT,
         }
     }
 }
@@ -168,15 +190,24 @@ pub enum BinaryOp {
     BitwiseXor,
     ShiftLeft,
     ShiftRight,
+    /// `log(e^a + e^b)`, computed stably; integers give float32 (as the
+    /// three below).
+    Logaddexp,
+    Hypot,
+    /// `|a|` with `b`'s sign bit.
+    Copysign,
+    /// The next float after `a` toward `b` (one ulp of the result dtype).
+    Nextafter,
 }
 
 impl BinaryOp {
     /// Every op, in the order of `ek.h`.
-    pub const ALL: [BinaryOp; 24] = {
+    pub const ALL: [BinaryOp; 28] = {
         use BinaryOp::*;
         [
             Add, Sub, Mul, Div, FloorDiv, Remainder, Pow, Atan2, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd,
-            LogicalOr, LogicalXor, BitwiseAnd, BitwiseOr, BitwiseXor, ShiftLeft, ShiftRight,
+            LogicalOr, LogicalXor, BitwiseAnd, BitwiseOr, BitwiseXor, ShiftLeft, ShiftRight, Logaddexp, Hypot,
+            Copysign, Nextafter,
         ]
     };
 
@@ -208,6 +239,10 @@ impl BinaryOp {
             BinaryOp::BitwiseXor => R::EK_BINARY_BITWISE_XOR,
             BinaryOp::ShiftLeft => R::EK_BINARY_SHIFT_LEFT,
             BinaryOp::ShiftRight => R::EK_BINARY_SHIFT_RIGHT,
+            BinaryOp::Logaddexp => R::EK_BINARY_LOGADDEXP,
+            BinaryOp::Hypot => R::EK_BINARY_HYPOT,
+            BinaryOp::Copysign => R::EK_BINARY_COPYSIGN,
+            BinaryOp::Nextafter => R::EK_BINARY_NEXTAFTER,
         }
     }
 }
@@ -614,6 +649,8 @@ unary_named! {
     sigmoid sigmoid_ => Sigmoid, relu relu_ => Relu, gelu gelu_ => Gelu, gelu_tanh gelu_tanh_ => GeluTanh,
     silu silu_ => Silu, erf erf_ => Erf,
     floor floor_ => Floor, ceil ceil_ => Ceil, round round_ => Round, trunc trunc_ => Trunc,
+    asin asin_ => Asin, acos acos_ => Acos, atan atan_ => Atan, sinh sinh_ => Sinh, cosh cosh_ => Cosh,
+    asinh asinh_ => Asinh, acosh acosh_ => Acosh, atanh atanh_ => Atanh, log10 log10_ => Log10,
 }
 
 macro_rules! unary_predicates {
@@ -630,6 +667,7 @@ macro_rules! unary_predicates {
 }
 
 unary_predicates! { logical_not => LogicalNot, isnan => IsNan, isinf => IsInf, isfinite => IsFinite }
+unary_predicates! { signbit => Signbit }
 
 macro_rules! binary_named {
     ($( $name:ident $scalar:ident => $op:ident $( ; $inplace:ident $scalar_inplace:ident )? ),* $(,)?) => {
@@ -677,6 +715,10 @@ binary_named! {
     bitwise_xor bitwise_xor_scalar => BitwiseXor; bitwise_xor_ bitwise_xor_scalar_,
     shift_left shift_left_scalar => ShiftLeft; shift_left_ shift_left_scalar_,
     shift_right shift_right_scalar => ShiftRight; shift_right_ shift_right_scalar_,
+    logaddexp logaddexp_scalar => Logaddexp; logaddexp_ logaddexp_scalar_,
+    hypot hypot_scalar => Hypot; hypot_ hypot_scalar_,
+    copysign copysign_scalar => Copysign; copysign_ copysign_scalar_,
+    nextafter nextafter_scalar => Nextafter; nextafter_ nextafter_scalar_,
     eq eq_scalar => Eq,
     ne ne_scalar => Ne,
     lt lt_scalar => Lt,
