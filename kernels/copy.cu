@@ -31,7 +31,6 @@ namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kUnroll = 4;        // elements in flight per thread (strided kernels)
 constexpr int kCastUnroll = kVecUnroll;  // vectors in flight per thread (contiguous cast)
 constexpr int kNoFastPath = -1;   // not a cudaError_t: "use the generic kernel"
 constexpr int kTile = 64;         // transpose tile edge (elements)
@@ -130,39 +129,12 @@ __global__ void __launch_bounds__(kThreads) vec_copy_kernel(char *__restrict__ d
   if (blockIdx.x == 0) copy_edges(dst, src, head, head + nvec * int64_t(sizeof(V)), nbytes);
 }
 
-// The strided walk of both copy kernels: n elements of two tensors through
-// oc, kUnroll per thread per step, all loads (load(source offset)) before the
-// stores (store(destination offset, value)) so they overlap in flight.
-template <typename U, typename Load, typename Store>
-__device__ __forceinline__ void strided_pairs(const OffsetCalc<U, 2> &oc, U n, Load load, Store store) {
-  using S = typename OffsetCalc<U, 2>::S;
-  using V = decltype(load(S()));
-  const U chunk = U(kThreads) * kUnroll;
-  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
-    V v[kUnroll];
-    S od[kUnroll];
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) {
-      U i = base + U(k) * kThreads;
-      if (i < n) {
-        S o[2];
-        oc.get(i, o);
-        od[k] = o[0];
-        v[k] = load(o[1]);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k)
-      if (base + U(k) * kThreads < n) store(od[k], v[k]);
-  }
-}
-
 // Same-dtype strided copy; T is an unsigned type of the element's size.
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) strided_copy_kernel(T *__restrict__ dst, const T *__restrict__ src,
                                                                 OffsetCalc<U, 2> oc, U n) {
   using S = typename OffsetCalc<U, 2>::S;
-  strided_pairs(oc, n, [&](S o) { return src[o]; }, [&](S o, T v) { dst[o] = v; });
+  strided_walk(oc, n, [&](const S (&o)[2]) { return src[o[1]]; }, [&](S o, T v) { dst[o] = v; });
 }
 
 // Any-dtype -> any-dtype strided copy. The dtypes are runtime values (uniform
@@ -173,8 +145,8 @@ __global__ void __launch_bounds__(kThreads) cast_copy_kernel(char *__restrict__ 
                                                              const char *__restrict__ src, int sdt, int ses,
                                                              OffsetCalc<U, 2> oc, U n) {
   using S = typename OffsetCalc<U, 2>::S;
-  strided_pairs(
-      oc, n, [&](S o) { return detail::load_scalar(src + int64_t(o) * ses, sdt); },
+  strided_walk(
+      oc, n, [&](const S (&o)[2]) { return detail::load_scalar(src + int64_t(o[1]) * ses, sdt); },
       [&](S o, const detail::Scalar &v) { detail::store_scalar(dst + int64_t(o) * des, ddt, v); });
 }
 
@@ -434,7 +406,7 @@ int launch_transpose(const Layout &L, cudaStream_t st) {
 
 template <typename T, typename U>
 int launch_strided_copy(const Layout &L, int64_t n, cudaStream_t st) {
-  strided_copy_kernel<T, U><<<grid_for(n, int64_t(kThreads) * kUnroll), kThreads, 0, st>>>(
+  strided_copy_kernel<T, U><<<grid_for(n, int64_t(kThreads) * kStridedUnroll), kThreads, 0, st>>>(
       reinterpret_cast<T *>(L.ptr[0]), reinterpret_cast<const T *>(L.ptr[1]), make_calc<U>(L), U(n));
   return cudaGetLastError();
 }
@@ -447,7 +419,7 @@ int same_dtype_copy(const Layout &L, int64_t n, cudaStream_t st) {
 
 template <typename U>
 int launch_cast(const Layout &L, int64_t n, int ddt, int sdt, cudaStream_t st) {
-  cast_copy_kernel<U><<<grid_for(n, int64_t(kThreads) * kUnroll), kThreads, 0, st>>>(
+  cast_copy_kernel<U><<<grid_for(n, int64_t(kThreads) * kStridedUnroll), kThreads, 0, st>>>(
       L.ptr[0], ddt, int(L.es[0]), L.ptr[1], sdt, int(L.es[1]), make_calc<U>(L), U(n));
   return cudaGetLastError();
 }

@@ -165,14 +165,21 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
   T s;
   if constexpr (T(0.5) == T(0)) s = T(k.si);
   else s = T(k.sf);
-  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S off[3];
-    k.oc.get(i, off);
-    T x = k.a ? ew::load_operand<T>(k.a + int64_t(off[1]) * k.es[1], k.dt[1], k.round) : s;
-    T y = (UNARY || !k.b) ? s : ew::load_operand<T>(k.b + int64_t(off[2]) * k.es[2], k.dt[2], k.round);
-    T v = UNARY ? ew::unary_op<T>(k.op, x) : ew::binary_op<T>(k.op, x, y);
-    ew::store_as<T>(k.out + int64_t(off[0]) * k.es[0], k.dt[0], v);
-  }
+  // The loads only: the op runs at the store, so that no load waits for the
+  // one before it to arrive.
+  struct Operands { T x, y; };
+  strided_walk(
+      k.oc, n,
+      [&](const S (&off)[3]) {
+        Operands v;
+        v.x = k.a ? ew::load_operand<T>(k.a + int64_t(off[1]) * k.es[1], k.dt[1], k.round) : s;
+        v.y = (UNARY || !k.b) ? s : ew::load_operand<T>(k.b + int64_t(off[2]) * k.es[2], k.dt[2], k.round);
+        return v;
+      },
+      [&](S o, const Operands &v) {
+        const T r = UNARY ? ew::unary_op<T>(k.op, v.x) : ew::binary_op<T>(k.op, v.x, v.y);
+        ew::store_as<T>(k.out + int64_t(o) * k.es[0], k.dt[0], r);
+      });
 }
 
 template <typename U>
@@ -196,7 +203,7 @@ StridedArgs<U> strided_args(const ew::Args &g, const Layout &L) {
 template <typename T, typename U>
 int launch_strided(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st) {
   const StridedArgs<U> k = strided_args<U>(g, L);
-  const unsigned grid = grid_for(n, kThreads);
+  const unsigned grid = grid_for(n, int64_t(kThreads) * kStridedUnroll);
   if (unary) strided_kernel<T, U, true><<<grid, kThreads, 0, st>>>(k, U(n));
   else strided_kernel<T, U, false><<<grid, kThreads, 0, st>>>(k, U(n));
   return cudaGetLastError();

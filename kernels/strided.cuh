@@ -7,6 +7,7 @@
 // otherwise, and turns a linear index into offsets with OffsetCalc. Included
 // by .cu files only.
 #pragma once
+#include <utility>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -127,6 +128,11 @@ struct OffsetCalc {
 
   // o[t] for the first nt tensors (nt uniform over a launch; the rest 0).
   __device__ __forceinline__ void get(U lin, S (&o)[N], int nt = N) const {
+    if (ndim == 1) {  // a stepped slice, the commonest strided layout: no division
+#pragma unroll
+      for (int t = 0; t < N; ++t) o[t] = t < nt ? static_cast<S>(lin) * st[t][0] : 0;
+      return;
+    }
 #pragma unroll
     for (int t = 0; t < N; ++t) o[t] = 0;
 #pragma unroll
@@ -176,6 +182,39 @@ OffsetCalc<U, (M ? M : N)> make_calc(const Geometry<N> &g) {
     for (int t = 0; t < (M ? M : N); ++t) oc.st[t][k] = static_cast<typename Calc::S>(g.st[t][d]);
   }
   return oc;
+}
+
+// Elements in flight per thread in the strided kernels.
+constexpr int kStridedUnroll = 4;
+
+// The strided kernels' loop: n elements of N tensors laid out by oc, a thread
+// taking kStridedUnroll of them kThreads apart at a time. load(o) reads
+// through the offsets o (o[0] is the output's) and returns what store(o[0],
+// value) writes; every load of a step comes before its stores, so that the
+// loads are in flight together. Launch with grid_for(n, kThreads *
+// kStridedUnroll).
+template <typename U, int N, typename Load, typename Store>
+__device__ __forceinline__ void strided_walk(const OffsetCalc<U, N> &oc, U n, Load load, Store store) {
+  using S = typename OffsetCalc<U, N>::S;
+  using V = decltype(load(std::declval<const S (&)[N]>()));
+  const U chunk = U(kThreads) * kStridedUnroll;
+  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
+    V v[kStridedUnroll];
+    S od[kStridedUnroll];
+#pragma unroll
+    for (int k = 0; k < kStridedUnroll; ++k) {
+      U i = base + U(k) * kThreads;
+      if (i < n) {
+        S o[N];
+        oc.get(i, o);
+        od[k] = o[0];
+        v[k] = load(o);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kStridedUnroll; ++k)
+      if (base + U(k) * kThreads < n) store(od[k], v[k]);
+  }
 }
 
 }  // namespace cuda

@@ -162,20 +162,29 @@ struct StridedArgs {
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n) {
   using S = typename OffsetCalc<U, kSlots>::S;
+  struct Operands {
+    bool c;
+    T x, y;
+  };
   T c0, c1;
   if constexpr (T(0.5) == T(0)) c0 = k.ci[0], c1 = k.ci[1];
   else c0 = T(k.cf[0]), c1 = T(k.cf[1]);
-  for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
-    S off[kSlots];
-    k.oc.get(i, off);
-    const char *p[kSlots];
+  strided_walk(
+      k.oc, n,
+      [&](const S (&off)[kSlots]) {  // the loads only, as in elementwise.cu
+        const char *p[kSlots];
 #pragma unroll
-    for (int t = 0; t < kSlots; ++t) p[t] = k.ptr[t] + int64_t(off[t]) * k.es[t];
-    const bool c = k.ptr[1] && tern::is_true(p[1], k.dt[1]);
-    const T x = ew::load_as<T>(p[2], k.dt[2]);
-    const T y = k.ptr[3] ? ew::load_as<T>(p[3], k.dt[3]) : T(0);
-    ew::store_as<T>(k.ptr[0] + int64_t(off[0]) * k.es[0], k.dt[0], tern::apply<T>(k.op, c, x, y, c0, c1));
-  }
+        for (int t = 0; t < kSlots; ++t) p[t] = k.ptr[t] + int64_t(off[t]) * k.es[t];
+        Operands v;
+        v.c = k.ptr[1] && tern::is_true(p[1], k.dt[1]);
+        v.x = ew::load_as<T>(p[2], k.dt[2]);
+        v.y = k.ptr[3] ? ew::load_as<T>(p[3], k.dt[3]) : T(0);
+        return v;
+      },
+      [&](S o, const Operands &v) {
+        ew::store_as<T>(k.ptr[0] + int64_t(o) * k.es[0], k.dt[0],
+                        tern::apply<T>(k.op, v.c, v.x, v.y, c0, c1));
+      });
 }
 
 template <typename U>
@@ -197,7 +206,7 @@ StridedArgs<U> strided_args(const tern::Args &g, const Layout &L) {
 
 template <typename T, typename U>
 int launch_strided(const tern::Args &g, const Layout &L, int64_t n, cudaStream_t st) {
-  strided_kernel<T, U><<<grid_for(n, kThreads), kThreads, 0, st>>>(strided_args<U>(g, L), U(n));
+  strided_kernel<T, U><<<grid_for(n, int64_t(kThreads) * kStridedUnroll), kThreads, 0, st>>>(strided_args<U>(g, L), U(n));
   return cudaGetLastError();
 }
 
