@@ -150,6 +150,19 @@ inline int64_t numel_of(const Shape &shape) {
   return n;
 }
 
+// Calls fn with every multi-index of shape, in C order (none when it is empty).
+template <typename F>
+void for_each_index(const Shape &shape, F &&fn) {
+  if (numel_of(shape) == 0) return;
+  Shape idx(shape.size(), 0);
+  for (;;) {
+    fn(static_cast<const Shape &>(idx));
+    int d = static_cast<int>(shape.size()) - 1;
+    while (d >= 0 && ++idx[d] == shape[d]) idx[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
 // "[2,3]", as the library's messages write shapes.
 inline std::string text(const Shape &s) {
   std::string t = "[";

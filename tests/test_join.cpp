@@ -10,6 +10,7 @@
 
 #include "ek_test.hpp"
 
+using ektest::for_each_index;
 using ektest::numel_of;
 using ektest::Shape;
 using ektest::shape_of;
@@ -19,18 +20,6 @@ using ektest::Values;
 using ektest::values_of;
 
 namespace {
-
-// Every multi-index of shape, in C order.
-void for_each_index(const Shape &shape, const std::function<void(const Shape &)> &fn) {
-  if (numel_of(shape) == 0) return;
-  Shape idx(shape.size(), 0);
-  for (;;) {
-    fn(idx);
-    int d = static_cast<int>(shape.size()) - 1;
-    while (d >= 0 && ++idx[d] == shape[d]) idx[d--] = 0;
-    if (d < 0) return;
-  }
-}
 
 // A C-ordered host array.
 struct Host {
