@@ -55,9 +55,12 @@ ek_status check_linspace_fits(const RangePlan &p, ek_dtype dtype, const std::str
 // The diagonal k of a 2-D tensor as a 1-D descriptor (length 0 beyond it).
 TensorDesc diagonal(const ek_tensor_s *t, int64_t k) {
   const int64_t rows = t->shape[0], cols = t->shape[1];
-  const int64_t r0 = k < 0 ? -k : 0, c0 = k > 0 ? k : 0;  // only when on the matrix
+  // Off the matrix (k may then be INT64_MIN, whose negation overflows) the
+  // diagonal is empty and starts at element (0, 0).
+  const bool on = k < cols && k > -rows;
+  const int64_t r0 = on && k < 0 ? -k : 0, c0 = on && k > 0 ? k : 0;
   int64_t len = 0;
-  if (k < cols && k > -rows) len = k >= 0 ? std::min(rows, cols - k) : std::min(rows + k, cols);
+  if (on) len = k >= 0 ? std::min(rows, cols - k) : std::min(rows + k, cols);
   TensorDesc d{};
   d.dtype = t->dtype;
   d.ndim = 1;
