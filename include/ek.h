@@ -28,6 +28,12 @@
  *  - Ops take their output tensor last as ek_tensor *out: when *out is NULL a
  *    new tensor is allocated and returned (caller releases it); otherwise the
  *    result is written into *out, whose shape and dtype are checked.
+ *    Elementwise ops (ek_unary, ek_binary, ek_binary_scalar, ek_where,
+ *    ek_clamp, ek_lerp, ek_axpby) also accept a *out whose dtype differs from
+ *    the result's when the result's category (bool < integer < float) is not
+ *    above *out's, as PyTorch's in-place ops: the result is converted on
+ *    store as by ek_cast (x_f32 += y_f64 works; x_int += y_f32 is
+ *    EK_ERROR_DTYPE). Every binding's in-place forms rely on this rule.
  *  - Names: getters are ek_<object>_get_<what>; a variant of an operation is
  *    an enum value of one function (ek_softmax's kind, ek_scan's op), never a
  *    second symbol or a flag.
@@ -1228,6 +1234,100 @@ EK_API ek_status ek_masked_scatter(ek_stream stream, ek_tensor x, ek_tensor mask
  *  or [0, 0]. */
 EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out);
 
+/* Indexing by a key, t[key] and t[key] = value with NumPy's rules (as
+ * PyTorch), in one place for every binding. A key is an array of items:
+ *  - EK_INDEX_INT: position `start` of the next dim (negative counts from the
+ *    end); the dim goes away. Out of range: EK_ERROR_INDEX naming it.
+ *  - EK_INDEX_SLICE: start:stop:step of the next dim, as ek_view_slice
+ *    (EK_SLICE_MIN/EK_SLICE_MAX for an open end, step != 0, negative allowed).
+ *  - EK_INDEX_NONE: a new dim of size 1.
+ *  - EK_INDEX_ELLIPSIS: as many full slices as the dims the other items leave
+ *    (at most one ellipsis; with none, the key ends with one).
+ *  - EK_INDEX_TENSOR: `tensor`, an integer index tensor (int64 or int32, any
+ *    shape) addressing the next dim, or a bool mask addressing as many dims as
+ *    it has (its shape must equal theirs: EK_ERROR_SHAPE) and acting as its
+ *    ek_nonzero columns. A 0-d bool mask adds a dim of size 1 (true) or 0.
+ * Basic keys (no TENSOR item) give a view. With index tensors (advanced
+ * indexing) the index tensors broadcast together; their result dims take the
+ * place of the first of them when the advanced items (INT items count as
+ * advanced here) are adjacent in the key, else they come first (NumPy's
+ * rule). More items addressing dims than x has is EK_ERROR_INDEX. Unused
+ * fields of an item must be 0 / NULL (EK_ERROR_INVALID_ARGUMENT otherwise). */
+#define EK_INDEX_KIND_LIST(X)              \
+  X(EK_INDEX_INT, 0, "int")                \
+  X(EK_INDEX_SLICE, 1, "slice")            \
+  X(EK_INDEX_NONE, 2, "none")              \
+  X(EK_INDEX_ELLIPSIS, 3, "ellipsis")      \
+  X(EK_INDEX_TENSOR, 4, "tensor")
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_INDEX_KIND_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_index_kind;
+
+/** One item of an indexing key; see above. ek_index_int(), ek_index_slice()
+ *  ... below fill one. */
+typedef struct {
+  ek_index_kind kind;
+  int32_t reserved_;  /* must be 0 */
+  int64_t start;      /* INT: the position; SLICE: the start */
+  int64_t stop;       /* SLICE */
+  int64_t step;       /* SLICE */
+  ek_tensor tensor;   /* TENSOR */
+} ek_index_item;
+
+/* Constructors (header-only: not library symbols). */
+static inline ek_index_item ek_index_item_of_kind_(ek_index_kind kind) {
+  ek_index_item it;
+  it.kind = kind;
+  it.reserved_ = 0;
+  it.start = 0;
+  it.stop = 0;
+  it.step = 0;
+  it.tensor = NULL;
+  return it;
+}
+static inline ek_index_item ek_index_item_int(int64_t i) {
+  ek_index_item it = ek_index_item_of_kind_(EK_INDEX_INT);
+  it.start = i;
+  return it;
+}
+static inline ek_index_item ek_index_item_slice(int64_t start, int64_t stop, int64_t step) {
+  ek_index_item it = ek_index_item_of_kind_(EK_INDEX_SLICE);
+  it.start = start;
+  it.stop = stop;
+  it.step = step;
+  return it;
+}
+static inline ek_index_item ek_index_item_none(void) {
+  return ek_index_item_of_kind_(EK_INDEX_NONE);
+}
+static inline ek_index_item ek_index_item_ellipsis(void) {
+  return ek_index_item_of_kind_(EK_INDEX_ELLIPSIS);
+}
+static inline ek_index_item ek_index_item_tensor(ek_tensor t) {
+  ek_index_item it = ek_index_item_of_kind_(EK_INDEX_TENSOR);
+  it.tensor = t;
+  return it;
+}
+
+/** out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key
+ *  gives a view (no stream work) when *out is NULL. Advanced keys gather into
+ *  a new tensor (or into a given *out of the result's shape and dtype);
+ *  synchronous as the indexing ops above (a mask is counted on the host). A
+ *  given *out with a basic key receives a copy of the view. */
+EK_API ek_status ek_index(ek_stream stream, ek_tensor x, int n, const ek_index_item *key,
+                          ek_tensor *out);
+/** x[key] = value, in place on x: value (x's dtype, or any dtype that casts to
+ *  it as ek_copy does) broadcasts to the shape x[key] has. With index tensors,
+ *  a duplicated position receives one of its candidates; accumulate adds
+ *  instead (x[key] += value with duplicates adding up, as index_put). With a
+ *  basic key and accumulate, x[key] += value. Nothing is written on failure
+ *  (indices are checked first). */
+EK_API ek_status ek_index_assign(ek_stream stream, ek_tensor value, int accumulate,
+                                 ek_tensor x, int n, const ek_index_item *key);
+
 /* ---------------------------------------------------------------- random numbers
  * Counter-based Philox4x32-10: the element at C-order index i of the filled
  * tensor takes its numbers from counter (offset + i) under key seed, so the
@@ -1409,6 +1509,42 @@ typedef struct {
 EK_API ek_status ek_kernel_launch(ek_stream stream, ek_kernel k, const unsigned *grid,
                                   const unsigned *block, size_t shared_bytes,
                                   const ek_kernel_arg *args, int n_args);
+
+/* Typed kernel arguments: the library does the marshalling every binding
+ * would otherwise repeat (tensor -> device pointer, a value -> the bytes of a
+ * C type). */
+#define EK_KERNEL_VALUE_KIND_LIST(X)                                          \
+  X(EK_KERNEL_VALUE_TENSOR, 0, "tensor") /* tensor's data pointer: T* */      \
+  X(EK_KERNEL_VALUE_SCALAR, 1, "scalar") /* scalar as a C value of dtype */   \
+  X(EK_KERNEL_VALUE_BYTES, 2, "bytes")   /* size bytes at bytes (a struct) */
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_KERNEL_VALUE_KIND_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_kernel_value_kind;
+
+/** One typed kernel argument. TENSOR: tensor must live on the kernel's device
+ *  (EK_ERROR_INVALID_ARGUMENT naming the argument otherwise); the kernel
+ *  receives its data pointer (NULL for an empty tensor). SCALAR: scalar is
+ *  converted to dtype as ek_fill stores a value (exact or
+ *  EK_ERROR_INVALID_ARGUMENT naming the argument; float16/bfloat16 are 2-byte
+ *  values); BYTES: size bytes at bytes, as ek_kernel_arg. Unused fields must
+ *  be 0 / NULL. */
+typedef struct {
+  ek_kernel_value_kind kind;
+  ek_dtype dtype;      /* SCALAR */
+  ek_scalar scalar;    /* SCALAR */
+  ek_tensor tensor;    /* TENSOR */
+  const void *bytes;   /* BYTES */
+  size_t size;         /* BYTES */
+} ek_kernel_value;
+
+/** ek_kernel_launch with typed arguments: each is converted as above, then the
+ *  parameter count and sizes are checked as ek_kernel_launch checks them. */
+EK_API ek_status ek_kernel_launch_values(ek_stream stream, ek_kernel k, const unsigned *grid,
+                                         const unsigned *block, size_t shared_bytes,
+                                         const ek_kernel_value *args, int n_args);
 /** Removes every entry of ctx's disk cache directory and empties this
  *  process's memory cache (loaded modules stay usable). */
 EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
@@ -1423,9 +1559,10 @@ EK_API ek_status ek_kernel_cache_clear(ek_context ctx);
  *  limit) on these arguments, then remembers the best for the kernel and
  *  bucket: the kernel must give the same result when run several times on
  *  its arguments (outputs a function of the inputs). *block_used (may be
- *  NULL) receives the block size launched. n == 0 launches nothing. */
+ *  NULL) receives the block size launched. n == 0 launches nothing. Arguments
+ *  are typed as for ek_kernel_launch_values. */
 EK_API ek_status ek_kernel_launch_auto(ek_stream stream, ek_kernel k, uint64_t n,
-                                       size_t shared_bytes, const ek_kernel_arg *args,
+                                       size_t shared_bytes, const ek_kernel_value *args,
                                        int n_args, unsigned *block_used);
 
 /* ---------------------------------------- experimental: elementwise builders */

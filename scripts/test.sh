@@ -81,13 +81,16 @@ export EK_LIBRARY="$root/build/libek.so.0"
 export LD_LIBRARY_PATH="$root/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PKG_CONFIG_PATH="$root/build/meson-uninstalled"
 
+step "Generated bindings"
+python3 tools/gen_bindings/gen.py --check
+bindings/rust/generate.sh --check
+python3 tools/gen_bindings/coverage.py
+
 step "Python binding"
-python3 bindings/python/gen_ffi.py --check
 PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
 PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 
 step "Rust binding"
-bindings/rust/generate.sh --check
 (cd bindings/rust && cargo test --offline && cargo run -q --offline --example quickstart \
   && cargo run -q --offline --example custom_kernel)
 

@@ -1,69 +1,37 @@
-#!/usr/bin/env python3
-"""Generate ``ek/_ffi.py`` (ctypes declarations) from ``include/ek.h``.
-
-Usage::
-
-    python3 bindings/python/gen_ffi.py            # (re)write ek/_ffi.py
-    python3 bindings/python/gen_ffi.py --check    # exit 1 with a diff when stale
-    python3 bindings/python/gen_ffi.py --stdout   # print the module
+"""Reads include/ek.h into a Model: status codes, X-macro lists, #define
+constants, enums, handles, callbacks, structs, functions with their parameter
+names and doc comments, and which declarations are experimental or
+header-only. Every binding generator (tools/gen_bindings/emit_*.py) works from
+this one model.
 
 The header is parsed with regular expressions; it follows a small set of forms
 (see the docstrings of the ``parse_*`` functions). ``static inline`` helpers
-(the ek_scalar constructors) are skipped; ``#ifdef EK_EXPERIMENTAL`` sections
-are parsed like the rest and listed in ``EXPERIMENTAL``; any other
-conditional not in KNOWN_CONDITIONALS is an error.  Anything the generator
+(the ek_scalar and ek_index_item constructors) are recorded, not bound;
+``#ifdef EK_EXPERIMENTAL`` sections are parsed like the rest and marked; any
+other conditional not in KNOWN_CONDITIONALS is an error. Anything the parser
 does not understand inside those forms is an error, never silently skipped, so
 that a header change cannot produce a binding with a wrong signature.
-The output depends only on the header text (no dates, no paths): it is
-deterministic and committed.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
-import difflib
 import operator
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_HEADER = os.path.normpath(os.path.join(HERE, "..", "..", "include", "ek.h"))
-DEFAULT_OUTPUT = os.path.join(HERE, "ek", "_ffi.py")
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+DEFAULT_HEADER = os.path.join(ROOT, "include", "ek.h")
 
-# C scalar types -> ctypes names.
-SCALARS = {
-    "void": "None",
-    "char": "ctypes.c_char",
-    "signed char": "ctypes.c_byte",
-    "unsigned char": "ctypes.c_ubyte",
-    "short": "ctypes.c_short",
-    "unsigned short": "ctypes.c_ushort",
-    "int": "ctypes.c_int",
-    "signed": "ctypes.c_int",
-    "unsigned": "ctypes.c_uint",
-    "unsigned int": "ctypes.c_uint",
-    "long": "ctypes.c_long",
-    "unsigned long": "ctypes.c_ulong",
-    "long long": "ctypes.c_longlong",
-    "unsigned long long": "ctypes.c_ulonglong",
-    "float": "ctypes.c_float",
-    "double": "ctypes.c_double",
-    "size_t": "ctypes.c_size_t",
-    "ptrdiff_t": "ctypes.c_ssize_t",
-    "int8_t": "ctypes.c_int8",
-    "int16_t": "ctypes.c_int16",
-    "int32_t": "ctypes.c_int32",
-    "int64_t": "ctypes.c_int64",
-    "uint8_t": "ctypes.c_uint8",
-    "uint16_t": "ctypes.c_uint16",
-    "uint32_t": "ctypes.c_uint32",
-    "uint64_t": "ctypes.c_uint64",
-    "intptr_t": "ctypes.c_ssize_t",
-    "uintptr_t": "ctypes.c_size_t",
-}
+# C scalar types the header may use.
+C_SCALARS = frozenset({
+    "void", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "signed",
+    "unsigned", "unsigned int", "long", "unsigned long", "long long", "unsigned long long",
+    "float", "double", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t",
+})
 
 # Symbolic values allowed in #define expressions.
 KNOWN_VALUES = {
@@ -79,6 +47,110 @@ KNOWN_VALUES = {
 
 class GenError(Exception):
     pass
+
+
+@dataclass
+class Param:
+    """One parameter, with what it means to a binding (``kind``):
+
+    ``stream``, ``ctx``; ``tensor`` (an input handle); ``out`` (``ek_tensor *``:
+    the op's result, NULL to allocate); ``scalar`` (``ek_scalar``),
+    ``opt_scalar`` (``const ek_scalar *``, NULL for none); ``dtype``; ``enum``
+    (any other enum type, in ``ctype``); ``flag`` (an ``int`` used as a bool,
+    see FLAGS); ``count`` (the length of the ``array`` parameters that name it
+    in ``count``); ``array`` (``const T *`` of ``elem`` T, ``count`` long);
+    ``int`` / ``int64`` / ``uint64`` / ``size`` / ``double``; ``string``; and
+    ``raw`` for the rest (pointers the binding marshals by hand)."""
+    name: str
+    ctype: str
+    kind: str = "raw"
+    elem: str | None = None
+    count: str | None = None
+
+
+@dataclass
+class Function:
+    name: str
+    ret: str
+    params: list          # [(ctype, name)] as declared
+    doc: str
+    experimental: bool = False
+    sig: list = field(default_factory=list)  # [Param], see classify()
+
+    @property
+    def is_op(self) -> bool:
+        """Enqueues work on a stream and returns tensors through ``ek_tensor *``
+        outputs, every parameter of a kind a generator can marshal: the
+        uniform shape each binding offers in its generated op forms."""
+        kinds = [p.kind for p in self.sig]
+        return bool(kinds) and kinds[0] == "stream" and "raw" not in kinds \
+            and ("out" in kinds or "array_out" in kinds)
+
+    @property
+    def is_view(self) -> bool:
+        """An ek_view_* function: a tensor in, views out, no stream."""
+        return self.name.startswith("ek_view_") and "raw" not in [p.kind for p in self.sig]
+
+    def __iter__(self):  # name, ret, params, doc = f
+        return iter((self.name, self.ret, self.params, self.doc))
+
+
+# int parameters that are booleans (nonzero = true).
+FLAGS = frozenset({"keepdim", "accumulate", "scalar_first", "endpoint", "flags_bool"})
+# Integer parameters that give the length of the array parameters after them.
+COUNT_NAMES = re.compile(r"n|ndims?|nshifts|n_\w+")
+INTS = {"int": "int", "int64_t": "int64", "uint64_t": "uint64", "size_t": "size",
+        "double": "double", "unsigned": "uint", "int32_t": "int"}
+
+
+def classify(fn: Function, model: "Model") -> list:
+    """The Param list of fn (see Param)."""
+    enums = {t for t, _ in model.enums}
+    params = fn.params
+    out = []
+    count = last_count = None
+    for i, (ctype, name) in enumerate(params):
+        t = squash(ctype)
+        base = squash(re.sub(r"\b(const|struct)\b|\*", " ", t))
+        stars = t.count("*")
+        const = t.startswith("const")
+        nxt = params[i + 1][0] if i + 1 < len(params) else ""
+        p = Param(name, t)
+        if stars == 0 and COUNT_NAMES.fullmatch(name) and base in ("int", "int64_t") \
+                and "*" in nxt:
+            p.kind, count = "count", name
+            last_count = name
+        elif stars == 1 and const and count and base not in ("char", "void", "ek_scalar"):
+            p.kind, p.elem, p.count = "array", base, count
+        elif stars == 1 and base == "ek_tensor" and not const:
+            if last_count and name == "outs":
+                p.kind, p.elem, p.count = "array_out", base, last_count
+            else:
+                p.kind = "out"
+        else:
+            count = None
+            if stars == 0 and base == "ek_stream":
+                p.kind = "stream"
+            elif stars == 0 and base == "ek_context":
+                p.kind = "ctx"
+            elif stars == 0 and base == "ek_tensor":
+                p.kind = "tensor"
+            elif stars == 0 and base == "ek_scalar":
+                p.kind = "scalar"
+            elif stars == 1 and const and base == "ek_scalar":
+                p.kind = "opt_scalar"
+            elif stars == 0 and base == "ek_dtype":
+                p.kind = "dtype"
+            elif stars == 0 and base in enums:
+                p.kind = "enum"
+            elif stars == 0 and base == "int" and name in FLAGS:
+                p.kind = "flag"
+            elif stars == 0 and base in INTS:
+                p.kind = INTS[base]
+            elif stars == 1 and const and base == "char":
+                p.kind = "string"
+        out.append(p)
+    return out
 
 
 @dataclass
@@ -382,7 +454,8 @@ def parse_functions(raw: str, text: str, model: Model) -> None:
     precedes it in the raw header becomes the Python docstring."""
     for m in re.finditer(r"\bEK_API\s+([\w\s\*]+?)\s*\b(ek_\w+)\s*\(([^;{]*?)\)\s*;", text, re.S):
         ret, name, params = squash(m.group(1)), m.group(2), m.group(3)
-        model.functions.append((name, ret, split_params(params, name), docs_for(raw, name)))
+        model.functions.append(Function(name, ret, split_params(params, name),
+                                        docs_for(raw, name)))
         model.positions[name] = m.start()
     if not model.functions:
         raise GenError("no EK_API prototypes found")
@@ -396,175 +469,7 @@ def docs_for(raw: str, name: str) -> str:
     return squash(" ".join(lines))
 
 
-# ------------------------------------------------------------------ type mapping
-
-class TypeMap:
-    def __init__(self, model: Model):
-        self.enums = {t for t, _ in model.enums}
-        self.handles = {t for t, _ in model.handles}
-        self.structs = {t for t, _ in model.structs}
-        self.callbacks = {t for t, _, _ in model.callbacks}
-        self.opaque = set(model.opaque)
-
-    def base(self, name: str, where: str) -> str:
-        if name in SCALARS:
-            return SCALARS[name]
-        if name in self.enums or name in self.handles or name in self.structs \
-                or name in self.callbacks:
-            return name
-        raise GenError(f"{where}: unknown C type {name!r}")
-
-    def map(self, ctype: str, where: str) -> str:
-        """C type text -> ctypes expression."""
-        t = squash(ctype.replace("*", " * "))
-        stars = t.count("*")
-        t = squash(re.sub(r"\b(const|volatile|struct|enum)\b", " ", t.replace("*", " ")))
-        if stars == 0:
-            return self.base(t, where)
-        if t == "char" and stars == 1:
-            return "ctypes.c_char_p"
-        if t == "void" or t in self.opaque:
-            inner, stars = "ctypes.c_void_p", stars - 1
-        else:
-            inner = self.base(t, where)
-            if inner == "None":
-                raise GenError(f"{where}: bad type {ctype!r}")
-        for _ in range(stars):
-            inner = f"ctypes.POINTER({inner})"
-        return inner
-
-
-# ------------------------------------------------------------------ emitting
-
-HEADER = '''\
-# Generated by bindings/python/gen_ffi.py from include/ek.h. DO NOT EDIT.
-# Regenerate with:  python3 bindings/python/gen_ffi.py
-# CI checks it with: python3 bindings/python/gen_ffi.py --check
-"""ctypes declarations of the libek C API (include/ek.h).
-
-Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts), handle
-types (``POINTER`` to opaque structs), callback types, ``Structure`` classes
-and ``FUNCTIONS`` (name -> restype, argtypes, parameter names, doc).
-``EXPERIMENTAL`` names what ek.h declares under ``#ifdef EK_EXPERIMENTAL``;
-``new(cls)`` makes a struct with ``struct_size`` set (``SIZED_STRUCTS``).
-``bind(lib)`` sets ``argtypes``/``restype`` on every function of a loaded CDLL.
-"""
-
-import ctypes
-
-'''
-
-
-def emit(model: Model) -> str:
-    tm = TypeMap(model)
-    o = [HEADER]
-    o.append("# " + "-" * 66 + " status codes (EK_STATUS_LIST)\n\n")
-    for name, value, _ in model.status:
-        o.append(f"{name} = {value}\n")
-    o.append("\nSTATUS_NAMES = {\n")
-    for name, value, _ in model.status:
-        o.append(f"    {value}: {name!r},\n")
-    o.append("}\n\nSTATUS_DESCRIPTIONS = {\n")
-    for name, value, desc in model.status:
-        o.append(f"    {value}: {desc!r},\n")
-    o.append("}\n\n")
-
-    o.append("# " + "-" * 66 + " #define constants\n\n")
-    for name, value in model.defines:
-        o.append(f"{name} = {value}\n")
-    o.append("\n")
-
-    defines = dict(model.defines)
-    for kind, name, _ in sorted(model.order, key=lambda x: x[2]):
-        if kind == "enum":
-            entries = dict(model.enums)[name]
-            o.append(f"# enum {name}\n{name} = ctypes.c_int\n")
-            if name != "ek_status":
-                for en, ev in entries:
-                    o.append(f"{en} = {ev}\n")
-            o.append(f"{name}_values = {{\n")
-            for en, ev in entries:
-                o.append(f"    {en!r}: {ev},\n")
-            o.append("}\n\n\n")
-        elif kind == "handle":
-            tag = dict(model.handles)[name]
-            o.append(f"class {tag}(ctypes.Structure):\n    \"\"\"Opaque.\"\"\"\n\n\n"
-                     f"{name} = ctypes.POINTER({tag})\n\n\n")
-        elif kind == "callback":
-            ret, params = next((r, p) for n, r, p in model.callbacks if n == name)
-            args = ", ".join([tm.map(ret, name)] + [tm.map(c, name) for c, _ in params])
-            o.append(f"{name} = ctypes.CFUNCTYPE({args})\n\n\n")
-        elif kind == "struct":
-            fields = dict(model.structs)[name]
-            o.append(f"class {name}(ctypes.Structure):\n    _fields_ = [\n")
-            for fname, ctype, arr in fields:
-                t = tm.map(ctype, f"{name}.{fname}")
-                for dim in reversed(arr):
-                    n = eval_int(dim, defines)
-                    if n is None:
-                        raise GenError(f"{name}.{fname}: cannot evaluate array size {dim!r}")
-                    t = f"{t} * {n}"
-                o.append(f"        ({fname!r}, {t}),\n")
-            o.append("    ]\n\n\n")
-
-    o.append("# " + "-" * 66 + " functions\n\n")
-    o.append("FUNCTIONS = {\n")
-    for name, ret, params, doc in model.functions:
-        if model.is_experimental(model.positions[name]):
-            doc = "Experimental (EK_EXPERIMENTAL). " + doc
-        r = tm.map(ret, name)
-        args = ", ".join(tm.map(c, f"{name}({n})") for c, n in params)
-        pnames = ", ".join(repr(n) for _, n in params)
-        o.append(f"    {name!r}: (\n        {r},\n        [{args}],\n"
-                 f"        ({pnames}{',' if len(params) == 1 else ''}),\n")
-        o.append(f"        {doc!r},\n    ),\n")
-    o.append("}\n\n")
-    positions = dict(model.positions)
-    positions.update((name, pos) for _, name, pos in model.order)
-    exp = sorted(n for n, pos in positions.items() if model.is_experimental(pos))
-    o.append("# Declared under #ifdef EK_EXPERIMENTAL: outside the ABI promise, bound all the same.\n")
-    o.append("EXPERIMENTAL = frozenset({\n" + "".join(f"    {n!r},\n" for n in exp) + "})\n\n")
-    o.append("# static inline helpers of ek.h: not library symbols (the binding builds its own).\n")
-    o.append("INLINE_FUNCTIONS = (\n" + "".join(f"    {n!r},\n" for n in model.inline) + ")\n\n")
-    o.append("# Structs the library fills: the caller sets struct_size (see new()).\n")
-    o.append("SIZED_STRUCTS = (\n" + "".join(f"    {n},\n" for n in model.sized) + ")\n\n\n")
-    o.append('''\
-def new(cls, count=None):
-    """A zeroed ``cls`` with ``struct_size`` set (the _INIT macros of ek.h), or
-    an array of ``count`` (>= 1) of them whose first element has it: the
-    library takes that as the stride and sets it in every element it writes."""
-    if cls not in SIZED_STRUCTS:
-        raise TypeError(f"{cls.__name__} has no struct_size")
-    if count is None:
-        return cls(struct_size=ctypes.sizeof(cls))
-    arr = (cls * count)()
-    arr[0].struct_size = ctypes.sizeof(cls)
-    return arr
-
-
-def bind(lib):
-    """Set argtypes/restype (and __doc__) on every function of ``lib``.
-
-    Returns the list of functions declared in ek.h that ``lib`` lacks (a
-    library older than the header); those are left unbound.
-    """
-    missing = []
-    for name, (restype, argtypes, _params, doc) in FUNCTIONS.items():
-        try:
-            fn = getattr(lib, name)
-        except AttributeError:
-            missing.append(name)
-            continue
-        fn.restype = restype
-        fn.argtypes = argtypes
-        if doc:
-            fn.__doc__ = doc
-    return missing
-''')
-    return "".join(o)
-
-
-def generate(header_path: str) -> str:
+def parse(header_path: str = DEFAULT_HEADER) -> Model:
     with open(header_path, encoding="utf-8") as f:
         raw = f.read()
     text = join_continuations(strip_comments(raw))
@@ -580,44 +485,9 @@ def generate(header_path: str) -> str:
     parse_structs(text, model)
     parse_opaque(text, model)
     parse_functions(raw, text, model)
-    return emit(model)
+    for fn in model.functions:
+        fn.experimental = model.is_experimental(model.positions[fn.name])
+        fn.sig = classify(fn, model)
+    return model
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--header", default=DEFAULT_HEADER)
-    ap.add_argument("--output", default=DEFAULT_OUTPUT)
-    g = ap.add_mutually_exclusive_group()
-    g.add_argument("--check", action="store_true",
-                   help="exit 1 with a diff when the output file is not up to date")
-    g.add_argument("--stdout", action="store_true", help="print instead of writing")
-    args = ap.parse_args(argv)
-    try:
-        new = generate(args.header)
-    except GenError as e:
-        print(f"gen_ffi.py: {args.header}: {e}", file=sys.stderr)
-        return 2
-    if args.stdout:
-        sys.stdout.write(new)
-        return 0
-    try:
-        with open(args.output, encoding="utf-8") as f:
-            old = f.read()
-    except FileNotFoundError:
-        old = ""
-    if args.check:
-        if old == new:
-            return 0
-        sys.stdout.writelines(difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True),
-            fromfile=args.output + " (committed)", tofile=args.output + " (from ek.h)"))
-        print(f"\n{args.output} is stale: run python3 bindings/python/gen_ffi.py", file=sys.stderr)
-        return 1
-    if old != new:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(new)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
