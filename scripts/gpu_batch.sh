@@ -56,6 +56,19 @@ for b in "$c"/overhead/*; do [ -x "$b" ] && run "overhead_$(basename "$b")" "$b"
 [ -x "$c/overhead/rust" ] && run overhead_rust_1 "$c/overhead/rust" --numel 1
 [ -x "$c/overhead/go" ] && run overhead_go_1 "$c/overhead/go" -numel 1
 fi
+if phase overhead; then
+# Each binding's host cost per op, the committed one against the one in
+# .carry/base-bind (an older binding over the same library), alternating.
+b=$c/base-bind
+for round in 1 2; do
+  for side in base new; do
+    if [ $side = base ]; then py=$b/python rs=$b/rust go=$b/go; else py=bindings/python rs=$c/overhead/rust go=$c/overhead/go; fi
+    [ -d "$py" ] && run "python_overhead_${side}_$round" env PYTHONPATH="$py" python3 bindings/python/bench_overhead.py
+    [ -x "$rs" ] && run "overhead_rust_${side}_$round" "$rs" --numel 1
+    [ -x "$go" ] && run "overhead_go_${side}_$round" "$go" -numel 1
+  done
+done
+fi
 if phase benchcmp; then
 # Before/after on the same machine: .carry/base holds the library and the
 # benchmarks of the commit before (built there and copied in by hand); the
