@@ -440,3 +440,12 @@ func (t *Tensor) Handle() unsafe.Pointer {
 	}
 	return unsafe.Pointer(t.raw)
 }
+
+// Data returns the address of element 0 (ek_tensor_get_data): device memory
+// for a CUDA tensor, NULL for an empty one. Borrowed: valid while the
+// storage lives.
+func (t *Tensor) Data() (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_get_data(h, &p, m) })
+	return p, err
+}
