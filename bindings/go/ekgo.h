@@ -37,6 +37,12 @@ typedef struct {
   char *msg;
   ek_tensor out[2];
 } ekgo_result;
+
+/* The result of an ekgo_into_* shim (the outputs given): status and message. */
+typedef struct {
+  ek_status status;
+  char *msg;
+} ekgo_status;
 static inline ek_status ekgo_ek_device_get_count(ek_device_type type, int * count, char **msg) {
   return ekgo_fail(ek_device_get_count(type, count), msg);
 }
@@ -308,6 +314,13 @@ static inline ekgo_result ekgo_op_ek_reshape(uintptr_t stream, uintptr_t t, int 
   r.status = ekgo_fail(ek_reshape((ek_stream)stream, (ek_tensor)t, ndim, shape, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_reshape(uintptr_t stream, uintptr_t t, int ndim, const int64_t * shape, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_reshape((ek_stream)stream, (ek_tensor)t, ndim, shape, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_contiguous(stream, t, out), msg);
 }
@@ -319,6 +332,13 @@ static inline ekgo_result ekgo_op_ek_contiguous(uintptr_t stream, uintptr_t t, u
   r.status = ekgo_fail(ek_contiguous((ek_stream)stream, (ek_tensor)t, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_contiguous(uintptr_t stream, uintptr_t t, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_contiguous((ek_stream)stream, (ek_tensor)t, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_cast(stream, t, dtype, out), msg);
 }
@@ -328,6 +348,13 @@ static inline ekgo_result ekgo_op_ek_cast(uintptr_t stream, uintptr_t t, ek_dtyp
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_cast((ek_stream)stream, (ek_tensor)t, dtype, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_cast(uintptr_t stream, uintptr_t t, ek_dtype dtype, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_cast((ek_stream)stream, (ek_tensor)t, dtype, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_fill(ek_stream stream, ek_scalar value, ek_tensor t, char **msg) {
@@ -355,6 +382,13 @@ static inline ekgo_result ekgo_op_ek_concat(uintptr_t stream, int n, const ek_te
   r.status = ekgo_fail(ek_concat((ek_stream)stream, n, xs, dim, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_concat(uintptr_t stream, int n, const ek_tensor * xs, int dim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_concat((ek_stream)stream, n, xs, dim, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_stack(ek_stream stream, int n, const ek_tensor * xs, int dim, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_stack(stream, n, xs, dim, out), msg);
 }
@@ -364,6 +398,13 @@ static inline ekgo_result ekgo_op_ek_stack(uintptr_t stream, int n, const ek_ten
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_stack((ek_stream)stream, n, xs, dim, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_stack(uintptr_t stream, int n, const ek_tensor * xs, int dim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_stack((ek_stream)stream, n, xs, dim, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_flip(ek_stream stream, ek_tensor x, int ndims, const int * dims, ek_tensor * out, char **msg) {
@@ -377,6 +418,13 @@ static inline ekgo_result ekgo_op_ek_flip(uintptr_t stream, uintptr_t x, int ndi
   r.status = ekgo_fail(ek_flip((ek_stream)stream, (ek_tensor)x, ndims, dims, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_flip(uintptr_t stream, uintptr_t x, int ndims, const int * dims, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_flip((ek_stream)stream, (ek_tensor)x, ndims, dims, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_roll(ek_stream stream, ek_tensor x, int nshifts, const int64_t * shifts, const int * dims, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_roll(stream, x, nshifts, shifts, dims, out), msg);
 }
@@ -388,6 +436,13 @@ static inline ekgo_result ekgo_op_ek_roll(uintptr_t stream, uintptr_t x, int nsh
   r.status = ekgo_fail(ek_roll((ek_stream)stream, (ek_tensor)x, nshifts, shifts, dims, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_roll(uintptr_t stream, uintptr_t x, int nshifts, const int64_t * shifts, const int * dims, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_roll((ek_stream)stream, (ek_tensor)x, nshifts, shifts, dims, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_repeat(ek_stream stream, ek_tensor x, int ndim, const int64_t * repeats, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_repeat(stream, x, ndim, repeats, out), msg);
 }
@@ -397,6 +452,13 @@ static inline ekgo_result ekgo_op_ek_repeat(uintptr_t stream, uintptr_t x, int n
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_repeat((ek_stream)stream, (ek_tensor)x, ndim, repeats, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_repeat(uintptr_t stream, uintptr_t x, int ndim, const int64_t * repeats, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_repeat((ek_stream)stream, (ek_tensor)x, ndim, repeats, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_view_split(ek_tensor x, int dim, int64_t split_size, int64_t capacity, ek_tensor * outs, int64_t * count, char **msg) {
@@ -469,6 +531,13 @@ static inline ekgo_result ekgo_op_ek_tril(uintptr_t stream, uintptr_t x, int64_t
   r.status = ekgo_fail(ek_tril((ek_stream)stream, (ek_tensor)x, k, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_tril(uintptr_t stream, uintptr_t x, int64_t k, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_tril((ek_stream)stream, (ek_tensor)x, k, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_triu(ek_stream stream, ek_tensor x, int64_t k, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_triu(stream, x, k, out), msg);
 }
@@ -478,6 +547,13 @@ static inline ekgo_result ekgo_op_ek_triu(uintptr_t stream, uintptr_t x, int64_t
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_triu((ek_stream)stream, (ek_tensor)x, k, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_triu(uintptr_t stream, uintptr_t x, int64_t k, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_triu((ek_stream)stream, (ek_tensor)x, k, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tensor * out, char **msg) {
@@ -491,6 +567,13 @@ static inline ekgo_result ekgo_op_ek_unary(uintptr_t stream, ek_unary_op op, uin
   r.status = ekgo_fail(ek_unary((ek_stream)stream, op, (ek_tensor)x, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_unary(uintptr_t stream, ek_unary_op op, uintptr_t x, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_unary((ek_stream)stream, op, (ek_tensor)x, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_binary(stream, op, a, b, out), msg);
 }
@@ -500,6 +583,13 @@ static inline ekgo_result ekgo_op_ek_binary(uintptr_t stream, ek_binary_op op, u
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_binary((ek_stream)stream, op, (ek_tensor)a, (ek_tensor)b, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_binary(uintptr_t stream, ek_binary_op op, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_binary((ek_stream)stream, op, (ek_tensor)a, (ek_tensor)b, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a, ek_scalar scalar, int scalar_first, ek_tensor * out, char **msg) {
@@ -513,6 +603,13 @@ static inline ekgo_result ekgo_op_ek_binary_scalar(uintptr_t stream, ek_binary_o
   r.status = ekgo_fail(ek_binary_scalar((ek_stream)stream, op, (ek_tensor)a, scalar, scalar_first, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_binary_scalar(uintptr_t stream, ek_binary_op op, uintptr_t a, ek_scalar scalar, int scalar_first, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_binary_scalar((ek_stream)stream, op, (ek_tensor)a, scalar, scalar_first, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims, const int * dims, int keepdim, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_reduce(stream, op, x, ndims, dims, keepdim, out), msg);
 }
@@ -524,6 +621,13 @@ static inline ekgo_result ekgo_op_ek_reduce(uintptr_t stream, ek_reduce_op op, u
   r.status = ekgo_fail(ek_reduce((ek_stream)stream, op, (ek_tensor)x, ndims, dims, keepdim, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_reduce(uintptr_t stream, ek_reduce_op op, uintptr_t x, int ndims, const int * dims, int keepdim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_reduce((ek_stream)stream, op, (ek_tensor)x, ndims, dims, keepdim, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_var(ek_stream stream, ek_var_kind kind, ek_tensor x, int ndims, const int * dims, double correction, int keepdim, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_var(stream, kind, x, ndims, dims, correction, keepdim, out), msg);
 }
@@ -533,6 +637,13 @@ static inline ekgo_result ekgo_op_ek_var(uintptr_t stream, ek_var_kind kind, uin
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_var((ek_stream)stream, kind, (ek_tensor)x, ndims, dims, correction, keepdim, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_var(uintptr_t stream, ek_var_kind kind, uintptr_t x, int ndims, const int * dims, double correction, int keepdim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_var((ek_stream)stream, kind, (ek_tensor)x, ndims, dims, correction, keepdim, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_reduce_with_indices(ek_stream stream, ek_reduce_op op, ek_tensor x, int dim, int keepdim, ek_tensor * values, ek_tensor * indices, char **msg) {
@@ -547,6 +658,14 @@ static inline ekgo_result ekgo_op_ek_reduce_with_indices(uintptr_t stream, ek_re
   r.status = ekgo_fail(ek_reduce_with_indices((ek_stream)stream, op, (ek_tensor)x, dim, keepdim, &r.out[0], &r.out[1]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_reduce_with_indices(uintptr_t stream, ek_reduce_op op, uintptr_t x, int dim, int keepdim, uintptr_t values, uintptr_t indices) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)values;
+  ek_tensor o1 = (ek_tensor)indices;
+  r.status = ekgo_fail(ek_reduce_with_indices((ek_stream)stream, op, (ek_tensor)x, dim, keepdim, &o0, &o1), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_where(stream, cond, a, b, out), msg);
 }
@@ -556,6 +675,13 @@ static inline ekgo_result ekgo_op_ek_where(uintptr_t stream, uintptr_t cond, uin
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_where((ek_stream)stream, (ek_tensor)cond, (ek_tensor)a, (ek_tensor)b, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_where(uintptr_t stream, uintptr_t cond, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_where((ek_stream)stream, (ek_tensor)cond, (ek_tensor)a, (ek_tensor)b, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar * lo, const ek_scalar * hi, ek_tensor * out, char **msg) {
@@ -569,6 +695,13 @@ static inline ekgo_result ekgo_op_ek_clamp(uintptr_t stream, uintptr_t x, int ha
   r.status = ekgo_fail(ek_clamp((ek_stream)stream, (ek_tensor)x, has_lo ? &lo : NULL, has_hi ? &hi : NULL, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_clamp(uintptr_t stream, uintptr_t x, int has_lo, ek_scalar lo, int has_hi, ek_scalar hi, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_clamp((ek_stream)stream, (ek_tensor)x, has_lo ? &lo : NULL, has_hi ? &hi : NULL, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_scalar weight, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_lerp(stream, start, end, weight, out), msg);
 }
@@ -578,6 +711,13 @@ static inline ekgo_result ekgo_op_ek_lerp(uintptr_t stream, uintptr_t start, uin
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_lerp((ek_stream)stream, (ek_tensor)start, (ek_tensor)end, weight, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_lerp(uintptr_t stream, uintptr_t start, uintptr_t end, ek_scalar weight, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_lerp((ek_stream)stream, (ek_tensor)start, (ek_tensor)end, weight, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_scalar beta, ek_tensor y, ek_tensor * out, char **msg) {
@@ -591,6 +731,13 @@ static inline ekgo_result ekgo_op_ek_axpby(uintptr_t stream, ek_scalar alpha, ui
   r.status = ekgo_fail(ek_axpby((ek_stream)stream, alpha, (ek_tensor)x, beta, (ek_tensor)y, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_axpby(uintptr_t stream, ek_scalar alpha, uintptr_t x, ek_scalar beta, uintptr_t y, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_axpby((ek_stream)stream, alpha, (ek_tensor)x, beta, (ek_tensor)y, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_softmax(ek_stream stream, ek_softmax_kind kind, ek_tensor x, int dim, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_softmax(stream, kind, x, dim, out), msg);
 }
@@ -600,6 +747,13 @@ static inline ekgo_result ekgo_op_ek_softmax(uintptr_t stream, ek_softmax_kind k
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_softmax((ek_stream)stream, kind, (ek_tensor)x, dim, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_softmax(uintptr_t stream, ek_softmax_kind kind, uintptr_t x, int dim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_softmax((ek_stream)stream, kind, (ek_tensor)x, dim, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, ek_tensor * out, char **msg) {
@@ -613,6 +767,13 @@ static inline ekgo_result ekgo_op_ek_scan(uintptr_t stream, ek_scan_op op, uintp
   r.status = ekgo_fail(ek_scan((ek_stream)stream, op, (ek_tensor)x, dim, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_scan(uintptr_t stream, ek_scan_op op, uintptr_t x, int dim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_scan((ek_stream)stream, op, (ek_tensor)x, dim, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_matmul(stream, a, b, out), msg);
 }
@@ -622,6 +783,13 @@ static inline ekgo_result ekgo_op_ek_matmul(uintptr_t stream, uintptr_t a, uintp
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_matmul((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_matmul(uintptr_t stream, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_matmul((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b, ek_scalar beta, ek_tensor c, char **msg) {
@@ -638,6 +806,13 @@ static inline ekgo_result ekgo_op_ek_index_select(uintptr_t stream, uintptr_t x,
   r.status = ekgo_fail(ek_index_select((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_index_select(uintptr_t stream, uintptr_t x, int dim, uintptr_t index, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_index_select((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_gather(ek_stream stream, ek_tensor x, int dim, ek_tensor index, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_gather(stream, x, dim, index, out), msg);
 }
@@ -647,6 +822,13 @@ static inline ekgo_result ekgo_op_ek_gather(uintptr_t stream, uintptr_t x, int d
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_gather((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_gather(uintptr_t stream, uintptr_t x, int dim, uintptr_t index, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_gather((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor index, ek_tensor src, int accumulate, ek_tensor * out, char **msg) {
@@ -660,6 +842,13 @@ static inline ekgo_result ekgo_op_ek_scatter(uintptr_t stream, uintptr_t x, int 
   r.status = ekgo_fail(ek_scatter((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, (ek_tensor)src, accumulate, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_scatter(uintptr_t stream, uintptr_t x, int dim, uintptr_t index, uintptr_t src, int accumulate, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_scatter((ek_stream)stream, (ek_tensor)x, dim, (ek_tensor)index, (ek_tensor)src, accumulate, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_tensor * indices, ek_tensor values, int accumulate, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_index_put(stream, x, n, indices, values, accumulate, out), msg);
 }
@@ -669,6 +858,13 @@ static inline ekgo_result ekgo_op_ek_index_put(uintptr_t stream, uintptr_t x, in
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_index_put((ek_stream)stream, (ek_tensor)x, n, indices, (ek_tensor)values, accumulate, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_index_put(uintptr_t stream, uintptr_t x, int n, const ek_tensor * indices, uintptr_t values, int accumulate, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_index_put((ek_stream)stream, (ek_tensor)x, n, indices, (ek_tensor)values, accumulate, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_masked_select(ek_stream stream, ek_tensor x, ek_tensor mask, ek_tensor * out, char **msg) {
@@ -682,6 +878,13 @@ static inline ekgo_result ekgo_op_ek_masked_select(uintptr_t stream, uintptr_t x
   r.status = ekgo_fail(ek_masked_select((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_masked_select(uintptr_t stream, uintptr_t x, uintptr_t mask, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_masked_select((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, ek_scalar value, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_masked_fill(stream, x, mask, value, out), msg);
 }
@@ -691,6 +894,13 @@ static inline ekgo_result ekgo_op_ek_masked_fill(uintptr_t stream, uintptr_t x, 
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_masked_fill((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, value, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_masked_fill(uintptr_t stream, uintptr_t x, uintptr_t mask, ek_scalar value, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_masked_fill((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, value, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_masked_scatter(ek_stream stream, ek_tensor x, ek_tensor mask, ek_tensor source, ek_tensor * out, char **msg) {
@@ -704,6 +914,13 @@ static inline ekgo_result ekgo_op_ek_masked_scatter(uintptr_t stream, uintptr_t 
   r.status = ekgo_fail(ek_masked_scatter((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, (ek_tensor)source, &r.out[0]), &r.msg);
   return r;
 }
+static inline ekgo_status ekgo_into_ek_masked_scatter(uintptr_t stream, uintptr_t x, uintptr_t mask, uintptr_t source, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_masked_scatter((ek_stream)stream, (ek_tensor)x, (ek_tensor)mask, (ek_tensor)source, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_nonzero(stream, x, out), msg);
 }
@@ -713,6 +930,13 @@ static inline ekgo_result ekgo_op_ek_nonzero(uintptr_t stream, uintptr_t x, uint
   r.out[1] = NULL;
   r.out[0] = (ek_tensor)out;
   r.status = ekgo_fail(ek_nonzero((ek_stream)stream, (ek_tensor)x, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_nonzero(uintptr_t stream, uintptr_t x, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_nonzero((ek_stream)stream, (ek_tensor)x, &o0), &r.msg);
   return r;
 }
 static inline ek_status ekgo_ek_index(ek_stream stream, ek_tensor x, int n, const ek_index_item * key, ek_tensor * out, char **msg) {

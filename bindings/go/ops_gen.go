@@ -173,8 +173,13 @@ func (t *Tensor) ReshapeInto(shape []int64, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ReshapeOn(shape, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_reshape(0, h(t), C.int(len(shape)), i64ptr(shape), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_contiguous
@@ -202,8 +207,13 @@ func (t *Tensor) ContiguousInto(out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ContiguousOn(nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_contiguous(0, h(t), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_cast
@@ -230,8 +240,13 @@ func (t *Tensor) CastInto(dt DType, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.CastOn(dt, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_cast(0, h(t), C.ek_dtype(dt), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_arange
@@ -302,8 +317,18 @@ func ConcatInto(xs []*Tensor, dim int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := ConcatOn(xs, dim, nil, out)
-	return err
+	xsC, unpinxs, err := tensorList("ek.Concat: xs", xs)
+	if err != nil {
+		return err
+	}
+	defer unpinxs()
+	pn, err := pin(out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_concat(0, C.int(len(xs)), &xsC[0], C.int(dim), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_stack
@@ -336,8 +361,18 @@ func StackInto(xs []*Tensor, dim int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := StackOn(xs, dim, nil, out)
-	return err
+	xsC, unpinxs, err := tensorList("ek.Stack: xs", xs)
+	if err != nil {
+		return err
+	}
+	defer unpinxs()
+	pn, err := pin(out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_stack(0, C.int(len(xs)), &xsC[0], C.int(dim), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_flip
@@ -366,8 +401,15 @@ func (t *Tensor) FlipInto(dims []int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.FlipOn(dims, nil, out)
-	return err
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_flip(0, h(t), C.int(len(dims)), dimsC, h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_roll
@@ -401,8 +443,18 @@ func (t *Tensor) RollInto(shifts []int64, dims []int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.RollOn(shifts, dims, nil, out)
-	return err
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	if dims != nil && len(dims) != len(shifts) {
+		return bindingError(StatusInvalidArgument, "ek.Tensor.Roll: %d dims for %d shifts", len(dims), len(shifts))
+	}
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_roll(0, h(t), C.int(len(shifts)), i64ptr(shifts), dimsC, h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_repeat
@@ -432,8 +484,13 @@ func (t *Tensor) RepeatInto(repeats []int64, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.RepeatOn(repeats, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_repeat(0, h(t), C.int(len(repeats)), i64ptr(repeats), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_view_moveaxis
@@ -559,8 +616,13 @@ func (t *Tensor) TrilInto(k int64, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.TrilOn(k, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_tril(0, h(t), C.int64_t(k), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_triu
@@ -587,8 +649,13 @@ func (t *Tensor) TriuInto(k int64, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.TriuOn(k, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_triu(0, h(t), C.int64_t(k), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_unary
@@ -620,8 +687,13 @@ func (t *Tensor) UnaryInto(op UnaryOp, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.UnaryOn(op, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_unary(0, C.ek_unary_op(op), h(t), h(out))
+	return check(r.status, r.msg)
 }
 
 // Neg is Unary(UnaryNeg).
@@ -637,8 +709,7 @@ func (t *Tensor) NegOn(s *Stream, out *Tensor) (*Tensor, error) {
 // NegInPlace computes Neg into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) NegInPlace() error {
-	_, err := t.UnaryOn(UnaryNeg, nil, t)
-	return err
+	return t.UnaryInto(UnaryNeg, t)
 }
 
 // Abs is Unary(UnaryAbs).
@@ -654,8 +725,7 @@ func (t *Tensor) AbsOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AbsInPlace computes Abs into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AbsInPlace() error {
-	_, err := t.UnaryOn(UnaryAbs, nil, t)
-	return err
+	return t.UnaryInto(UnaryAbs, t)
 }
 
 // Sign is Unary(UnarySign) (sign(NaN) = NaN, as PyTorch).
@@ -671,8 +741,7 @@ func (t *Tensor) SignOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SignInPlace computes Sign into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SignInPlace() error {
-	_, err := t.UnaryOn(UnarySign, nil, t)
-	return err
+	return t.UnaryInto(UnarySign, t)
 }
 
 // Exp is Unary(UnaryExp).
@@ -688,8 +757,7 @@ func (t *Tensor) ExpOn(s *Stream, out *Tensor) (*Tensor, error) {
 // ExpInPlace computes Exp into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ExpInPlace() error {
-	_, err := t.UnaryOn(UnaryExp, nil, t)
-	return err
+	return t.UnaryInto(UnaryExp, t)
 }
 
 // Exp2 is Unary(UnaryExp2).
@@ -705,8 +773,7 @@ func (t *Tensor) Exp2On(s *Stream, out *Tensor) (*Tensor, error) {
 // Exp2InPlace computes Exp2 into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Exp2InPlace() error {
-	_, err := t.UnaryOn(UnaryExp2, nil, t)
-	return err
+	return t.UnaryInto(UnaryExp2, t)
 }
 
 // Expm1 is Unary(UnaryExpm1).
@@ -722,8 +789,7 @@ func (t *Tensor) Expm1On(s *Stream, out *Tensor) (*Tensor, error) {
 // Expm1InPlace computes Expm1 into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Expm1InPlace() error {
-	_, err := t.UnaryOn(UnaryExpm1, nil, t)
-	return err
+	return t.UnaryInto(UnaryExpm1, t)
 }
 
 // Log is Unary(UnaryLog).
@@ -739,8 +805,7 @@ func (t *Tensor) LogOn(s *Stream, out *Tensor) (*Tensor, error) {
 // LogInPlace computes Log into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogInPlace() error {
-	_, err := t.UnaryOn(UnaryLog, nil, t)
-	return err
+	return t.UnaryInto(UnaryLog, t)
 }
 
 // Log2 is Unary(UnaryLog2).
@@ -756,8 +821,7 @@ func (t *Tensor) Log2On(s *Stream, out *Tensor) (*Tensor, error) {
 // Log2InPlace computes Log2 into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Log2InPlace() error {
-	_, err := t.UnaryOn(UnaryLog2, nil, t)
-	return err
+	return t.UnaryInto(UnaryLog2, t)
 }
 
 // Log1p is Unary(UnaryLog1p).
@@ -773,8 +837,7 @@ func (t *Tensor) Log1pOn(s *Stream, out *Tensor) (*Tensor, error) {
 // Log1pInPlace computes Log1p into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Log1pInPlace() error {
-	_, err := t.UnaryOn(UnaryLog1p, nil, t)
-	return err
+	return t.UnaryInto(UnaryLog1p, t)
 }
 
 // Sqrt is Unary(UnarySqrt).
@@ -790,8 +853,7 @@ func (t *Tensor) SqrtOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SqrtInPlace computes Sqrt into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SqrtInPlace() error {
-	_, err := t.UnaryOn(UnarySqrt, nil, t)
-	return err
+	return t.UnaryInto(UnarySqrt, t)
 }
 
 // Rsqrt is Unary(UnaryRsqrt).
@@ -807,8 +869,7 @@ func (t *Tensor) RsqrtOn(s *Stream, out *Tensor) (*Tensor, error) {
 // RsqrtInPlace computes Rsqrt into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) RsqrtInPlace() error {
-	_, err := t.UnaryOn(UnaryRsqrt, nil, t)
-	return err
+	return t.UnaryInto(UnaryRsqrt, t)
 }
 
 // Square is Unary(UnarySquare).
@@ -824,8 +885,7 @@ func (t *Tensor) SquareOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SquareInPlace computes Square into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SquareInPlace() error {
-	_, err := t.UnaryOn(UnarySquare, nil, t)
-	return err
+	return t.UnaryInto(UnarySquare, t)
 }
 
 // Reciprocal is Unary(UnaryReciprocal).
@@ -841,8 +901,7 @@ func (t *Tensor) ReciprocalOn(s *Stream, out *Tensor) (*Tensor, error) {
 // ReciprocalInPlace computes Reciprocal into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ReciprocalInPlace() error {
-	_, err := t.UnaryOn(UnaryReciprocal, nil, t)
-	return err
+	return t.UnaryInto(UnaryReciprocal, t)
 }
 
 // Sin is Unary(UnarySin).
@@ -858,8 +917,7 @@ func (t *Tensor) SinOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SinInPlace computes Sin into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SinInPlace() error {
-	_, err := t.UnaryOn(UnarySin, nil, t)
-	return err
+	return t.UnaryInto(UnarySin, t)
 }
 
 // Cos is Unary(UnaryCos).
@@ -875,8 +933,7 @@ func (t *Tensor) CosOn(s *Stream, out *Tensor) (*Tensor, error) {
 // CosInPlace computes Cos into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) CosInPlace() error {
-	_, err := t.UnaryOn(UnaryCos, nil, t)
-	return err
+	return t.UnaryInto(UnaryCos, t)
 }
 
 // Tan is Unary(UnaryTan).
@@ -892,8 +949,7 @@ func (t *Tensor) TanOn(s *Stream, out *Tensor) (*Tensor, error) {
 // TanInPlace computes Tan into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) TanInPlace() error {
-	_, err := t.UnaryOn(UnaryTan, nil, t)
-	return err
+	return t.UnaryInto(UnaryTan, t)
 }
 
 // Tanh is Unary(UnaryTanh).
@@ -909,8 +965,7 @@ func (t *Tensor) TanhOn(s *Stream, out *Tensor) (*Tensor, error) {
 // TanhInPlace computes Tanh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) TanhInPlace() error {
-	_, err := t.UnaryOn(UnaryTanh, nil, t)
-	return err
+	return t.UnaryInto(UnaryTanh, t)
 }
 
 // Sigmoid is Unary(UnarySigmoid).
@@ -926,8 +981,7 @@ func (t *Tensor) SigmoidOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SigmoidInPlace computes Sigmoid into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SigmoidInPlace() error {
-	_, err := t.UnaryOn(UnarySigmoid, nil, t)
-	return err
+	return t.UnaryInto(UnarySigmoid, t)
 }
 
 // Relu is Unary(UnaryRelu).
@@ -943,8 +997,7 @@ func (t *Tensor) ReluOn(s *Stream, out *Tensor) (*Tensor, error) {
 // ReluInPlace computes Relu into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ReluInPlace() error {
-	_, err := t.UnaryOn(UnaryRelu, nil, t)
-	return err
+	return t.UnaryInto(UnaryRelu, t)
 }
 
 // Gelu is Unary(UnaryGelu) (exact (erf) form).
@@ -960,8 +1013,7 @@ func (t *Tensor) GeluOn(s *Stream, out *Tensor) (*Tensor, error) {
 // GeluInPlace computes Gelu into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GeluInPlace() error {
-	_, err := t.UnaryOn(UnaryGelu, nil, t)
-	return err
+	return t.UnaryInto(UnaryGelu, t)
 }
 
 // GeluTanh is Unary(UnaryGeluTanh) (tanh approximation).
@@ -977,8 +1029,7 @@ func (t *Tensor) GeluTanhOn(s *Stream, out *Tensor) (*Tensor, error) {
 // GeluTanhInPlace computes GeluTanh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GeluTanhInPlace() error {
-	_, err := t.UnaryOn(UnaryGeluTanh, nil, t)
-	return err
+	return t.UnaryInto(UnaryGeluTanh, t)
 }
 
 // Silu is Unary(UnarySilu).
@@ -994,8 +1045,7 @@ func (t *Tensor) SiluOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SiluInPlace computes Silu into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SiluInPlace() error {
-	_, err := t.UnaryOn(UnarySilu, nil, t)
-	return err
+	return t.UnaryInto(UnarySilu, t)
 }
 
 // Erf is Unary(UnaryErf).
@@ -1011,8 +1061,7 @@ func (t *Tensor) ErfOn(s *Stream, out *Tensor) (*Tensor, error) {
 // ErfInPlace computes Erf into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ErfInPlace() error {
-	_, err := t.UnaryOn(UnaryErf, nil, t)
-	return err
+	return t.UnaryInto(UnaryErf, t)
 }
 
 // Floor is Unary(UnaryFloor).
@@ -1028,8 +1077,7 @@ func (t *Tensor) FloorOn(s *Stream, out *Tensor) (*Tensor, error) {
 // FloorInPlace computes Floor into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) FloorInPlace() error {
-	_, err := t.UnaryOn(UnaryFloor, nil, t)
-	return err
+	return t.UnaryInto(UnaryFloor, t)
 }
 
 // Ceil is Unary(UnaryCeil).
@@ -1045,8 +1093,7 @@ func (t *Tensor) CeilOn(s *Stream, out *Tensor) (*Tensor, error) {
 // CeilInPlace computes Ceil into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) CeilInPlace() error {
-	_, err := t.UnaryOn(UnaryCeil, nil, t)
-	return err
+	return t.UnaryInto(UnaryCeil, t)
 }
 
 // Round is Unary(UnaryRound) (half to even).
@@ -1062,8 +1109,7 @@ func (t *Tensor) RoundOn(s *Stream, out *Tensor) (*Tensor, error) {
 // RoundInPlace computes Round into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) RoundInPlace() error {
-	_, err := t.UnaryOn(UnaryRound, nil, t)
-	return err
+	return t.UnaryInto(UnaryRound, t)
 }
 
 // Trunc is Unary(UnaryTrunc).
@@ -1079,8 +1125,7 @@ func (t *Tensor) TruncOn(s *Stream, out *Tensor) (*Tensor, error) {
 // TruncInPlace computes Trunc into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) TruncInPlace() error {
-	_, err := t.UnaryOn(UnaryTrunc, nil, t)
-	return err
+	return t.UnaryInto(UnaryTrunc, t)
 }
 
 // LogicalNot is Unary(UnaryLogicalNot).
@@ -1096,8 +1141,7 @@ func (t *Tensor) LogicalNotOn(s *Stream, out *Tensor) (*Tensor, error) {
 // LogicalNotInPlace computes LogicalNot into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalNotInPlace() error {
-	_, err := t.UnaryOn(UnaryLogicalNot, nil, t)
-	return err
+	return t.UnaryInto(UnaryLogicalNot, t)
 }
 
 // IsNaN is Unary(UnaryIsNaN).
@@ -1113,8 +1157,7 @@ func (t *Tensor) IsNaNOn(s *Stream, out *Tensor) (*Tensor, error) {
 // IsNaNInPlace computes IsNaN into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) IsNaNInPlace() error {
-	_, err := t.UnaryOn(UnaryIsNaN, nil, t)
-	return err
+	return t.UnaryInto(UnaryIsNaN, t)
 }
 
 // IsInf is Unary(UnaryIsInf).
@@ -1130,8 +1173,7 @@ func (t *Tensor) IsInfOn(s *Stream, out *Tensor) (*Tensor, error) {
 // IsInfInPlace computes IsInf into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) IsInfInPlace() error {
-	_, err := t.UnaryOn(UnaryIsInf, nil, t)
-	return err
+	return t.UnaryInto(UnaryIsInf, t)
 }
 
 // IsFinite is Unary(UnaryIsFinite).
@@ -1147,8 +1189,7 @@ func (t *Tensor) IsFiniteOn(s *Stream, out *Tensor) (*Tensor, error) {
 // IsFiniteInPlace computes IsFinite into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) IsFiniteInPlace() error {
-	_, err := t.UnaryOn(UnaryIsFinite, nil, t)
-	return err
+	return t.UnaryInto(UnaryIsFinite, t)
 }
 
 // Asin is Unary(UnaryAsin).
@@ -1164,8 +1205,7 @@ func (t *Tensor) AsinOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AsinInPlace computes Asin into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AsinInPlace() error {
-	_, err := t.UnaryOn(UnaryAsin, nil, t)
-	return err
+	return t.UnaryInto(UnaryAsin, t)
 }
 
 // Acos is Unary(UnaryAcos).
@@ -1181,8 +1221,7 @@ func (t *Tensor) AcosOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AcosInPlace computes Acos into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AcosInPlace() error {
-	_, err := t.UnaryOn(UnaryAcos, nil, t)
-	return err
+	return t.UnaryInto(UnaryAcos, t)
 }
 
 // Atan is Unary(UnaryAtan).
@@ -1198,8 +1237,7 @@ func (t *Tensor) AtanOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AtanInPlace computes Atan into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AtanInPlace() error {
-	_, err := t.UnaryOn(UnaryAtan, nil, t)
-	return err
+	return t.UnaryInto(UnaryAtan, t)
 }
 
 // Sinh is Unary(UnarySinh).
@@ -1215,8 +1253,7 @@ func (t *Tensor) SinhOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SinhInPlace computes Sinh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SinhInPlace() error {
-	_, err := t.UnaryOn(UnarySinh, nil, t)
-	return err
+	return t.UnaryInto(UnarySinh, t)
 }
 
 // Cosh is Unary(UnaryCosh).
@@ -1232,8 +1269,7 @@ func (t *Tensor) CoshOn(s *Stream, out *Tensor) (*Tensor, error) {
 // CoshInPlace computes Cosh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) CoshInPlace() error {
-	_, err := t.UnaryOn(UnaryCosh, nil, t)
-	return err
+	return t.UnaryInto(UnaryCosh, t)
 }
 
 // Asinh is Unary(UnaryAsinh).
@@ -1249,8 +1285,7 @@ func (t *Tensor) AsinhOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AsinhInPlace computes Asinh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AsinhInPlace() error {
-	_, err := t.UnaryOn(UnaryAsinh, nil, t)
-	return err
+	return t.UnaryInto(UnaryAsinh, t)
 }
 
 // Acosh is Unary(UnaryAcosh).
@@ -1266,8 +1301,7 @@ func (t *Tensor) AcoshOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AcoshInPlace computes Acosh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AcoshInPlace() error {
-	_, err := t.UnaryOn(UnaryAcosh, nil, t)
-	return err
+	return t.UnaryInto(UnaryAcosh, t)
 }
 
 // Atanh is Unary(UnaryAtanh).
@@ -1283,8 +1317,7 @@ func (t *Tensor) AtanhOn(s *Stream, out *Tensor) (*Tensor, error) {
 // AtanhInPlace computes Atanh into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AtanhInPlace() error {
-	_, err := t.UnaryOn(UnaryAtanh, nil, t)
-	return err
+	return t.UnaryInto(UnaryAtanh, t)
 }
 
 // Log10 is Unary(UnaryLog10).
@@ -1300,8 +1333,7 @@ func (t *Tensor) Log10On(s *Stream, out *Tensor) (*Tensor, error) {
 // Log10InPlace computes Log10 into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Log10InPlace() error {
-	_, err := t.UnaryOn(UnaryLog10, nil, t)
-	return err
+	return t.UnaryInto(UnaryLog10, t)
 }
 
 // Signbit is Unary(UnarySignbit) (the sign bit set (-0.0, -NaN)).
@@ -1317,8 +1349,7 @@ func (t *Tensor) SignbitOn(s *Stream, out *Tensor) (*Tensor, error) {
 // SignbitInPlace computes Signbit into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SignbitInPlace() error {
-	_, err := t.UnaryOn(UnarySignbit, nil, t)
-	return err
+	return t.UnaryInto(UnarySignbit, t)
 }
 
 // ---------------------------------------------------------------- ek_binary
@@ -1355,8 +1386,13 @@ func (t *Tensor) BinaryInto(op BinaryOp, b *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.BinaryOn(op, b, nil, out)
-	return err
+	pn, err := pin(t, b, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_binary(0, C.ek_binary_op(op), h(t), h(b), h(out))
+	return check(r.status, r.msg)
 }
 
 // Add is Binary(BinaryAdd).
@@ -1372,8 +1408,7 @@ func (t *Tensor) AddOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // AddInPlace computes Add into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AddInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryAdd, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryAdd, b, t)
 }
 
 // Sub is Binary(BinarySub).
@@ -1389,8 +1424,7 @@ func (t *Tensor) SubOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // SubInPlace computes Sub into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SubInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinarySub, b, nil, t)
-	return err
+	return t.BinaryInto(BinarySub, b, t)
 }
 
 // Mul is Binary(BinaryMul).
@@ -1406,8 +1440,7 @@ func (t *Tensor) MulOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // MulInPlace computes Mul into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MulInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryMul, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryMul, b, t)
 }
 
 // Div is Binary(BinaryDiv) (true division: integers give float32).
@@ -1423,8 +1456,7 @@ func (t *Tensor) DivOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // DivInPlace computes Div into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) DivInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryDiv, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryDiv, b, t)
 }
 
 // FloorDiv is Binary(BinaryFloorDiv) (Python's //: rounds toward -inf).
@@ -1440,8 +1472,7 @@ func (t *Tensor) FloorDivOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) 
 // FloorDivInPlace computes FloorDiv into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) FloorDivInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryFloorDiv, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryFloorDiv, b, t)
 }
 
 // Remainder is Binary(BinaryRemainder) (Python's %: the divisor's sign).
@@ -1457,8 +1488,7 @@ func (t *Tensor) RemainderOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // RemainderInPlace computes Remainder into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) RemainderInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryRemainder, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryRemainder, b, t)
 }
 
 // Pow is Binary(BinaryPow) (integers: see ek_binary).
@@ -1474,8 +1504,7 @@ func (t *Tensor) PowOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // PowInPlace computes Pow into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) PowInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryPow, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryPow, b, t)
 }
 
 // Atan2 is Binary(BinaryAtan2) (integers give float32).
@@ -1491,8 +1520,7 @@ func (t *Tensor) Atan2On(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // Atan2InPlace computes Atan2 into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Atan2InPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryAtan2, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryAtan2, b, t)
 }
 
 // Maximum is Binary(BinaryMaximum).
@@ -1508,8 +1536,7 @@ func (t *Tensor) MaximumOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // MaximumInPlace computes Maximum into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MaximumInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryMaximum, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryMaximum, b, t)
 }
 
 // Minimum is Binary(BinaryMinimum).
@@ -1525,8 +1552,7 @@ func (t *Tensor) MinimumOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // MinimumInPlace computes Minimum into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MinimumInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryMinimum, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryMinimum, b, t)
 }
 
 // Eq is Binary(BinaryEq).
@@ -1542,8 +1568,7 @@ func (t *Tensor) EqOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // EqInPlace computes Eq into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) EqInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryEq, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryEq, b, t)
 }
 
 // Ne is Binary(BinaryNe).
@@ -1559,8 +1584,7 @@ func (t *Tensor) NeOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // NeInPlace computes Ne into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) NeInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryNe, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryNe, b, t)
 }
 
 // Lt is Binary(BinaryLt).
@@ -1576,8 +1600,7 @@ func (t *Tensor) LtOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // LtInPlace computes Lt into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LtInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLt, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLt, b, t)
 }
 
 // Le is Binary(BinaryLe).
@@ -1593,8 +1616,7 @@ func (t *Tensor) LeOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // LeInPlace computes Le into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LeInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLe, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLe, b, t)
 }
 
 // Gt is Binary(BinaryGt).
@@ -1610,8 +1632,7 @@ func (t *Tensor) GtOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // GtInPlace computes Gt into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GtInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryGt, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryGt, b, t)
 }
 
 // Ge is Binary(BinaryGe).
@@ -1627,8 +1648,7 @@ func (t *Tensor) GeOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // GeInPlace computes Ge into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GeInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryGe, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryGe, b, t)
 }
 
 // LogicalAnd is Binary(BinaryLogicalAnd).
@@ -1644,8 +1664,7 @@ func (t *Tensor) LogicalAndOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error
 // LogicalAndInPlace computes LogicalAnd into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalAndInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLogicalAnd, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLogicalAnd, b, t)
 }
 
 // LogicalOr is Binary(BinaryLogicalOr).
@@ -1661,8 +1680,7 @@ func (t *Tensor) LogicalOrOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // LogicalOrInPlace computes LogicalOr into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalOrInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLogicalOr, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLogicalOr, b, t)
 }
 
 // LogicalXor is Binary(BinaryLogicalXor).
@@ -1678,8 +1696,7 @@ func (t *Tensor) LogicalXorOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error
 // LogicalXorInPlace computes LogicalXor into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalXorInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLogicalXor, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLogicalXor, b, t)
 }
 
 // BitwiseAnd is Binary(BinaryBitwiseAnd) (bitwise ops and shifts:).
@@ -1695,8 +1712,7 @@ func (t *Tensor) BitwiseAndOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error
 // BitwiseAndInPlace computes BitwiseAnd into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseAndInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryBitwiseAnd, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryBitwiseAnd, b, t)
 }
 
 // BitwiseOr is Binary(BinaryBitwiseOr) (integer or bool only).
@@ -1712,8 +1728,7 @@ func (t *Tensor) BitwiseOrOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // BitwiseOrInPlace computes BitwiseOr into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseOrInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryBitwiseOr, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryBitwiseOr, b, t)
 }
 
 // BitwiseXor is Binary(BinaryBitwiseXor).
@@ -1729,8 +1744,7 @@ func (t *Tensor) BitwiseXorOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error
 // BitwiseXorInPlace computes BitwiseXor into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseXorInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryBitwiseXor, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryBitwiseXor, b, t)
 }
 
 // ShiftLeft is Binary(BinaryShiftLeft).
@@ -1746,8 +1760,7 @@ func (t *Tensor) ShiftLeftOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // ShiftLeftInPlace computes ShiftLeft into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ShiftLeftInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryShiftLeft, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryShiftLeft, b, t)
 }
 
 // ShiftRight is Binary(BinaryShiftRight).
@@ -1763,8 +1776,7 @@ func (t *Tensor) ShiftRightOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error
 // ShiftRightInPlace computes ShiftRight into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ShiftRightInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryShiftRight, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryShiftRight, b, t)
 }
 
 // Logaddexp is Binary(BinaryLogaddexp) (log(e^a + e^b), stable).
@@ -1780,8 +1792,7 @@ func (t *Tensor) LogaddexpOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // LogaddexpInPlace computes Logaddexp into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogaddexpInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryLogaddexp, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryLogaddexp, b, t)
 }
 
 // Hypot is Binary(BinaryHypot) (sqrt(a^2 + b^2)).
@@ -1797,8 +1808,7 @@ func (t *Tensor) HypotOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
 // HypotInPlace computes Hypot into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) HypotInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryHypot, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryHypot, b, t)
 }
 
 // Copysign is Binary(BinaryCopysign) (|a| with b's sign bit).
@@ -1814,8 +1824,7 @@ func (t *Tensor) CopysignOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) 
 // CopysignInPlace computes Copysign into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) CopysignInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryCopysign, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryCopysign, b, t)
 }
 
 // Nextafter is Binary(BinaryNextafter) (the next value after a toward b).
@@ -1831,8 +1840,7 @@ func (t *Tensor) NextafterOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error)
 // NextafterInPlace computes Nextafter into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) NextafterInPlace(b *Tensor) error {
-	_, err := t.BinaryOn(BinaryNextafter, b, nil, t)
-	return err
+	return t.BinaryInto(BinaryNextafter, b, t)
 }
 
 // ---------------------------------------------------------------- ek_binary_scalar
@@ -1869,8 +1877,18 @@ func (t *Tensor) BinaryScalarInto(op BinaryOp, scalar any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.BinaryScalarOn(op, scalar, false, nil, out)
-	return err
+	scalarFirst := false
+	scalarC, err := toScalar("ek.Tensor.BinaryScalar: scalar", scalar)
+	if err != nil {
+		return err
+	}
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_binary_scalar(0, C.ek_binary_op(op), h(t), scalarC, b2i(scalarFirst), h(out))
+	return check(r.status, r.msg)
 }
 
 // AddScalar is BinaryScalar(BinaryAdd).
@@ -1886,8 +1904,7 @@ func (t *Tensor) AddScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error
 // AddScalarInPlace computes AddScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) AddScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryAdd, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryAdd, scalar, t)
 }
 
 // SubScalar is BinaryScalar(BinarySub).
@@ -1903,8 +1920,7 @@ func (t *Tensor) SubScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error
 // SubScalarInPlace computes SubScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) SubScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinarySub, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinarySub, scalar, t)
 }
 
 // MulScalar is BinaryScalar(BinaryMul).
@@ -1920,8 +1936,7 @@ func (t *Tensor) MulScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error
 // MulScalarInPlace computes MulScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MulScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryMul, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryMul, scalar, t)
 }
 
 // DivScalar is BinaryScalar(BinaryDiv) (true division: integers give float32).
@@ -1937,8 +1952,7 @@ func (t *Tensor) DivScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error
 // DivScalarInPlace computes DivScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) DivScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryDiv, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryDiv, scalar, t)
 }
 
 // FloorDivScalar is BinaryScalar(BinaryFloorDiv) (Python's //: rounds toward -inf).
@@ -1954,8 +1968,7 @@ func (t *Tensor) FloorDivScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, 
 // FloorDivScalarInPlace computes FloorDivScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) FloorDivScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryFloorDiv, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryFloorDiv, scalar, t)
 }
 
 // RemainderScalar is BinaryScalar(BinaryRemainder) (Python's %: the divisor's sign).
@@ -1971,8 +1984,7 @@ func (t *Tensor) RemainderScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor,
 // RemainderScalarInPlace computes RemainderScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) RemainderScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryRemainder, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryRemainder, scalar, t)
 }
 
 // PowScalar is BinaryScalar(BinaryPow) (integers: see ek_binary).
@@ -1988,8 +2000,7 @@ func (t *Tensor) PowScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error
 // PowScalarInPlace computes PowScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) PowScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryPow, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryPow, scalar, t)
 }
 
 // Atan2Scalar is BinaryScalar(BinaryAtan2) (integers give float32).
@@ -2005,8 +2016,7 @@ func (t *Tensor) Atan2ScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, err
 // Atan2ScalarInPlace computes Atan2Scalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) Atan2ScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryAtan2, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryAtan2, scalar, t)
 }
 
 // MaximumScalar is BinaryScalar(BinaryMaximum).
@@ -2022,8 +2032,7 @@ func (t *Tensor) MaximumScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, e
 // MaximumScalarInPlace computes MaximumScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MaximumScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryMaximum, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryMaximum, scalar, t)
 }
 
 // MinimumScalar is BinaryScalar(BinaryMinimum).
@@ -2039,8 +2048,7 @@ func (t *Tensor) MinimumScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, e
 // MinimumScalarInPlace computes MinimumScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) MinimumScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryMinimum, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryMinimum, scalar, t)
 }
 
 // EqScalar is BinaryScalar(BinaryEq).
@@ -2056,8 +2064,7 @@ func (t *Tensor) EqScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // EqScalarInPlace computes EqScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) EqScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryEq, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryEq, scalar, t)
 }
 
 // NeScalar is BinaryScalar(BinaryNe).
@@ -2073,8 +2080,7 @@ func (t *Tensor) NeScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // NeScalarInPlace computes NeScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) NeScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryNe, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryNe, scalar, t)
 }
 
 // LtScalar is BinaryScalar(BinaryLt).
@@ -2090,8 +2096,7 @@ func (t *Tensor) LtScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // LtScalarInPlace computes LtScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LtScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLt, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLt, scalar, t)
 }
 
 // LeScalar is BinaryScalar(BinaryLe).
@@ -2107,8 +2112,7 @@ func (t *Tensor) LeScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // LeScalarInPlace computes LeScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LeScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLe, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLe, scalar, t)
 }
 
 // GtScalar is BinaryScalar(BinaryGt).
@@ -2124,8 +2128,7 @@ func (t *Tensor) GtScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // GtScalarInPlace computes GtScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GtScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryGt, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryGt, scalar, t)
 }
 
 // GeScalar is BinaryScalar(BinaryGe).
@@ -2141,8 +2144,7 @@ func (t *Tensor) GeScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, error)
 // GeScalarInPlace computes GeScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) GeScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryGe, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryGe, scalar, t)
 }
 
 // LogicalAndScalar is BinaryScalar(BinaryLogicalAnd).
@@ -2158,8 +2160,7 @@ func (t *Tensor) LogicalAndScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor
 // LogicalAndScalarInPlace computes LogicalAndScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalAndScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLogicalAnd, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLogicalAnd, scalar, t)
 }
 
 // LogicalOrScalar is BinaryScalar(BinaryLogicalOr).
@@ -2175,8 +2176,7 @@ func (t *Tensor) LogicalOrScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor,
 // LogicalOrScalarInPlace computes LogicalOrScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalOrScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLogicalOr, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLogicalOr, scalar, t)
 }
 
 // LogicalXorScalar is BinaryScalar(BinaryLogicalXor).
@@ -2192,8 +2192,7 @@ func (t *Tensor) LogicalXorScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor
 // LogicalXorScalarInPlace computes LogicalXorScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogicalXorScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLogicalXor, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLogicalXor, scalar, t)
 }
 
 // BitwiseAndScalar is BinaryScalar(BinaryBitwiseAnd) (bitwise ops and shifts:).
@@ -2209,8 +2208,7 @@ func (t *Tensor) BitwiseAndScalarOn(scalar int64, s *Stream, out *Tensor) (*Tens
 // BitwiseAndScalarInPlace computes BitwiseAndScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseAndScalarInPlace(scalar int64) error {
-	_, err := t.BinaryScalarOn(BinaryBitwiseAnd, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryBitwiseAnd, scalar, t)
 }
 
 // BitwiseOrScalar is BinaryScalar(BinaryBitwiseOr) (integer or bool only).
@@ -2226,8 +2224,7 @@ func (t *Tensor) BitwiseOrScalarOn(scalar int64, s *Stream, out *Tensor) (*Tenso
 // BitwiseOrScalarInPlace computes BitwiseOrScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseOrScalarInPlace(scalar int64) error {
-	_, err := t.BinaryScalarOn(BinaryBitwiseOr, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryBitwiseOr, scalar, t)
 }
 
 // BitwiseXorScalar is BinaryScalar(BinaryBitwiseXor).
@@ -2243,8 +2240,7 @@ func (t *Tensor) BitwiseXorScalarOn(scalar int64, s *Stream, out *Tensor) (*Tens
 // BitwiseXorScalarInPlace computes BitwiseXorScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) BitwiseXorScalarInPlace(scalar int64) error {
-	_, err := t.BinaryScalarOn(BinaryBitwiseXor, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryBitwiseXor, scalar, t)
 }
 
 // ShiftLeftScalar is BinaryScalar(BinaryShiftLeft).
@@ -2260,8 +2256,7 @@ func (t *Tensor) ShiftLeftScalarOn(scalar int64, s *Stream, out *Tensor) (*Tenso
 // ShiftLeftScalarInPlace computes ShiftLeftScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ShiftLeftScalarInPlace(scalar int64) error {
-	_, err := t.BinaryScalarOn(BinaryShiftLeft, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryShiftLeft, scalar, t)
 }
 
 // ShiftRightScalar is BinaryScalar(BinaryShiftRight).
@@ -2277,8 +2272,7 @@ func (t *Tensor) ShiftRightScalarOn(scalar int64, s *Stream, out *Tensor) (*Tens
 // ShiftRightScalarInPlace computes ShiftRightScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) ShiftRightScalarInPlace(scalar int64) error {
-	_, err := t.BinaryScalarOn(BinaryShiftRight, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryShiftRight, scalar, t)
 }
 
 // LogaddexpScalar is BinaryScalar(BinaryLogaddexp) (log(e^a + e^b), stable).
@@ -2294,8 +2288,7 @@ func (t *Tensor) LogaddexpScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor,
 // LogaddexpScalarInPlace computes LogaddexpScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) LogaddexpScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryLogaddexp, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryLogaddexp, scalar, t)
 }
 
 // HypotScalar is BinaryScalar(BinaryHypot) (sqrt(a^2 + b^2)).
@@ -2311,8 +2304,7 @@ func (t *Tensor) HypotScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, err
 // HypotScalarInPlace computes HypotScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) HypotScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryHypot, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryHypot, scalar, t)
 }
 
 // CopysignScalar is BinaryScalar(BinaryCopysign) (|a| with b's sign bit).
@@ -2328,8 +2320,7 @@ func (t *Tensor) CopysignScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor, 
 // CopysignScalarInPlace computes CopysignScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) CopysignScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryCopysign, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryCopysign, scalar, t)
 }
 
 // NextafterScalar is BinaryScalar(BinaryNextafter) (the next value after a toward b).
@@ -2345,8 +2336,7 @@ func (t *Tensor) NextafterScalarOn(scalar any, s *Stream, out *Tensor) (*Tensor,
 // NextafterScalarInPlace computes NextafterScalar into t itself (ek.h's in-place rule: the
 // result is converted to t's dtype when its category is not above t's).
 func (t *Tensor) NextafterScalarInPlace(scalar any) error {
-	_, err := t.BinaryScalarOn(BinaryNextafter, scalar, false, nil, t)
-	return err
+	return t.BinaryScalarInto(BinaryNextafter, scalar, t)
 }
 
 // ---------------------------------------------------------------- ek_reduce
@@ -2378,8 +2368,15 @@ func (t *Tensor) ReduceInto(op ReduceOp, dims []int, keepdim bool, out *Tensor) 
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ReduceOn(op, dims, keepdim, nil, out)
-	return err
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_reduce(0, C.ek_reduce_op(op), h(t), C.int(len(dims)), dimsC, b2i(keepdim), h(out))
+	return check(r.status, r.msg)
 }
 
 // Sum is Reduce(ReduceSum).
@@ -2529,8 +2526,15 @@ func (t *Tensor) VarianceInto(kind VarKind, dims []int, correction float64, keep
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.VarianceOn(kind, dims, correction, keepdim, nil, out)
-	return err
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_var(0, C.ek_var_kind(kind), h(t), C.int(len(dims)), dimsC, C.double(correction), b2i(keepdim), h(out))
+	return check(r.status, r.msg)
 }
 
 // Var is Variance(VarVariance).
@@ -2579,8 +2583,13 @@ func (t *Tensor) ReduceWithIndicesInto(op ReduceOp, dim int, keepdim bool, value
 	if values == nil || indices == nil {
 		return closedError()
 	}
-	_, _, err := t.ReduceWithIndicesOn(op, dim, keepdim, nil, values, indices)
-	return err
+	pn, err := pin(t, values, indices)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_reduce_with_indices(0, C.ek_reduce_op(op), h(t), C.int(dim), b2i(keepdim), h(values), h(indices))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_where
@@ -2608,8 +2617,13 @@ func WhereInto(cond *Tensor, a *Tensor, b *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := WhereOn(cond, a, b, nil, out)
-	return err
+	pn, err := pin(cond, a, b, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_where(0, h(cond), h(a), h(b), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_clamp
@@ -2649,8 +2663,21 @@ func (t *Tensor) ClampInto(lo any, hi any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ClampOn(lo, hi, nil, out)
-	return err
+	loHas, loC, err := optScalar("ek.Tensor.Clamp: lo", lo)
+	if err != nil {
+		return err
+	}
+	hiHas, hiC, err := optScalar("ek.Tensor.Clamp: hi", hi)
+	if err != nil {
+		return err
+	}
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_clamp(0, h(t), loHas, loC, hiHas, hiC, h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_lerp
@@ -2683,8 +2710,17 @@ func (t *Tensor) LerpInto(end *Tensor, weight any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.LerpOn(end, weight, nil, out)
-	return err
+	weightC, err := toScalar("ek.Tensor.Lerp: weight", weight)
+	if err != nil {
+		return err
+	}
+	pn, err := pin(t, end, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_lerp(0, h(t), h(end), weightC, h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_axpby
@@ -2723,8 +2759,21 @@ func AxpbyInto(alpha any, x *Tensor, beta any, y *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := AxpbyOn(alpha, x, beta, y, nil, out)
-	return err
+	alphaC, err := toScalar("ek.Axpby: alpha", alpha)
+	if err != nil {
+		return err
+	}
+	betaC, err := toScalar("ek.Axpby: beta", beta)
+	if err != nil {
+		return err
+	}
+	pn, err := pin(x, y, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_axpby(0, alphaC, h(x), betaC, h(y), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_softmax
@@ -2757,8 +2806,13 @@ func (t *Tensor) SoftmaxOfInto(kind SoftmaxKind, dim int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.SoftmaxOfOn(kind, dim, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_softmax(0, C.ek_softmax_kind(kind), h(t), C.int(dim), h(out))
+	return check(r.status, r.msg)
 }
 
 // Softmax is SoftmaxOf(SoftmaxPlain) (exp(x - max) / sum(exp(x - max))).
@@ -2807,8 +2861,13 @@ func (t *Tensor) ScanInto(op ScanOp, dim int, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ScanOn(op, dim, nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_scan(0, C.ek_scan_op(op), h(t), C.int(dim), h(out))
+	return check(r.status, r.msg)
 }
 
 // Cumsum is Scan(ScanSum) (cumsum).
@@ -2860,8 +2919,13 @@ func (t *Tensor) MatmulInto(b *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.MatmulOn(b, nil, out)
-	return err
+	pn, err := pin(t, b, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_matmul(0, h(t), h(b), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_index_select
@@ -2890,8 +2954,13 @@ func (t *Tensor) IndexSelectInto(dim int, index *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.IndexSelectOn(dim, index, nil, out)
-	return err
+	pn, err := pin(t, index, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_index_select(0, h(t), C.int(dim), h(index), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_gather
@@ -2920,8 +2989,13 @@ func (t *Tensor) GatherInto(dim int, index *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.GatherOn(dim, index, nil, out)
-	return err
+	pn, err := pin(t, index, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_gather(0, h(t), C.int(dim), h(index), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_scatter
@@ -2943,8 +3017,13 @@ func (t *Tensor) ScatterInto(dim int, index *Tensor, src *Tensor, accumulate boo
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.ScatterOn(dim, index, src, accumulate, nil, out)
-	return err
+	pn, err := pin(t, index, src, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_scatter(0, h(t), C.int(dim), h(index), h(src), b2i(accumulate), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_index_put
@@ -2980,8 +3059,18 @@ func (t *Tensor) IndexPutInto(indices []*Tensor, values *Tensor, accumulate bool
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.IndexPutOn(indices, values, accumulate, nil, out)
-	return err
+	indicesC, unpinindices, err := tensorList("ek.Tensor.IndexPut: indices", indices)
+	if err != nil {
+		return err
+	}
+	defer unpinindices()
+	pn, err := pin(t, values, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_index_put(0, h(t), C.int(len(indices)), &indicesC[0], h(values), b2i(accumulate), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_masked_select
@@ -3010,8 +3099,13 @@ func (t *Tensor) MaskedSelectInto(mask *Tensor, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.MaskedSelectOn(mask, nil, out)
-	return err
+	pn, err := pin(t, mask, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_masked_select(0, h(t), h(mask), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_masked_fill
@@ -3044,8 +3138,17 @@ func (t *Tensor) MaskedFillInto(mask *Tensor, value any, out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.MaskedFillOn(mask, value, nil, out)
-	return err
+	valueC, err := toScalar("ek.Tensor.MaskedFill: value", value)
+	if err != nil {
+		return err
+	}
+	pn, err := pin(t, mask, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_masked_fill(0, h(t), h(mask), valueC, h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_masked_scatter
@@ -3074,8 +3177,13 @@ func (t *Tensor) MaskedScatterInto(mask *Tensor, source *Tensor, out *Tensor) er
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.MaskedScatterOn(mask, source, nil, out)
-	return err
+	pn, err := pin(t, mask, source, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_masked_scatter(0, h(t), h(mask), h(source), h(out))
+	return check(r.status, r.msg)
 }
 
 // ---------------------------------------------------------------- ek_nonzero
@@ -3103,6 +3211,11 @@ func (t *Tensor) NonzeroInto(out *Tensor) error {
 	if out == nil {
 		return closedError()
 	}
-	_, err := t.NonzeroOn(nil, out)
-	return err
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_nonzero(0, h(t), h(out))
+	return check(r.status, r.msg)
 }

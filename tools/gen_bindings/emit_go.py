@@ -158,6 +158,12 @@ typedef struct {
   char *msg;
   ek_tensor out[2];
 } ekgo_result;
+
+/* The result of an ekgo_into_* shim (the outputs given): status and message. */
+typedef struct {
+  ek_status status;
+  char *msg;
+} ekgo_status;
 """
 
 
@@ -211,9 +217,18 @@ def c_op_shim(fn) -> str:
         else:
             params.append(f"{p.ctype} {p.name}")
             args.append(p.name)
-    return (f"static inline ekgo_result ekgo_op_{fn.name}({', '.join(params)}) {{\n"
+    shim = (f"static inline ekgo_result ekgo_op_{fn.name}({', '.join(params)}) {{\n"
             "  ekgo_result r;\n  r.msg = NULL;\n  r.out[1] = NULL;\n" + "".join(init) +
             f"  r.status = ekgo_fail({fn.name}({', '.join(args)}), &r.msg);\n  return r;\n}}\n")
+    if not fn.is_op or "ctx" in [p.kind for p in fn.sig]:
+        return shim
+    locals_ = "".join(f"  ek_tensor o{i} = (ek_tensor){n};\n" for i, n in
+                      enumerate(p.name for p in fn.sig if p.kind == "out"))
+    i = iter(range(outs))
+    args = [f"&o{next(i)}" if a.startswith("&r.out") else a for a in args]
+    return shim + (f"static inline ekgo_status ekgo_into_{fn.name}({', '.join(params)}) {{\n"
+                   "  ekgo_status r;\n  r.msg = NULL;\n" + locals_ +
+                   f"  r.status = ekgo_fail({fn.name}({', '.join(args)}), &r.msg);\n  return r;\n}}\n")
 
 
 # ---------------------------------------------------------------- enums_gen.go
@@ -399,6 +414,12 @@ class Op:
         outs = ", ".join("nil" if self.allocates else g[o.name] for o in self.outs)
         fn_call = f"C.ekgo_op_{fn.name}({', '.join(call)})"
         res = "result" if len(self.outs) == 1 else "result2"
+        # The Into form repeats the body (no call through On: the small-op hot path).
+        self.into_body = [b.replace(f"return {zero}, ", "return ").replace("hs(s)", "0")
+                          .replace("pin(s, ", "pin(") for b in body] + \
+            [f"\tr := {fn_call.replace('hs(s)', '0').replace('ekgo_op_', 'ekgo_into_')}\n"
+             "\treturn check(r.status, r.msg)\n"]
+        self.into_body[:0] = [f"\t{self.gonames[n]} := {v}\n" for n, v in self.fixed.items()]
         body.append(f"\treturn {res}({fn_call}, {outs}, {self.ctx_expr()})\n")
         if self.stream:
             name = self.name + "On"
@@ -449,9 +470,8 @@ class Op:
                              f"{' and '.join(n for n, _ in outs)} ({fn.name}; where ek.h allows, "
                              "an output may be an input: in place, converted to the output's dtype).") +
                        self.head(self.name + "Into", args + outs, "error") +
-                       f" {{\n\tif {checks} {{\n\t\treturn closedError()\n\t}}\n"
-                       f"\t{blanks}, err := {recv}{self.name}On({self.call_on(args, ['nil'] + [n for n, _ in outs])})\n"
-                       "\treturn err\n}\n")
+                       f" {{\n\tif {checks} {{\n\t\treturn closedError()\n\t}}\n" +
+                       "".join(self.into_body) + "}\n")
         return "\n".join(out)
 
     def per_name(self, model, comments) -> str:
@@ -478,11 +498,11 @@ class Op:
                        self.head(mname + "On", margs + [("s", "*Stream"), ("out", "*Tensor")], "(*Tensor, error)") +
                        f" {{\n\treturn t.{self.name}On({on_args})\n}}\n")
             if self.fn.name in ELEMENTWISE:
-                ip_args = f"{cst}, {self.call_on(args, ['nil', 't'], sk)}"
+                ip_args = ", ".join([cst] + [n for n, _ in margs] + ["t"])
                 out[-1] += (f"\n// {mname}InPlace computes {mname} into t itself (ek.h's in-place rule: the\n"
                             "// result is converted to t's dtype when its category is not above t's).\n" +
                             self.head(mname + "InPlace", margs, "error") +
-                            f" {{\n\t_, err := t.{self.name}On({ip_args})\n\treturn err\n}}\n")
+                            f" {{\n\treturn t.{self.name}Into({ip_args})\n}}\n")
         return "\n".join(out)
 
 
