@@ -465,7 +465,6 @@ class Op:
         if not self.has_ctx:
             outs = [(g[o.name], "*Tensor") for o in self.outs]
             checks = " || ".join(f"{n} == nil" for n, _ in outs)
-            blanks = ", ".join("_" for _ in outs)
             out.append(godoc(f"{self.name}Into writes {self.name} into "
                              f"{' and '.join(n for n, _ in outs)} ({fn.name}; where ek.h allows, "
                              "an output may be an input: in place, converted to the output's dtype).") +
