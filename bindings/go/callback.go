@@ -12,28 +12,6 @@ import (
 	"runtime/cgo"
 )
 
-// MemoryEvent says why a memory callback runs (ek_memory_event).
-type MemoryEvent int
-
-const (
-	// MemoryOutOfMemory: an allocation could not be served; bytes is the
-	// request. The pool retries once after the callback.
-	MemoryOutOfMemory MemoryEvent = 0
-	// MemoryThreshold: reserved memory rose past the threshold; bytes is
-	// the reserved total.
-	MemoryThreshold MemoryEvent = 1
-)
-
-func (e MemoryEvent) String() string {
-	switch e {
-	case MemoryOutOfMemory:
-		return "MemoryOutOfMemory"
-	case MemoryThreshold:
-		return "MemoryThreshold"
-	}
-	return "MemoryEvent(?)"
-}
-
 // MemoryCallback is called by the pool (see Context.SetMemoryCallback).
 type MemoryCallback func(event MemoryEvent, bytes uint64)
 

@@ -13,17 +13,6 @@ import (
 	"unsafe"
 )
 
-// LogLevel of a context (ek_log_level).
-type LogLevel int
-
-const (
-	LogOff   LogLevel = C.EK_LOG_OFF
-	LogError LogLevel = C.EK_LOG_ERROR
-	LogWarn  LogLevel = C.EK_LOG_WARN
-	LogInfo  LogLevel = C.EK_LOG_INFO
-	LogDebug LogLevel = C.EK_LOG_DEBUG
-)
-
 // ContextConfig holds context options (ek_context_config). Zero fields mean
 // "not set": the environment (EK_MEMORY_LIMIT, EK_MEMORY_FRACTION,
 // EK_KERNEL_CACHE_DIR, EK_LOG_LEVEL) applies, then the default.

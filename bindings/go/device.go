@@ -7,14 +7,6 @@ import "C"
 
 import "fmt"
 
-// DeviceType is the kind of a device (ek_device_type).
-type DeviceType int
-
-const (
-	CPU  DeviceType = C.EK_CPU
-	CUDA DeviceType = C.EK_CUDA
-)
-
 // Device is a device by value (ek_device).
 type Device struct {
 	Type  DeviceType

@@ -5,22 +5,6 @@ package ek
 */
 import "C"
 
-// DType is a tensor's element type (ek_dtype).
-type DType int
-
-const (
-	Bool     DType = C.EK_BOOL
-	Uint8    DType = C.EK_UINT8
-	Int8     DType = C.EK_INT8
-	Int16    DType = C.EK_INT16
-	Int32    DType = C.EK_INT32
-	Int64    DType = C.EK_INT64
-	Float16  DType = C.EK_FLOAT16
-	BFloat16 DType = C.EK_BFLOAT16
-	Float32  DType = C.EK_FLOAT32
-	Float64  DType = C.EK_FLOAT64
-)
-
 // Size is the bytes per element; 0 for an unknown dtype.
 func (d DType) Size() int { return int(C.ek_dtype_size(C.ek_dtype(d))) }
 

@@ -28,29 +28,8 @@ import (
 	"unsafe"
 )
 
-// Status is a libek status code (ek_status). It implements error so that
+// Status (generated: enums_gen.go) implements error, so that
 // errors.Is(err, ek.StatusShape) matches an *Error of that status.
-type Status int
-
-// Status codes of ek.h.
-const (
-	StatusSuccess         Status = C.EK_SUCCESS
-	StatusInvalidArgument Status = C.EK_ERROR_INVALID_ARGUMENT
-	StatusNullPointer     Status = C.EK_ERROR_NULL_POINTER
-	StatusShape           Status = C.EK_ERROR_SHAPE
-	StatusDType           Status = C.EK_ERROR_DTYPE
-	StatusIndex           Status = C.EK_ERROR_INDEX
-	StatusOverflow        Status = C.EK_ERROR_OVERFLOW
-	StatusOutOfMemory     Status = C.EK_ERROR_OUT_OF_MEMORY
-	StatusNoDevice        Status = C.EK_ERROR_NO_DEVICE
-	StatusDevice          Status = C.EK_ERROR_DEVICE
-	StatusNotSupported    Status = C.EK_ERROR_NOT_SUPPORTED
-	StatusNotReady        Status = C.EK_ERROR_NOT_READY
-	StatusCompile         Status = C.EK_ERROR_COMPILE
-	StatusLibrary         Status = C.EK_ERROR_LIBRARY
-	StatusIO              Status = C.EK_ERROR_IO
-	StatusInternal        Status = C.EK_ERROR_INTERNAL
-)
 
 // String names the code, e.g. "EK_ERROR_SHAPE" (ek_status_string).
 func (s Status) String() string { return C.GoString(C.ek_status_string(C.ek_status(s))) }

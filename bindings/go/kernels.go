@@ -18,34 +18,6 @@ import (
 
 // ---------------------------------------------------------------- modules
 
-// ModuleOrigin says where a module's code came from (ek_module_origin).
-type ModuleOrigin int
-
-// Module origins of ek.h.
-const (
-	ModuleNotLoaded   ModuleOrigin = C.EK_MODULE_NOT_LOADED   // from source, not compiled yet
-	ModuleCompiled    ModuleOrigin = C.EK_MODULE_COMPILED     // compiled by NVRTC in this process
-	ModuleMemoryCache ModuleOrigin = C.EK_MODULE_MEMORY_CACHE // the image another module of this process compiled
-	ModuleDiskCache   ModuleOrigin = C.EK_MODULE_DISK_CACHE   // the image read from the disk cache
-	ModuleImage       ModuleOrigin = C.EK_MODULE_IMAGE        // ModuleFromImage
-)
-
-func (o ModuleOrigin) String() string {
-	switch o {
-	case ModuleNotLoaded:
-		return "ModuleNotLoaded"
-	case ModuleCompiled:
-		return "ModuleCompiled"
-	case ModuleMemoryCache:
-		return "ModuleMemoryCache"
-	case ModuleDiskCache:
-		return "ModuleDiskCache"
-	case ModuleImage:
-		return "ModuleImage"
-	}
-	return fmt.Sprintf("ModuleOrigin(%d)", int(o))
-}
-
 // Module is a module of the user's own CUDA code (ek_module): C++ source
 // compiled at run time with NVRTC, or an image built ahead of time. CUDA
 // contexts only: on a CPU context the constructors return an *Error of
@@ -311,117 +283,131 @@ func (k *Kernel) Attributes() (KernelAttributes, error) {
 }
 
 // Arg is one kernel argument: a tensor (passed as its device pointer) or a
-// fixed-width scalar. Its type must match the kernel parameter's: an int
-// parameter takes Int32Arg, a float one Float32Arg, a pointer TensorArg. The
-// zero Arg is invalid.
+// fixed-width value, marshalled by the C library (ek_kernel_value). Its type
+// must match the kernel parameter's: an int parameter takes Int32Arg, a float
+// one Float32Arg, a pointer TensorArg. The zero Arg is invalid.
 type Arg struct {
-	kind   C.int
+	kind   C.ek_kernel_value_kind
+	valid  bool
 	tensor *Tensor
-	bits   uint64
+	dt     DType  // SCALAR: the C type
+	value  any    // SCALAR: the value, as toScalar takes it
+	bits   uint64 // BYTES: the value's bits, size bytes of them
+	size   int
 }
 
-// TensorArg passes t's device pointer (of its element 0, offset included;
-// ek_tensor_get_data), read when the kernel is launched. The kernel sees raw
-// memory: mind t's dtype, strides and contiguity. t must stay open until the
-// kernel has run; a kernel on another stream than t's allocation stream needs
+// TensorArg passes t's device pointer (of its element 0, offset included),
+// read when the kernel is launched. The kernel sees raw memory: mind t's
+// dtype, strides and contiguity. t must stay open until the kernel has run;
+// a kernel on another stream than t's allocation stream needs
 // t.RecordStream (or an event) before t is closed.
-func TensorArg(t *Tensor) Arg { return Arg{kind: C.EKGO_ARG_TENSOR, tensor: t} }
+func TensorArg(t *Tensor) Arg { return Arg{kind: C.EK_KERNEL_VALUE_TENSOR, valid: true, tensor: t} }
+
+func scalarArg(dt DType, v any) Arg {
+	return Arg{kind: C.EK_KERNEL_VALUE_SCALAR, valid: true, dt: dt, value: v}
+}
+
+func bytesArg(bits uint64, size int) Arg {
+	return Arg{kind: C.EK_KERNEL_VALUE_BYTES, valid: true, bits: bits, size: size}
+}
 
 // Int32Arg passes an int32_t (int) parameter.
-func Int32Arg(v int32) Arg { return Arg{kind: C.EKGO_ARG_I32, bits: uint64(uint32(v))} }
+func Int32Arg(v int32) Arg { return scalarArg(Int32, v) }
 
 // Uint32Arg passes a uint32_t (unsigned) parameter.
-func Uint32Arg(v uint32) Arg { return Arg{kind: C.EKGO_ARG_U32, bits: uint64(v)} }
+func Uint32Arg(v uint32) Arg { return bytesArg(uint64(v), 4) }
 
 // Int64Arg passes an int64_t (long long) parameter.
-func Int64Arg(v int64) Arg { return Arg{kind: C.EKGO_ARG_I64, bits: uint64(v)} }
+func Int64Arg(v int64) Arg { return scalarArg(Int64, v) }
 
 // Uint64Arg passes a uint64_t (unsigned long long, size_t) parameter.
-func Uint64Arg(v uint64) Arg { return Arg{kind: C.EKGO_ARG_U64, bits: v} }
+func Uint64Arg(v uint64) Arg { return bytesArg(v, 8) }
 
 // Float32Arg passes a float parameter.
-func Float32Arg(v float32) Arg { return Arg{kind: C.EKGO_ARG_F32, bits: uint64(math.Float32bits(v))} }
+func Float32Arg(v float32) Arg { return scalarArg(Float32, v) }
 
 // Float64Arg passes a double parameter.
-func Float64Arg(v float64) Arg { return Arg{kind: C.EKGO_ARG_F64, bits: math.Float64bits(v)} }
+func Float64Arg(v float64) Arg { return scalarArg(Float64, v) }
 
 // PointerArg passes a device pointer not owned by a tensor, e.g. from
 // Context.Malloc. It must not point to Go memory.
-func PointerArg(p unsafe.Pointer) Arg { return Arg{kind: C.EKGO_ARG_PTR, bits: uint64(uintptr(p))} }
-
-// cArgs is the C memory of a launch's arguments: n ekgo_karg descriptors
-// (values included) and the n ek_kernel_arg the library reads; cgo forbids
-// handing C a Go pointer to memory holding Go pointers, and the
-// ek_kernel_arg array points to the values. Free with free.
-type cArgs struct {
-	desc  *C.ekgo_karg
-	args  *C.ek_kernel_arg
-	n     int
-	unpin func() // the tensors among the arguments are pinned until free
+func PointerArg(p unsafe.Pointer) Arg {
+	return bytesArg(uint64(uintptr(p)), int(unsafe.Sizeof(p)))
 }
 
-func newCArgs(fn string, args []Arg) (cArgs, error) {
+// kernelValues is the C memory of a launch's arguments: n ek_kernel_value
+// followed by 8 bytes per argument for the BYTES values they point to (cgo
+// forbids handing C Go memory that holds Go pointers). free releases it and
+// unpins the tensors among the arguments.
+type kernelValues struct {
+	vals  *C.ek_kernel_value
+	n     int
+	unpin func()
+}
+
+func newKernelValues(fn string, args []Arg) (kernelValues, error) {
 	if len(args) == 0 {
-		return cArgs{}, nil
+		return kernelValues{unpin: func() {}}, nil
 	}
 	if len(args) > math.MaxInt32 {
-		return cArgs{}, bindingError(StatusInvalidArgument, "%s: %d arguments", fn, len(args))
+		return kernelValues{}, bindingError(StatusInvalidArgument, "%s: %d arguments", fn, len(args))
 	}
 	tensors := make([]*Tensor, 0, len(args))
+	scalars := make([]C.ek_scalar, len(args))
 	for i, a := range args {
-		if a.kind == 0 {
-			return cArgs{}, bindingError(StatusInvalidArgument, "%s: argument %d is the zero Arg", fn, i)
+		if !a.valid {
+			return kernelValues{}, bindingError(StatusInvalidArgument, "%s: argument %d is the zero Arg", fn, i)
 		}
-		if a.kind == C.EKGO_ARG_TENSOR {
+		if a.kind == C.EK_KERNEL_VALUE_TENSOR {
 			tensors = append(tensors, a.tensor)
+		}
+		if a.kind == C.EK_KERNEL_VALUE_SCALAR {
+			var err error
+			if scalars[i], err = toScalar(fmt.Sprintf("%s: argument %d", fn, i), a.value); err != nil {
+				return kernelValues{}, err
+			}
 		}
 	}
 	unpin, err := pinEach(fn+": argument", tensors, false)
 	if err != nil {
-		return cArgs{}, err
+		return kernelValues{}, err
 	}
-	n := C.size_t(len(args))
-	desc := (*C.ekgo_karg)(C.calloc(n, C.size_t(C.sizeof_ekgo_karg)))
-	cargs := (*C.ek_kernel_arg)(C.calloc(n, C.size_t(C.sizeof_ek_kernel_arg)))
-	if desc == nil || cargs == nil {
-		C.free(unsafe.Pointer(desc))
-		C.free(unsafe.Pointer(cargs))
+	size := C.size_t(len(args)) * (C.sizeof_ek_kernel_value + 8)
+	mem := C.calloc(1, size)
+	if mem == nil {
 		unpin()
-		return cArgs{}, bindingError(StatusOutOfMemory, "%s: no memory for %d arguments", fn, len(args))
+		return kernelValues{}, bindingError(StatusOutOfMemory, "%s: no memory for %d arguments", fn, len(args))
 	}
-	d := unsafe.Slice(desc, len(args))
+	vals := unsafe.Slice((*C.ek_kernel_value)(mem), len(args))
+	slots := unsafe.Add(mem, len(args)*C.sizeof_ek_kernel_value)
 	for i, a := range args {
-		d[i].kind = a.kind
-		d[i].bits = C.uint64_t(a.bits)
-		if a.tensor != nil {
-			d[i].tensor = a.tensor.raw // a C pointer: may be stored in C memory
+		v := &vals[i]
+		v.kind = a.kind
+		switch a.kind {
+		case C.EK_KERNEL_VALUE_TENSOR:
+			v.tensor = rawOf(a.tensor) // a C pointer: may be stored in C memory
+		case C.EK_KERNEL_VALUE_SCALAR:
+			v.dtype, v.scalar = C.ek_dtype(a.dt), scalars[i]
+		default:
+			slot := unsafe.Add(slots, 8*i)
+			if a.size == 4 {
+				*(*uint32)(slot) = uint32(a.bits)
+			} else {
+				*(*uint64)(slot) = a.bits
+			}
+			v.bytes, v.size = slot, C.size_t(a.size)
 		}
 	}
-	return cArgs{desc: desc, args: cargs, n: len(args), unpin: unpin}, nil
+	return kernelValues{vals: &vals[0], n: len(args), unpin: unpin}, nil
 }
 
-func (c cArgs) free() {
-	C.free(unsafe.Pointer(c.desc))
-	C.free(unsafe.Pointer(c.args))
-	if c.unpin != nil {
-		c.unpin()
-	}
+func (kv kernelValues) free() {
+	C.free(unsafe.Pointer(kv.vals))
+	kv.unpin()
 }
 
-// argError prefixes the message of a failure to build argument bad.
-func argError(err error, bad C.int) error {
-	if e, ok := err.(*Error); ok && bad >= 0 {
-		e.Message = fmt.Sprintf("argument %d: %s", int(bad), e.Message)
-	}
-	return err
-}
-
-// Launch launches the kernel on stream (nil: the default stream of the
-// kernel's context) with grid and block sizes {x, y, z}, shared bytes of
-// dynamic shared memory and args, which must match the kernel's parameters
-// in number and size (StatusInvalidArgument naming the first that differs).
-// Asynchronous: synchronize the stream before reading results on the host.
-func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args ...Arg) error {
+// launch pins k and stream, marshals args and runs f.
+func (k *Kernel) launch(fn string, stream *Stream, args []Arg, f func(kv kernelValues, m **C.char) C.ek_status) error {
 	if k == nil {
 		return closedError()
 	}
@@ -430,22 +416,27 @@ func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args
 		return err
 	}
 	defer pinned.unpin()
-	ca, err := newCArgs("ek.Kernel.Launch", args)
+	kv, err := newKernelValues(fn, args)
 	if err != nil {
 		return err
 	}
-	defer ca.free()
+	defer kv.free()
 	var msg *C.char
-	var bad C.int
-	s := C.ekgo_kernel_launch(stream.rawOrNil(), k.raw,
-		C.unsigned(grid[0]), C.unsigned(grid[1]), C.unsigned(grid[2]),
-		C.unsigned(block[0]), C.unsigned(block[1]), C.unsigned(block[2]),
-		C.size_t(shared), ca.desc, ca.args, C.int(ca.n), &bad, &msg)
-	err = argError(check(s, msg), bad)
-	runtime.KeepAlive(k)
-	runtime.KeepAlive(stream)
-	runtime.KeepAlive(args) // the tensors' handles
-	return err
+	return check(f(kv, &msg), msg)
+}
+
+// Launch launches the kernel on stream (nil: the default stream of the
+// kernel's context) with grid and block sizes {x, y, z}, shared bytes of
+// dynamic shared memory and args, which must match the kernel's parameters
+// in number and size (StatusInvalidArgument naming the first that differs;
+// ek_kernel_launch_values). Asynchronous: synchronize the stream before
+// reading results on the host.
+func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args ...Arg) error {
+	g := [3]C.unsigned{C.unsigned(grid[0]), C.unsigned(grid[1]), C.unsigned(grid[2])}
+	b := [3]C.unsigned{C.unsigned(block[0]), C.unsigned(block[1]), C.unsigned(block[2])}
+	return k.launch("ek.Kernel.Launch", stream, args, func(kv kernelValues, m **C.char) C.ek_status {
+		return C.ekgo_ek_kernel_launch_values(stream.rawOrNil(), k.raw, &g[0], &b[0], C.size_t(shared), kv.vals, C.int(kv.n), m)
+	})
 }
 
 // LaunchAuto launches the kernel over n work items with a 1-D block of the
@@ -456,59 +447,14 @@ func (k *Kernel) Launch(stream *Stream, grid, block [3]uint32, shared uint, args
 // (ek_kernel_launch_auto is in ek.h's EK_EXPERIMENTAL section): it may
 // change in a minor release.
 func (k *Kernel) LaunchAuto(stream *Stream, n uint64, shared uint, args ...Arg) (uint32, error) {
-	if k == nil {
-		return 0, closedError()
-	}
-	pinned, err := pin(k, stream)
-	if err != nil {
-		return 0, err
-	}
-	defer pinned.unpin()
-	ca, err := newCArgs("ek.Kernel.LaunchAuto", args)
-	if err != nil {
-		return 0, err
-	}
-	defer ca.free()
-	var msg *C.char
-	var bad C.int
 	var used C.unsigned
-	s := C.ekgo_kernel_launch_auto(stream.rawOrNil(), k.raw, C.uint64_t(n), C.size_t(shared),
-		ca.desc, ca.args, C.int(ca.n), &used, &bad, &msg)
-	err = argError(check(s, msg), bad)
-	runtime.KeepAlive(k)
-	runtime.KeepAlive(stream)
-	runtime.KeepAlive(args)
+	err := k.launch("ek.Kernel.LaunchAuto", stream, args, func(kv kernelValues, m **C.char) C.ek_status {
+		return C.ekgo_ek_kernel_launch_auto(stream.rawOrNil(), k.raw, C.uint64_t(n), C.size_t(shared), kv.vals, C.int(kv.n), &used, m)
+	})
 	if err != nil {
 		return 0, err
 	}
 	return uint32(used), nil
-}
-
-// debugArgs builds args as a launch does and returns each value's bytes, for
-// the binding's tests (no GPU needed).
-func debugArgs(args []Arg) ([][]byte, error) {
-	ca, err := newCArgs("ek.debugArgs", args)
-	if err != nil || ca.n == 0 {
-		return nil, err
-	}
-	defer ca.free()
-	buf := (*C.uchar)(C.calloc(C.size_t(8*ca.n), 1))
-	sizes := (*C.size_t)(C.calloc(C.size_t(ca.n), C.size_t(unsafe.Sizeof(C.size_t(0)))))
-	defer C.free(unsafe.Pointer(buf))
-	defer C.free(unsafe.Pointer(sizes))
-	var msg *C.char
-	var bad C.int
-	err = argError(check(C.ekgo_debug_args(ca.desc, ca.args, C.int(ca.n), buf, sizes, &bad, &msg), msg), bad)
-	runtime.KeepAlive(args)
-	if err != nil {
-		return nil, err
-	}
-	b, sz := unsafe.Slice((*byte)(unsafe.Pointer(buf)), 8*ca.n), unsafe.Slice(sizes, ca.n)
-	out := make([][]byte, ca.n)
-	for i := range out {
-		out[i] = append([]byte(nil), b[8*i:8*i+int(sz[i])]...)
-	}
-	return out, nil
 }
 
 // ---------------------------------------------------------------- elementwise

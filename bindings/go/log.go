@@ -16,7 +16,7 @@ static void ekgo_log_trampoline(ek_log_level level, const char *message, void *u
 }
 static int ekgo_log_in_callback(void) { return ekgo_in_log_callback; }
 static ek_status ekgo_log_set_callback(uintptr_t h, char **msg) {
-  return ekgo_fail(ek_log_set_callback(h ? ekgo_log_trampoline : NULL, (void *)h), msg);
+  return ekgo_ek_log_set_callback(h ? ekgo_log_trampoline : NULL, (void *)h, msg);
 }
 */
 import "C"

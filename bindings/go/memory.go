@@ -2,6 +2,17 @@ package ek
 
 /*
 #include "ekgo.h"
+
+// Memory callbacks: the Go function (callback.go) gets the cgo.Handle of the
+// Go callback as user_data.
+extern void ekgoMemoryCallback(uintptr_t handle, int event, uint64_t bytes);
+static inline void ekgo_memory_trampoline(ek_context c, ek_memory_event e, uint64_t b, void *u) {
+  (void)c;
+  ekgoMemoryCallback((uintptr_t)u, (int)e, b);
+}
+static inline ek_status ekgo_set_memory_callback(ek_context c, uintptr_t h, uint64_t threshold, char **msg) {
+  return ekgo_ek_memory_set_callback(c, h ? ekgo_memory_trampoline : NULL, (void *)h, threshold, msg);
+}
 */
 import "C"
 

@@ -127,284 +127,68 @@ func wantErr(t *testing.T, err error, st ek.Status, fn string) {
 	}
 }
 
-// ---------------------------------------------------------------- unary
+// ---------------------------------------------------------------- smoke: one call per generated op
 
-func TestUnaryOps(t *testing.T) {
+// TestEveryOpSmoke calls every op of the generated lists once, through the
+// plain, On and InPlace forms (semantics are tested in C).
+func TestEveryOpSmoke(t *testing.T) {
 	s := newScope(t)
-	xs := []float64{-1.5, -0.5, 0.5, 2.5}
-	pos := []float64{0.25, 0.5, 1.5, 2.0}
-	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	x := from[float32](s, []int64{2, 2}, 0.5, 0.25, 0.75, 1)
+	y := from[float32](s, []int64{2}, 0.5, 2)
 	for _, op := range ek.UnaryOps() {
-		in, f := xs, func(x float64) float64 { return x }
-		switch op {
-		case ek.UnaryNeg:
-			f = func(x float64) float64 { return -x }
-		case ek.UnaryAbs:
-			f = math.Abs
-		case ek.UnarySign:
-			f = func(x float64) float64 { return math.Copysign(1, x) }
-		case ek.UnaryExp:
-			f = math.Exp
-		case ek.UnaryExp2:
-			f = math.Exp2
-		case ek.UnaryExpm1:
-			f = math.Expm1
-		case ek.UnaryLog:
-			in, f = pos, math.Log
-		case ek.UnaryLog2:
-			in, f = pos, math.Log2
-		case ek.UnaryLog1p:
-			in, f = pos, math.Log1p
-		case ek.UnarySqrt:
-			in, f = pos, math.Sqrt
-		case ek.UnaryRsqrt:
-			in, f = pos, func(x float64) float64 { return 1 / math.Sqrt(x) }
-		case ek.UnarySquare:
-			f = func(x float64) float64 { return x * x }
-		case ek.UnaryReciprocal:
-			f = func(x float64) float64 { return 1 / x }
-		case ek.UnarySin:
-			f = math.Sin
-		case ek.UnaryCos:
-			f = math.Cos
-		case ek.UnaryTan:
-			f = math.Tan
-		case ek.UnaryTanh:
-			f = math.Tanh
-		case ek.UnarySigmoid:
-			f = sig
-		case ek.UnaryRelu:
-			f = func(x float64) float64 { return math.Max(x, 0) }
-		case ek.UnaryGelu:
-			f = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
-		case ek.UnaryGeluTanh:
-			f = func(x float64) float64 {
-				return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-			}
-		case ek.UnarySilu:
-			f = func(x float64) float64 { return x * sig(x) }
-		case ek.UnaryErf:
-			f = math.Erf
-		case ek.UnaryFloor:
-			f = math.Floor
-		case ek.UnaryCeil:
-			f = math.Ceil
-		case ek.UnaryRound:
-			f = math.RoundToEven
-		case ek.UnaryTrunc:
-			f = math.Trunc
-		case ek.UnaryLogicalNot, ek.UnaryIsNaN, ek.UnaryIsInf, ek.UnaryIsFinite:
-			continue
-		case ek.UnaryAsin, ek.UnaryAcos, ek.UnaryAtan, ek.UnarySinh, ek.UnaryCosh, ek.UnaryAsinh, ek.UnaryAcosh,
-			ek.UnaryAtanh, ek.UnaryLog10, ek.UnarySignbit:
-			continue // elementwise_more_test.go
-		default:
-			t.Fatalf("%v untested", op)
+		r := s.k(x.Unary(op))
+		eq(t, r.Shape(), []int64{2, 2}, op.String())
+		s.k(x.UnaryOn(op, nil, nil))
+	}
+	i := from(s, []int64{2}, int32(6), 3)
+	for _, op := range ek.BinaryOps() {
+		a, b := x, y
+		if strings.Contains(op.String(), "Bitwise") || strings.Contains(op.String(), "Shift") {
+			a, b = i, i
 		}
-		want := make([]float64, len(in))
-		for i, x := range in {
-			want[i] = f(x)
-		}
-		x := from(s, []int64{2, 2}, in...)
-		y := s.k(x.Unary(op))
-		eq(t, y.DType(), ek.Float64, op.String())
-		near(t, vals[float64](s, y), want, 1e-12, op.String())
-		// float32, in place
-		x32 := s.k(x.Cast(ek.Float32))
-		s.nok(x32.UnaryInto(op, x32))
-		near(t, f64s(vals[float32](s, x32)), want, 1e-5, op.String()+" float32 in place")
+		eq(t, s.k(a.Binary(op, b)).Shape(), a.Shape(), op.String())
+		eq(t, s.k(a.BinaryScalar(op, 1)).Shape(), a.Shape(), op.String()+" scalar")
+		eq(t, s.k(a.RBinaryScalar(op, 1)).Shape(), a.Shape(), op.String()+" rscalar")
 	}
-	eq(t, ek.UnaryGeluTanh.String(), "UnaryGeluTanh", "String")
-
-	x := from(s, []int64{4}, float32(math.NaN()), float32(math.Inf(1)), -1, 0)
-	eq(t, vals[bool](s, s.k(x.IsNaN())), []bool{true, false, false, false}, "isnan")
-	eq(t, vals[bool](s, s.k(x.IsInf())), []bool{false, true, false, false}, "isinf")
-	eq(t, vals[bool](s, s.k(x.IsFinite())), []bool{false, false, true, true}, "isfinite")
-	eq(t, vals[bool](s, s.k(x.LogicalNot())), []bool{false, false, false, true}, "logical_not")
-	if sg := vals[float32](s, s.k(x.Sign()))[0]; !math.IsNaN(float64(sg)) {
-		t.Fatalf("sign(NaN) = %v, want NaN", sg)
+	for _, op := range ek.ReduceOps() {
+		eq(t, s.k(x.Reduce(op, []int{1}, false)).Shape(), []int64{2}, op.String())
 	}
-	i := from(s, []int64{3}, int32(1), 4, 9)
-	eq(t, vals[float32](s, s.k(i.Sqrt())), []float32{1, 2, 3}, "sqrt of int32 is float32")
-	eq(t, vals[int32](s, s.k(i.Round())), []int32{1, 4, 9}, "round of int32")
-	named := []func() (*ek.Tensor, error){i.Neg, i.Abs, i.Exp, i.Exp2, i.Expm1, i.Log, i.Log2, i.Log1p, i.Rsqrt,
-		i.Square, i.Reciprocal, i.Sin, i.Cos, i.Tan, i.Tanh, i.Sigmoid, i.Relu, i.Gelu, i.GeluTanh, i.Silu, i.Erf,
-		i.Floor, i.Ceil, i.Trunc}
-	for _, f := range named {
-		eq(t, s.k(f()).Shape(), []int64{3}, "named unary")
+	for _, k := range []ek.VarKind{ek.VarVariance, ek.VarStd} {
+		eq(t, s.k(x.Variance(k, nil, 0, true)).Shape(), []int64{1, 1}, k.String())
 	}
-
-	// errors
-	b := from(s, []int64{2}, true, false)
-	_, err := b.Neg()
-	wantErr(t, err, ek.StatusDType, "ek_unary")
-	wantErr(t, i.UnaryInto(ek.UnarySqrt, i), ek.StatusDType, "ek_unary")
-	wantErr(t, i.UnaryInto(ek.UnaryExp, empty(s, ek.Float32, 4)), ek.StatusShape, "ek_unary")
-	closed := from(s, []int64{1}, float32(1))
-	closed.Close()
-	_, err = closed.Exp()
-	var e *ek.Error
-	if !errors.As(err, &e) || e.Status != ek.StatusNullPointer {
-		t.Fatalf("op on a closed tensor: %v", err)
+	for _, k := range ek.SoftmaxKinds() {
+		eq(t, s.k(x.SoftmaxOf(k, 1)).Shape(), []int64{2, 2}, k.String())
 	}
-	if err := i.UnaryInto(ek.UnaryNeg, closed); !errors.Is(err, ek.StatusNullPointer) {
-		t.Fatalf("into a closed tensor: %v", err)
+	for _, k := range ek.ScanOps() {
+		eq(t, s.k(x.Scan(k, 0)).Shape(), []int64{2, 2}, k.String())
 	}
+	// the per-name forms
+	eq(t, vals[float32](s, s.k(y.Exp2())), []float32{float32(math.Sqrt2), 4}, "Exp2")
+	eq(t, vals[float32](s, s.k(x.Add(y))), []float32{1, 2.25, 1.25, 3}, "Add")
+	eq(t, vals[int32](s, s.k(i.ShiftLeftScalar(1))), []int32{12, 6}, "ShiftLeftScalar")
+	eq(t, vals[float32](s, s.k(x.Sum([]int{0}, false))), []float32{1.25, 1.25}, "Sum")
+	o := empty(s, ek.Float32, 2)
+	if r, err := y.MulScalarOn(2, nil, o); err != nil || r != o {
+		t.Fatalf("MulScalarOn into: %v", err)
+	}
+	eq(t, vals[float32](s, o), []float32{1, 4}, "MulScalarOn")
+	s.nok(o.SqrtInPlace())
+	eq(t, vals[float32](s, o), []float32{1, 2}, "SqrtInPlace")
+	s.nok(o.SubScalarInPlace(1))
+	eq(t, vals[float32](s, o), []float32{0, 1}, "SubScalarInPlace")
+	eq(t, ek.UnaryIsNaN.String(), "UnaryIsNaN", "String")
+	eq(t, ek.BinaryOp(99).String(), "BinaryOp(99)", "String of an unknown op")
 }
 
-// ---------------------------------------------------------------- binary
-
-func TestBinaryOps(t *testing.T) {
+// In-place forms pass out = t and rely on ek.h's out-dtype rule: an integer
+// tensor cannot take a float result.
+func TestInPlaceDTypeRule(t *testing.T) {
 	s := newScope(t)
-	a := from(s, []int64{4}, int32(-7), -1, 5, 8)
-	b := from(s, []int64{4}, int32(2), -1, -2, 3)
-	ints := map[ek.BinaryOp][]int32{
-		ek.BinaryAdd:        {-5, -2, 3, 11},
-		ek.BinarySub:        {-9, 0, 7, 5},
-		ek.BinaryMul:        {-14, 1, -10, 24},
-		ek.BinaryFloorDiv:   {-4, 1, -3, 2},
-		ek.BinaryRemainder:  {1, 0, -1, 2},
-		ek.BinaryPow:        {49, -1, 0, 512},
-		ek.BinaryMaximum:    {2, -1, 5, 8},
-		ek.BinaryMinimum:    {-7, -1, -2, 3},
-		ek.BinaryBitwiseAnd: {0, -1, 4, 0},
-		ek.BinaryBitwiseOr:  {-5, -1, -1, 11},
-		ek.BinaryBitwiseXor: {-5, 0, -5, 11},
-	}
-	bools := map[ek.BinaryOp][]bool{
-		ek.BinaryEq: {false, true, false, false},
-		ek.BinaryNe: {true, false, true, true},
-		ek.BinaryLt: {true, false, false, false},
-		ek.BinaryLe: {true, true, false, false},
-		ek.BinaryGt: {false, false, true, true},
-		ek.BinaryGe: {false, true, true, true},
-	}
-	for op, want := range ints {
-		eq(t, vals[int32](s, s.k(a.Binary(op, b))), want, op.String())
-	}
-	for op, want := range bools {
-		eq(t, vals[bool](s, s.k(a.Binary(op, b))), want, op.String())
-	}
-	near(t, f64s(vals[float32](s, s.k(a.Div(b)))), []float64{-3.5, 1, -2.5, 8.0 / 3}, 1e-7, "div")
-	near(t, f64s(vals[float32](s, s.k(a.Atan2(b)))),
-		[]float64{math.Atan2(-7, 2), math.Atan2(-1, -1), math.Atan2(5, -2), math.Atan2(8, 3)}, 1e-6, "atan2")
-	named := map[string]func(*ek.Tensor) (*ek.Tensor, error){"Add": a.Add, "Sub": a.Sub, "Mul": a.Mul,
-		"FloorDiv": a.FloorDiv, "Remainder": a.Remainder, "Pow": a.Pow, "Maximum": a.Maximum, "Minimum": a.Minimum,
-		"BitwiseAnd": a.BitwiseAnd, "BitwiseOr": a.BitwiseOr, "BitwiseXor": a.BitwiseXor}
-	for name, f := range named {
-		eq(t, vals[int32](s, s.k(f(b))), ints[ek.BinaryOp(indexOf(name))], name)
-	}
-	cmp := map[string]func(*ek.Tensor) (*ek.Tensor, error){"Eq": a.Eq, "Ne": a.Ne, "Lt": a.Lt, "Le": a.Le,
-		"Gt": a.Gt, "Ge": a.Ge}
-	for name, f := range cmp {
-		eq(t, vals[bool](s, s.k(f(b))), bools[ek.BinaryOp(indexOf(name))], name)
-	}
-
-	x := from(s, []int64{3}, int64(1), 3, -8)
-	sh := from(s, []int64{3}, int64(2), 1, 1)
-	eq(t, vals[int64](s, s.k(x.ShiftLeft(sh))), []int64{4, 6, -16}, "shl")
-	eq(t, vals[int64](s, s.k(x.ShiftRight(sh))), []int64{0, 1, -4}, "shr")
-	eq(t, vals[int64](s, s.k(x.ShiftLeftScalar(1))), []int64{2, 6, -16}, "shl scalar")
-	eq(t, vals[int64](s, s.k(x.ShiftRightScalar(1))), []int64{0, 1, -4}, "shr scalar")
-	eq(t, vals[int64](s, s.k(x.BitwiseAndScalar(6))), []int64{0, 2, 0}, "and scalar")
-	eq(t, vals[int64](s, s.k(x.BitwiseOrScalar(4))), []int64{5, 7, -4}, "or scalar")
-	eq(t, vals[int64](s, s.k(x.BitwiseXorScalar(1))), []int64{0, 2, -7}, "xor scalar")
-
-	p := from(s, []int64{4}, true, true, false, false)
-	q := from(s, []int64{4}, true, false, true, false)
-	eq(t, vals[bool](s, s.k(p.LogicalAnd(q))), []bool{true, false, false, false}, "and")
-	eq(t, vals[bool](s, s.k(p.LogicalOr(q))), []bool{true, true, true, false}, "or")
-	eq(t, vals[bool](s, s.k(p.LogicalXor(q))), []bool{false, true, true, false}, "xor")
-	eq(t, vals[bool](s, s.k(p.BitwiseXor(q))), []bool{false, true, true, false}, "bitwise xor of bools")
-	n := from(s, []int64{3}, float32(0), 2, -1)
-	eq(t, vals[bool](s, s.k(n.LogicalAndScalar(1))), []bool{false, true, true}, "logical and scalar")
-	eq(t, vals[bool](s, s.k(n.LogicalOrScalar(0))), []bool{false, true, true}, "logical or scalar")
-	eq(t, vals[bool](s, s.k(n.LogicalXorScalar(1))), []bool{true, false, false}, "logical xor scalar")
-
-	// scalars, both sides
-	f := from(s, []int64{3}, float32(1), 2, 3)
-	g := from(s, []int64{3}, float32(4), 5, 6)
-	eq(t, vals[float32](s, s.k(f.AddScalar(0.5))), []float32{1.5, 2.5, 3.5}, "add scalar")
-	eq(t, vals[float32](s, s.k(f.SubScalar(1))), []float32{0, 1, 2}, "sub scalar")
-	eq(t, vals[float32](s, s.k(f.MulScalar(2))), []float32{2, 4, 6}, "mul scalar")
-	eq(t, vals[float32](s, s.k(f.DivScalar(2))), []float32{0.5, 1, 1.5}, "div scalar")
-	eq(t, vals[float32](s, s.k(f.FloorDivScalar(2))), []float32{0, 1, 1}, "floordiv scalar")
-	eq(t, vals[float32](s, s.k(f.RemainderScalar(-2))), []float32{-1, 0, -1}, "remainder scalar")
-	eq(t, vals[float32](s, s.k(f.PowScalar(2))), []float32{1, 4, 9}, "pow scalar")
-	eq(t, vals[float32](s, s.k(f.MaximumScalar(2.5))), []float32{2.5, 2.5, 3}, "maximum scalar")
-	eq(t, vals[float32](s, s.k(f.MinimumScalar(2.5))), []float32{1, 2, 2.5}, "minimum scalar")
-	eq(t, vals[float32](s, s.k(f.Atan2Scalar(0)))[0], float32(math.Pi/2), "atan2 scalar")
-	eq(t, vals[bool](s, s.k(f.EqScalar(2))), []bool{false, true, false}, "eq scalar")
-	eq(t, vals[bool](s, s.k(f.NeScalar(2))), []bool{true, false, true}, "ne scalar")
-	eq(t, vals[bool](s, s.k(f.LtScalar(2))), []bool{true, false, false}, "lt scalar")
-	eq(t, vals[bool](s, s.k(f.LeScalar(2))), []bool{true, true, false}, "le scalar")
-	eq(t, vals[bool](s, s.k(f.GtScalar(2))), []bool{false, false, true}, "gt scalar")
-	eq(t, vals[bool](s, s.k(f.GeScalar(2))), []bool{false, true, true}, "ge scalar")
-	eq(t, vals[float32](s, s.k(f.RBinaryScalar(ek.BinarySub, 10))), []float32{9, 8, 7}, "10 - f")
-	eq(t, vals[float32](s, s.k(f.RBinaryScalar(ek.BinaryDiv, 6))), []float32{6, 3, 2}, "6 / f")
-	i16 := from(s, []int64{2}, int16(3), -4)
-	eq(t, s.k(i16.AddScalar(2)).DType(), ek.Int16, "int + integral scalar stays int")
-	eq(t, vals[float32](s, s.k(i16.AddScalar(0.5))), []float32{3.5, -3.5}, "int + 0.5 is float32")
-	col := from(s, []int64{2, 1}, float32(10), 20)
-	m := s.k(col.Add(f))
-	eq(t, m.Shape(), []int64{2, 3}, "broadcast shape")
-	eq(t, vals[float32](s, m), []float32{11, 12, 13, 21, 22, 23}, "broadcast")
-
-	// into, in place, on a stream
-	out := empty(s, ek.Float32, 3)
-	s.nok(f.BinaryInto(ek.BinaryAdd, g, out))
-	eq(t, vals[float32](s, out), []float32{5, 7, 9}, "into")
-	s.nok(out.BinaryInto(ek.BinaryMul, out, out))
-	eq(t, vals[float32](s, out), []float32{25, 49, 81}, "in place")
-	s.nok(out.BinaryScalarInto(ek.BinarySub, 1, out))
-	eq(t, vals[float32](s, out), []float32{24, 48, 80}, "scalar in place")
-	st := must[*ek.Stream](t)(s.ctx.NewStream())
-	defer st.Close()
-	r := must[*ek.Tensor](t)(f.BinaryOn(ek.BinarySub, g, st, out))
-	if r != out {
-		t.Fatal("BinaryOn with out returns out itself")
-	}
-	r2 := s.k(f.BinaryScalarOn(ek.BinarySub, 1, true, st, nil))
-	r3 := s.k(f.UnaryOn(ek.UnarySquare, st, nil))
-	s.nok(st.Synchronize())
-	eq(t, vals[float32](s, out), []float32{-3, -3, -3}, "on a stream")
-	eq(t, vals[float32](s, r2), []float32{0, -1, -2}, "scalar first on a stream")
-	eq(t, vals[float32](s, r3), []float32{1, 4, 9}, "unary on a stream")
-
-	// errors
-	short := from(s, []int64{2}, float32(1), 2)
-	_, err := f.Add(short)
-	wantErr(t, err, ek.StatusShape, "ek_binary")
-	_, err = f.BitwiseAnd(f)
-	wantErr(t, err, ek.StatusDType, "ek_binary")
-	_, err = f.BitwiseOrScalar(1)
-	wantErr(t, err, ek.StatusDType, "ek_binary_scalar")
-	wantErr(t, f.BinaryInto(ek.BinaryAdd, f, empty(s, ek.Float64, 3)), ek.StatusDType, "ek_binary")
-	wantErr(t, f.BinaryInto(ek.BinaryAdd, f, empty(s, ek.Float32, 1, 3)), ek.StatusShape, "ek_binary")
-	wantErr(t, i16.BinaryInto(ek.BinaryDiv, i16, i16), ek.StatusDType, "ek_binary")
-	_, err = f.Add(nil)
-	wantErr(t, err, ek.StatusNullPointer, "ek_binary")
-	other := cpu(t)
-	c := must[*ek.Tensor](t)(ek.FromSlice(other, []int64{3}, []float32{1, 2, 3}))
-	_, err = f.Add(c)
-	var e *ek.Error
-	if !errors.As(err, &e) || !strings.Contains(e.Message, "ek_binary") {
-		t.Fatalf("operands of two contexts: %v", err)
-	}
-	c.Close()
-	s.nok(other.Close())
+	x := from(s, []int64{2}, int32(1), 2)
+	wantErr(t, x.AddInPlace(from[float32](s, []int64{2}, 0.5, 0.5)), ek.StatusDType, "ek_binary")
+	s.nok(x.AddScalarInPlace(1))
+	eq(t, vals[int32](s, x), []int32{2, 3}, "AddScalarInPlace")
 }
-
-func indexOf(name string) int {
-	for i, op := range ek.BinaryOps() {
-		if op.String() == "Binary"+name {
-			return i
-		}
-	}
-	return -1
-}
-
-// ---------------------------------------------------------------- selection and fused updates
 
 func TestWhereClampLerpAxpby(t *testing.T) {
 	s := newScope(t)
@@ -492,7 +276,7 @@ func TestReductions(t *testing.T) {
 	near(t, vals[float64](s, s.k(v.Var([]int{1}, 1, false))), []float64{5.0 / 3, 0}, 1e-15, "var")
 	near(t, vals[float64](s, s.k(v.Std([]int{1}, 0, false))), []float64{math.Sqrt(1.25), 0}, 1e-15, "std")
 	o4 := empty(s, ek.Float64, 4)
-	must[*ek.Tensor](t)(v.VarOn([]int{0}, 0, false, true, nil, o4))
+	must[*ek.Tensor](t)(v.StdOn([]int{0}, 0, false, nil, o4))
 	eq(t, vals[float64](s, o4), []float64{0.5, 0, 0.5, 1}, "std into")
 
 	m := from(s, []int64{2, 3}, int32(3), 9, 9, -1, -5, 0)
@@ -503,7 +287,7 @@ func TestReductions(t *testing.T) {
 	eq(t, mv.Shape(), []int64{2, 1}, "min_dim keepdim")
 	eq(t, vals[int64](s, mi), []int64{0, 1}, "min_dim indices")
 	vo, io := empty(s, ek.Int32, 3), empty(s, ek.Int64, 3)
-	rv, ri, err := m.MaxDimOn(0, false, false, nil, vo, io)
+	rv, ri, err := m.ReduceWithIndicesOn(ek.ReduceMax, 0, false, nil, vo, io)
 	if err != nil || rv != vo || ri != io {
 		t.Fatalf("MaxDimOn into: %v", err)
 	}
@@ -853,4 +637,24 @@ func TestFillValuesAreExactOrRefused(t *testing.T) {
 	b := s.k(ek.Zeros(s.ctx, []int64{1}, ek.Bool))
 	s.nok(b.Fill(true))
 	eq(t, vals[bool](s, b), []bool{true}, "fill bool")
+}
+
+// Index items marshal to ek_index_item: ints, slices with open ends, new
+// axes, tensors; bad items are refused before the C call.
+func TestIndexKeys(t *testing.T) {
+	s := newScope(t)
+	x := s.k(s.k(ek.Arange(s.ctx, 0, 6, 1, ek.Int32)).Reshape(2, 3))
+	eq(t, vals[int32](s, s.k(x.Index(1, ek.Slice(ek.Idx(-2), ek.None, 1)))), []int32{4, 5}, "x[1, -2:]")
+	eq(t, s.k(x.Index(ek.NewAxis, ek.Int(0))).Shape(), []int64{1, 3}, "x[None, 0]")
+	eq(t, s.k(x.Index()).Shape(), []int64{2, 3}, "x[()]")
+	_, err := x.Index(5)
+	wantErr(t, err, ek.StatusIndex, "ek_index")
+	_, err = x.Index("a")
+	wantErr(t, err, ek.StatusInvalidArgument, "ek.Tensor.Index: key[0] is a string")
+	closed := from(s, []int64{1}, int64(0))
+	closed.Close()
+	_, err = x.Index(closed)
+	wantErr(t, err, ek.StatusNullPointer, "closed")
+	s.nok(x.IndexAssign(from(s, []int64{1}, int32(7)), true, ek.Ellipsis, 0))
+	eq(t, vals[int32](s, x), []int32{7, 1, 2, 10, 4, 5}, "x[..., 0] += 7")
 }

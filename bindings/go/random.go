@@ -5,36 +5,6 @@ package ek
 */
 import "C"
 
-import (
-	"fmt"
-)
-
-// RandomDist selects a distribution of ek_random (ek_random_dist); its
-// parameters a and b are given with it.
-type RandomDist int
-
-// Distributions of ek.h.
-const (
-	RandomUniform   RandomDist = C.EK_RANDOM_UNIFORM   // uniform on [a, b); float tensors
-	RandomNormal    RandomDist = C.EK_RANDOM_NORMAL    // mean a, standard deviation b; float tensors
-	RandomBernoulli RandomDist = C.EK_RANDOM_BERNOULLI // 1 with probability a, else 0; any dtype
-	RandomRandint   RandomDist = C.EK_RANDOM_RANDINT   // integers uniform on [a, b); any dtype but bool
-)
-
-func (d RandomDist) String() string {
-	switch d {
-	case RandomUniform:
-		return "RandomUniform"
-	case RandomNormal:
-		return "RandomNormal"
-	case RandomBernoulli:
-		return "RandomBernoulli"
-	case RandomRandint:
-		return "RandomRandint"
-	}
-	return fmt.Sprintf("RandomDist(%d)", int(d))
-}
-
 // PhiloxState is a counter-based generator state (ek_philox_state): element
 // i (C order) of a filled tensor takes its numbers from counter Offset + i
 // under key Seed, so the same state gives the same values on the CPU and on
@@ -60,12 +30,13 @@ func (t *Tensor) RandomWith(dist RandomDist, a, b any, state *PhiloxState, s *St
 		return err
 	}
 	defer pinned.unpin()
-	var seed, offset C.uint64_t
+	var st *C.ek_philox_state
 	if state != nil {
-		seed, offset = C.uint64_t(state.Seed), C.uint64_t(state.Offset)
+		st = &C.ek_philox_state{seed: C.uint64_t(state.Seed), offset: C.uint64_t(state.Offset)}
+		st.struct_size = C.sizeof_ek_philox_state
 	}
-	r := C.ekgo_op_ek_random(s.rawOrNil(), C.ek_random_dist(dist), ca, cb, b2i(state != nil), seed, offset, rawOf(t))
-	return check(r.status, r.msg)
+	var msg *C.char
+	return check(C.ekgo_ek_random(s.rawOrNil(), C.ek_random_dist(dist), ca, cb, st, rawOf(t), &msg), msg)
 }
 
 // Random fills t in place from dist with parameters a, b, using the

@@ -100,28 +100,6 @@ func (t *Tensor) Clone() (*Tensor, error) {
 
 // ---------------------------------------------------------------- constructors
 
-// Empty is a new uninitialised C-contiguous tensor.
-func Empty(ctx *Context, shape []int64, dt DType) (*Tensor, error) {
-	return EmptyOn(ctx, shape, dt, nil)
-}
-
-// EmptyOn is Empty with its storage allocated on s (nil: default stream).
-func EmptyOn(ctx *Context, shape []int64, dt DType, s *Stream) (*Tensor, error) {
-	pinned, err := pin(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	defer pinned.unpin()
-	var out C.ek_tensor
-	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_empty(s.rawOrNil(), h, C.int(len(shape)), i64ptr(shape), C.ek_dtype(dt), &out, m)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return newTensor(out, ctx), nil
-}
-
 // FromSlice is a new tensor holding a copy of data (C order); len(data) must
 // be the shape's element count.
 func FromSlice[T Element](ctx *Context, shape []int64, data []T) (*Tensor, error) {
@@ -174,7 +152,7 @@ func Wrap(ctx *Context, data unsafe.Pointer, shape, strides []int64, dt DType) (
 	}
 	var out C.ek_tensor
 	err := ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_tensor_wrap(h, data, C.int(len(shape)), i64ptr(shape), i64ptr(strides), C.ek_dtype(dt), &out, m)
+		return C.ekgo_ek_tensor_wrap(h, data, C.int(len(shape)), i64ptr(shape), i64ptr(strides), C.ek_dtype(dt), nil, nil, &out, m)
 	})
 	if err != nil {
 		return nil, err
@@ -224,31 +202,6 @@ func FromDLPack(ctx *Context, src unsafe.Pointer, flags DLPackFlags) (*Tensor, e
 
 // Zeros is a tensor of zeros.
 func Zeros(ctx *Context, shape []int64, dt DType) (*Tensor, error) { return Full(ctx, shape, 0, dt) }
-
-// Arange is the 1-D tensor start, start+step, ... < stop (> stop for a
-// negative step), as numpy.arange (ek_arange). start, stop and step are Go
-// integers, floats or bools, passed with their kind: for an integer dtype
-// they must be integral and every element must fit it, and the elements are
-// computed exactly in integers (int64 beyond 2^53 included); for a float
-// dtype, in double.
-func Arange(ctx *Context, start, stop, step any, dt DType) (*Tensor, error) {
-	a, b, err := toScalars("ek.Arange: start", start, "ek.Arange: stop", stop)
-	if err != nil {
-		return nil, err
-	}
-	st, err := toScalar("ek.Arange: step", step)
-	if err != nil {
-		return nil, err
-	}
-	var out C.ek_tensor
-	err = ctx.call(func(h C.ek_context, m **C.char) C.ek_status {
-		return C.ekgo_ek_arange(nil, h, a, b, st, C.ek_dtype(dt), &out, m)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return newTensor(out, ctx), nil
-}
 
 // ---------------------------------------------------------------- properties
 
@@ -431,22 +384,6 @@ func (t *Tensor) FillOn(value any, s *Stream) error {
 	return err
 }
 
-// Contiguous is a C-contiguous tensor with t's values; a new handle to t
-// itself when it already is contiguous.
-func (t *Tensor) Contiguous() (*Tensor, error) {
-	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_contiguous(nil, h, out, m)
-	})
-}
-
-// Cast converts the values to dt (PyTorch rules: float to int truncates, to
-// bool is x != 0).
-func (t *Tensor) Cast(dt DType) (*Tensor, error) {
-	return t.derive(func(h C.ek_tensor, out *C.ek_tensor, m **C.char) C.ek_status {
-		return C.ekgo_ek_cast(nil, h, C.ek_dtype(dt), out, m)
-	})
-}
-
 // ToContext copies t into ctx (possibly another device).
 func (t *Tensor) ToContext(ctx *Context) (*Tensor, error) {
 	i, err := t.Info()
@@ -502,4 +439,13 @@ func (t *Tensor) Handle() unsafe.Pointer {
 		return nil
 	}
 	return unsafe.Pointer(t.raw)
+}
+
+// Data returns the address of element 0 (ek_tensor_get_data): device memory
+// for a CUDA tensor, NULL for an empty one. Borrowed: valid while the
+// storage lives.
+func (t *Tensor) Data() (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := t.call(func(h C.ek_tensor, m **C.char) C.ek_status { return C.ekgo_ek_tensor_get_data(h, &p, m) })
+	return p, err
 }

@@ -491,3 +491,15 @@ def parse(header_path: str = DEFAULT_HEADER) -> Model:
     return model
 
 
+
+
+# ------------------------------------------------------------------ helpers for emit_go.py
+
+def list_entry_comments(header_path: str = DEFAULT_HEADER) -> dict:
+    """{NAME: comment} for the X-macro entries followed by a /* comment */ on their
+    line (``X(EK_UNARY_SIGN, 2, "sign") /* sign(NaN) = NaN */``), for the docs of
+    the constants and per-op methods."""
+    with open(header_path, encoding="utf-8") as f:
+        raw = f.read()
+    pattern = r'X\(\s*(EK_\w+)\s*,\s*-?\d+\s*,\s*"[^"]*"\s*\)\s*/\*\s*(.*?)\s*\*/'
+    return {name: squash(text) for name, text in re.findall(pattern, raw)}
