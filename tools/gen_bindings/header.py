@@ -491,3 +491,14 @@ def parse(header_path: str = DEFAULT_HEADER) -> Model:
     return model
 
 
+
+
+# ------------------------------------------------------------------ for emit_rust.py
+
+def list_comments(header_path: str = DEFAULT_HEADER) -> dict:
+    """{item: comment} for the X-macro list items with a trailing /* comment */
+    (e.g. EK_UNARY_SIGN: "sign(NaN) = NaN, as PyTorch"), for item docs."""
+    with open(header_path, encoding="utf-8") as f:
+        raw = f.read()
+    return {m.group(1): squash(m.group(2))
+            for m in re.finditer(r"\bX\((EK_\w+),[^)\n]*\)\s*/\*(.*?)\*/", raw)}

@@ -84,30 +84,35 @@ impl Tensor {
         Tensor { raw, ctx: ctx.clone(), alias: Rc::new(()) }
     }
 
+    /// Writes a C call's result into `out` (its `*out` given, never replaced).
+    pub(crate) fn write_into(out: &Tensor, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<()> {
+        let mut o = out.raw;
+        check(f(&mut o))
+    }
+
+    /// A new tensor from a C call, or, with `out`, the result written there
+    /// and a new reference to it returned.
+    pub(crate) fn produce(&self, out: Option<&Tensor>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        match out {
+            Some(o) => Tensor::write_into(o, f).map(|()| o.clone()),
+            None => self.derive(f),
+        }
+    }
+
+    /// As [`Tensor::produce`], for a result that may be a view of `self`.
+    pub(crate) fn produce_view(&self, out: Option<&Tensor>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        match out {
+            Some(o) => Tensor::write_into(o, f).map(|()| o.clone()),
+            None => self.view_of(f),
+        }
+    }
+
     /// The raw handle, borrowed: valid while `self` lives.
     pub fn as_raw(&self) -> sys::ek_tensor {
         self.raw
     }
 
     // ------------------------------------------------------------ constructors
-
-    /// A new uninitialised C-contiguous tensor (`ek_tensor_empty`).
-    pub fn empty(ctx: &Context, shape: &[i64], dtype: DType) -> Result<Tensor> {
-        Self::empty_impl(ctx, shape, dtype, None)
-    }
-
-    /// As [`Tensor::empty`], its storage allocated on `stream`.
-    pub fn empty_on(ctx: &Context, shape: &[i64], dtype: DType, stream: &Stream) -> Result<Tensor> {
-        Self::empty_impl(ctx, shape, dtype, Some(stream))
-    }
-
-    fn empty_impl(ctx: &Context, shape: &[i64], dtype: DType, s: Option<&Stream>) -> Result<Tensor> {
-        let ndim = ndim(shape.len())?;
-        // SAFETY: live context; shape points at ndim values.
-        Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_tensor_empty(raw_stream(s), ctx.inner.raw, ndim, shape.as_ptr(), dtype.to_raw(), out)
-        })
-    }
 
     /// A new tensor holding a copy of `data` (C order); `data.len()` must be
     /// the shape's element count.
@@ -129,7 +134,7 @@ impl Tensor {
     }
 
     fn from_slice_impl<T: Element>(ctx: &Context, shape: &[i64], data: &[T], s: Option<&Stream>) -> Result<Tensor> {
-        let ndim = ndim(shape.len())?;
+        let ndim = len_i32(shape.len())?;
         // The C call reads numel * size bytes without knowing the buffer's
         // length: the binding checks it, since a wrong length is unsound here.
         let numel = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
@@ -166,7 +171,7 @@ impl Tensor {
     /// must not be moved to another thread ([`Tensor::into_send`]) while
     /// this one is used, since the crate cannot see that they alias.
     pub unsafe fn wrap(ctx: &Context, data: *mut c_void, shape: &[i64], strides: Option<&[i64]>, dtype: DType) -> Result<Tensor> {
-        let n = ndim(shape.len())?;
+        let n = len_i32(shape.len())?;
         if strides.is_some_and(|st| st.len() != shape.len()) {
             return Err(Error::new(Status::SHAPE, "ek::Tensor::wrap: strides and shape differ in length"));
         }
@@ -201,7 +206,7 @@ impl Tensor {
                 format!("ek::Tensor::from_vec: shape {shape:?} does not hold the {} values given", data.len()),
             ));
         }
-        let n = ndim(shape.len())?;
+        let n = len_i32(shape.len())?;
         unsafe extern "C" fn drop_vec<T>(_data: *mut c_void, user: *mut c_void) {
             // SAFETY: user is the Box<Vec<T>> leaked below, dropped once.
             drop(unsafe { Box::from_raw(user as *mut Vec<T>) });
@@ -224,35 +229,6 @@ impl Tensor {
     /// A tensor filled with zeros.
     pub fn zeros(ctx: &Context, shape: &[i64], dtype: DType) -> Result<Tensor> {
         Self::full(ctx, shape, 0.0, dtype)
-    }
-
-    /// 1-D `start, start+step, … < stop` (`> stop` for a negative step), as
-    /// `numpy.arange` (`ek_arange`). For an integer dtype the bounds must be
-    /// integral (of any [`Scalar`] kind) and every element must fit the
-    /// dtype; integer bounds are then exact (beyond 2^53 too). For a float
-    /// dtype they are computed in `f64`.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::arange(&ctx, 5, 0, -2, ek::DType::I32)?;
-    /// assert_eq!(t.to_vec::<i32>()?, [5, 3, 1]);
-    /// let big = 1i64 << 62;
-    /// let t = ek::Tensor::arange(&ctx, big, big + 3, 1, ek::DType::I64)?;
-    /// assert_eq!(t.to_vec::<i64>()?, [big, big + 1, big + 2]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn arange(
-        ctx: &Context,
-        start: impl Into<Scalar>,
-        stop: impl Into<Scalar>,
-        step: impl Into<Scalar>,
-        dtype: DType,
-    ) -> Result<Tensor> {
-        let (start, stop, step) = (start.into().to_raw(), stop.into().to_raw(), step.into().to_raw());
-        // SAFETY: live context.
-        Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_arange(std::ptr::null_mut(), ctx.inner.raw, start, stop, step, dtype.to_raw(), out)
-        })
     }
 
     // ------------------------------------------------------------ DLPack
@@ -479,28 +455,6 @@ impl Tensor {
         check(unsafe { sys::ek_fill(stream.as_raw(), value.into().to_raw(), self.raw) })
     }
 
-    /// A C-contiguous tensor with these values; a new reference to `self`
-    /// when it already is contiguous (`ek_contiguous`).
-    pub fn contiguous(&self) -> Result<Tensor> {
-        // SAFETY: live handle.
-        self.view_of(|out| unsafe { sys::ek_contiguous(std::ptr::null_mut(), self.raw, out) })
-    }
-
-    /// The values converted to `dtype` (PyTorch rules: float to int
-    /// truncates, to bool is `x != 0`) (`ek_cast`).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::from_slice(&ctx, &[3], &[-1.5f32, 0.0, 2.7])?;
-    /// assert_eq!(t.cast(ek::DType::I32)?.to_vec::<i32>()?, [-1, 0, 2]);
-    /// assert_eq!(t.cast(ek::DType::Bool)?.to_vec::<bool>()?, [true, false, true]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn cast(&self, dtype: DType) -> Result<Tensor> {
-        // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_cast(std::ptr::null_mut(), self.raw, dtype.to_raw(), out) })
-    }
-
     /// A copy of this tensor in `ctx` (possibly another device).
     pub fn to_device(&self, ctx: &Context) -> Result<Tensor> {
         let dst = Tensor::empty(ctx, &self.shape(), self.dtype())?;
@@ -618,8 +572,33 @@ fn dims(p: *const i64, n: i32) -> Vec<i64> {
     unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
 }
 
-pub(crate) fn ndim(n: usize) -> Result<i32> {
-    i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} dimensions")))
+/// A slice's length as the C API's `int` count.
+pub(crate) fn len_i32(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} values in one array")))
+}
+
+/// An array argument: NULL when empty (the C API's "no values").
+pub(crate) fn ptr<T>(s: &[T]) -> *const T {
+    if s.is_empty() { std::ptr::null() } else { s.as_ptr() }
+}
+
+/// An optional value argument: NULL for `None`.
+pub(crate) fn opt_ptr<T>(v: &Option<T>) -> *const T {
+    v.as_ref().map_or(std::ptr::null(), |v| v as *const T)
+}
+
+/// A second array sharing the first's count must be as long (or empty: NULL),
+/// since the C call reads `count` values from it.
+pub(crate) fn same_len(f: &str, name: &str, len: usize, count: usize) -> Result<()> {
+    if len == count || len == 0 {
+        return Ok(());
+    }
+    Err(Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust) {f}: {name} has {len} values, not {count}")))
+}
+
+/// The first tensor of a list, whose context a result takes.
+pub(crate) fn first<'a>(xs: &[&'a Tensor], f: &str) -> Result<&'a Tensor> {
+    xs.first().copied().ok_or_else(|| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust) {f}: no tensors")))
 }
 
 impl Clone for Tensor {
