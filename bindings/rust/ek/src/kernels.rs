@@ -54,29 +54,6 @@ fn count(what: &str, n: usize) -> Result<i32> {
 /// an image (cubin, fatbin, PTX) built ahead of time. `Clone` adds a
 /// reference to the same module (`ek_module_retain`) and dropping releases
 /// one; the code stays loaded while kernels got from it live.
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, Module, ModuleOrigin};
-/// const SRC: &str = r#"extern "C" __global__ void scale(float a, float *x, int n) {
-///     int i = blockIdx.x * blockDim.x + threadIdx.x;
-///     if (i < n) x[i] *= a;
-/// }"#;
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     // custom kernels need CUDA: a CPU context says so
-///     let cpu = Context::new(Device::Cpu)?;
-///     let err = Module::from_source(&cpu, SRC, None, &[]).unwrap_err();
-///     assert_eq!(err.status, ek::Status::NOT_SUPPORTED);
-///     return Ok(());
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let m = Module::from_source(&ctx, SRC, Some("scale.cu"), &["--use_fast_math"])?;
-/// assert_eq!(m.origin()?, ModuleOrigin::NotLoaded);
-/// m.compile()?; // or let get_kernel compile
-/// assert_ne!(m.origin()?, ModuleOrigin::NotLoaded);
-/// let k = m.get_kernel("scale")?;
-/// assert_eq!(k.attributes()?.num_params, 3);
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct Module {
     raw: sys::ek_module,
     ctx: Arc<ContextInner>,
@@ -223,16 +200,6 @@ pub struct KernelAttributes {
 /// Built with `From`: `KernelArg::from(&tensor)`, `KernelArg::from(2.0f32)`,
 /// or `(&tensor).into()`; or with the [`kernel_args!`](crate::kernel_args)
 /// macro.
-///
-/// ```
-/// use ek::KernelArg;
-/// let ctx = ek::Context::new(ek::Device::Cpu)?;
-/// let x = ek::Tensor::zeros(&ctx, &[4], ek::DType::F32)?;
-/// let args = ek::kernel_args![2.0f32, &x, 4i32];
-/// assert!(matches!(args[..], [KernelArg::F32(_), KernelArg::Tensor(_), KernelArg::I32(4)]));
-/// assert_eq!(KernelArg::from(7u64).size(), 8);
-/// # Ok::<(), ek::Error>(())
-/// ```
 #[derive(Copy, Clone, Debug)]
 pub enum KernelArg<'a> {
     /// The tensor's device pointer (`T*` in the kernel).
@@ -330,26 +297,6 @@ fn none() -> sys::ek_kernel_value {
 /// A kernel of a [`Module`] (`ek_kernel`). It keeps the module's code loaded.
 /// `Clone` adds a reference to the same kernel (`ek_kernel_retain`) and
 /// dropping releases one.
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, Module, Tensor};
-/// const SRC: &str = r#"extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-///     int i = blockIdx.x * blockDim.x + threadIdx.x;
-///     if (i < n) y[i] = a * x[i] + y[i];
-/// }"#;
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     return Ok(()); // custom kernels need CUDA
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let k = Module::from_source(&ctx, SRC, None, &[])?.get_kernel("saxpy")?;
-/// let x = Tensor::from_slice(&ctx, &[3], &[1.0f32, 2.0, 3.0])?;
-/// let y = Tensor::from_slice(&ctx, &[3], &[10.0f32, 20.0, 30.0])?;
-/// k.launch(None, [1, 1, 1], [32, 1, 1], 0, &ek::kernel_args![2.0f32, &x, &y, 3i32])?;
-/// assert_eq!(y.to_vec::<f32>()?, [12.0, 24.0, 36.0]);
-/// let block = k.launch_auto(None, 3, 0, &ek::kernel_args![0.0f32, &x, &y, 3i32])?;
-/// assert!(block.is_power_of_two());
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct Kernel {
     raw: sys::ek_kernel,
     ctx: Arc<ContextInner>,
@@ -461,23 +408,6 @@ impl std::fmt::Debug for Kernel {
 /// Experimental (`EK_EXPERIMENTAL` in `ek.h`): not covered by the ABI
 /// promise, may change in a minor release. Not `Clone`: the builder is not
 /// reference counted (`ek_elementwise_destroy` frees it).
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, ElementwiseKernel, Tensor};
-/// let cpu = Context::new(Device::Cpu)?;
-/// let bad = ElementwiseKernel::new(&cpu, "float32 x", "float99 z", "z = x", None).unwrap_err();
-/// assert_eq!(bad.status, ek::Status::INVALID_ARGUMENT);
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     return Ok(()); // custom kernels need CUDA
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let k = ElementwiseKernel::new(&ctx, "float32 x, float32 y", "float32 z", "z = x * y + max(x, 0.0f)", Some("fma_relu"))?;
-/// let x = Tensor::from_slice(&ctx, &[2, 2], &[1.0f32, -2.0, 3.0, -4.0])?;
-/// let y = Tensor::from_slice(&ctx, &[2], &[10.0f32, 100.0])?; // broadcast
-/// let z = k.call(&[&x, &y])?.remove(0);
-/// assert_eq!(z.to_vec::<f32>()?, [11.0, -200.0, 33.0, -400.0]);
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct ElementwiseKernel {
     raw: sys::ek_elementwise,
     ctx: Arc<ContextInner>,
