@@ -188,9 +188,15 @@ fn binary_errors() {
     let e = a.bitwise_or_scalar(1.0).unwrap_err();
     assert_eq!(e.status, Status::DTYPE, "{e}");
     assert!(e.message.contains("ek_binary_scalar"), "{e}");
-    // a given out of the wrong dtype or shape
+    // a given out of another dtype takes the result when its category is not
+    // below the result's (the C rule), else DTYPE; of the wrong shape, SHAPE
     let o = Tensor::empty(&ctx, &[3], DType::F64).unwrap();
-    assert_eq!(a.binary_into(BinaryOp::Add, &a, &o).unwrap_err().status, Status::DTYPE);
+    a.binary_into(BinaryOp::Add, &a, &o).unwrap();
+    assert_eq!(v::<f64>(&o), [2.0, 4.0, 6.0]);
+    let o = Tensor::empty(&ctx, &[3], DType::I64).unwrap();
+    let e = a.binary_into(BinaryOp::Add, &a, &o).unwrap_err();
+    assert_eq!(e.status, Status::DTYPE, "{e}");
+    assert!(e.message.contains("ek_binary"), "{e}");
     let o = Tensor::empty(&ctx, &[1, 3], DType::F32).unwrap();
     assert_eq!(a.binary_into(BinaryOp::Add, &a, &o).unwrap_err().status, Status::SHAPE);
     // in place where the result does not fit self
