@@ -157,6 +157,7 @@ def classify(fn: Function, model: "Model") -> list:
 class Model:
     status: list = field(default_factory=list)        # (name, value, text)
     lists: dict = field(default_factory=dict)         # EK_*_LIST -> [(name, value, text)]
+    list_comments: dict = field(default_factory=dict)  # list entry -> its /* comment */
     defines: list = field(default_factory=list)       # (name, value)
     enums: list = field(default_factory=list)         # (typename, [(name, value)])
     handles: list = field(default_factory=list)       # (typename, structtag)
@@ -337,6 +338,13 @@ def parse_lists(text: str, model: Model) -> None:
     model.status = model.lists["EK_STATUS_LIST"]
 
 
+def parse_list_comments(raw: str, model: Model) -> None:
+    """The /* comment */ after an X-macro entry on its line
+    (``X(EK_UNARY_SIGN, 2, "sign") /* sign(NaN) = NaN */``): the entry's doc."""
+    pattern = r'X\(\s*(EK_\w+)\s*,\s*-?\d+\s*,\s*"[^"]*"\s*\)\s*/\*\s*(.*?)\s*\*/'
+    model.list_comments = {name: squash(text) for name, text in re.findall(pattern, raw)}
+
+
 def parse_defines(text: str, model: Model, names: dict) -> None:
     """``#define EK_NAME <integer constant expression>``; other macros are skipped."""
     for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(EK_\w+)(?![\w(])[ \t]*(.*)$", text, re.M):
@@ -478,6 +486,7 @@ def parse(header_path: str = DEFAULT_HEADER) -> Model:
     parse_conditionals(text, model)
     names = dict(KNOWN_VALUES)
     parse_lists(text, model)
+    parse_list_comments(raw, model)
     parse_defines(text, model, names)
     parse_enums(text, model, names)
     parse_handles(text, model)
@@ -489,17 +498,3 @@ def parse(header_path: str = DEFAULT_HEADER) -> Model:
         fn.experimental = model.is_experimental(model.positions[fn.name])
         fn.sig = classify(fn, model)
     return model
-
-
-
-
-# ------------------------------------------------------------------ helpers for emit_go.py
-
-def list_entry_comments(header_path: str = DEFAULT_HEADER) -> dict:
-    """{NAME: comment} for the X-macro entries followed by a /* comment */ on their
-    line (``X(EK_UNARY_SIGN, 2, "sign") /* sign(NaN) = NaN */``), for the docs of
-    the constants and per-op methods."""
-    with open(header_path, encoding="utf-8") as f:
-        raw = f.read()
-    pattern = r'X\(\s*(EK_\w+)\s*,\s*-?\d+\s*,\s*"[^"]*"\s*\)\s*/\*\s*(.*?)\s*\*/'
-    return {name: squash(text) for name, text in re.findall(pattern, raw)}

@@ -2932,6 +2932,181 @@ extern "C" {
     #[doc = "  or [0, 0]."]
     pub fn ek_nonzero(stream: ek_stream, x: ek_tensor, out: *mut ek_tensor) -> ek_status;
 }
+impl ek_index_kind {
+    pub const EK_INDEX_INT: ek_index_kind = ek_index_kind(0);
+}
+impl ek_index_kind {
+    pub const EK_INDEX_SLICE: ek_index_kind = ek_index_kind(1);
+}
+impl ek_index_kind {
+    pub const EK_INDEX_NONE: ek_index_kind = ek_index_kind(2);
+}
+impl ek_index_kind {
+    pub const EK_INDEX_ELLIPSIS: ek_index_kind = ek_index_kind(3);
+}
+impl ek_index_kind {
+    pub const EK_INDEX_TENSOR: ek_index_kind = ek_index_kind(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_index_kind(pub ::std::os::raw::c_uint);
+#[doc = " One item of an indexing key; see above. ek_index_int(), ek_index_slice()"]
+#[doc = "  ... below fill one."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_index_item {
+    pub kind: ek_index_kind,
+    pub reserved_: i32,
+    pub start: i64,
+    pub stop: i64,
+    pub step: i64,
+    pub tensor: ek_tensor,
+}
+#[test]
+fn bindgen_test_layout_ek_index_item() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_index_item>(),
+        40usize,
+        concat!("Size of: ", stringify!(ek_index_item))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_index_item>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_index_item))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_reserved_() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved_) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(reserved_)
+            )
+        );
+    }
+    test_field_reserved_();
+    fn test_field_start() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).start) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(start)
+            )
+        );
+    }
+    test_field_start();
+    fn test_field_stop() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stop) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(stop)
+            )
+        );
+    }
+    test_field_stop();
+    fn test_field_step() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).step) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(step)
+            )
+        );
+    }
+    test_field_step();
+    fn test_field_tensor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_index_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tensor) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_index_item),
+                "::",
+                stringify!(tensor)
+            )
+        );
+    }
+    test_field_tensor();
+}
+extern "C" {
+    #[doc = " out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key"]
+    #[doc = "  gives a view (no stream work) when *out is NULL. Advanced keys gather into"]
+    #[doc = "  a new tensor (or into a given *out of the result's shape and dtype);"]
+    #[doc = "  synchronous as the indexing ops above (a mask is counted on the host). A"]
+    #[doc = "  given *out with a basic key receives a copy of the view."]
+    pub fn ek_index(
+        stream: ek_stream,
+        x: ek_tensor,
+        n: ::std::os::raw::c_int,
+        key: *const ek_index_item,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " x[key] = value, in place on x: value (x's dtype, or any dtype that casts to"]
+    #[doc = "  it as ek_copy does) broadcasts to the shape x[key] has. With index tensors,"]
+    #[doc = "  a duplicated position receives one of its candidates; accumulate adds"]
+    #[doc = "  instead (x[key] += value with duplicates adding up, as index_put). With a"]
+    #[doc = "  basic key and accumulate, x[key] += value. Nothing is written on failure"]
+    #[doc = "  (indices are checked first)."]
+    pub fn ek_index_assign(
+        stream: ek_stream,
+        value: ek_tensor,
+        accumulate: ::std::os::raw::c_int,
+        x: ek_tensor,
+        n: ::std::os::raw::c_int,
+        key: *const ek_index_item,
+    ) -> ek_status;
+}
 impl ek_random_dist {
     pub const EK_RANDOM_UNIFORM: ek_random_dist = ek_random_dist(0);
 }
@@ -3426,6 +3601,163 @@ extern "C" {
         n_args: ::std::os::raw::c_int,
     ) -> ek_status;
 }
+impl ek_kernel_value_kind {
+    pub const EK_KERNEL_VALUE_TENSOR: ek_kernel_value_kind = ek_kernel_value_kind(0);
+}
+impl ek_kernel_value_kind {
+    pub const EK_KERNEL_VALUE_SCALAR: ek_kernel_value_kind = ek_kernel_value_kind(1);
+}
+impl ek_kernel_value_kind {
+    pub const EK_KERNEL_VALUE_BYTES: ek_kernel_value_kind = ek_kernel_value_kind(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_kernel_value_kind(pub ::std::os::raw::c_uint);
+#[doc = " One typed kernel argument. TENSOR: tensor must live on the kernel's device"]
+#[doc = "  (EK_ERROR_INVALID_ARGUMENT naming the argument otherwise); the kernel"]
+#[doc = "  receives its data pointer (NULL for an empty tensor). SCALAR: scalar is"]
+#[doc = "  converted to dtype as ek_fill stores a value (exact or"]
+#[doc = "  EK_ERROR_INVALID_ARGUMENT naming the argument; float16/bfloat16 are 2-byte"]
+#[doc = "  values); BYTES: size bytes at bytes, as ek_kernel_arg. Unused fields must"]
+#[doc = "  be 0 / NULL."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_kernel_value {
+    pub kind: ek_kernel_value_kind,
+    pub dtype: ek_dtype,
+    pub scalar: ek_scalar,
+    pub tensor: ek_tensor,
+    pub bytes: *const ::std::os::raw::c_void,
+    pub size: usize,
+}
+#[test]
+fn bindgen_test_layout_ek_kernel_value() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_kernel_value>(),
+        72usize,
+        concat!("Size of: ", stringify!(ek_kernel_value))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_kernel_value>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_kernel_value))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_dtype() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dtype) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(dtype)
+            )
+        );
+    }
+    test_field_dtype();
+    fn test_field_scalar() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).scalar) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(scalar)
+            )
+        );
+    }
+    test_field_scalar();
+    fn test_field_tensor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tensor) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(tensor)
+            )
+        );
+    }
+    test_field_tensor();
+    fn test_field_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).bytes) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(bytes)
+            )
+        );
+    }
+    test_field_bytes();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_kernel_value>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_kernel_value),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+}
+extern "C" {
+    #[doc = " ek_kernel_launch with typed arguments: each is converted as above, then the"]
+    #[doc = "  parameter count and sizes are checked as ek_kernel_launch checks them."]
+    pub fn ek_kernel_launch_values(
+        stream: ek_stream,
+        k: ek_kernel,
+        grid: *const ::std::os::raw::c_uint,
+        block: *const ::std::os::raw::c_uint,
+        shared_bytes: usize,
+        args: *const ek_kernel_value,
+        n_args: ::std::os::raw::c_int,
+    ) -> ek_status;
+}
 extern "C" {
     #[doc = " Removes every entry of ctx's disk cache directory and empties this"]
     #[doc = "  process's memory cache (loaded modules stay usable)."]
@@ -3439,13 +3771,14 @@ extern "C" {
     #[doc = "  limit) on these arguments, then remembers the best for the kernel and"]
     #[doc = "  bucket: the kernel must give the same result when run several times on"]
     #[doc = "  its arguments (outputs a function of the inputs). *block_used (may be"]
-    #[doc = "  NULL) receives the block size launched. n == 0 launches nothing."]
+    #[doc = "  NULL) receives the block size launched. n == 0 launches nothing. Arguments"]
+    #[doc = "  are typed as for ek_kernel_launch_values."]
     pub fn ek_kernel_launch_auto(
         stream: ek_stream,
         k: ek_kernel,
         n: u64,
         shared_bytes: usize,
-        args: *const ek_kernel_arg,
+        args: *const ek_kernel_value,
         n_args: ::std::os::raw::c_int,
         block_used: *mut ::std::os::raw::c_uint,
     ) -> ek_status;

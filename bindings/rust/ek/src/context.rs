@@ -7,6 +7,7 @@ use ek_sys as sys;
 
 use crate::device::Device;
 use crate::error::{check, discard, Error, Result, Status};
+use crate::generated::LogLevel;
 use crate::sized::filled;
 use crate::stream::Stream;
 
@@ -108,7 +109,7 @@ impl Context {
                     r.kernel_cache_dir = d.as_ptr();
                 }
                 if let Some(l) = c.log_level {
-                    r.log_level = sys::ek_log_level(l as u32);
+                    r.log_level = l.to_raw();
                 }
                 Some(r)
             }
@@ -151,7 +152,7 @@ impl Context {
             memory_fraction: (r.memory_fraction != 0.0).then_some(r.memory_fraction),
             allow_tf32: r.allow_tf32 != 0,
             kernel_cache_dir: dir,
-            log_level: LogLevel::from_raw(r.log_level),
+            log_level: LogLevel::from_raw(r.log_level).filter(|l| *l != LogLevel::Off),
         })
     }
 
@@ -174,29 +175,6 @@ impl Context {
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context").field("raw", &self.inner.raw).field("device", &self.device().ok()).finish()
-    }
-}
-
-/// Log level of a context (`ek_log_level`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub enum LogLevel {
-    Off = 0,
-    Error = 1,
-    Warn = 2,
-    Info = 3,
-    Debug = 4,
-}
-
-impl LogLevel {
-    pub(crate) fn from_raw(l: sys::ek_log_level) -> Option<LogLevel> {
-        Some(match l.0 {
-            1 => LogLevel::Error,
-            2 => LogLevel::Warn,
-            3 => LogLevel::Info,
-            4 => LogLevel::Debug,
-            _ => return None,
-        })
     }
 }
 

@@ -4,23 +4,8 @@ use std::fmt;
 use ek_sys as sys;
 
 use crate::error::{check, Error, Result, Status};
+use crate::generated::DeviceType;
 use crate::sized::filled;
-
-/// The kind of a device (`ek_device_type`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum DeviceType {
-    Cpu,
-    Cuda,
-}
-
-impl DeviceType {
-    pub(crate) fn to_raw(self) -> sys::ek_device_type {
-        match self {
-            DeviceType::Cpu => sys::ek_device_type::EK_CPU,
-            DeviceType::Cuda => sys::ek_device_type::EK_CUDA,
-        }
-    }
-}
 
 /// A device (`ek_device`): the CPU or a CUDA GPU by index.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

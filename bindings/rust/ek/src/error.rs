@@ -4,29 +4,12 @@ use std::fmt;
 
 use ek_sys as sys;
 
-/// A libek status code (`ek_status`). A newtype rather than an enum so that a
-/// code added to a newer library stays representable.
+/// A libek status code (`ek_status`; the constants are generated). A newtype
+/// rather than an enum so that a code added to a newer library stays representable.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Status(pub u32);
 
 impl Status {
-    pub const SUCCESS: Status = Status(sys::ek_status::EK_SUCCESS.0);
-    pub const INVALID_ARGUMENT: Status = Status(sys::ek_status::EK_ERROR_INVALID_ARGUMENT.0);
-    pub const NULL_POINTER: Status = Status(sys::ek_status::EK_ERROR_NULL_POINTER.0);
-    pub const SHAPE: Status = Status(sys::ek_status::EK_ERROR_SHAPE.0);
-    pub const DTYPE: Status = Status(sys::ek_status::EK_ERROR_DTYPE.0);
-    pub const INDEX: Status = Status(sys::ek_status::EK_ERROR_INDEX.0);
-    pub const OVERFLOW: Status = Status(sys::ek_status::EK_ERROR_OVERFLOW.0);
-    pub const OUT_OF_MEMORY: Status = Status(sys::ek_status::EK_ERROR_OUT_OF_MEMORY.0);
-    pub const NO_DEVICE: Status = Status(sys::ek_status::EK_ERROR_NO_DEVICE.0);
-    pub const DEVICE: Status = Status(sys::ek_status::EK_ERROR_DEVICE.0);
-    pub const NOT_SUPPORTED: Status = Status(sys::ek_status::EK_ERROR_NOT_SUPPORTED.0);
-    pub const NOT_READY: Status = Status(sys::ek_status::EK_ERROR_NOT_READY.0);
-    pub const COMPILE: Status = Status(sys::ek_status::EK_ERROR_COMPILE.0);
-    pub const LIBRARY: Status = Status(sys::ek_status::EK_ERROR_LIBRARY.0);
-    pub const IO: Status = Status(sys::ek_status::EK_ERROR_IO.0);
-    pub const INTERNAL: Status = Status(sys::ek_status::EK_ERROR_INTERNAL.0);
-
     /// The code's name, e.g. `"EK_ERROR_SHAPE"` (`ek_status_string`).
     ///
     /// ```

@@ -34,7 +34,8 @@ use std::sync::Arc;
 use ek_sys as sys;
 
 use crate::context::{Context, ContextInner};
-use crate::device::Device;
+use crate::generated::ModuleOrigin;
+use crate::scalar::Scalar;
 use crate::error::{check, discard, Error, Result, Status};
 use crate::sized::filled;
 use crate::stream::{raw_stream, Stream};
@@ -48,65 +49,11 @@ fn count(what: &str, n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} {what}")))
 }
 
-/// Where a module's code came from (`ek_module_origin`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ModuleOrigin {
-    /// From source, not compiled yet.
-    NotLoaded,
-    /// Compiled by NVRTC in this process.
-    Compiled,
-    /// The image another module of this process compiled.
-    MemoryCache,
-    /// The image read from the disk cache.
-    DiskCache,
-    /// [`Module::from_image`].
-    Image,
-}
-
-impl ModuleOrigin {
-    fn from_raw(o: sys::ek_module_origin) -> Result<ModuleOrigin> {
-        use sys::ek_module_origin as O;
-        Ok(match o {
-            O::EK_MODULE_NOT_LOADED => ModuleOrigin::NotLoaded,
-            O::EK_MODULE_COMPILED => ModuleOrigin::Compiled,
-            O::EK_MODULE_MEMORY_CACHE => ModuleOrigin::MemoryCache,
-            O::EK_MODULE_DISK_CACHE => ModuleOrigin::DiskCache,
-            O::EK_MODULE_IMAGE => ModuleOrigin::Image,
-            other => {
-                return Err(Error::new(Status::INTERNAL, format!("ek (Rust): unknown ek_module_origin {}", other.0)));
-            }
-        })
-    }
-}
-
 /// A module of CUDA code (`ek_module`): CUDA C++ source compiled for the
 /// context's device by NVRTC (lazily, with in-memory and on-disk caches), or
 /// an image (cubin, fatbin, PTX) built ahead of time. `Clone` adds a
 /// reference to the same module (`ek_module_retain`) and dropping releases
 /// one; the code stays loaded while kernels got from it live.
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, Module, ModuleOrigin};
-/// const SRC: &str = r#"extern "C" __global__ void scale(float a, float *x, int n) {
-///     int i = blockIdx.x * blockDim.x + threadIdx.x;
-///     if (i < n) x[i] *= a;
-/// }"#;
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     // custom kernels need CUDA: a CPU context says so
-///     let cpu = Context::new(Device::Cpu)?;
-///     let err = Module::from_source(&cpu, SRC, None, &[]).unwrap_err();
-///     assert_eq!(err.status, ek::Status::NOT_SUPPORTED);
-///     return Ok(());
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let m = Module::from_source(&ctx, SRC, Some("scale.cu"), &["--use_fast_math"])?;
-/// assert_eq!(m.origin()?, ModuleOrigin::NotLoaded);
-/// m.compile()?; // or let get_kernel compile
-/// assert_ne!(m.origin()?, ModuleOrigin::NotLoaded);
-/// let k = m.get_kernel("scale")?;
-/// assert_eq!(k.attributes()?.num_params, 3);
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct Module {
     raw: sys::ek_module,
     ctx: Arc<ContextInner>,
@@ -182,6 +129,7 @@ impl Module {
         // SAFETY: live handle, valid out-parameter.
         check(unsafe { sys::ek_module_get_origin(self.raw, &mut o) })?;
         ModuleOrigin::from_raw(o)
+            .ok_or_else(|| Error::new(Status::INTERNAL, format!("ek (Rust): unknown ek_module_origin {}", o.0)))
     }
 
     /// The kernel named `name`, compiling the module first if needed
@@ -252,16 +200,6 @@ pub struct KernelAttributes {
 /// Built with `From`: `KernelArg::from(&tensor)`, `KernelArg::from(2.0f32)`,
 /// or `(&tensor).into()`; or with the [`kernel_args!`](crate::kernel_args)
 /// macro.
-///
-/// ```
-/// use ek::KernelArg;
-/// let ctx = ek::Context::new(ek::Device::Cpu)?;
-/// let x = ek::Tensor::zeros(&ctx, &[4], ek::DType::F32)?;
-/// let args = ek::kernel_args![2.0f32, &x, 4i32];
-/// assert!(matches!(args[..], [KernelArg::F32(_), KernelArg::Tensor(_), KernelArg::I32(4)]));
-/// assert_eq!(KernelArg::from(7u64).size(), 8);
-/// # Ok::<(), ek::Error>(())
-/// ```
 #[derive(Copy, Clone, Debug)]
 pub enum KernelArg<'a> {
     /// The tensor's device pointer (`T*` in the kernel).
@@ -327,88 +265,38 @@ macro_rules! kernel_args {
     };
 }
 
-/// The values of `args`, each in an 8-byte slot, and their sizes (see
-/// `raw_args`, whose array points into the slots: they must outlive the C call).
-fn marshal(ctx: &Arc<ContextInner>, args: &[KernelArg<'_>]) -> Result<(Vec<u64>, Vec<usize>)> {
-    let mut slots = vec![0u64; args.len()];
-    let mut sizes = Vec::with_capacity(args.len());
-    let mut device: Option<Device> = None;
-    for (i, (a, slot)) in args.iter().zip(slots.iter_mut()).enumerate() {
-        let bytes: [u8; 8] = match *a {
-            KernelArg::Tensor(t) => {
-                // A host pointer in a CUDA kernel would fault the device
-                // context (sticky): refuse tensors of another device.
-                let want = match device {
-                    Some(d) => d,
-                    None => *device.insert(Context { inner: ctx.clone() }.device()?),
-                };
-                if t.device() != want {
-                    return Err(Error::new(
-                        Status::INVALID_ARGUMENT,
-                        format!("ek (Rust): kernel argument {i} is a tensor on {:?}, the kernel runs on {want:?}", t.device()),
-                    ));
-                }
-                let mut p: *mut c_void = std::ptr::null_mut();
-                // SAFETY: live tensor, valid out-parameter.
-                check(unsafe { sys::ek_tensor_get_data(t.as_raw(), &mut p) })?;
-                let mut b = [0u8; 8];
-                let p = (p as usize).to_ne_bytes();
-                b[..p.len()].copy_from_slice(&p);
-                b
+/// The typed C arguments (`ek_kernel_value`): the library converts and checks
+/// them (a tensor of another device, a value that does not fit). `u32`/`u64`
+/// have no ek dtype and pass as their bytes, which point into `args`.
+fn values(args: &[KernelArg<'_>]) -> Vec<sys::ek_kernel_value> {
+    use sys::ek_dtype as D;
+    args.iter()
+        .map(|a| {
+            let scalar = |d: D, s: Scalar| sys::ek_kernel_value { kind: K::EK_KERNEL_VALUE_SCALAR, dtype: d, scalar: s.to_raw(), ..none() };
+            let bytes = |p: *const c_void, size| sys::ek_kernel_value { kind: K::EK_KERNEL_VALUE_BYTES, bytes: p, size, ..none() };
+            match a {
+                KernelArg::Tensor(t) => sys::ek_kernel_value { kind: K::EK_KERNEL_VALUE_TENSOR, tensor: t.as_raw(), ..none() },
+                KernelArg::I32(v) => scalar(D::EK_INT32, (*v).into()),
+                KernelArg::I64(v) => scalar(D::EK_INT64, (*v).into()),
+                KernelArg::F32(v) => scalar(D::EK_FLOAT32, (*v).into()),
+                KernelArg::F64(v) => scalar(D::EK_FLOAT64, (*v).into()),
+                KernelArg::U32(v) => bytes((v as *const u32).cast(), 4),
+                KernelArg::U64(v) => bytes((v as *const u64).cast(), 8),
             }
-            KernelArg::I32(v) => widen(&v.to_ne_bytes()),
-            KernelArg::U32(v) => widen(&v.to_ne_bytes()),
-            KernelArg::F32(v) => widen(&v.to_ne_bytes()),
-            KernelArg::I64(v) => v.to_ne_bytes(),
-            KernelArg::U64(v) => v.to_ne_bytes(),
-            KernelArg::F64(v) => v.to_ne_bytes(),
-        };
-        // The value's bytes start at the slot's address, whatever the endianness.
-        *slot = u64::from_ne_bytes(bytes);
-        sizes.push(a.size());
-    }
-    Ok((slots, sizes))
-}
-
-/// `b` in the first bytes of an 8-byte array: the slot's first bytes in
-/// memory, where the library reads the argument's size from.
-fn widen(b: &[u8; 4]) -> [u8; 8] {
-    let mut out = [0u8; 8];
-    out[..4].copy_from_slice(b);
-    out
-}
-
-fn raw_args(slots: &[u64], sizes: &[usize]) -> Vec<sys::ek_kernel_arg> {
-    slots
-        .iter()
-        .zip(sizes)
-        .map(|(s, &size)| sys::ek_kernel_arg { value: (s as *const u64).cast(), size })
+        })
         .collect()
+}
+
+use sys::ek_kernel_value_kind as K;
+
+fn none() -> sys::ek_kernel_value {
+    // SAFETY: plain C struct: zero is every field's "unused" (0 / NULL).
+    unsafe { std::mem::zeroed() }
 }
 
 /// A kernel of a [`Module`] (`ek_kernel`). It keeps the module's code loaded.
 /// `Clone` adds a reference to the same kernel (`ek_kernel_retain`) and
 /// dropping releases one.
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, Module, Tensor};
-/// const SRC: &str = r#"extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-///     int i = blockIdx.x * blockDim.x + threadIdx.x;
-///     if (i < n) y[i] = a * x[i] + y[i];
-/// }"#;
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     return Ok(()); // custom kernels need CUDA
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let k = Module::from_source(&ctx, SRC, None, &[])?.get_kernel("saxpy")?;
-/// let x = Tensor::from_slice(&ctx, &[3], &[1.0f32, 2.0, 3.0])?;
-/// let y = Tensor::from_slice(&ctx, &[3], &[10.0f32, 20.0, 30.0])?;
-/// k.launch(None, [1, 1, 1], [32, 1, 1], 0, &ek::kernel_args![2.0f32, &x, &y, 3i32])?;
-/// assert_eq!(y.to_vec::<f32>()?, [12.0, 24.0, 36.0]);
-/// let block = k.launch_auto(None, 3, 0, &ek::kernel_args![0.0f32, &x, &y, 3i32])?;
-/// assert!(block.is_power_of_two());
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct Kernel {
     raw: sys::ek_kernel,
     ctx: Arc<ContextInner>,
@@ -451,19 +339,18 @@ impl Kernel {
 
     /// Launches the kernel on `stream` (`None`: the context's default
     /// stream) with `grid` and `block` sizes `{x, y, z}` and `shared` bytes of
-    /// dynamic shared memory (`ek_kernel_launch`). The argument count and
+    /// dynamic shared memory (`ek_kernel_launch_values`). The argument count and
     /// each size must match the kernel's parameters, sizes must be non-zero
     /// and within the kernel's limits ([`Status::INVALID_ARGUMENT`] naming
     /// what differs). A tensor argument of another device is refused.
     /// Asynchronous.
     pub fn launch(&self, stream: Option<&Stream>, grid: [u32; 3], block: [u32; 3], shared: usize, args: &[KernelArg<'_>]) -> Result<()> {
-        let (slots, sizes) = marshal(&self.ctx, args)?;
-        let raw = raw_args(&slots, &sizes);
+        let raw = values(args);
         let n = count("kernel arguments", raw.len())?;
-        // SAFETY: live handles; grid and block hold 3 values; each arg points
-        // into `slots`, alive for the call, with its size.
+        // SAFETY: live handles; grid and block hold 3 values; raw holds n
+        // values whose tensors and bytes `args` keeps alive for the call.
         check(unsafe {
-            sys::ek_kernel_launch(raw_stream(stream), self.raw, grid.as_ptr(), block.as_ptr(), shared, raw.as_ptr(), n)
+            sys::ek_kernel_launch_values(raw_stream(stream), self.raw, grid.as_ptr(), block.as_ptr(), shared, raw.as_ptr(), n)
         })
     }
 
@@ -477,8 +364,7 @@ impl Kernel {
     /// Experimental (`EK_EXPERIMENTAL` in `ek.h`): not covered by the ABI
     /// promise, may change in a minor release.
     pub fn launch_auto(&self, stream: Option<&Stream>, n: u64, shared: usize, args: &[KernelArg<'_>]) -> Result<u32> {
-        let (slots, sizes) = marshal(&self.ctx, args)?;
-        let raw = raw_args(&slots, &sizes);
+        let raw = values(args);
         let count = count("kernel arguments", raw.len())?;
         let mut used: u32 = 0;
         // SAFETY: as for `launch`; `used` is a valid out-parameter.
@@ -522,23 +408,6 @@ impl std::fmt::Debug for Kernel {
 /// Experimental (`EK_EXPERIMENTAL` in `ek.h`): not covered by the ABI
 /// promise, may change in a minor release. Not `Clone`: the builder is not
 /// reference counted (`ek_elementwise_destroy` frees it).
-///
-/// ```
-/// use ek::{Context, Device, DeviceType, ElementwiseKernel, Tensor};
-/// let cpu = Context::new(Device::Cpu)?;
-/// let bad = ElementwiseKernel::new(&cpu, "float32 x", "float99 z", "z = x", None).unwrap_err();
-/// assert_eq!(bad.status, ek::Status::INVALID_ARGUMENT);
-/// if ek::device_count(DeviceType::Cuda)? == 0 {
-///     return Ok(()); // custom kernels need CUDA
-/// }
-/// let ctx = Context::new(Device::Cuda(0))?;
-/// let k = ElementwiseKernel::new(&ctx, "float32 x, float32 y", "float32 z", "z = x * y + max(x, 0.0f)", Some("fma_relu"))?;
-/// let x = Tensor::from_slice(&ctx, &[2, 2], &[1.0f32, -2.0, 3.0, -4.0])?;
-/// let y = Tensor::from_slice(&ctx, &[2], &[10.0f32, 100.0])?; // broadcast
-/// let z = k.call(&[&x, &y])?.remove(0);
-/// assert_eq!(z.to_vec::<f32>()?, [11.0, -200.0, 33.0, -400.0]);
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct ElementwiseKernel {
     raw: sys::ek_elementwise,
     ctx: Arc<ContextInner>,

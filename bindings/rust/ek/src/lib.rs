@@ -135,11 +135,12 @@
 #![warn(missing_debug_implementations)]
 
 mod context;
-mod creation;
 mod device;
 mod dtype;
 mod error;
+mod generated;
 mod indexing;
+mod join;
 mod kernels;
 mod linalg;
 mod log;
@@ -152,23 +153,20 @@ mod scalar;
 mod sized;
 mod stream;
 mod tensor;
-mod views;
 
 pub use ek_sys as sys;
 
-pub use context::{Context, ContextConfig, LogLevel};
-pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo, DeviceType};
+pub use context::{Context, ContextConfig};
+pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
-pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module, ModuleOrigin};
+pub use generated::{BinaryOp, DeviceType, LogLevel, MeshgridIndexing, ModuleOrigin, ReduceOp, UnaryOp};
+pub use indexing::Index;
+pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module};
 pub use log::{clear_log_callback, set_log_callback};
 pub use memory::{MemoryBlock, MemoryEvent, MemoryStats};
-pub use ops::{BinaryOp, UnaryOp};
 pub use profiler::ProfileRecord;
 pub use random::{PhiloxState, RandomDist};
-pub use reduce::ReduceOp;
 pub use scalar::Scalar;
 pub use stream::{Event, Stream};
 pub use tensor::{SendTensor, Tensor};
-mod join;
-pub use join::MeshgridIndexing;

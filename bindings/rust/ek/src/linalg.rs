@@ -1,4 +1,4 @@
-//! Matrix products (`ek_matmul`, `ek_gemm`): cuBLAS on CUDA, a blocked loop on
+//! The in-place matrix product `ek_gemm` (`ek_matmul` is generated): cuBLAS on CUDA, a blocked loop on
 //! the CPU; float16, bfloat16, float32 and float64, both operands of one dtype.
 use ek_sys as sys;
 
@@ -8,39 +8,6 @@ use crate::stream::{raw_stream, Stream};
 use crate::tensor::Tensor;
 
 impl Tensor {
-    fn matmul_impl(&self, b: &Tensor, s: Option<&Stream>, out: Option<&Tensor>) -> Result<Tensor> {
-        // SAFETY: live handles; out is NULL or a live handle.
-        self.produce(out, |o| unsafe { sys::ek_matmul(raw_stream(s), self.as_raw(), b.as_raw(), o) })
-    }
-
-    /// `self @ b` with NumPy's rules (`ek_matmul`): 1-D operands are vectors,
-    /// dims before the last two are broadcast batch dims; transposed views are
-    /// used as they are, not copied.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let a = ek::Tensor::from_slice(&ctx, &[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
-    /// let b = ek::Tensor::from_slice(&ctx, &[3, 1], &[1.0f32, 0.0, -1.0])?;
-    /// assert_eq!(a.matmul(&b)?.to_vec::<f32>()?, [-2.0, -2.0]);
-    /// let g = a.matmul(&a.transpose(0, 1)?)?; // a @ a^T, [2, 2]
-    /// assert_eq!(g.to_vec::<f32>()?, [14.0, 32.0, 32.0, 77.0]);
-    /// assert_eq!(a.matmul(&a).unwrap_err().status, ek::Status::SHAPE);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn matmul(&self, b: &Tensor) -> Result<Tensor> {
-        self.matmul_impl(b, None, None)
-    }
-
-    /// `self @ b` written into `out` (which must not overlap the operands).
-    pub fn matmul_into(&self, b: &Tensor, out: &Tensor) -> Result<()> {
-        self.matmul_impl(b, None, Some(out)).map(drop)
-    }
-
-    /// `self @ b` on `stream`, into `out` when given.
-    pub fn matmul_on(&self, b: &Tensor, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
-        self.matmul_impl(b, Some(stream), out)
-    }
-
     /// `self = alpha * a @ b + beta * self`, in place on `self` (`ek_gemm`):
     /// 2-D `a [m,k]`, `b [k,n]`, `self [m,n]`, or 3-D with a batch dim (`a`
     /// and `b` may broadcast a batch of 1). `beta == 0` ignores `self`'s old

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use ek_sys as sys;
 
-use crate::context::LogLevel;
+use crate::generated::LogLevel;
 use crate::error::{check, Error, Result, Status};
 
 /// A boxed log callback (see [`set_log_callback`]).

@@ -22,16 +22,6 @@ pub type MemoryBlock = sys::ek_memory_block;
 
 impl Context {
     /// Current pool statistics (`ek_memory_get_stats`).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let before = ctx.memory_stats()?.allocated_bytes;
-    /// let t = ek::Tensor::zeros(&ctx, &[1024], ek::DType::F32)?;
-    /// assert!(ctx.memory_stats()?.allocated_bytes >= before + 4096);
-    /// drop(t);
-    /// assert_eq!(ctx.memory_stats()?.allocated_bytes, before);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn memory_stats(&self) -> Result<MemoryStats> {
         let mut s: MemoryStats = filled();
         // SAFETY: live handle; out-parameter whose struct_size is set.
@@ -86,17 +76,6 @@ impl Context {
     /// JSON to `path` (`ek_memory_write_snapshot_json`; the format is in `ek.h`),
     /// replacing any file there atomically; `Status::IO` naming the path when
     /// it cannot be written. `scripts/plot_memory.py` draws the file.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let path = std::env::temp_dir().join(format!("ek-doc-snapshot-{}.json", std::process::id()));
-    /// ctx.memory_snapshot_json(&path)?;
-    /// assert!(std::fs::read_to_string(&path).unwrap().contains("\"segments\""));
-    /// std::fs::remove_file(&path).unwrap();
-    /// let e = ctx.memory_snapshot_json("/no/such/dir/x.json").unwrap_err();
-    /// assert_eq!(e.status, ek::Status::IO);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn memory_snapshot_json(&self, path: impl AsRef<Path>) -> Result<()> {
         let c = CString::new(path.as_ref().as_os_str().as_bytes())
             .map_err(|_| Error::new(Status::INVALID_ARGUMENT, "ek (Rust): path contains a NUL byte"))?;
@@ -128,15 +107,6 @@ impl Context {
     /// A raw stream-ordered allocation from the pool (`ek_malloc`), 512-byte
     /// aligned; device memory on CUDA, host memory on the CPU. `bytes == 0`
     /// gives a null pointer. Release with [`Context::free`].
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let p = ctx.malloc(1000, None)?;
-    /// assert_eq!(p as usize % 512, 0);
-    /// ctx.free(p, None)?;
-    /// assert!(ctx.free(p, None).is_err()); // already freed: reported, nothing changes
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn malloc(&self, bytes: usize, stream: Option<&Stream>) -> Result<*mut c_void> {
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: live handles, valid out-parameter.
@@ -187,20 +157,6 @@ impl Context {
     /// `src` must be readable and `dst` writable for `bytes` bytes until the
     /// copy has completed (synchronize the stream before touching them), and
     /// they must not overlap.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let p = ctx.malloc(8, None)?;
-    /// let (src, mut dst) = ([1u8, 2, 3, 4, 5, 6, 7, 8], [0u8; 8]);
-    /// unsafe {
-    ///     ctx.memcpy(src.as_ptr().cast(), p, 8, None)?;
-    ///     ctx.memcpy(p, dst.as_mut_ptr().cast(), 8, None)?;
-    /// }
-    /// ctx.synchronize()?;
-    /// assert_eq!(dst, src);
-    /// ctx.free(p, None)?;
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub unsafe fn memcpy(&self, src: *const c_void, dst: *mut c_void, bytes: usize, stream: Option<&Stream>) -> Result<()> {
         check(sys::ek_memcpy(raw_stream(stream), self.inner.raw, src, dst, bytes))
     }
@@ -210,21 +166,6 @@ impl Context {
     /// past `threshold_bytes` (0: never) (`ek_memory_set_callback`). `f` runs
     /// on the allocating thread; a panic in it is caught and discarded.
     /// Replaces any previous callback.
-    ///
-    /// ```
-    /// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let seen = Arc::new(AtomicU64::new(0));
-    /// let s = seen.clone();
-    /// ctx.set_memory_callback(1 << 20, move |event, bytes| {
-    ///     assert_eq!(event, ek::MemoryEvent::Threshold);
-    ///     s.store(bytes, Ordering::SeqCst);
-    /// })?;
-    /// let _t = ek::Tensor::empty(&ctx, &[1 << 20], ek::DType::F32)?; // 4 MiB reserved
-    /// assert!(seen.load(Ordering::SeqCst) >= 4 << 20);
-    /// ctx.clear_memory_callback()?;
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn set_memory_callback<F>(&self, threshold_bytes: u64, f: F) -> Result<()>
     where
         F: Fn(MemoryEvent, u64) + Send + Sync + 'static,

@@ -54,16 +54,6 @@ pub struct PhiloxState {
 impl Tensor {
     /// Fills `self` in place from `dist` with the context's generator, whose
     /// offset then advances by the element count (`ek_random`).
-    ///
-    /// ```
-    /// use ek::{RandomDist, Tensor};
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = Tensor::empty(&ctx, &[1000], ek::DType::I32)?;
-    /// t.random_(RandomDist::Randint { low: -3, high: 3 })?;
-    /// assert!(t.to_vec::<i32>()?.iter().all(|v| (-3..3).contains(v)));
-    /// assert_eq!(ctx.random_state()?.offset, 1000);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn random_(&self, dist: RandomDist) -> Result<()> {
         self.random_with(dist, None, None)
     }
@@ -71,17 +61,6 @@ impl Tensor {
     /// Fills `self` in place from `dist`, with an explicit generator `state`
     /// (which is not advanced) or the context's one (`None`), on `stream` or
     /// the default stream (`None`).
-    ///
-    /// ```
-    /// use ek::{PhiloxState, RandomDist, Tensor};
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let state = PhiloxState { seed: 7, offset: 0 };
-    /// let (a, b) = (Tensor::empty(&ctx, &[4], ek::DType::F64)?, Tensor::empty(&ctx, &[4], ek::DType::F64)?);
-    /// a.random_with(RandomDist::Normal { mean: 0.0, std: 1.0 }, Some(state), None)?;
-    /// b.random_with(RandomDist::Normal { mean: 0.0, std: 1.0 }, Some(state), None)?;
-    /// assert_eq!(a.to_vec::<f64>()?, b.to_vec::<f64>()?);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn random_with(&self, dist: RandomDist, state: Option<PhiloxState>, stream: Option<&Stream>) -> Result<()> {
         let (d, a, b) = dist.to_raw();
         let raw_state = state.map(|s| sys::ek_philox_state { seed: s.seed, offset: s.offset, ..filled() });
@@ -91,17 +70,6 @@ impl Tensor {
     }
 
     /// A new tensor drawn from `dist` by the context's generator.
-    ///
-    /// ```
-    /// use ek::{DType, RandomDist, Tensor};
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// ctx.manual_seed(0)?;
-    /// let a = Tensor::random(&ctx, &[3], DType::F32, RandomDist::Uniform { low: 1.0, high: 2.0 })?;
-    /// ctx.manual_seed(0)?;
-    /// let b = Tensor::rand(&ctx, &[3], DType::F32)?.add_scalar(1.0)?;
-    /// assert_eq!(a.to_vec::<f32>()?, b.to_vec::<f32>()?);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn random(ctx: &Context, shape: &[i64], dtype: DType, dist: RandomDist) -> Result<Tensor> {
         let t = Tensor::empty(ctx, shape, dtype)?;
         t.random_(dist)?;

@@ -79,9 +79,3 @@ impl From<usize> for Scalar {
         Scalar::U64(v as u64)
     }
 }
-
-/// A bound that may be absent (`None`: no bound on that side), for
-/// [`Tensor::clamp`](crate::Tensor::clamp).
-pub(crate) fn raw_bound<T: Into<Scalar>>(b: Option<T>) -> Option<sys::ek_scalar> {
-    b.map(|v| v.into().to_raw())
-}

@@ -60,6 +60,11 @@ impl Stream {
         Ok(Stream::from_raw(ctx, raw, true))
     }
 
+    /// The context the stream belongs to (the one it keeps alive).
+    pub fn context(&self) -> Context {
+        Context { inner: self._ctx.clone() }
+    }
+
     /// The raw handle, borrowed: valid while `self` lives.
     pub fn as_raw(&self) -> sys::ek_stream {
         self.raw
@@ -114,18 +119,6 @@ impl Drop for Stream {
 }
 
 /// An event with timing enabled (`ek_event`).
-///
-/// ```
-/// let ctx = ek::Context::new(ek::Device::Cpu)?;
-/// let (start, end) = (ek::Event::new(&ctx)?, ek::Event::new(&ctx)?);
-/// start.record(None)?;
-/// let _t = ek::Tensor::zeros(&ctx, &[1000], ek::DType::F64)?;
-/// end.record(None)?;
-/// end.synchronize()?;
-/// assert!(end.query()?);
-/// assert!(start.elapsed_ms(&end)? >= 0.0);
-/// # Ok::<(), ek::Error>(())
-/// ```
 pub struct Event {
     raw: sys::ek_event,
     _ctx: Arc<ContextInner>,

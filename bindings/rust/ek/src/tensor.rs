@@ -84,6 +84,29 @@ impl Tensor {
         Tensor { raw, ctx: ctx.clone(), alias: Rc::new(()) }
     }
 
+    /// Writes a C call's result into `out` (its `*out` given, never replaced).
+    pub(crate) fn write_into(out: &Tensor, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<()> {
+        let mut o = out.raw;
+        check(f(&mut o))
+    }
+
+    /// A new tensor from a C call, or, with `out`, the result written there
+    /// and a new reference to it returned.
+    pub(crate) fn produce(&self, out: Option<&Tensor>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        match out {
+            Some(o) => Tensor::write_into(o, f).map(|()| o.clone()),
+            None => self.derive(f),
+        }
+    }
+
+    /// As [`Tensor::produce`], for a result that may be a view of `self`.
+    pub(crate) fn produce_view(&self, out: Option<&Tensor>, f: impl FnOnce(*mut sys::ek_tensor) -> sys::ek_status) -> Result<Tensor> {
+        match out {
+            Some(o) => Tensor::write_into(o, f).map(|()| o.clone()),
+            None => self.view_of(f),
+        }
+    }
+
     /// The raw handle, borrowed: valid while `self` lives.
     pub fn as_raw(&self) -> sys::ek_tensor {
         self.raw
@@ -91,34 +114,8 @@ impl Tensor {
 
     // ------------------------------------------------------------ constructors
 
-    /// A new uninitialised C-contiguous tensor (`ek_tensor_empty`).
-    pub fn empty(ctx: &Context, shape: &[i64], dtype: DType) -> Result<Tensor> {
-        Self::empty_impl(ctx, shape, dtype, None)
-    }
-
-    /// As [`Tensor::empty`], its storage allocated on `stream`.
-    pub fn empty_on(ctx: &Context, shape: &[i64], dtype: DType, stream: &Stream) -> Result<Tensor> {
-        Self::empty_impl(ctx, shape, dtype, Some(stream))
-    }
-
-    fn empty_impl(ctx: &Context, shape: &[i64], dtype: DType, s: Option<&Stream>) -> Result<Tensor> {
-        let ndim = ndim(shape.len())?;
-        // SAFETY: live context; shape points at ndim values.
-        Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_tensor_empty(raw_stream(s), ctx.inner.raw, ndim, shape.as_ptr(), dtype.to_raw(), out)
-        })
-    }
-
     /// A new tensor holding a copy of `data` (C order); `data.len()` must be
     /// the shape's element count.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::from_slice(&ctx, &[2, 2], &[true, false, false, true])?;
-    /// assert_eq!(t.dtype(), ek::DType::Bool);
-    /// assert!(ek::Tensor::from_slice(&ctx, &[3], &[1u8, 2]).is_err());
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn from_slice<T: Element>(ctx: &Context, shape: &[i64], data: &[T]) -> Result<Tensor> {
         Self::from_slice_impl(ctx, shape, data, None)
     }
@@ -129,7 +126,7 @@ impl Tensor {
     }
 
     fn from_slice_impl<T: Element>(ctx: &Context, shape: &[i64], data: &[T], s: Option<&Stream>) -> Result<Tensor> {
-        let ndim = ndim(shape.len())?;
+        let ndim = len_i32(shape.len())?;
         // The C call reads numel * size bytes without knowing the buffer's
         // length: the binding checks it, since a wrong length is unsound here.
         let numel = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
@@ -166,7 +163,7 @@ impl Tensor {
     /// must not be moved to another thread ([`Tensor::into_send`]) while
     /// this one is used, since the crate cannot see that they alias.
     pub unsafe fn wrap(ctx: &Context, data: *mut c_void, shape: &[i64], strides: Option<&[i64]>, dtype: DType) -> Result<Tensor> {
-        let n = ndim(shape.len())?;
+        let n = len_i32(shape.len())?;
         if strides.is_some_and(|st| st.len() != shape.len()) {
             return Err(Error::new(Status::SHAPE, "ek::Tensor::wrap: strides and shape differ in length"));
         }
@@ -180,16 +177,6 @@ impl Tensor {
     /// with a deleter that drops the `Vec` with the last view).
     /// `Status::NOT_SUPPORTED` on a non-CPU context (use
     /// [`Tensor::from_slice`], which copies to the device).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let v = vec![1.0f32, 2.0, 3.0, 4.0];
-    /// let p = v.as_ptr();
-    /// let t = ek::Tensor::from_vec(&ctx, &[2, 2], v)?;
-    /// assert_eq!(t.data_ptr() as *const f32, p); // the Vec's own buffer
-    /// assert_eq!(t.transpose(0, 1)?.to_vec::<f32>()?, [1.0, 3.0, 2.0, 4.0]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn from_vec<T: Element>(ctx: &Context, shape: &[i64], data: Vec<T>) -> Result<Tensor> {
         if ctx.device()? != Device::Cpu {
             return Err(Error::new(Status::NOT_SUPPORTED, "ek::Tensor::from_vec: host memory needs a CPU context"));
@@ -201,7 +188,7 @@ impl Tensor {
                 format!("ek::Tensor::from_vec: shape {shape:?} does not hold the {} values given", data.len()),
             ));
         }
-        let n = ndim(shape.len())?;
+        let n = len_i32(shape.len())?;
         unsafe extern "C" fn drop_vec<T>(_data: *mut c_void, user: *mut c_void) {
             // SAFETY: user is the Box<Vec<T>> leaked below, dropped once.
             drop(unsafe { Box::from_raw(user as *mut Vec<T>) });
@@ -226,35 +213,6 @@ impl Tensor {
         Self::full(ctx, shape, 0.0, dtype)
     }
 
-    /// 1-D `start, start+step, … < stop` (`> stop` for a negative step), as
-    /// `numpy.arange` (`ek_arange`). For an integer dtype the bounds must be
-    /// integral (of any [`Scalar`] kind) and every element must fit the
-    /// dtype; integer bounds are then exact (beyond 2^53 too). For a float
-    /// dtype they are computed in `f64`.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::arange(&ctx, 5, 0, -2, ek::DType::I32)?;
-    /// assert_eq!(t.to_vec::<i32>()?, [5, 3, 1]);
-    /// let big = 1i64 << 62;
-    /// let t = ek::Tensor::arange(&ctx, big, big + 3, 1, ek::DType::I64)?;
-    /// assert_eq!(t.to_vec::<i64>()?, [big, big + 1, big + 2]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn arange(
-        ctx: &Context,
-        start: impl Into<Scalar>,
-        stop: impl Into<Scalar>,
-        step: impl Into<Scalar>,
-        dtype: DType,
-    ) -> Result<Tensor> {
-        let (start, stop, step) = (start.into().to_raw(), stop.into().to_raw(), step.into().to_raw());
-        // SAFETY: live context.
-        Tensor::make(&ctx.inner, |out| unsafe {
-            sys::ek_arange(std::ptr::null_mut(), ctx.inner.raw, start, stop, step, dtype.to_raw(), out)
-        })
-    }
-
     // ------------------------------------------------------------ DLPack
 
     /// Exports a view of this tensor as a DLPack 1.x `DLManagedTensorVersioned`
@@ -262,16 +220,6 @@ impl Tensor {
     /// crate). It holds a reference to the storage: whoever ends up owning it
     /// calls its `deleter` exactly once (a DLPack consumer does; passing it to
     /// [`Tensor::from_dlpack`] hands it over). No device work is waited for.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::from_slice(&ctx, &[2], &[1.0f32, 2.0])?;
-    /// let m = t.to_dlpack()?;
-    /// // SAFETY: m is a fresh export, consumed here once.
-    /// let u = unsafe { ek::Tensor::from_dlpack(&ctx, m, None) }?;
-    /// assert_eq!(u.data_ptr(), t.data_ptr()); // shared, not copied
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn to_dlpack(&self) -> Result<*mut sys::DLManagedTensorVersioned> {
         let mut out: *mut sys::DLManagedTensorVersioned = std::ptr::null_mut();
         // SAFETY: live handle, plain out-parameter.
@@ -365,7 +313,10 @@ impl Tensor {
     /// Pointer to element 0 (device memory on CUDA); borrowed, valid while
     /// `self` or a view of the same storage lives.
     pub fn data_ptr(&self) -> *mut c_void {
-        self.info().data
+        let mut p = std::ptr::null_mut();
+        // SAFETY: live handle, valid out-parameter; failing is a broken invariant.
+        check(unsafe { sys::ek_tensor_get_data(self.raw, &mut p) }).expect("ek_tensor_get_data failed on a live tensor");
+        p
     }
 
     /// The context the tensor belongs to.
@@ -377,14 +328,6 @@ impl Tensor {
 
     /// The values in C order, copied to the host. `T` must match the dtype
     /// (`Status::DTYPE` otherwise; use [`Tensor::cast`] first).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::arange(&ctx, 0.0, 3.0, 1.0, ek::DType::F64)?;
-    /// assert_eq!(t.to_vec::<f64>()?, [0.0, 1.0, 2.0]);
-    /// assert_eq!(t.to_vec::<f32>().unwrap_err().status, ek::Status::DTYPE);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         self.to_vec_impl(None)
     }
@@ -415,14 +358,6 @@ impl Tensor {
     /// The value of a one-element tensor (any number of dims), copied to the
     /// host; `Status::SHAPE` for other sizes, `Status::DTYPE` when `T` is not
     /// the dtype.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::arange(&ctx, 0.0, 5.0, 1.0, ek::DType::I64)?;
-    /// assert_eq!(t.sum(&[], false)?.item::<i64>()?, 10);
-    /// assert_eq!(t.item::<i64>().unwrap_err().status, ek::Status::SHAPE);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn item<T: Element>(&self) -> Result<T> {
         let n = self.numel();
         if n != 1 {
@@ -437,14 +372,6 @@ impl Tensor {
 
     /// `self[...] = src`, broadcast and cast to this tensor (`ek_copy`); the two
     /// may live on different devices.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let dst = ek::Tensor::zeros(&ctx, &[2, 3], ek::DType::F32)?;
-    /// dst.copy_from(&ek::Tensor::from_slice(&ctx, &[3], &[1i32, 2, 3])?)?;
-    /// assert_eq!(dst.to_vec::<f32>()?, [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
         // SAFETY: live handles.
         check(unsafe { sys::ek_copy(std::ptr::null_mut(), src.raw, self.raw) })
@@ -459,15 +386,6 @@ impl Tensor {
     /// Sets every element to `value` (`ek_fill`), exactly where it fits the
     /// dtype; a value that does not fit an integer dtype is
     /// [`Status::INVALID_ARGUMENT`] (see [`Scalar`]).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::zeros(&ctx, &[2], ek::DType::I64)?;
-    /// t.fill((1i64 << 60) + 1)?;
-    /// assert_eq!(t.to_vec::<i64>()?, [(1 << 60) + 1; 2]);
-    /// assert!(ek::Tensor::zeros(&ctx, &[2], ek::DType::I8)?.fill(300).is_err());
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
         // SAFETY: live handle.
         check(unsafe { sys::ek_fill(std::ptr::null_mut(), value.into().to_raw(), self.raw) })
@@ -477,28 +395,6 @@ impl Tensor {
     pub fn fill_on(&self, value: impl Into<Scalar>, stream: &Stream) -> Result<()> {
         // SAFETY: live handles.
         check(unsafe { sys::ek_fill(stream.as_raw(), value.into().to_raw(), self.raw) })
-    }
-
-    /// A C-contiguous tensor with these values; a new reference to `self`
-    /// when it already is contiguous (`ek_contiguous`).
-    pub fn contiguous(&self) -> Result<Tensor> {
-        // SAFETY: live handle.
-        self.view_of(|out| unsafe { sys::ek_contiguous(std::ptr::null_mut(), self.raw, out) })
-    }
-
-    /// The values converted to `dtype` (PyTorch rules: float to int
-    /// truncates, to bool is `x != 0`) (`ek_cast`).
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::from_slice(&ctx, &[3], &[-1.5f32, 0.0, 2.7])?;
-    /// assert_eq!(t.cast(ek::DType::I32)?.to_vec::<i32>()?, [-1, 0, 2]);
-    /// assert_eq!(t.cast(ek::DType::Bool)?.to_vec::<bool>()?, [true, false, true]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
-    pub fn cast(&self, dtype: DType) -> Result<Tensor> {
-        // SAFETY: live handle.
-        self.derive(|out| unsafe { sys::ek_cast(std::ptr::null_mut(), self.raw, dtype.to_raw(), out) })
     }
 
     /// A copy of this tensor in `ctx` (possibly another device).
@@ -518,15 +414,6 @@ impl Tensor {
 impl Tensor {
     /// A new C-contiguous tensor with its own storage holding these values
     /// (`ek_tensor_empty` + `ek_copy`); unlike `clone()`, which shares them.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::from_slice(&ctx, &[3], &[1i32, 2, 3])?;
-    /// let c = t.copy()?;
-    /// t.fill(0.0)?;
-    /// assert_eq!(c.to_vec::<i32>()?, [1, 2, 3]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn copy(&self) -> Result<Tensor> {
         let dst = Tensor::empty(&self.context(), &self.shape(), self.dtype())?;
         dst.copy_from(self)?;
@@ -539,25 +426,6 @@ impl Tensor {
     /// [`Tensor::copy`]). On CUDA the receiving thread's work is ordered
     /// after this thread's only if both use the same stream, or after a
     /// synchronize or an event, as always across streams.
-    ///
-    /// ```
-    /// let ctx = ek::Context::new(ek::Device::Cpu)?;
-    /// let t = ek::Tensor::zeros(&ctx, &[4], ek::DType::F32)?;
-    /// let view = t.slice(0, Some(1), None, 1)?;
-    /// let t = t.into_send().unwrap_err(); // `view` still aliases it
-    /// drop(view);
-    /// let s = t.into_send().unwrap();
-    /// let t = std::thread::spawn(move || {
-    ///     let t = s.into_tensor();
-    ///     t.fill(1.0).unwrap();
-    ///     t.into_send().unwrap()
-    /// })
-    /// .join()
-    /// .unwrap()
-    /// .into_tensor();
-    /// assert_eq!(t.to_vec::<f32>()?, [1.0; 4]);
-    /// # Ok::<(), ek::Error>(())
-    /// ```
     pub fn into_send(self) -> std::result::Result<SendTensor, Tensor> {
         if Rc::strong_count(&self.alias) != 1 {
             return Err(self);
@@ -618,8 +486,33 @@ fn dims(p: *const i64, n: i32) -> Vec<i64> {
     unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
 }
 
-pub(crate) fn ndim(n: usize) -> Result<i32> {
-    i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} dimensions")))
+/// A slice's length as the C API's `int` count.
+pub(crate) fn len_i32(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust): {n} values in one array")))
+}
+
+/// An array argument: NULL when empty (the C API's "no values").
+pub(crate) fn ptr<T>(s: &[T]) -> *const T {
+    if s.is_empty() { std::ptr::null() } else { s.as_ptr() }
+}
+
+/// An optional value argument: NULL for `None`.
+pub(crate) fn opt_ptr<T>(v: &Option<T>) -> *const T {
+    v.as_ref().map_or(std::ptr::null(), |v| v as *const T)
+}
+
+/// A second array sharing the first's count must be as long (or empty: NULL),
+/// since the C call reads `count` values from it.
+pub(crate) fn same_len(f: &str, name: &str, len: usize, count: usize) -> Result<()> {
+    if len == count || len == 0 {
+        return Ok(());
+    }
+    Err(Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust) {f}: {name} has {len} values, not {count}")))
+}
+
+/// The first tensor of a list, whose context a result takes.
+pub(crate) fn first<'a>(xs: &[&'a Tensor], f: &str) -> Result<&'a Tensor> {
+    xs.first().copied().ok_or_else(|| Error::new(Status::INVALID_ARGUMENT, format!("ek (Rust) {f}: no tensors")))
 }
 
 impl Clone for Tensor {

@@ -106,3 +106,20 @@ fn limit_reports_out_of_memory() {
     ctx.set_limit(0).unwrap();
     Tensor::empty(&ctx, &[8 << 20], DType::U8).unwrap();
 }
+
+#[test]
+fn index_errors_name_the_item() {
+    use ek::{Index, Tensor};
+    let ctx = ek::Context::new(ek::Device::Cpu).unwrap();
+    let x = Tensor::zeros(&ctx, &[2, 3], ek::DType::F32).unwrap();
+    let e = x.index(&[Index::Int(0), Index::Int(5)]).unwrap_err();
+    assert_eq!(e.status, ek::Status::INDEX, "{e}");
+    assert!(e.message.contains("ek_index"), "{e}");
+    let e = x.index(&[Index::Ellipsis, Index::Ellipsis]).unwrap_err();
+    assert_ne!(e.status, ek::Status::SUCCESS);
+    let bad = Tensor::zeros(&ctx, &[4], ek::DType::F32).unwrap();
+    let e = x.index_assign(&[Index::Int(0)], &bad, false).unwrap_err();
+    assert_eq!(e.status, ek::Status::SHAPE, "{e}");
+    assert!(e.message.contains("ek_index_assign"), "{e}");
+    assert_eq!(x.to_vec::<f32>().unwrap(), [0.0; 6], "nothing written on failure");
+}

@@ -172,7 +172,7 @@ fn cuda_saxpy_from_source() {
         assert_eq!(e.status, Status::INVALID_ARGUMENT, "{e}");
         let e = k.launch(None, [0, 1, 1], [block, 1, 1], 0, &kernel_args![a, &x, &y, n as i32]).unwrap_err();
         assert_eq!(e.status, Status::INVALID_ARGUMENT, "{e}");
-        // a host tensor is refused by the binding
+        // a host tensor is refused by the library (ek_kernel_launch_values names the argument)
         let cpu = Context::new(Device::Cpu).unwrap();
         let hx = Tensor::from_slice(&cpu, &[n as i64], &xs).unwrap();
         let e = k.launch(None, [grid, 1, 1], [block, 1, 1], 0, &kernel_args![a, &hx, &y, n as i32]).unwrap_err();
