@@ -32,6 +32,7 @@
 #include <exception>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -344,20 +345,38 @@ class Scalar {
 /// (pointer, size). Valid for the call it is passed to.
 template <class T>
 class Span {
+  static constexpr bool number = std::is_arithmetic_v<T>;
+
  public:
   Span() noexcept = default;
-  Span(std::initializer_list<T> l) noexcept : p_(l.begin()), n_(l.size()) {}
+  // The list's array lives until the end of the full expression of the call.
+  Span(std::initializer_list<T> l) noexcept : p_(std::data(l)), n_(l.size()) {}
   Span(const std::vector<T> &v) noexcept : p_(v.data()), n_(v.size()) {}
   template <size_t N>
   Span(const std::array<T, N> &a) noexcept : p_(a.data()), n_(N) {}
-  Span(const T &one) noexcept : p_(&one), n_(1) {}
   Span(const T *p, size_t n) noexcept : p_(p), n_(n) {}
+  /// One value; an integer for an array of another integer type is converted.
+  template <class U, std::enable_if_t<std::is_same_v<U, T> || (number && std::is_integral_v<U> &&
+                                                               std::is_integral_v<T>), int> = 0>
+  Span(const U &one) noexcept : n_(1) {
+    if constexpr (number) {
+      one_ = static_cast<T>(one);
+      p_ = &one_;
+    } else {
+      p_ = &one;
+    }
+  }
+  Span(const Span &o) noexcept : one_(o.one_), p_(o.p_), n_(o.n_) {
+    if constexpr (number) p_ = o.p_ == &o.one_ ? &one_ : o.p_;
+  }
+  Span &operator=(const Span &) = delete;
   const T *data() const noexcept { return n_ ? p_ : nullptr; }
   size_t size() const noexcept { return n_; }
   const T *begin() const noexcept { return p_; }
   const T *end() const noexcept { return p_ + n_; }
 
  private:
+  std::conditional_t<number, T, char> one_{};
   const T *p_ = nullptr;
   size_t n_ = 0;
 };
