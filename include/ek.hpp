@@ -1999,6 +1999,11 @@ inline Tensor result(Tensor *out, ek_tensor h) {
   if (out->get() != h) *out = Tensor::adopt(h);
   return *out;
 }
+// An in-place result: a itself, or the tensor allocated for an empty a.
+inline Tensor &assign(Tensor &a, ek_tensor h) {
+  if (a.get() != h) a = Tensor::adopt(h);
+  return a;
+}
 inline std::vector<ek_tensor> outs_of(const std::vector<Tensor> *outs, size_t n) {
   std::vector<ek_tensor> v(n, nullptr);
   for (size_t i = 0; outs && i < n && i < outs->size(); ++i) v[i] = (*outs)[i].get();
@@ -2462,28 +2467,68 @@ inline Tensor operator-(const Tensor &x) { return neg(x); }
 inline Tensor operator+(const Tensor &a, const Tensor &b) { return add(a, b); }
 inline Tensor operator+(const Tensor &a, const Scalar &b) { return add(a, b); }
 inline Tensor operator+(const Scalar &a, const Tensor &b) { return add(a, b); }
-inline Tensor &operator+=(Tensor &a, const Tensor &b) { add(a, b, &a); return a; }
-inline Tensor &operator+=(Tensor &a, const Scalar &b) { add(a, b, &a); return a; }
+inline Tensor &operator+=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_ADD, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator+=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_ADD, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator-(const Tensor &a, const Tensor &b) { return sub(a, b); }
 inline Tensor operator-(const Tensor &a, const Scalar &b) { return sub(a, b); }
 inline Tensor operator-(const Scalar &a, const Tensor &b) { return sub(a, b); }
-inline Tensor &operator-=(Tensor &a, const Tensor &b) { sub(a, b, &a); return a; }
-inline Tensor &operator-=(Tensor &a, const Scalar &b) { sub(a, b, &a); return a; }
+inline Tensor &operator-=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_SUB, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator-=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_SUB, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator*(const Tensor &a, const Tensor &b) { return mul(a, b); }
 inline Tensor operator*(const Tensor &a, const Scalar &b) { return mul(a, b); }
 inline Tensor operator*(const Scalar &a, const Tensor &b) { return mul(a, b); }
-inline Tensor &operator*=(Tensor &a, const Tensor &b) { mul(a, b, &a); return a; }
-inline Tensor &operator*=(Tensor &a, const Scalar &b) { mul(a, b, &a); return a; }
+inline Tensor &operator*=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_MUL, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator*=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_MUL, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator/(const Tensor &a, const Tensor &b) { return div(a, b); }
 inline Tensor operator/(const Tensor &a, const Scalar &b) { return div(a, b); }
 inline Tensor operator/(const Scalar &a, const Tensor &b) { return div(a, b); }
-inline Tensor &operator/=(Tensor &a, const Tensor &b) { div(a, b, &a); return a; }
-inline Tensor &operator/=(Tensor &a, const Scalar &b) { div(a, b, &a); return a; }
+inline Tensor &operator/=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_DIV, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator/=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_DIV, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator%(const Tensor &a, const Tensor &b) { return remainder(a, b); }
 inline Tensor operator%(const Tensor &a, const Scalar &b) { return remainder(a, b); }
 inline Tensor operator%(const Scalar &a, const Tensor &b) { return remainder(a, b); }
-inline Tensor &operator%=(Tensor &a, const Tensor &b) { remainder(a, b, &a); return a; }
-inline Tensor &operator%=(Tensor &a, const Scalar &b) { remainder(a, b, &a); return a; }
+inline Tensor &operator%=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_REMAINDER, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator%=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_REMAINDER, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator==(const Tensor &a, const Tensor &b) { return eq(a, b); }
 inline Tensor operator==(const Tensor &a, const Scalar &b) { return eq(a, b); }
 inline Tensor operator==(const Scalar &a, const Tensor &b) { return eq(a, b); }
@@ -2505,28 +2550,68 @@ inline Tensor operator>=(const Scalar &a, const Tensor &b) { return ge(a, b); }
 inline Tensor operator&(const Tensor &a, const Tensor &b) { return bitwise_and(a, b); }
 inline Tensor operator&(const Tensor &a, const Scalar &b) { return bitwise_and(a, b); }
 inline Tensor operator&(const Scalar &a, const Tensor &b) { return bitwise_and(a, b); }
-inline Tensor &operator&=(Tensor &a, const Tensor &b) { bitwise_and(a, b, &a); return a; }
-inline Tensor &operator&=(Tensor &a, const Scalar &b) { bitwise_and(a, b, &a); return a; }
+inline Tensor &operator&=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_BITWISE_AND, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator&=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_AND, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator|(const Tensor &a, const Tensor &b) { return bitwise_or(a, b); }
 inline Tensor operator|(const Tensor &a, const Scalar &b) { return bitwise_or(a, b); }
 inline Tensor operator|(const Scalar &a, const Tensor &b) { return bitwise_or(a, b); }
-inline Tensor &operator|=(Tensor &a, const Tensor &b) { bitwise_or(a, b, &a); return a; }
-inline Tensor &operator|=(Tensor &a, const Scalar &b) { bitwise_or(a, b, &a); return a; }
+inline Tensor &operator|=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_BITWISE_OR, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator|=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_OR, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator^(const Tensor &a, const Tensor &b) { return bitwise_xor(a, b); }
 inline Tensor operator^(const Tensor &a, const Scalar &b) { return bitwise_xor(a, b); }
 inline Tensor operator^(const Scalar &a, const Tensor &b) { return bitwise_xor(a, b); }
-inline Tensor &operator^=(Tensor &a, const Tensor &b) { bitwise_xor(a, b, &a); return a; }
-inline Tensor &operator^=(Tensor &a, const Scalar &b) { bitwise_xor(a, b, &a); return a; }
+inline Tensor &operator^=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_BITWISE_XOR, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator^=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_BITWISE_XOR, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator<<(const Tensor &a, const Tensor &b) { return shift_left(a, b); }
 inline Tensor operator<<(const Tensor &a, const Scalar &b) { return shift_left(a, b); }
 inline Tensor operator<<(const Scalar &a, const Tensor &b) { return shift_left(a, b); }
-inline Tensor &operator<<=(Tensor &a, const Tensor &b) { shift_left(a, b, &a); return a; }
-inline Tensor &operator<<=(Tensor &a, const Scalar &b) { shift_left(a, b, &a); return a; }
+inline Tensor &operator<<=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_SHIFT_LEFT, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator<<=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_SHIFT_LEFT, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 inline Tensor operator>>(const Tensor &a, const Tensor &b) { return shift_right(a, b); }
 inline Tensor operator>>(const Tensor &a, const Scalar &b) { return shift_right(a, b); }
 inline Tensor operator>>(const Scalar &a, const Tensor &b) { return shift_right(a, b); }
-inline Tensor &operator>>=(Tensor &a, const Tensor &b) { shift_right(a, b, &a); return a; }
-inline Tensor &operator>>=(Tensor &a, const Scalar &b) { shift_right(a, b, &a); return a; }
+inline Tensor &operator>>=(Tensor &a, const Tensor &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary(nullptr, EK_BINARY_SHIFT_RIGHT, a.get(), b.get(), &h));
+  return detail::assign(a, h);
+}
+inline Tensor &operator>>=(Tensor &a, const Scalar &b) {
+  ek_tensor h = a.get();
+  detail::check(ek_binary_scalar(nullptr, EK_BINARY_SHIFT_RIGHT, a.get(), b.c(), 0, &h));
+  return detail::assign(a, h);
+}
 
 // ---------------------------------------------------------------- more tensor functions
 

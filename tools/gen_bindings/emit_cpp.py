@@ -250,10 +250,12 @@ class Emitter:
             for a, b in (("Tensor", "Tensor"), ("Tensor", "Scalar"), ("Scalar", "Tensor")):
                 out.append(f"inline Tensor operator{op}(const {a} &a, const {b} &b) "
                            f"{{ return {short}(a, b); }}\n")
-            if short in COMPOUND:
-                for b in ("Tensor", "Scalar"):
-                    out.append(f"inline Tensor &operator{op}=(Tensor &a, const {b} &b) "
-                               f"{{ {short}(a, b, &a); return a; }}\n")
+            if short in COMPOUND:  # straight to C: no reference counting on the way
+                for b, call in (("Tensor", f"ek_binary(nullptr, {value}, a.get(), b.get(), &h)"),
+                                ("Scalar", f"ek_binary_scalar(nullptr, {value}, a.get(), b.c(), 0, &h)")):
+                    out.append(f"inline Tensor &operator{op}=(Tensor &a, const {b} &b) {{\n"
+                               f"  ek_tensor h = a.get();\n  detail::check({call});\n"
+                               f"  return detail::assign(a, h);\n}}\n")
         return "".join(out)
 
     def emit(self) -> str:
@@ -1031,6 +1033,11 @@ inline Tensor result(Tensor *out, ek_tensor h) {
   if (!out) return Tensor::adopt(h);
   if (out->get() != h) *out = Tensor::adopt(h);
   return *out;
+}
+// An in-place result: a itself, or the tensor allocated for an empty a.
+inline Tensor &assign(Tensor &a, ek_tensor h) {
+  if (a.get() != h) a = Tensor::adopt(h);
+  return a;
 }
 inline std::vector<ek_tensor> outs_of(const std::vector<Tensor> *outs, size_t n) {
   std::vector<ek_tensor> v(n, nullptr);
