@@ -777,9 +777,9 @@ class Tensor;
 
 /// start:stop:step; an empty bound is Python's None.
 struct Slice {
-  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
-        std::optional<int64_t> step = std::nullopt)
-      : start(start), stop(stop), step(step) {}
+  Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
+        std::optional<int64_t> step_ = std::nullopt)
+      : start(start_), stop(stop_), step(step_) {}
   std::optional<int64_t> start, stop, step;
 };
 struct EllipsisType {};
@@ -2152,7 +2152,7 @@ inline Tensor repeat(const Tensor &x, Span<int64_t> repeats, Tensor *out, Stream
 inline std::vector<Tensor> split_sizes(const Tensor &x, int dim, Span<int64_t> sizes) {
   const auto c_sizes = detail::c_array(sizes);
   const auto n = detail::count<int64_t>("ek_view_split_sizes", "sizes", {c_sizes.size()});
-  std::vector<ek_tensor> o_outs = detail::outs_of(nullptr, n);
+  std::vector<ek_tensor> o_outs = detail::outs_of(nullptr, static_cast<size_t>(n));
   detail::check(ek_view_split_sizes(x.get(), dim, n, c_sizes.data(), o_outs.data()));
   return detail::results(nullptr, o_outs);
 }
@@ -2167,7 +2167,7 @@ inline Tensor moveaxis(const Tensor &x, Span<int> src, Span<int> dst) {
 inline std::vector<Tensor> meshgrid(Span<Tensor> xs, MeshgridIndexing indexing, std::vector<Tensor> *outs, StreamArg stream) {
   const auto c_xs = detail::c_array(xs);
   const auto n = detail::count<int>("ek_meshgrid", "xs", {c_xs.size()});
-  std::vector<ek_tensor> o_outs = detail::outs_of(outs, n);
+  std::vector<ek_tensor> o_outs = detail::outs_of(outs, static_cast<size_t>(n));
   detail::check(ek_meshgrid(stream.c, n, c_xs.data(), static_cast<ek_meshgrid_indexing>(indexing), o_outs.data()));
   return detail::results(outs, o_outs);
 }

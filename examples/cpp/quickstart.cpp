@@ -44,8 +44,8 @@ int main(int argc, char **argv) try {
   const float sum = y.sum().item<float>();
   const std::vector<float> row = y.index({0, ek::Slice(0, 3)}).to_vector<float>();
   const std::vector<int64_t> shape = y.shape();
-  std::printf("y = softmax(relu(x @ W1 + b1) @ W2 + b2): shape [%lld, %lld]\n", (long long)shape[0],
-              (long long)shape[1]);
+  std::printf("y = softmax(relu(x @ W1 + b1) @ W2 + b2): shape [%lld, %lld]\n", static_cast<long long>(shape[0]),
+              static_cast<long long>(shape[1]));
   std::printf("sum(y) = %.6f\n", sum);
   std::printf("y[0][0:3] = %.6f %.6f %.6f\n", row[0], row[1], row[2]);
   if (shape != std::vector<int64_t>{64, 10} || std::fabs(sum - 64.0f) > 1e-3f) {

@@ -172,7 +172,7 @@ class Emitter:
                 results.append(f"Tensor::adopt(o_{n})" if fn.is_view else f"detail::result({n}, o_{n})")
             elif k == "array_out":
                 src = "nullptr" if fn.is_view else n
-                pre.append(f"  std::vector<ek_tensor> o_{n} = detail::outs_of({src}, {p.count});\n")
+                pre.append(f"  std::vector<ek_tensor> o_{n} = detail::outs_of({src}, static_cast<size_t>({p.count}));\n")
                 args.append(f"o_{n}.data()")
                 results.append(f"detail::results({src}, o_{n})")
             else:
@@ -802,9 +802,9 @@ class Tensor;
 
 /// start:stop:step; an empty bound is Python's None.
 struct Slice {
-  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
-        std::optional<int64_t> step = std::nullopt)
-      : start(start), stop(stop), step(step) {}
+  Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
+        std::optional<int64_t> step_ = std::nullopt)
+      : start(start_), stop(stop_), step(step_) {}
   std::optional<int64_t> start, stop, step;
 };
 struct EllipsisType {};
