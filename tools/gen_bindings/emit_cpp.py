@@ -840,16 +840,16 @@ struct CArray {
   size_t size() const noexcept { return n; }
 };
 template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
-CArray<T> c_array(Span<T> s) noexcept {
+CArray<T> c_array(const Span<T> &s) noexcept {  // by reference: s may hold the one value
   return {s.data(), s.size()};
 }
-inline std::vector<ek_index_item> c_array(Span<Index> s) {
+inline std::vector<ek_index_item> c_array(const Span<Index> &s) {
   std::vector<ek_index_item> v;
   v.reserve(s.size());
   for (const Index &i : s) v.push_back(i.c());
   return v;
 }
-inline std::vector<ek_tensor> c_array(Span<Tensor> s);
+inline std::vector<ek_tensor> c_array(const Span<Tensor> &s);
 // The count of arrays that share it: the first's size; the others have it or are empty.
 template <class I>
 I count(const char *fn, const char *names, std::initializer_list<size_t> sizes) {
@@ -1021,7 +1021,7 @@ class Tensor : public detail::Shared<ek_tensor> {
 inline Index::Index(const Tensor &t) noexcept : item_(ek_index_item_tensor(t.get())) {}
 
 namespace detail {
-inline std::vector<ek_tensor> c_array(Span<Tensor> s) {
+inline std::vector<ek_tensor> c_array(const Span<Tensor> &s) {
   std::vector<ek_tensor> v;
   v.reserve(s.size());
   for (const Tensor &t : s) v.push_back(t.get());
