@@ -1251,8 +1251,14 @@ EK_API ek_status ek_nonzero(ek_stream stream, ek_tensor x, ek_tensor *out);
  * indexing) the index tensors broadcast together; their result dims take the
  * place of the first of them when the advanced items (INT items count as
  * advanced here) are adjacent in the key, else they come first (NumPy's
- * rule). More items addressing dims than x has is EK_ERROR_INDEX. Unused
- * fields of an item must be 0 / NULL (EK_ERROR_INVALID_ARGUMENT otherwise). */
+ * rule). More items addressing dims than x has is EK_ERROR_INDEX, as is a
+ * second ellipsis. Unused fields of an item must be 0 / NULL, a slice's step
+ * nonzero (EK_ERROR_INVALID_ARGUMENT otherwise); an index tensor must belong
+ * to x's context (EK_ERROR_INVALID_ARGUMENT) and be int64, int32 or bool
+ * (EK_ERROR_DTYPE); index tensors that do not broadcast together are
+ * EK_ERROR_SHAPE. Messages name the item (key[i]); a failure inside one of
+ * the ops the key runs on keeps that op's message after the function's name
+ * ("ek_index: ek_index_select: ..."). */
 #define EK_INDEX_KIND_LIST(X)              \
   X(EK_INDEX_INT, 0, "int")                \
   X(EK_INDEX_SLICE, 1, "slice")            \
@@ -1314,13 +1320,19 @@ static inline ek_index_item ek_index_item_tensor(ek_tensor t) {
 
 /** out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key
  *  gives a view (no stream work) when *out is NULL. Advanced keys gather into
- *  a new tensor (or into a given *out of the result's shape and dtype);
- *  synchronous as the indexing ops above (a mask is counted on the host). A
- *  given *out with a basic key receives a copy of the view. */
+ *  a new tensor (or into a given *out of the result's shape and dtype), which
+ *  may be a permuted view of the gathered data where NumPy's rule moves the
+ *  indexed dims; synchronous as the indexing ops above (a mask is counted on
+ *  the host, a 0-d mask read). A given *out with a basic key receives a copy
+ *  of the view. */
 EK_API ek_status ek_index(ek_stream stream, ek_tensor x, int n, const ek_index_item *key,
                           ek_tensor *out);
-/** x[key] = value, in place on x: value (x's dtype, or any dtype that casts to
- *  it as ek_copy does) broadcasts to the shape x[key] has. With index tensors,
+/** x[key] = value, in place on x: value (on x's context; x's dtype, or any
+ *  dtype, converted to x's as ek_copy does) broadcasts to the shape x[key]
+ *  has (leading size-1 dims of value beyond that shape are dropped, as NumPy).
+ *  value may share memory with x (it is read before x is written). Under one
+ *  mask alone a one-element value is ek_masked_fill, others ek_masked_scatter;
+ *  other advanced keys are ek_index_put. With index tensors,
  *  a duplicated position receives one of its candidates; accumulate adds
  *  instead (x[key] += value with duplicates adding up, as index_put). With a
  *  basic key and accumulate, x[key] += value. Nothing is written on failure
@@ -1529,8 +1541,10 @@ typedef enum {
  *  receives its data pointer (NULL for an empty tensor). SCALAR: scalar is
  *  converted to dtype as ek_fill stores a value (exact or
  *  EK_ERROR_INVALID_ARGUMENT naming the argument; float16/bfloat16 are 2-byte
- *  values); BYTES: size bytes at bytes, as ek_kernel_arg. Unused fields must
- *  be 0 / NULL. */
+ *  values, bool 1 byte; an unknown dtype is EK_ERROR_DTYPE); BYTES: size bytes
+ *  at bytes, as ek_kernel_arg (NULL bytes with size > 0: EK_ERROR_NULL_POINTER).
+ *  Unused fields must be 0 / NULL, and an unknown kind is
+ *  EK_ERROR_INVALID_ARGUMENT; messages name the argument (args[i]). */
 typedef struct {
   ek_kernel_value_kind kind;
   ek_dtype dtype;      /* SCALAR */
