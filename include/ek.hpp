@@ -1112,8 +1112,10 @@ Tensor nonzero(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key gives a view (no
 /// stream work) when *out is NULL. Advanced keys gather into a new tensor (or into a given *out
-/// of the result's shape and dtype); synchronous as the indexing ops above (a mask is counted
-/// on the host). A given *out with a basic key receives a copy of the view.
+/// of the result's shape and dtype), which may be a permuted view of the gathered data where
+/// NumPy's rule moves the indexed dims; synchronous as the indexing ops above (a mask is
+/// counted on the host, a 0-d mask read). A given *out with a basic key receives a copy of the
+/// view.
 Tensor index(const Tensor &x, Span<Index> key, Tensor *out = nullptr, StreamArg stream = {});
 
 /// ek_unary(EK_UNARY_NEG), see ek::unary.

@@ -1355,13 +1355,13 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_index_item), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'n', 'key', 'out'),
-        "out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key gives a view (no stream work) when *out is NULL. Advanced keys gather into a new tensor (or into a given *out of the result's shape and dtype); synchronous as the indexing ops above (a mask is counted on the host). A given *out with a basic key receives a copy of the view.",
+        "out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key gives a view (no stream work) when *out is NULL. Advanced keys gather into a new tensor (or into a given *out of the result's shape and dtype), which may be a permuted view of the gathered data where NumPy's rule moves the indexed dims; synchronous as the indexing ops above (a mask is counted on the host, a 0-d mask read). A given *out with a basic key receives a copy of the view.",
     ),
     'ek_index_assign': (
         ek_status,
         [ek_stream, ek_tensor, ctypes.c_int, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_index_item)],
         ('stream', 'value', 'accumulate', 'x', 'n', 'key'),
-        "x[key] = value, in place on x: value (x's dtype, or any dtype that casts to it as ek_copy does) broadcasts to the shape x[key] has. With index tensors, a duplicated position receives one of its candidates; accumulate adds instead (x[key] += value with duplicates adding up, as index_put). With a basic key and accumulate, x[key] += value. Nothing is written on failure (indices are checked first).",
+        "x[key] = value, in place on x: value (on x's context; x's dtype, or any dtype, converted to x's as ek_copy does) broadcasts to the shape x[key] has (leading size-1 dims of value beyond that shape are dropped, as NumPy). value may share memory with x (it is read before x is written). Under one mask alone a one-element value is ek_masked_fill, others ek_masked_scatter; other advanced keys are ek_index_put. With index tensors, a duplicated position receives one of its candidates; accumulate adds instead (x[key] += value with duplicates adding up, as index_put). With a basic key and accumulate, x[key] += value. Nothing is written on failure (indices are checked first).",
     ),
     'ek_random': (
         ek_status,

@@ -3080,9 +3080,11 @@ fn bindgen_test_layout_ek_index_item() {
 extern "C" {
     #[doc = " out = x[key] (key: n items; n == 0 is x itself, as x[...]). A basic key"]
     #[doc = "  gives a view (no stream work) when *out is NULL. Advanced keys gather into"]
-    #[doc = "  a new tensor (or into a given *out of the result's shape and dtype);"]
-    #[doc = "  synchronous as the indexing ops above (a mask is counted on the host). A"]
-    #[doc = "  given *out with a basic key receives a copy of the view."]
+    #[doc = "  a new tensor (or into a given *out of the result's shape and dtype), which"]
+    #[doc = "  may be a permuted view of the gathered data where NumPy's rule moves the"]
+    #[doc = "  indexed dims; synchronous as the indexing ops above (a mask is counted on"]
+    #[doc = "  the host, a 0-d mask read). A given *out with a basic key receives a copy"]
+    #[doc = "  of the view."]
     pub fn ek_index(
         stream: ek_stream,
         x: ek_tensor,
@@ -3092,8 +3094,12 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " x[key] = value, in place on x: value (x's dtype, or any dtype that casts to"]
-    #[doc = "  it as ek_copy does) broadcasts to the shape x[key] has. With index tensors,"]
+    #[doc = " x[key] = value, in place on x: value (on x's context; x's dtype, or any"]
+    #[doc = "  dtype, converted to x's as ek_copy does) broadcasts to the shape x[key]"]
+    #[doc = "  has (leading size-1 dims of value beyond that shape are dropped, as NumPy)."]
+    #[doc = "  value may share memory with x (it is read before x is written). Under one"]
+    #[doc = "  mask alone a one-element value is ek_masked_fill, others ek_masked_scatter;"]
+    #[doc = "  other advanced keys are ek_index_put. With index tensors,"]
     #[doc = "  a duplicated position receives one of its candidates; accumulate adds"]
     #[doc = "  instead (x[key] += value with duplicates adding up, as index_put). With a"]
     #[doc = "  basic key and accumulate, x[key] += value. Nothing is written on failure"]
@@ -3618,8 +3624,10 @@ pub struct ek_kernel_value_kind(pub ::std::os::raw::c_uint);
 #[doc = "  receives its data pointer (NULL for an empty tensor). SCALAR: scalar is"]
 #[doc = "  converted to dtype as ek_fill stores a value (exact or"]
 #[doc = "  EK_ERROR_INVALID_ARGUMENT naming the argument; float16/bfloat16 are 2-byte"]
-#[doc = "  values); BYTES: size bytes at bytes, as ek_kernel_arg. Unused fields must"]
-#[doc = "  be 0 / NULL."]
+#[doc = "  values, bool 1 byte; an unknown dtype is EK_ERROR_DTYPE); BYTES: size bytes"]
+#[doc = "  at bytes, as ek_kernel_arg (NULL bytes with size > 0: EK_ERROR_NULL_POINTER)."]
+#[doc = "  Unused fields must be 0 / NULL, and an unknown kind is"]
+#[doc = "  EK_ERROR_INVALID_ARGUMENT; messages name the argument (args[i])."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ek_kernel_value {

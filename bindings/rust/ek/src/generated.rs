@@ -2007,8 +2007,10 @@ impl Tensor {
 
     /// out = x\[key\] (key: n items; n == 0 is x itself, as x\[...\]). A basic key gives a view (no
     /// stream work) when *out is NULL. Advanced keys gather into a new tensor (or into a given *out
-    /// of the result's shape and dtype); synchronous as the indexing ops above (a mask is counted
-    /// on the host). A given *out with a basic key receives a copy of the view (`ek_index`).
+    /// of the result's shape and dtype), which may be a permuted view of the gathered data where
+    /// NumPy's rule moves the indexed dims; synchronous as the indexing ops above (a mask is
+    /// counted on the host, a 0-d mask read). A given *out with a basic key receives a copy of the
+    /// view (`ek_index`).
     pub fn index(&self, key: &[Index<'_>]) -> Result<Tensor> {
         let n = len_i32(key.len())?;
         let key: Vec<_> = key.iter().map(|t| t.to_raw()).collect();
