@@ -491,3 +491,15 @@ def parse(header_path: str = DEFAULT_HEADER) -> Model:
     return model
 
 
+
+
+# ------------------------------------------------------------------ helpers for emit_python*.py
+
+def list_notes(header_path: str = DEFAULT_HEADER) -> dict:
+    """The comment after each ``X(NAME, value, "text")`` entry of the X-macro
+    lists (``/* exact (erf) form */``), by NAME (comments are stripped before
+    parsing, so the Model lacks them)."""
+    with open(header_path, encoding="utf-8") as f:
+        raw = f.read()
+    return {m.group(1): squash(m.group(2)) for m in re.finditer(
+        r'X\(\s*(\w+)\s*,\s*-?\d+\s*,\s*"[^"]*"\s*\)[ \t]*/\*(.*?)\*/', raw)}

@@ -7,6 +7,7 @@ import json
 import operator
 import os
 import threading
+import traceback
 import weakref
 
 from . import _ffi
@@ -62,7 +63,9 @@ class Context:
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
-        self._dev = dev
+        got = _ffi.ek_device()
+        check(lib.ek_context_get_device(h, ctypes.byref(got)))
+        self._dev = (got.type, got.index)
         self._tok = own(h, _DESTROY)
         self._h = h
         # The weakref callback releasing this context's tensors: it keeps the
@@ -201,6 +204,22 @@ class Context:
     def reset_peak_memory_stats(self) -> None:
         """Peaks restart from the current values."""
         check(lib.ek_memory_reset_peaks(self._handle()))
+
+    def set_memory_callback(self, fn, threshold_bytes: int = 0) -> None:
+        """Call ``fn(event, nbytes)`` on the allocating thread when an
+        allocation cannot be served ("oom", before the pool's last retry: fn
+        may free memory) or when reserved memory rises past
+        ``threshold_bytes`` ("threshold"; 0: never); None clears
+        (ek_memory_set_callback). An exception in fn is printed and ignored."""
+        def call(_ctx, event, nbytes, _user_data):
+            try:
+                fn("oom" if event == _ffi.EK_MEMORY_EVENT_OOM else "threshold", nbytes)
+            except BaseException:  # noqa: BLE001 - must not unwind into C
+                traceback.print_exc()
+        c_fn = _ffi.ek_memory_callback(call if fn is not None else 0)
+        check(lib.ek_memory_set_callback(self._handle(), c_fn, None,
+                                         c_uint64(threshold_bytes, "threshold_bytes")))
+        self._tok.handle.memory_callback = c_fn  # lives as long as the context
 
     # -- custom kernels
     def kernel_cache_clear(self) -> None:

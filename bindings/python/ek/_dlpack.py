@@ -47,9 +47,9 @@ from ._context import context
 from ._errors import DtypeError, InvalidArgumentError, NotSupportedError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
-from ._tensor import Tensor
+from ._tensor import Tensor, tensor_methods
 
-__all__ = ["from_dlpack", "install", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
+__all__ = ["from_dlpack", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
            "DLManagedTensorVersioned", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged"]
 
 # ------------------------------------------------------------------ dlpack.h
@@ -360,11 +360,11 @@ def _import_capsule(cap, device, copy) -> Tensor:
     return t if want is ctx else t.to(want)
 
 
-def install(cls) -> None:
-    """Add __dlpack__, __dlpack_device__ and __cuda_array_interface__ to Tensor."""
-    cls.__dlpack__ = _dlpack
-    cls.__dlpack_device__ = _dlpack_device
-    cls.__cuda_array_interface__ = property(_cuda_array_interface, doc=(
+@tensor_methods
+class DLPackMethods:
+    __dlpack__ = _dlpack
+    __dlpack_device__ = _dlpack_device
+    __cuda_array_interface__ = property(_cuda_array_interface, doc=(
         "CUDA Array Interface v3 (CUDA tensors only; AttributeError on the CPU): shape, "
         "typestr, data (pointer, read-only False), strides in bytes (None when contiguous), "
         "version 3 and the stream of ek's current stream (1 for the legacy default)."))

@@ -18,8 +18,9 @@ class Error(Exception):
     """Base class of libek errors.
 
     ``status`` is the ek_status code, ``status_name`` its name
-    ("EK_ERROR_SHAPE") and ``message`` the C library's message (from
-    ``ek_last_error()``), which names the failing function and values.
+    ("EK_ERROR_SHAPE"), ``description`` what it means and ``message`` the C
+    library's message (from ``ek_last_error()``), which names the failing
+    function and values.
     """
 
     status = -1
@@ -28,8 +29,13 @@ class Error(Exception):
         if status is not None:
             self.status = status
         self.message = message
-        self.status_name = _ffi.STATUS_NAMES.get(self.status, "EK_UNKNOWN_STATUS")
+        self.status_name = lib.ek_status_string(self.status).decode()
         Exception.__init__(self, message)
+
+    @property
+    def description(self) -> str:
+        """The status's description ("shape mismatch"; ek_status_description)."""
+        return lib.ek_status_description(self.status).decode()
 
     def __str__(self) -> str:
         return f"{self.message} [{self.status_name}]" if self.message else self.status_name

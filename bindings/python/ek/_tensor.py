@@ -201,7 +201,9 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """Address of element 0 (device memory for CUDA tensors)."""
-        return self._meta.data or 0
+        p = ctypes.c_void_p()
+        check(lib.ek_tensor_get_data(self._h, _byref(p)))
+        return p.value or 0
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -483,3 +485,15 @@ def _host_tensor(data, like_ctx: Context) -> Tensor:
     """Python/NumPy data as a tensor for ek_copy: on like_ctx's CPU side."""
     arr = np.asarray(data)
     return _from_numpy(arr, context("cpu") if like_ctx.is_cuda else like_ctx)
+
+
+_NOT_COPIED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"}
+
+
+def tensor_methods(cls):
+    """Class decorator: copies the methods of ``cls`` into Tensor (how the op
+    modules add theirs; tools/gen_bindings reads these classes for the stubs)."""
+    for name, value in vars(cls).items():
+        if name not in _NOT_COPIED:
+            setattr(Tensor, name, value)
+    return cls
