@@ -23,9 +23,10 @@ GENERATED = '''\
 '''
 
 # Python names of list entries that differ from the list's text.
-RENAME = {"floor_div": "floor_divide", "shift_left": "bitwise_left_shift",
-          "shift_right": "bitwise_right_shift", "max": "amax", "min": "amin",
-          "plain": "softmax", "log": "log_softmax", "variance": "var"}
+RENAME = {"binary": {"floor_div": "floor_divide", "shift_left": "bitwise_left_shift",
+                     "shift_right": "bitwise_right_shift"},
+          "reduce": {"max": "amax", "min": "amin"}, "softmax": {"plain": "softmax", "log": "log_softmax"},
+          "var": {"variance": "var"}}
 ALIASES = {"negative": "neg", "absolute": "abs", "fix": "trunc", "arcsin": "asin",
            "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
            "arctanh": "atanh", "subtract": "sub", "multiply": "mul", "divide": "div",
@@ -42,7 +43,7 @@ COMPARISONS = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge":
 
 ARRAYS = {"int64_t": "_i64", "int": "_ints", "ek_tensor": "_tensors", "ek_index_item": "_key"}
 NUMBERS = {"int": "_int", "uint": "_uint64", "int64": "_int64", "uint64": "_uint64",
-           "size": "_uint64", "double": "float"}
+           "size": "_uint64", "double": "_double"}
 
 
 def doc(text: str, indent: str = "    ") -> str:
@@ -110,12 +111,13 @@ device), arrays Python sequences (their counts are implied), ``ctx`` becomes
 outputs come back as a tuple. The stream is the current one of the context.
 The public API (ek.*, Tensor methods) is built on these.
 
-``SIGNATURES`` maps each name to its C function and parameter kinds."""
+``SIGNATURES`` maps each name to its C function and parameter kinds
+(header.Param's; arrays as "array:<element type>")."""
 
 from . import _ffi  # noqa: F401
 from ._context import context as _context
-from ._core import (_arg, _call, _call_n, _ctx_of, _dtype, _i64, _int, _int64, _ints, _key,
-                    _opt_scalar, _outs, _scalar, _str, _stream, _tensors, _uint64)
+from ._core import (_arg, _call, _call_n, _ctx_of, _double, _dtype, _i64, _int, _int64, _ints,
+                    _key, _opt_scalar, _outs, _scalar, _str, _stream, _tensors, _uint64)
 from ._lib import lib as _lib
 
 '''
@@ -128,7 +130,7 @@ def capi(model: Model) -> str:
         o.append("\n" + capi_function(fn) + "\n")
     o.append("\nSIGNATURES = {\n")
     for fn in fns:
-        kinds = tuple(p.kind for p in fn.sig)
+        kinds = tuple(f"array:{p.elem}" if p.kind == "array" else p.kind for p in fn.sig)
         o.append(f"    {fn.name[3:]!r}: ({fn.name!r}, {kinds!r}),\n")
     o.append("}\n")
     return "".join(o)
@@ -196,7 +198,7 @@ def families(model: Model):
             ("softmax", "EK_SOFTMAX_KIND_LIST", "ek_softmax"), ("var", "EK_VAR_KIND_LIST", "ek_var")]
     for fam, lst, cfn in spec:
         for cname, value, text in model.lists[lst]:
-            py = "cum" + text if fam == "scan" else RENAME.get(text, text)
+            py = "cum" + text if fam == "scan" else RENAME.get(fam, {}).get(text, text)
             note = notes.get(cname, "")
             head = f"{py}: {cfn} {cname}" + (f" ({note})." if note else ".")
             yield fam, py, cname, value, f"{head} {docs[cfn]}"

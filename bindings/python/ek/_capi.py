@@ -7,12 +7,13 @@ device), arrays Python sequences (their counts are implied), ``ctx`` becomes
 outputs come back as a tuple. The stream is the current one of the context.
 The public API (ek.*, Tensor methods) is built on these.
 
-``SIGNATURES`` maps each name to its C function and parameter kinds."""
+``SIGNATURES`` maps each name to its C function and parameter kinds
+(header.Param's; arrays as "array:<element type>")."""
 
 from . import _ffi  # noqa: F401
 from ._context import context as _context
-from ._core import (_arg, _call, _call_n, _ctx_of, _dtype, _i64, _int, _int64, _ints, _key,
-                    _opt_scalar, _outs, _scalar, _str, _stream, _tensors, _uint64)
+from ._core import (_arg, _call, _call_n, _ctx_of, _double, _dtype, _i64, _int, _int64, _ints,
+                    _key, _opt_scalar, _outs, _scalar, _str, _stream, _tensors, _uint64)
 from ._lib import lib as _lib
 
 
@@ -357,7 +358,7 @@ def var(kind, x, dims, correction, keepdim, *, out=None):
     x = _arg(x, None)
     dims_ = _ints(dims, 'ek_var: dims', x)
     ctx = x._ctx
-    return _call(_lib.ek_var, ctx, out, _stream(ctx), kind, x._h, len(dims_), dims_, float(correction, 'ek_var: correction'), 1 if keepdim else 0)
+    return _call(_lib.ek_var, ctx, out, _stream(ctx), kind, x._h, len(dims_), dims_, _double(correction, 'ek_var: correction'), 1 if keepdim else 0)
 
 
 def reduce_with_indices(op, x, dim, keepdim, *, out=None):
@@ -563,30 +564,30 @@ def index(x, key, *, out=None):
 
 
 SIGNATURES = {
-    'tensor_empty': ('ek_tensor_empty', ('stream', 'ctx', 'count', 'array', 'dtype', 'out')),
+    'tensor_empty': ('ek_tensor_empty', ('stream', 'ctx', 'count', 'array:int64_t', 'dtype', 'out')),
     'view_slice': ('ek_view_slice', ('tensor', 'int', 'int64', 'int64', 'int64', 'out')),
     'view_select': ('ek_view_select', ('tensor', 'int', 'int64', 'out')),
-    'view_permute': ('ek_view_permute', ('tensor', 'count', 'array', 'out')),
+    'view_permute': ('ek_view_permute', ('tensor', 'count', 'array:int', 'out')),
     'view_transpose': ('ek_view_transpose', ('tensor', 'int', 'int', 'out')),
-    'view_reshape': ('ek_view_reshape', ('tensor', 'count', 'array', 'out')),
-    'view_expand': ('ek_view_expand', ('tensor', 'count', 'array', 'out')),
-    'view_squeeze': ('ek_view_squeeze', ('tensor', 'count', 'array', 'out')),
+    'view_reshape': ('ek_view_reshape', ('tensor', 'count', 'array:int64_t', 'out')),
+    'view_expand': ('ek_view_expand', ('tensor', 'count', 'array:int64_t', 'out')),
+    'view_squeeze': ('ek_view_squeeze', ('tensor', 'count', 'array:int', 'out')),
     'view_unsqueeze': ('ek_view_unsqueeze', ('tensor', 'int', 'out')),
     'view_flatten': ('ek_view_flatten', ('tensor', 'int', 'int', 'out')),
-    'view_as_strided': ('ek_view_as_strided', ('tensor', 'count', 'array', 'array', 'int64', 'out')),
-    'reshape': ('ek_reshape', ('stream', 'tensor', 'count', 'array', 'out')),
+    'view_as_strided': ('ek_view_as_strided', ('tensor', 'count', 'array:int64_t', 'array:int64_t', 'int64', 'out')),
+    'reshape': ('ek_reshape', ('stream', 'tensor', 'count', 'array:int64_t', 'out')),
     'contiguous': ('ek_contiguous', ('stream', 'tensor', 'out')),
     'cast': ('ek_cast', ('stream', 'tensor', 'dtype', 'out')),
     'arange': ('ek_arange', ('stream', 'ctx', 'scalar', 'scalar', 'scalar', 'dtype', 'out')),
-    'concat': ('ek_concat', ('stream', 'count', 'array', 'int', 'out')),
-    'stack': ('ek_stack', ('stream', 'count', 'array', 'int', 'out')),
-    'flip': ('ek_flip', ('stream', 'tensor', 'count', 'array', 'out')),
-    'roll': ('ek_roll', ('stream', 'tensor', 'count', 'array', 'array', 'out')),
-    'repeat': ('ek_repeat', ('stream', 'tensor', 'count', 'array', 'out')),
-    'view_split_sizes': ('ek_view_split_sizes', ('tensor', 'int', 'count', 'array', 'array_out')),
-    'view_moveaxis': ('ek_view_moveaxis', ('tensor', 'count', 'array', 'array', 'out')),
-    'meshgrid': ('ek_meshgrid', ('stream', 'count', 'array', 'enum', 'array_out')),
-    'full': ('ek_full', ('stream', 'ctx', 'count', 'array', 'dtype', 'scalar', 'out')),
+    'concat': ('ek_concat', ('stream', 'count', 'array:ek_tensor', 'int', 'out')),
+    'stack': ('ek_stack', ('stream', 'count', 'array:ek_tensor', 'int', 'out')),
+    'flip': ('ek_flip', ('stream', 'tensor', 'count', 'array:int', 'out')),
+    'roll': ('ek_roll', ('stream', 'tensor', 'count', 'array:int64_t', 'array:int', 'out')),
+    'repeat': ('ek_repeat', ('stream', 'tensor', 'count', 'array:int64_t', 'out')),
+    'view_split_sizes': ('ek_view_split_sizes', ('tensor', 'int', 'count', 'array:int64_t', 'array_out')),
+    'view_moveaxis': ('ek_view_moveaxis', ('tensor', 'count', 'array:int', 'array:int', 'out')),
+    'meshgrid': ('ek_meshgrid', ('stream', 'count', 'array:ek_tensor', 'enum', 'array_out')),
+    'full': ('ek_full', ('stream', 'ctx', 'count', 'array:int64_t', 'dtype', 'scalar', 'out')),
     'linspace': ('ek_linspace', ('stream', 'ctx', 'scalar', 'scalar', 'int64', 'flag', 'dtype', 'out')),
     'eye': ('ek_eye', ('stream', 'ctx', 'int64', 'int64', 'int64', 'dtype', 'out')),
     'tril': ('ek_tril', ('stream', 'tensor', 'int64', 'out')),
@@ -594,8 +595,8 @@ SIGNATURES = {
     'unary': ('ek_unary', ('stream', 'enum', 'tensor', 'out')),
     'binary': ('ek_binary', ('stream', 'enum', 'tensor', 'tensor', 'out')),
     'binary_scalar': ('ek_binary_scalar', ('stream', 'enum', 'tensor', 'scalar', 'flag', 'out')),
-    'reduce': ('ek_reduce', ('stream', 'enum', 'tensor', 'count', 'array', 'flag', 'out')),
-    'var': ('ek_var', ('stream', 'enum', 'tensor', 'count', 'array', 'double', 'flag', 'out')),
+    'reduce': ('ek_reduce', ('stream', 'enum', 'tensor', 'count', 'array:int', 'flag', 'out')),
+    'var': ('ek_var', ('stream', 'enum', 'tensor', 'count', 'array:int', 'double', 'flag', 'out')),
     'reduce_with_indices': ('ek_reduce_with_indices', ('stream', 'enum', 'tensor', 'int', 'flag', 'out', 'out')),
     'where': ('ek_where', ('stream', 'tensor', 'tensor', 'tensor', 'out')),
     'clamp': ('ek_clamp', ('stream', 'tensor', 'opt_scalar', 'opt_scalar', 'out')),
@@ -607,10 +608,10 @@ SIGNATURES = {
     'index_select': ('ek_index_select', ('stream', 'tensor', 'int', 'tensor', 'out')),
     'gather': ('ek_gather', ('stream', 'tensor', 'int', 'tensor', 'out')),
     'scatter': ('ek_scatter', ('stream', 'tensor', 'int', 'tensor', 'tensor', 'flag', 'out')),
-    'index_put': ('ek_index_put', ('stream', 'tensor', 'count', 'array', 'tensor', 'flag', 'out')),
+    'index_put': ('ek_index_put', ('stream', 'tensor', 'count', 'array:ek_tensor', 'tensor', 'flag', 'out')),
     'masked_select': ('ek_masked_select', ('stream', 'tensor', 'tensor', 'out')),
     'masked_fill': ('ek_masked_fill', ('stream', 'tensor', 'tensor', 'scalar', 'out')),
     'masked_scatter': ('ek_masked_scatter', ('stream', 'tensor', 'tensor', 'tensor', 'out')),
     'nonzero': ('ek_nonzero', ('stream', 'tensor', 'out')),
-    'index': ('ek_index', ('stream', 'tensor', 'count', 'array', 'out')),
+    'index': ('ek_index', ('stream', 'tensor', 'count', 'array:ek_index_item', 'out')),
 }

@@ -74,7 +74,7 @@ def _call_n(fn, ctx, out, n, *args) -> tuple:
         hs = [_new_handle() for _ in range(n)]
         check(fn(*args, *[_byref(h) for h in hs]))
         return tuple(_wrap(h, ctx) for h in hs)
-    outs = tuple(out)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else ()
     if len(outs) != n:
         raise TypeError(f"out= must be a tuple of {n} tensors")
     check(fn(*args, *[_outp(o) for o in outs]))
@@ -143,6 +143,10 @@ def _ints(v, what, like=None):
 
 def _opt_scalar(v, what):
     return None if v is None else _byref(_scalar(v, what))
+
+
+def _double(v, what) -> float:
+    return float(v)
 
 
 def _str(s) -> bytes:

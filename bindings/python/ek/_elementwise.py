@@ -206,15 +206,17 @@ class ElementwiseMethods:
 
     def __matmul__(self, other):
         try:
-            return matmul(self, _as_tensor(other, self._ctx))
+            other = _as_tensor(other, self._ctx)
         except (TypeError, ValueError):
             return NotImplemented
+        return matmul(self, other)
 
     def __rmatmul__(self, other):
         try:
-            return matmul(_as_tensor(other, self._ctx), self)
+            other = _as_tensor(other, self._ctx)
         except (TypeError, ValueError):
             return NotImplemented
+        return matmul(other, self)
 
     def __imatmul__(self, other):
         r = matmul(self, other)

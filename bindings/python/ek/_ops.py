@@ -84,13 +84,13 @@ def expm1(input, *, out=None):  # noqa: A001,A002
     return _unary(5, input, out)
 
 
-def log_softmax(input, *, out=None):  # noqa: A001,A002
-    """log_softmax: ek_unary EK_UNARY_LOG. out = op(x), x's shape. Result dtype: x's, except bool
-    for LOGICAL_NOT, ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp,
-    exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin, acos,
-    atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, gelu, gelu_tanh, silu, erf) on integer
-    or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is
-    true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
+def log(input, *, out=None):  # noqa: A001,A002
+    """log: ek_unary EK_UNARY_LOG. out = op(x), x's shape. Result dtype: x's, except bool for
+    LOGICAL_NOT, ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp, exp2,
+    expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin, acos, atan,
+    sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, gelu, gelu_tanh, silu, erf) on integer or
+    bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
+    for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
     return _unary(6, input, out)
 
@@ -1615,19 +1615,18 @@ class TensorOps:
         """In place: self = expm1(...) (out=self); returns self."""
         return _unary(5, self, self)
 
-    def log_softmax(self, *, out=None):
-        """log_softmax: ek_unary EK_UNARY_LOG. out = op(x), x's shape. Result dtype: x's, except
-        bool for LOGICAL_NOT, ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only
-        ops (exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan,
-        asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, gelu, gelu_tanh, silu,
-        erf) on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is
-        NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
-        EK_ERROR_DTYPE.
+    def log(self, *, out=None):
+        """log: ek_unary EK_UNARY_LOG. out = op(x), x's shape. Result dtype: x's, except bool for
+        LOGICAL_NOT, ISNAN, ISINF, ISFINITE, SIGNBIT, and float32 for the float-only ops (exp,
+        exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin,
+        acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, gelu, gelu_tanh, silu, erf)
+        on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
+        SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
         return _unary(6, self, out)
 
-    def log_softmax_(self):
-        """In place: self = log_softmax(...) (out=self); returns self."""
+    def log_(self):
+        """In place: self = log(...) (out=self); returns self."""
         return _unary(6, self, self)
 
     def log2(self, *, out=None):
@@ -3591,7 +3590,7 @@ __all__ = [
     'exp',
     'exp2',
     'expm1',
-    'log_softmax',
+    'log',
     'log2',
     'log1p',
     'sqrt',
@@ -3700,7 +3699,7 @@ OPS = (
     ('unary', 'exp', 3),
     ('unary', 'exp2', 4),
     ('unary', 'expm1', 5),
-    ('unary', 'log_softmax', 6),
+    ('unary', 'log', 6),
     ('unary', 'log2', 7),
     ('unary', 'log1p', 8),
     ('unary', 'sqrt', 9),
