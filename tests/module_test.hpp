@@ -81,6 +81,36 @@ struct Context {
 };
 
 inline ek_kernel_arg arg(const void *value, size_t size) { return ek_kernel_arg{value, size}; }
+// Typed arguments (ek_kernel_value), every unused field 0.
+inline ek_kernel_value tensor_value(ek_tensor t) {
+  ek_kernel_value v{};
+  v.kind = EK_KERNEL_VALUE_TENSOR;
+  v.tensor = t;
+  return v;
+}
+inline ek_kernel_value scalar_value(ek_dtype dtype, ek_scalar s) {
+  ek_kernel_value v{};
+  v.kind = EK_KERNEL_VALUE_SCALAR;
+  v.dtype = dtype;
+  v.scalar = s;
+  return v;
+}
+inline ek_kernel_value bytes_value(const void *bytes, size_t size) {
+  ek_kernel_value v{};
+  v.kind = EK_KERNEL_VALUE_BYTES;
+  v.bytes = bytes;
+  v.size = size;
+  return v;
+}
+
+// Stores the bytes of its scalar arguments: a 2-byte half, a 1-byte bool.
+inline const char *kBits = R"(
+extern "C" __global__ void bits(unsigned short h, bool b, long long i, int *out) {
+  out[0] = h;
+  out[1] = b;
+  out[2] = static_cast<int>(i >> 40);
+}
+)";
 
 #define CUDA_ONLY() \
   if (GetParam() != EK_CUDA) GTEST_SKIP() << "custom kernels run on CUDA contexts only"

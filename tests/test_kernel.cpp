@@ -66,6 +66,12 @@ class LaunchTest : public ModuleTest {
   float a = 2.0f;
   ek_kernel_arg args[4] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                            arg(&py, sizeof py)};
+  ek_kernel_value values[4] = {scalar_value(EK_INT32, ek_scalar_int(1024)),
+                               scalar_value(EK_FLOAT32, ek_scalar_float(2.0)), {}, {}};
+  ek_status launch_values(const ek_kernel_value *v, int n_args = 4) {
+    const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+    return ek_kernel_launch_values(nullptr, saxpy, grid, block, 0, v, n_args);
+  }
 };
 EK_INSTANTIATE_DEVICES(LaunchTest);
 
@@ -130,7 +136,9 @@ TEST_P(LaunchTest, StreamsOfThisContextOnly) {
   EK_OK(ek_stream_create(other, &foreign));
   EK_FAILS(ek_kernel_launch(foreign, saxpy, grid, block, 0, args, 4), EK_ERROR_INVALID_ARGUMENT,
            "another context");
-  EK_FAILS(ek_kernel_launch_auto(foreign, saxpy, 1024, 0, args, 4, nullptr),
+  values[2] = tensor_value(tx);
+  values[3] = tensor_value(ty);
+  EK_FAILS(ek_kernel_launch_auto(foreign, saxpy, 1024, 0, values, 4, nullptr),
            EK_ERROR_INVALID_ARGUMENT, "another context");
   EK_EXPECT_OK(ek_stream_destroy(foreign));
 }
@@ -153,6 +161,84 @@ TEST_P(ModuleTest, DynamicSharedMemoryAbove48KiB) {
   EXPECT_EQ(sums[1], static_cast<float>(count));
 }
 
+// ---------------------------------------------------------------- CUDA: typed arguments
+
+TEST_P(LaunchTest, TypedValuesLaunch) {
+  CUDA_ONLY();
+  values[2] = tensor_value(tx);
+  values[3] = tensor_value(ty);
+  EK_OK(launch_values(values));
+  const int count = 1024;
+  ek_kernel_value as_bytes[4] = {bytes_value(&count, sizeof count), values[1], values[2],
+                                 values[3]};
+  EK_OK(launch_values(as_bytes));
+  std::vector<float> y = ektest::to_host<float>(ty);
+  EXPECT_EQ(y[0], 4.0f);  // y = 2x + y, twice, from 0
+  EXPECT_EQ(y[1023], 4.0f);
+}
+
+TEST_P(LaunchTest, TypedValuesAreChecked) {
+  CUDA_ONLY();
+  values[2] = tensor_value(tx);
+  values[3] = tensor_value(ty);
+  ek_kernel_value v[4];
+  auto with = [&](int i, ek_kernel_value x) {
+    std::copy(values, values + 4, v);
+    v[i] = x;
+    return launch_values(v);
+  };
+  EK_FAILS(with(1, tensor_value(nullptr)), EK_ERROR_NULL_POINTER, "args[1].tensor is NULL");
+  ek_kernel_value kind = values[0];
+  kind.kind = static_cast<ek_kernel_value_kind>(7);
+  EK_FAILS(with(0, kind), EK_ERROR_INVALID_ARGUMENT, "args[0].kind is 7");
+  ek_kernel_value stray = tensor_value(tx);
+  stray.dtype = EK_FLOAT32;
+  EK_FAILS(with(2, stray), EK_ERROR_INVALID_ARGUMENT, "args[2] (kind 0) has a nonzero field");
+  ek_kernel_value stray_size = values[1];
+  stray_size.size = 4;
+  EK_FAILS(with(1, stray_size), EK_ERROR_INVALID_ARGUMENT, "args[1] (kind 1) has a nonzero");
+  EK_FAILS(with(0, bytes_value(nullptr, 4)), EK_ERROR_NULL_POINTER,
+           "args[0].bytes is NULL and its size is 4");
+  EK_FAILS(with(0, scalar_value(EK_INT32, ek_scalar_int(int64_t{1} << 40))),
+           EK_ERROR_INVALID_ARGUMENT, "args[0].scalar as int32: value");
+  EK_FAILS(with(1, scalar_value(EK_FLOAT64, ek_scalar_float(2.0))), EK_ERROR_INVALID_ARGUMENT,
+           "args[1].size is 8; parameter 1 of kernel saxpy takes 4 bytes");
+  EK_FAILS(with(1, scalar_value(static_cast<ek_dtype>(42), ek_scalar_float(2.0))),
+           EK_ERROR_DTYPE, "args[1].dtype 42");
+  ek_scalar bad = ek_scalar_int(0);
+  bad.reserved_ = 1;
+  EK_FAILS(with(0, scalar_value(EK_INT32, bad)), EK_ERROR_INVALID_ARGUMENT, "args[0].scalar");
+  EK_FAILS(launch_values(nullptr), EK_ERROR_NULL_POINTER, "args is NULL");
+  EK_FAILS(launch_values(values, 3), EK_ERROR_INVALID_ARGUMENT, "takes 4 arguments");
+  ek_context cpu_ctx = nullptr;
+  EK_OK(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &cpu_ctx));
+  Tensor host(ektest::make(cpu_ctx, {4}, EK_FLOAT32, {0, 0, 0, 0}));
+  EK_FAILS(with(3, tensor_value(host)), EK_ERROR_INVALID_ARGUMENT,
+           "args[3].tensor lives on cpu:0; kernel saxpy runs on cuda:0");
+  ek_tensor_release(host.t);
+  host.t = nullptr;
+  EK_OK(ek_context_destroy(cpu_ctx));
+}
+
+TEST_P(ModuleTest, TypedScalarsTakeTheirDtypesBytes) {
+  CUDA_ONLY();
+  Module m;
+  from_source(kBits, &m);
+  Kernel k;
+  get_kernel(m, "bits", &k);
+  Tensor out(ektest::make(ctx, {3}, EK_INT32, {0, 0, 0}));
+  const unsigned one[3] = {1, 1, 1};
+  ek_kernel_value args[] = {scalar_value(EK_FLOAT16, ek_scalar_float(1.0)),
+                            scalar_value(EK_BOOL, ek_scalar_int(5)),
+                            scalar_value(EK_INT64, ek_scalar_int(int64_t{3} << 40)),
+                            tensor_value(out)};
+  EK_OK(ek_kernel_launch_values(nullptr, k, one, one, 0, args, 4));
+  EXPECT_EQ(ektest::to_host<int32_t>(out), (std::vector<int32_t>{0x3c00, 1, 3}));
+  args[0] = scalar_value(EK_BFLOAT16, ek_scalar_float(1.0));
+  EK_OK(ek_kernel_launch_values(nullptr, k, one, one, 0, args, 4));
+  EXPECT_EQ(ektest::to_host<int32_t>(out)[0], 0x3f80);
+}
+
 // ---------------------------------------------------------------- CUDA: autotuned launches
 
 TEST_P(ModuleTest, LaunchAutoPicksACandidateOnceAndComputesRight) {
@@ -168,10 +254,11 @@ TEST_P(ModuleTest, LaunchAutoPicksACandidateOnceAndComputesRight) {
   void *px = nullptr, *py = nullptr;
   upload(x, &tx, &px);
   upload(std::vector<float>(count, -1.0f), &ty, &py);
-  unsigned long long n = count;
-  float a = -3.0f;
-  ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
-                          arg(&py, sizeof py)};
+  const float a = -3.0f;
+  ek_kernel_value args[] = {scalar_value(EK_INT64, ek_scalar_int(count)),
+                            scalar_value(EK_FLOAT32, ek_scalar_float(a)), tensor_value(tx),
+                            tensor_value(ty)};
+  uint64_t n = count;
   unsigned block = 0;
   EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &block));
   EXPECT_TRUE(block == 32 || block == 64 || block == 128 || block == 256 || block == 512 ||
@@ -183,6 +270,7 @@ TEST_P(ModuleTest, LaunchAutoPicksACandidateOnceAndComputesRight) {
   EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &again));
   EXPECT_EQ(again, block);
   n = count - 5;
+  args[0].scalar = ek_scalar_int(static_cast<int64_t>(n));
   EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, &again));
   EXPECT_EQ(again, block);
   EK_OK(ek_kernel_launch_auto(nullptr, k, n, 0, args, 4, nullptr));
@@ -197,22 +285,25 @@ TEST_P(ModuleTest, LaunchAutoChecksItsArguments) {
   Tensor tx;
   void *px = nullptr;
   upload(std::vector<float>(16, 1.0f), &tx, &px);
-  unsigned long long n = 16;
-  float a = 1.0f;
-  ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
-                          arg(&px, sizeof px)};
+  const ek_kernel_value one = scalar_value(EK_FLOAT32, ek_scalar_float(1.0));
+  ek_kernel_value args[] = {scalar_value(EK_INT64, ek_scalar_int(16)), one, tensor_value(tx),
+                            tensor_value(tx)};
   unsigned block = 99;
   EK_OK(ek_kernel_launch_auto(nullptr, k, 0, 0, args, 4, &block));  // n == 0: no launch
   EXPECT_EQ(block, 0u);
   EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, 0, args, 2, &block), EK_ERROR_INVALID_ARGUMENT,
            "takes 4 arguments");
-  ek_kernel_arg small[] = {arg(&a, sizeof a), args[1], args[2], args[3]};
+  ek_kernel_value small[] = {one, args[1], args[2], args[3]};
   EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, 0, small, 4, &block), EK_ERROR_INVALID_ARGUMENT,
            "args[0].size is 4");
   EK_FAILS(ek_kernel_launch_auto(nullptr, k, 1ull << 62, 0, args, 4, &block),
            EK_ERROR_INVALID_ARGUMENT, "2^31-1 blocks");
   EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, size_t{1} << 30, args, 4, &block),
            EK_ERROR_INVALID_ARGUMENT, "shared_bytes");
+  ek_kernel_value bad_kind[] = {args[0], args[1], args[2], args[3]};
+  bad_kind[3].kind = static_cast<ek_kernel_value_kind>(9);
+  EK_FAILS(ek_kernel_launch_auto(nullptr, k, 16, 0, bad_kind, 4, &block),
+           EK_ERROR_INVALID_ARGUMENT, "args[3].kind is 9");
   EXPECT_EQ(block, 0u);
 }
 

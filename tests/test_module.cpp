@@ -35,6 +35,8 @@ TEST_P(ModuleTest, NullArgumentsAreRejected) {
   const unsigned dims[3] = {1, 1, 1};
   EK_FAILS(ek_kernel_launch(nullptr, nullptr, dims, dims, 0, nullptr, 0), EK_ERROR_NULL_POINTER,
            "ek_kernel_launch: k is NULL");
+  EK_FAILS(ek_kernel_launch_values(nullptr, nullptr, dims, dims, 0, nullptr, 0),
+           EK_ERROR_NULL_POINTER, "ek_kernel_launch_values: k is NULL");
   EK_FAILS(ek_kernel_launch_auto(nullptr, nullptr, 10, 0, nullptr, 0, nullptr),
            EK_ERROR_NULL_POINTER, "k");
   EK_FAILS(ek_kernel_cache_clear(nullptr), EK_ERROR_NULL_POINTER, "ctx");

@@ -389,13 +389,14 @@ TEST_P(Ternary, BadInputs) {
   EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), g, y.out()), EK_ERROR_SHAPE,
            "not broadcastable");
   EXPECT_EQ(y.t, nullptr);  // failures leave *out alone
-  Tensor wrong_shape(make({0, 0, 0}, {3}, EK_FLOAT32)), wrong_dtype(make({0, 0, 0, 0, 0, 0}, {2, 3}, EK_FLOAT64));
+  // A float result into an int32 out: below the result's category (the out-dtype rule).
+  Tensor wrong_shape(make({0, 0, 0}, {3}, EK_FLOAT32)), wrong_dtype(make({0, 0, 0, 0, 0, 0}, {2, 3}, EK_INT32));
   ek_tensor o = wrong_shape.t;
   EK_FAILS(ek_where(nullptr, c, f, f, &o), EK_ERROR_SHAPE, "[3]");
   EK_FAILS(ek_clamp(nullptr, f, &one, nullptr, &o), EK_ERROR_SHAPE, "[3]");
   o = wrong_dtype.t;
   EK_FAILS(ek_axpby(nullptr, ek_scalar_int(1), f, ek_scalar_int(1), f, &o), EK_ERROR_DTYPE,
-           "float64");
+           "out has dtype int32; the result is float32");
   EK_FAILS(ek_lerp(nullptr, f, f, ek_scalar_float(0.5), &o), EK_ERROR_DTYPE, "float32");
   ek_context other = cpu_context();
   Tensor elsewhere(make({1, 2, 3, 4, 5, 6}, {2, 3}, EK_FLOAT32, other));

@@ -105,12 +105,15 @@ static double run(ek_context ctx, ek_kernel k, unsigned long long n, unsigned *b
   ek_tensor tx = NULL, ty = NULL;
   CHECK(ek_tensor_from_host(NULL, ctx, 1, &shape, EK_FLOAT32, x, &tx));
   CHECK(ek_tensor_empty(NULL, ctx, 1, &shape, EK_FLOAT32, &ty));
-  void *px = NULL, *py = NULL;
-  CHECK(ek_tensor_get_data(tx, &px));
-  CHECK(ek_tensor_get_data(ty, &py));
   float a = 2.0f, b = 0.25f;
-  ek_kernel_arg args[] = {{&n, sizeof n}, {&a, sizeof a}, {&b, sizeof b},
-                          {&px, sizeof px}, {&py, sizeof py}};
+  /* Typed arguments: the library turns tensors into their device pointers and
+     scalars into the bytes of the dtype (n is unsigned long long: 8 bytes). */
+  ek_kernel_value args[5] = {
+      {.kind = EK_KERNEL_VALUE_SCALAR, .dtype = EK_INT64, .scalar = ek_scalar_int((int64_t)n)},
+      {.kind = EK_KERNEL_VALUE_SCALAR, .dtype = EK_FLOAT32, .scalar = ek_scalar_float(a)},
+      {.kind = EK_KERNEL_VALUE_SCALAR, .dtype = EK_FLOAT32, .scalar = ek_scalar_float(b)},
+      {.kind = EK_KERNEL_VALUE_TENSOR, .tensor = tx},
+      {.kind = EK_KERNEL_VALUE_TENSOR, .tensor = ty}};
   CHECK(ek_kernel_launch_auto(NULL, k, n, 0, args, 5, block));
   CHECK(ek_tensor_to_host(NULL, ty, y, n * sizeof *y));
   double worst = 0;

@@ -340,6 +340,28 @@ ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, 
 
 // dst = src on one device (same shapes; src may have stride-0 dims), with cast.
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
+
+// The elementwise ops' out (ek.h: a given *out may have another dtype than
+// the result when the result's category is not above its own). The common
+// case, no *out or one of the result's dtype, costs one compare more than
+// fill_out; the other computes into a pool temporary on s and converts.
+inline bool out_converts(const ek_tensor_s *o, ek_dtype dtype) {
+  return o && o->magic == kTensorMagic && o->dtype != dtype;
+}
+// o's checks but its dtype, the category rule, then *tmp of the result's dtype.
+ek_status converting_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                         ek_dtype dtype, ek_tensor o, ek_tensor *tmp);
+template <typename Body>  // Body: ek_status(ek_tensor out)
+ek_status fill_out_converting(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                              ek_dtype dtype, ek_tensor *out, Body body) {
+  if (!out_converts(*out, dtype)) return fill_out(ctx, s, ndim, shape, dtype, out, body);
+  ek_tensor tmp = nullptr;
+  EK_FORWARD(converting_out(ctx, s, ndim, shape, dtype, *out, &tmp));
+  ek_status st = body(tmp);
+  if (st == EK_SUCCESS) st = device_copy(ctx, s, tensor_desc(*out), tensor_desc(tmp));
+  ek_tensor_release(tmp);
+  return st;
+}
 // t's values, C order, into host memory; returns when dst holds them.
 ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s);
 

@@ -2,6 +2,8 @@
 // arguments checked against the kernel's parameters, and the autotuned launch.
 #include <algorithm>
 #include <cinttypes>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/gpu.hpp"
@@ -55,6 +57,83 @@ ek_status check_args(const ek_kernel_s *k, const ek_kernel_arg *args, int n_args
     EK_CHECK(args[i].size == sizes[static_cast<size_t>(i)], EK_ERROR_INVALID_ARGUMENT,
              "args[%d].size is %zu; parameter %d of kernel %s takes %zu bytes", i, args[i].size,
              i, k->name.c_str(), sizes[static_cast<size_t>(i)]);
+  }
+  return EK_SUCCESS;
+}
+
+// ---- typed arguments (ek_kernel_value) -> ek_kernel_arg
+
+// The bytes each converted argument points to live here, one slot per
+// argument (never reallocated, so the pointers stay valid for the launch).
+struct Marshalled {
+  std::vector<ek_kernel_arg> args;
+  std::vector<uint64_t> slots;
+};
+
+ek_status check_value_fields(const ek_kernel_value &v, int i) {
+  const int kind = raw_enum(v.kind);
+  const bool tensor = kind == EK_KERNEL_VALUE_TENSOR, scalar = kind == EK_KERNEL_VALUE_SCALAR;
+  const bool bytes = kind == EK_KERNEL_VALUE_BYTES;
+  EK_CHECK(tensor || scalar || bytes, EK_ERROR_INVALID_ARGUMENT,
+           "args[%d].kind is %d; expected EK_KERNEL_VALUE_TENSOR, _SCALAR or _BYTES", i, kind);
+  const ek_scalar zero{};
+  EK_CHECK((tensor || !v.tensor) && (bytes || (!v.bytes && !v.size)) &&
+               (scalar || (raw_enum(v.dtype) == 0 && !std::memcmp(&v.scalar, &zero, sizeof zero))),
+           EK_ERROR_INVALID_ARGUMENT,
+           "args[%d] (kind %d) has a nonzero field its kind does not use (must be 0 / NULL)", i,
+           kind);
+  return EK_SUCCESS;
+}
+
+const char *device_name(ek_device d) { return d.type == EK_CUDA ? "cuda" : "cpu"; }
+
+ek_status tensor_arg(const ek_kernel_s *k, const ek_kernel_value &v, int i, uint64_t *slot) {
+  EK_CHECK(v.tensor, EK_ERROR_NULL_POINTER, "args[%d].tensor is NULL", i);
+  EK_FORWARD(check_tensor(v.tensor, ("args[" + std::to_string(i) + "].tensor").c_str()));
+  const ek_device have = v.tensor->storage->ctx->device, want = k->module->ctx->device;
+  EK_CHECK(have.type == want.type && have.index == want.index, EK_ERROR_INVALID_ARGUMENT,
+           "args[%d].tensor lives on %s:%d; kernel %s runs on %s:%d", i,
+           device_name(have), have.index, k->name.c_str(), device_name(want), want.index);
+  void *data = tensor_data(v.tensor);
+  std::memcpy(slot, &data, sizeof data);
+  return EK_SUCCESS;
+}
+
+ek_status scalar_arg(const ek_kernel_value &v, int i, uint64_t *slot, size_t *size) {
+  EK_CHECK(dtype_valid(raw_enum(v.dtype)), EK_ERROR_DTYPE, "args[%d].dtype %d is not an ek_dtype",
+           i, raw_enum(v.dtype));
+  const ek_status st = scalar_to_element(v.scalar, v.dtype, slot);
+  if (st != EK_SUCCESS) {  // its message, less the "function: " prefix, names args[i]
+    const std::string why = last_error_message();
+    const size_t colon = why.find(": ");
+    return fail(st, "args[%d].scalar as %s: %s", i, ek_dtype_name(v.dtype),
+                why.c_str() + (colon == std::string::npos ? 0 : colon + 2));
+  }
+  *size = ek_dtype_size(v.dtype);  // the element's bytes are the low bytes of *slot
+  return EK_SUCCESS;
+}
+
+ek_status marshal(const ek_kernel_s *k, const ek_kernel_value *values, int n, Marshalled *m) {
+  EK_CHECK(n >= 0, EK_ERROR_INVALID_ARGUMENT, "n_args is %d", n);
+  EK_CHECK(n == 0 || values, EK_ERROR_NULL_POINTER, "args is NULL and n_args is %d", n);
+  m->args.resize(static_cast<size_t>(n));
+  m->slots.assign(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    const ek_kernel_value &v = values[i];
+    ek_kernel_arg &a = m->args[static_cast<size_t>(i)];
+    uint64_t *slot = &m->slots[static_cast<size_t>(i)];
+    EK_FORWARD(check_value_fields(v, i));
+    if (raw_enum(v.kind) == EK_KERNEL_VALUE_BYTES) {
+      EK_CHECK(v.bytes || v.size == 0, EK_ERROR_NULL_POINTER,
+               "args[%d].bytes is NULL and its size is %zu", i, v.size);
+      a = ek_kernel_arg{v.bytes ? v.bytes : static_cast<const void *>(slot), v.size};
+    } else if (raw_enum(v.kind) == EK_KERNEL_VALUE_TENSOR) {
+      EK_FORWARD(tensor_arg(k, v, i, slot));
+      a = ek_kernel_arg{slot, sizeof(void *)};
+    } else {
+      a.value = slot;
+      EK_FORWARD(scalar_arg(v, i, slot, &a.size));
+    }
   }
   return EK_SUCCESS;
 }
@@ -182,6 +261,32 @@ ek_status choose_block(ek_kernel k, ek_stream s, uint64_t n, size_t shared_bytes
   return EK_SUCCESS;
 }
 
+// ek_kernel_launch after its handle checks: the checks every launch shares.
+ek_status launch(ek_stream stream, ek_kernel k, const unsigned grid[3], const unsigned block[3],
+                 size_t shared_bytes, const ek_kernel_arg *args, int n_args) {
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
+  EK_FORWARD(check_dims(k, grid, block));
+  EK_FORWARD(check_shared(k, shared_bytes));
+  EK_FORWARD(check_args(k, args, n_args));
+  return enqueue(k, s, grid, block, shared_bytes, args, n_args);
+}
+
+ek_status launch_auto(ek_stream stream, ek_kernel k, uint64_t n, size_t shared_bytes,
+                      const ek_kernel_arg *args, int n_args, unsigned *block_used) {
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
+  EK_FORWARD(check_shared(k, shared_bytes));
+  EK_FORWARD(check_args(k, args, n_args));
+  unsigned block = 0;
+  if (n > 0) {
+    EK_FORWARD(choose_block(k, s, n, shared_bytes, args, n_args, &block));
+    EK_FORWARD(launch_1d(k, s, n, block, shared_bytes, args, n_args));
+  }
+  if (block_used) *block_used = block;
+  return EK_SUCCESS;
+}
+
 }  // namespace
 
 ek_status check_kernel(ek_kernel k, const char *name) {
@@ -261,31 +366,31 @@ EK_API ek_status ek_kernel_launch(ek_stream stream, ek_kernel k, const unsigned 
   EK_CHECK_NULL(grid);
   EK_CHECK_NULL(block);
   EK_PROFILE_NAMED("ek_kernel", k->name.c_str(), k->module->ctx, stream, EK_IN(), EK_OUT());
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
-  EK_FORWARD(check_dims(k, grid, block));
-  EK_FORWARD(check_shared(k, shared_bytes));
-  EK_FORWARD(check_args(k, args, n_args));
-  return enqueue(k, s, grid, block, shared_bytes, args, n_args);
+  return launch(stream, k, grid, block, shared_bytes, args, n_args);
+}
+
+EK_API ek_status ek_kernel_launch_values(ek_stream stream, ek_kernel k, const unsigned *grid,
+                                         const unsigned *block, size_t shared_bytes,
+                                         const ek_kernel_value *args, int n_args) {
+  EK_API_ENTRY;
+  EK_CHECK_KERNEL(k);
+  EK_CHECK_NULL(grid);
+  EK_CHECK_NULL(block);
+  EK_PROFILE_NAMED("ek_kernel", k->name.c_str(), k->module->ctx, stream, EK_IN(), EK_OUT());
+  Marshalled m;
+  EK_FORWARD(marshal(k, args, n_args, &m));
+  return launch(stream, k, grid, block, shared_bytes, m.args.data(), n_args);
 }
 
 EK_API ek_status ek_kernel_launch_auto(ek_stream stream, ek_kernel k, uint64_t n,
-                                       size_t shared_bytes, const ek_kernel_arg *args,
+                                       size_t shared_bytes, const ek_kernel_value *args,
                                        int n_args, unsigned *block_used) {
   EK_API_ENTRY;
   EK_CHECK_KERNEL(k);
   EK_PROFILE_NAMED("ek_kernel", k->name.c_str(), k->module->ctx, stream, EK_IN(), EK_OUT());
-  ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
-  EK_FORWARD(check_shared(k, shared_bytes));
-  EK_FORWARD(check_args(k, args, n_args));
-  unsigned block = 0;
-  if (n > 0) {
-    EK_FORWARD(choose_block(k, s, n, shared_bytes, args, n_args, &block));
-    EK_FORWARD(launch_1d(k, s, n, block, shared_bytes, args, n_args));
-  }
-  if (block_used) *block_used = block;
-  return EK_SUCCESS;
+  Marshalled m;
+  EK_FORWARD(marshal(k, args, n_args, &m));
+  return launch_auto(stream, k, n, shared_bytes, m.args.data(), n_args, block_used);
 }
 
 }  // extern "C"

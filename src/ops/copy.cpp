@@ -12,6 +12,7 @@
 #include "util/half.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
+#include "ops/promote.hpp"
 #include "ops/range_plan.hpp"
 
 namespace ek {
@@ -328,6 +329,20 @@ ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shap
   EK_CHECK(!writes_overlap(o), EK_ERROR_INVALID_ARGUMENT,
            "out is a broadcast view (a stride-0 dim): its elements alias");
   return EK_SUCCESS;
+}
+
+ek_status converting_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
+                         ek_dtype dtype, ek_tensor o, ek_tensor *tmp) {
+  bool created = false;
+  EK_FORWARD(prepare_out(ctx, s, ndim, shape, o->dtype, &o, &created));
+  static const char *const kCategory[] = {"bool", "integer", "float"};
+  EK_CHECK(category(dtype) <= category(o->dtype), EK_ERROR_DTYPE,
+           "out has dtype %s; the result is %s, whose category (%s) is above out's (%s): an "
+           "out of another dtype than the result's must be of the same or a higher category "
+           "(bool < integer < float)",
+           ek_dtype_name(o->dtype), ek_dtype_name(dtype), kCategory[category(dtype)],
+           kCategory[category(o->dtype)]);
+  return new_tensor(ctx, ndim, shape, dtype, s, tmp);
 }
 
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {

@@ -61,7 +61,7 @@ ek_status run_binary(ek_stream stream, ek_tensor a, ek_tensor b, int ndim, const
   ek_context ctx = a->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  return fill_out(ctx, s, ndim, shape, result, out, [&](ek_tensor o) {
+  return fill_out_converting(ctx, s, ndim, shape, result, out, [&](ek_tensor o) {
     g.out = tensor_desc(o);
     ek_tensor ta = g.scalar == ew::kScalarA ? nullptr : a;
     ek_tensor tb = g.scalar == ew::kScalarA ? a : (g.scalar == ew::kScalarB ? nullptr : b);
@@ -97,7 +97,7 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  return fill_out(ctx, s, x->ndim, x->shape, result, out, [&](ek_tensor o) {
+  return fill_out_converting(ctx, s, x->ndim, x->shape, result, out, [&](ek_tensor o) {
     g.out = tensor_desc(o);
     g.a = tensor_desc(x);
     EK_FORWARD(check_alias(g.out, g.a, "x"));

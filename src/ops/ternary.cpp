@@ -61,7 +61,7 @@ ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shap
   ek_context ctx = o.t[1]->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  return fill_out(ctx, s, ndim, shape, result, out, [&](ek_tensor dst) {
+  return fill_out_converting(ctx, s, ndim, shape, result, out, [&](ek_tensor dst) {
     g.out = tensor_desc(dst);
     TensorDesc *slot[3] = {&g.cond, &g.x, &g.y};
     for (int k = 0; k < 3; ++k) {
