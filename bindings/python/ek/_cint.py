@@ -91,4 +91,6 @@ def scalar(value, what: str = "value") -> _ffi.ek_scalar:
 def _real(value, what: str) -> _ffi.ek_scalar:
     if isinstance(value, numbers.Real):
         return _Scalar(_FLOAT64, 0, 0, 0, float(value), 0.0)
+    if type(value).__name__ == "Tensor" and value.numel() == 1:  # a one-element ek.Tensor
+        return scalar(value.item(), what)
     raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")

@@ -260,8 +260,9 @@ _SLICE_ALL = (_ffi.EK_SLICE_MIN, _ffi.EK_SLICE_MAX)
 
 
 def _bound(v, default) -> int:
-    """A slice bound as int64 (clamped: out-of-range bounds act as in Python)."""
-    return default if v is None else min(max(operator.index(v), INT64_MIN), INT64_MAX)
+    """A slice bound or step as int64, clamped off the EK_SLICE_MIN/MAX sentinels
+    (out-of-range values act as in Python; a step beyond any size takes one element)."""
+    return default if v is None else min(max(operator.index(v), INT64_MIN + 1), INT64_MAX - 1)
 
 
 def _index_tensor(k, ctx) -> Tensor:
