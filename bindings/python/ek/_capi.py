@@ -10,10 +10,11 @@ The public API (ek.*, Tensor methods) is built on these.
 ``SIGNATURES`` maps each name to its C function and parameter kinds
 (header.Param's; arrays as "array:<element type>")."""
 
-from . import _ffi  # noqa: F401
+from ._cint import c_int as _int, c_int64 as _int64, c_uint64 as _uint64, scalar as _scalar
 from ._context import context as _context
-from ._core import (_arg, _call, _call_n, _ctx_of, _double, _dtype, _i64, _int, _int64, _ints,
-                    _key, _opt_scalar, _outs, _scalar, _str, _stream, _tensors, _uint64)
+from ._core import (_arg, _call, _call_n, _ctx_of, _double, _i64, _ints, _key, _opt_scalar,
+                    _outs, _str, _stream, _tensors)
+from ._dtype import dtype as _dtype
 from ._lib import lib as _lib
 
 

@@ -21,14 +21,12 @@ import operator
 import numpy as np
 
 from . import _ffi
-from ._cint import (INT64_MAX, INT64_MIN, c_int as _int, c_int64 as _int64,
-                    c_uint64 as _uint64, int64_array, int_array, scalar as _scalar)
+from ._cint import INT64_MAX, INT64_MIN, c_int as _int, int64_array, int_array, scalar as _scalar
 from ._context import context
-from ._dtype import dtype as _dtype
 from ._errors import check
 from ._lib import lib
 from ._stream import _current_handle, _entered
-from ._tensor import Tensor, _from_numpy, tensor_methods
+from ._tensor import Tensor, _from_numpy
 
 __all__ = []
 
@@ -40,7 +38,6 @@ _c_binary = lib.ek_binary
 _c_binary_scalar = lib.ek_binary_scalar
 _c_unary = lib.ek_unary
 _c_reduce = lib.ek_reduce
-_unused = (_int, _int64, _uint64, _dtype, tensor_methods)  # re-exported to _capi / _ops
 
 
 def _stream(ctx):

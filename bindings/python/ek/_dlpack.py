@@ -2,40 +2,7 @@
 ``Tensor.__dlpack_device__``, ``ek.from_dlpack``) and
 ``Tensor.__cuda_array_interface__`` (version 3).
 
-The DLPack structs are made and read by libek (``ek_tensor_to_dlpack``,
-``ek_tensor_from_dlpack``: layout, dtypes, devices, validation, read-only
-copies, ownership). This module adds what is Python's: the capsule protocol
-(through ``ctypes.pythonapi``: PyCapsule_New, _IsValid, _GetPointer,
-_SetName), legacy "dltensor" capsules, streams, and ``copy``/``device``.
-
-Export: ``ek_tensor_to_dlpack`` gives a DLManagedTensorVersioned holding a
-view of the tensor. The capsule carries it ("dltensor_versioned") or, for a
-consumer without ``max_version``, a legacy DLManagedTensor of the same
-DLTensor ("dltensor"). Either way the struct's deleter is a relay of this
-module that calls libek's deleter, keeps the tensor's Context alive until
-then and frees nothing once the interpreter's exit began. A capsule that
-nobody consumed (still named "dltensor"/"dltensor_versioned" when it dies)
-calls that deleter from its destructor; a consumer renames it "used_..." and
-calls the deleter itself when done.
-
-Import: the capsule's struct goes to ``ek_tensor_from_dlpack`` (a legacy
-DLManagedTensor through a versioned adapter whose deleter relays to the
-original one) with the context of its device: a CUDA device's default
-context for kDLCUDA/kDLCUDAManaged memory, the CPU context otherwise (libek
-rejects the kinds it does not support). On success the capsule is renamed
-"used_..."; on failure it still owns its struct. libek calls the producer's
-deleter when the last view is released (on CUDA after the context's queued
-work) and copies a read-only source (``DLPACK_FLAG_BITMASK_READ_ONLY``),
-since ek tensors are writable.
-
-Streams (CUDA): ``__dlpack__(stream=s)`` makes the consumer's stream ``s``
-(1: legacy default, 2: per-thread default, else a cudaStream_t; -1: no
-synchronization) wait, without blocking the host, for the work queued so far
-on ek's current stream, and records the storage as used on ``s`` so that ek's
-pool does not reuse it before the consumer's work on it completes (ek wraps
-each consumer stream once and keeps the wrapper). ``ek.from_dlpack`` passes
-ek's current stream to the producer.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 

@@ -1,28 +1,6 @@
 """Custom CUDA kernels: ``RawModule``, ``RawKernel`` and ``ElementwiseKernel``.
 
-In the style of CuPy's classes of the same names, over the "custom kernels"
-section of ``ek.h``:
-
-    mod = ek.RawModule(r'''
-    extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) y[i] = a * x[i] + y[i];
-    }''')
-    saxpy = mod.get_function("saxpy")
-    saxpy((n + 255) // 256, 256, (np.float32(2), x, y, np.int32(n)))
-
-    k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
-                             "z = x * y + max(x, 0.0f)", "fma_relu")
-    z = k(x, y)
-
-Modules are compiled at run time by NVRTC (lazily, at the first
-``get_function``/``compile``) and cached in memory and on disk (see
-``ek.cuda.kernel_cache_clear``), or loaded from an image built ahead of time
-(a cubin, fatbin or PTX). Every handle is released when its Python object is
-collected, or at once by ``close()`` / leaving a ``with`` block; objects keep
-their context alive. On a CPU context the constructors raise
-``ek.NotSupportedError``.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ scans, softmax, var/std. In-place forms pass ``out=self``: the C library's
 out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
-from . import _ffi  # noqa: F401
 from ._core import (_T, _along, _binary, _byref, _current_handle, _entered, _new_handle,
-                    _rbinary, _reduce, _unary, _var, _wrap, check, tensor_methods)
+                    _rbinary, _reduce, _unary, _var, _wrap, check)
 from ._lib import lib as _lib
+from ._tensor import tensor_methods
 
 _c_binary = _lib.ek_binary
 _c_scan = _lib.ek_scan
