@@ -279,9 +279,48 @@ def ops(model: Model) -> str:
     return "".join(o)
 
 
+# ------------------------------------------------------------------ _status.py
+
+# Status -> (exception class, Python base); a status not listed gets
+# <Words>Error(Error, RuntimeError).
+ERRORS = {"EK_ERROR_INVALID_ARGUMENT": ("InvalidArgumentError", "ValueError"),
+          "EK_ERROR_NULL_POINTER": ("NullPointerError", None),
+          "EK_ERROR_SHAPE": ("ShapeError", "ValueError"), "EK_ERROR_DTYPE": ("DtypeError", "TypeError"),
+          "EK_ERROR_INDEX": ("EkIndexError", "IndexError"),
+          "EK_ERROR_OVERFLOW": ("EkOverflowError", "OverflowError"),
+          "EK_ERROR_OUT_OF_MEMORY": ("OutOfMemoryError", "MemoryError"),
+          "EK_ERROR_NOT_SUPPORTED": ("NotSupportedError", "NotImplementedError"),
+          "EK_ERROR_IO": ("EkIOError", "OSError")}
+ALIAS_ERRORS = {"IndexError_": "EkIndexError", "OverflowError_": "EkOverflowError",
+                "IOError_": "EkIOError"}
+
+
+def status(model: Model) -> str:
+    o = [GENERATED, '''"""One exception class per error status of ek.h (EK_STATUS_LIST), each an
+ek.Error and the Python exception it resembles; ``BY_STATUS`` maps codes to them."""
+
+from ._errors import Error
+
+''']
+    names = []
+    for cname, value, text in model.status[1:]:
+        words = cname[len("EK_ERROR_"):].title().replace("_", "")
+        name, base = ERRORS.get(cname, (words + "Error", "RuntimeError"))
+        base = "InvalidArgumentError" if base is None else base
+        o.append(f"\nclass {name}(Error, {base}):\n" if base != "InvalidArgumentError" else
+                 f"\nclass {name}({base}):\n")
+        o.append(f'    """{cname}: {text}."""\n    status = {value}\n\n')
+        names.append(name)
+    o.append("\n" + "".join(f"{a} = {t}\n" for a, t in ALIAS_ERRORS.items()))
+    o.append("\nBY_STATUS = {c.status: c for c in (" + ", ".join(names) + ")}\n")
+    o.append("__all__ = " + repr(sorted(names + list(ALIAS_ERRORS))) + "\n")
+    return "".join(o)
+
+
 def indent(text: str) -> str:
     return "".join("    " + l if l.strip() else l for l in text.splitlines(True))
 
 
 def outputs(model: Model) -> dict:
-    return {"bindings/python/ek/_capi.py": capi(model), "bindings/python/ek/_ops.py": ops(model)}
+    return {"bindings/python/ek/_capi.py": capi(model), "bindings/python/ek/_ops.py": ops(model),
+            "bindings/python/ek/_status.py": status(model)}

@@ -96,7 +96,10 @@ class Package:
         for node in self.trees[module].body:
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
                 for a in node.names:
-                    out[a.asname or a.name] = (node.module, a.name)
+                    if a.name == "*":
+                        out.update((n, (node.module, n)) for n in self.all_of(node.module))
+                    else:
+                        out[a.asname or a.name] = (node.module, a.name)
         return out
 
 
@@ -188,10 +191,14 @@ def namedtuple(name, call: ast.Call) -> str:
 
 def alias(pkg, mod, node, name):
     """The public name ``name`` is another name for (``clip = clamp``), or None."""
-    if isinstance(node, ast.Name):
-        v = node if node.id != name else pkg.defs(mod).get(node.id)
-        if isinstance(v, ast.Name) and v.id != name:
-            return v.id
+    while isinstance(node, ast.Name):
+        if node.id != name:
+            return node.id
+        v = pkg.defs(mod).get(node.id)
+        if v is None and node.id in pkg.imported(mod):
+            mod, src = pkg.imported(mod)[node.id]
+            v = ast.Name(src) if src != name else pkg.defs(mod).get(src)
+        node = v
     return None
 
 

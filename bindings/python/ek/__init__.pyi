@@ -1835,23 +1835,27 @@ def dtype(obj) -> DType:
     """
 
 class CompileError(Error, RuntimeError):
+    """EK_ERROR_COMPILE: compilation failed."""
     status: Any
 
 class DeviceError(Error, RuntimeError):
+    """EK_ERROR_DEVICE: device error."""
     status: Any
 
 class DtypeError(Error, TypeError):
+    """EK_ERROR_DTYPE: unsupported or mismatched dtype."""
     status: Any
 
 class EkIndexError(Error, IndexError):
+    """EK_ERROR_INDEX: index out of range."""
     status: Any
 
 class EkIOError(Error, OSError):
+    """EK_ERROR_IO: input/output error."""
     status: Any
-    def __init__(self, message: str='', status: int | None=None):
-        ...
 
 class EkOverflowError(Error, OverflowError):
+    """EK_ERROR_OVERFLOW: size overflow."""
     status: Any
 
 class Error(Exception):
@@ -1876,34 +1880,43 @@ class Error(Exception):
 IndexError_ = EkIndexError
 
 class InternalError(Error, RuntimeError):
+    """EK_ERROR_INTERNAL: internal error."""
     status: Any
 
 class InvalidArgumentError(Error, ValueError):
+    """EK_ERROR_INVALID_ARGUMENT: invalid argument."""
     status: Any
 
 IOError_ = EkIOError
 
 class LibraryError(Error, RuntimeError):
+    """EK_ERROR_LIBRARY: library not found."""
     status: Any
 
 class NoDeviceError(Error, RuntimeError):
+    """EK_ERROR_NO_DEVICE: no such device."""
     status: Any
 
 class NotReadyError(Error, RuntimeError):
+    """EK_ERROR_NOT_READY: not ready."""
     status: Any
 
 class NotSupportedError(Error, NotImplementedError):
+    """EK_ERROR_NOT_SUPPORTED: not supported."""
     status: Any
 
 class NullPointerError(InvalidArgumentError):
+    """EK_ERROR_NULL_POINTER: null pointer."""
     status: Any
 
 class OutOfMemoryError(Error, MemoryError):
+    """EK_ERROR_OUT_OF_MEMORY: out of memory."""
     status: Any
 
 OverflowError_ = EkOverflowError
 
 class ShapeError(Error, ValueError):
+    """EK_ERROR_SHAPE: shape mismatch."""
     status: Any
 
 class ShutdownError(Error, RuntimeError):

@@ -17,17 +17,12 @@ from ._cint import c_uint64, scalar
 from ._errors import InvalidArgumentError, check, shut_down
 from ._handles import closed_error, own, releaser
 from ._lib import lib
-from ._stream import _current_handle
+from ._stream import stream_handle as _stream_handle
 
 __all__ = ["RawModule", "RawKernel", "ElementwiseKernel"]
 
-_ORIGINS = {
-    _ffi.EK_MODULE_NOT_LOADED: "not loaded",
-    _ffi.EK_MODULE_COMPILED: "compiled",
-    _ffi.EK_MODULE_MEMORY_CACHE: "memory cache",
-    _ffi.EK_MODULE_DISK_CACHE: "disk cache",
-    _ffi.EK_MODULE_IMAGE: "image",
-}
+_ORIGINS = {v: k[len("EK_MODULE_"):].lower().replace("_", " ")  # "memory cache", ...
+            for k, v in _ffi.ek_module_origin_values.items()}
 _UINT_MAX = 0xFFFFFFFF
 
 
@@ -43,17 +38,6 @@ def _own(h, release_name: str, ctx: Context):
 
 def _kernel_context(device) -> Context:
     return context("cuda" if device is None else device)
-
-
-def _stream_handle(stream, ctx: Context):
-    """None (this thread's current stream of ctx) or an ek.Stream -> ek_stream or None."""
-    if stream is None:
-        return _current_handle(ctx)
-    h = getattr(stream, "_h", None)
-    if h is None or not isinstance(h, _ffi.ek_stream):
-        raise TypeError(f"stream: expected an ek.Stream or None, got {type(stream).__name__} "
-                        "(wrap a native stream with ek.Stream.from_native)")
-    return h
 
 
 def _encode(s, what: str) -> bytes:

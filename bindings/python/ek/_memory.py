@@ -13,13 +13,9 @@ from ._cint import c_uint64
 from ._context import context
 from ._errors import check, shut_down
 from ._lib import lib
-from ._stream import _current_handle
+from ._stream import stream_handle as _stream_handle
 
 __all__ = ["Memory", "memcpy", "live_handles"]
-
-
-def _stream_handle(stream, ctx):
-    return _current_handle(ctx) if stream is None else stream._handle()
 
 
 def _free(ctx, stream, ptr) -> None:

@@ -41,6 +41,16 @@ def _current_handle(ctx: Context):
     return None
 
 
+def stream_handle(stream, ctx: Context):
+    """None (this thread's current stream of ctx) or an ek.Stream -> ek_stream or None."""
+    if stream is None:
+        return _current_handle(ctx)
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream: expected an ek.Stream or None, got {type(stream).__name__} "
+                        "(wrap a native stream with ek.Stream.from_native)")
+    return stream._handle()
+
+
 _DESTROY_STREAM = releaser("ek_stream_destroy")
 _DESTROY_EVENT = releaser("ek_event_destroy")
 

@@ -1,14 +1,6 @@
-"""The Tensor class: a reference to one libek tensor handle (a view of storage).
-
-Everything numeric is done by the C library: views (ek_view_*), copies with
-broadcasting and casting (ek_copy, ek_cast), fills, reshapes.  This module only
-translates Python arguments (shapes, indices, dtypes, devices) and owns the
-handle's lifetime.
-
-Indexing, operators and op methods are added to Tensor by the ``install``
-functions of ``_ops``, ``_ternary``, ``_matmul``, ``_reduce``, ``_indexing``,
-``_random`` and ``_dlpack`` (called from ``ek/__init__.py``).
-"""
+"""The Tensor class: a reference to one libek tensor handle (a view of
+storage), owning its lifetime; the op modules add their methods with
+``@tensor_methods`` (the generated ones in _ops.py)."""
 
 from __future__ import annotations
 
@@ -413,17 +405,9 @@ class Tensor:
         """Mark the storage as used on ``stream``: its release waits for that stream."""
         check(lib.ek_tensor_record_stream(stream._h, self._h))
 
-    # Indexing (__getitem__/__setitem__), operators and op methods are added by
-    # the install() of _ops, _ternary, _matmul, _reduce, _indexing, _random and
-    # _dlpack (called from ek/__init__.py).
-
 
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
-    s = tuple(shape)
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_empty(_current_handle(ctx), ctx._handle(), len(s), _i64(s, "shape"),
-                              dt.code, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    return _capi.tensor_empty(shape, dt, device=ctx)
 
 
 def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:

@@ -14,7 +14,8 @@ GEN_DIR = os.path.dirname(HERE)
 ROOT = os.path.normpath(os.path.join(GEN_DIR, "..", ".."))
 ONLY = ["--only", "python", "--only", "python_ops", "--only", "python_pyi"]
 PY_FILES = ["bindings/python/ek/_ffi.py", "bindings/python/ek/_capi.py",
-            "bindings/python/ek/_ops.py", "bindings/python/ek/__init__.pyi"]
+            "bindings/python/ek/_ops.py", "bindings/python/ek/_status.py",
+            "bindings/python/ek/__init__.pyi"]
 
 
 def _gen(*args, root=ROOT):
