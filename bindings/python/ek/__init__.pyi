@@ -157,10 +157,16 @@ class Tensor:
         """Set every element to 0; returns self."""
     def record_stream(self, stream) -> None:
         """Mark the storage as used on ``stream``: its release waits for that stream."""
-    def tril(self, diagonal=0):
-        """The lower triangle (see ek.tril)."""
-    def triu(self, diagonal=0):
-        """The upper triangle (see ek.triu)."""
+    def tril(input, diagonal=0, *, out=None) -> Tensor:
+        """The lower triangle of each matrix over the last two dims: elements with
+        j - i <= diagonal kept, the rest 0 (torch.tril, ek_tril). out may be
+        input itself (in place).
+        """
+    def triu(input, diagonal=0, *, out=None) -> Tensor:
+        """The upper triangle of each matrix over the last two dims: elements with
+        j - i >= diagonal kept, the rest 0 (torch.triu, ek_triu). out may be
+        input itself (in place).
+        """
     def tril_(self, diagonal=0):
         """Zero the elements above diagonal, in place; returns self."""
     def triu_(self, diagonal=0):
@@ -362,8 +368,10 @@ class Tensor:
         """
     def relu_(self):
         """In place: self = relu(...) (out=self); returns self."""
-    def gelu(self, approximate: str='none', *, out=None):
-        """GELU (see ek.gelu)."""
+    def gelu(input, approximate: str='none', *, out=None):
+        """GELU elementwise: x * Phi(x), ``approximate`` "none" (the erf form) or
+        "tanh" (ek_unary GELU / GELU_TANH).
+        """
     def gelu_(self):
         """In place: self = gelu(...) (out=self); returns self."""
     def gelu_tanh(self, *, out=None):
@@ -418,8 +426,10 @@ class Tensor:
         """
     def ceil_(self):
         """In place: self = ceil(...) (out=self); returns self."""
-    def round(self, decimals: int=0, *, out=None):
-        """Round half to even (see ek.round)."""
+    def round(input, decimals: int=0, *, out=None):
+        """Round half to even; with ``decimals``, to that many decimal places
+        (x * 10**d rounded, / 10**d, as torch.round).
+        """
     def round_(self):
         """In place: self = round(...) (out=self); returns self."""
     def trunc(self, *, out=None):
@@ -1484,34 +1494,53 @@ class Tensor:
         """
     def true_divide_(self, other):
         """In place: self = div(...) (out=self); returns self."""
+    def bitwise_not(input, *, out=None):
+        """~x: logical not for bool tensors, bitwise not (x ^ -1) for integers;
+        DtypeError for floats.
+        """
+    def clamp(input, min=None, max=None, *, out=None):
+        """Limit values to [min, max] (either may be None). Number bounds use
+        ek_clamp (result in input's dtype); tensor bounds broadcast
+        (``maximum``/``minimum``).
+        """
+    def clip(input, min=None, max=None, *, out=None):
+        """Limit values to [min, max] (either may be None). Number bounds use
+        ek_clamp (result in input's dtype); tensor bounds broadcast
+        (``maximum``/``minimum``).
+        """
+    def lerp(input, end, weight, *, out=None):
+        """input + weight * (end - input) (ek_lerp, float tensors; PyTorch's
+        formula). ``end`` may be a number; a tensor ``weight`` broadcasts
+        (computed with elementwise ops).
+        """
+    def matmul(input, other, *, out=None):
+        """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
+        operands are promoted to row/column vectors, leading dims are batch dims
+        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        """
+    def dot(input, other, *, out=None):
+        """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
+        operands are promoted to row/column vectors, leading dims are batch dims
+        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        """
+    def __invert__(input, *, out=None):
+        """~x: logical not for bool tensors, bitwise not (x ^ -1) for integers;
+        DtypeError for floats.
+        """
     def __round__(self, ndigits=None):
         ...
-    def bitwise_not(self, *, out=None):
-        """~self (see ek.bitwise_not)."""
     def bitwise_not_(self):
         """In place: self = ~self; returns self."""
-    def __invert__(self, *, out=None):
-        """~self (see ek.bitwise_not)."""
     def __pos__(self):
         ...
     def where(self, condition, other, *, out=None):
         """self where condition, else other (``ek.where(condition, self, other)``)."""
-    def clamp(self, min=None, max=None, *, out=None):
-        """Limit values to [min, max] (see ``ek.clamp``)."""
     def clamp_(self, min=None, max=None):
         """In place: self = clamp(self, min, max); returns self."""
-    def clip(self, min=None, max=None, *, out=None):
-        """Limit values to [min, max] (see ``ek.clamp``)."""
     def clip_(self, min=None, max=None):
         """In place: self = clamp(self, min, max); returns self."""
-    def lerp(self, end, weight, *, out=None):
-        """self + weight * (end - self) (see ``ek.lerp``)."""
     def lerp_(self, end, weight):
         """In place: self = lerp(self, end, weight); returns self."""
-    def matmul(self, other, *, out=None):
-        """self @ other (see ``ek.matmul``)."""
-    def dot(self, other, *, out=None):
-        """self @ other (see ``ek.matmul``)."""
     def __matmul__(self, other):
         ...
     def __rmatmul__(self, other):
@@ -1597,12 +1626,15 @@ class Tensor:
         """In place: self[mask] = value; returns self."""
     def masked_scatter_(self, mask, source):
         """In place: masked positions take source's elements; returns self."""
-    def split(self, split_size, dim: int=0) -> tuple:
-        """Views of self along dim (see ``ek.split``)."""
     def flip(self, *dims) -> Tensor:
         """A copy of self reversed along dims (see ``ek.flip``)."""
     def repeat(self, *sizes) -> Tensor:
         """torch.Tensor.repeat: self tiled sizes[i] times along dim i."""
+    def split(tensor, split_size_or_sections, dim: int=0) -> tuple:
+        """Views of tensor along dim (torch.split): pieces of an int size (the
+        last may be smaller), or of each size in a list (ek_view_split,
+        ek_view_split_sizes).
+        """
     def chunk(input, chunks: int, dim: int=0) -> tuple:
         """Views of input in ``chunks`` pieces of ceil(size / chunks) along dim,
         maybe fewer (ek_view_chunk; torch.chunk).
@@ -1635,8 +1667,12 @@ class Tensor:
         """
     def bernoulli_(self, p: float=0.5):
         """Fill with 1 (probability p) or 0; returns self."""
-    def bernoulli(self, p=None):
-        """Draws with probabilities self, or probability p (see ek.bernoulli)."""
+    def bernoulli(input, p=None, *, size=None, dtype=None, device=None) -> Tensor:
+        """0/1 draws. ``bernoulli(probs)`` with a tensor of probabilities: one draw
+        per element, in probs' dtype (as torch.bernoulli); ``bernoulli(t, p)``:
+        t's shape, dtype and device with probability p; ``bernoulli(p, size=...)``
+        with a number p: a new tensor (dtype default float32, bool allowed).
+        """
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory (Array API protocol).
         ``max_version >= (1, 0)`` gives a "dltensor_versioned" capsule, otherwise

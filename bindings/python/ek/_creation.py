@@ -113,13 +113,7 @@ def triu(input, diagonal=0, *, out=None) -> Tensor:  # noqa: A002
 
 @tensor_methods
 class CreationMethods:
-    def tril(self, diagonal=0):
-        """The lower triangle (see ek.tril)."""
-        return tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        """The upper triangle (see ek.triu)."""
-        return triu(self, diagonal)
+    tril, triu = tril, triu
 
     def tril_(self, diagonal=0):
         """Zero the elements above diagonal, in place; returns self."""

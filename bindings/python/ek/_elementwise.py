@@ -152,26 +152,16 @@ def gemm(a, b, c, *, alpha: float = 1.0, beta: float = 0.0):
 
 @tensor_methods
 class ElementwiseMethods:
-    def gelu(self, approximate: str = "none", *, out=None):
-        """GELU (see ek.gelu)."""
-        return gelu(self, approximate, out=out)
-
-    def round(self, decimals: int = 0, *, out=None):
-        """Round half to even (see ek.round)."""
-        return round(self, decimals, out=out)
+    gelu, round, bitwise_not, clamp, clip, lerp, matmul, dot = (gelu, round, bitwise_not, clamp,
+                                                                clamp, lerp, matmul, matmul)
+    __invert__ = bitwise_not
 
     def __round__(self, ndigits=None):
         return round(self, ndigits or 0)
 
-    def bitwise_not(self, *, out=None):
-        """~self (see ek.bitwise_not)."""
-        return bitwise_not(self, out=out)
-
     def bitwise_not_(self):
         """In place: self = ~self; returns self."""
         return bitwise_not(self, out=self)
-
-    __invert__ = bitwise_not
 
     def __pos__(self):
         return self
@@ -180,29 +170,15 @@ class ElementwiseMethods:
         """self where condition, else other (``ek.where(condition, self, other)``)."""
         return where(condition, self, other, out=out)
 
-    def clamp(self, min=None, max=None, *, out=None):  # noqa: A002
-        """Limit values to [min, max] (see ``ek.clamp``)."""
-        return clamp(self, min, max, out=out)
-
     def clamp_(self, min=None, max=None):  # noqa: A002
         """In place: self = clamp(self, min, max); returns self."""
         return clamp(self, min, max, out=self)
 
-    clip, clip_ = clamp, clamp_
-
-    def lerp(self, end, weight, *, out=None):
-        """self + weight * (end - self) (see ``ek.lerp``)."""
-        return lerp(self, end, weight, out=out)
+    clip_ = clamp_
 
     def lerp_(self, end, weight):
         """In place: self = lerp(self, end, weight); returns self."""
         return lerp(self, end, weight, out=self)
-
-    def matmul(self, other, *, out=None):
-        """self @ other (see ``ek.matmul``)."""
-        return matmul(self, other, out=out)
-
-    dot = matmul
 
     def __matmul__(self, other):
         try:

@@ -167,10 +167,6 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
 
 @tensor_methods
 class JoinMethods:
-    def split(self, split_size, dim: int = 0) -> tuple:
-        """Views of self along dim (see ``ek.split``)."""
-        return split(self, split_size, dim)
-
     def flip(self, *dims) -> Tensor:
         """A copy of self reversed along dims (see ``ek.flip``)."""
         return flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple))
@@ -181,4 +177,5 @@ class JoinMethods:
         return tile(self, list(sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (list, tuple))
                                else sizes))
 
-    chunk, unbind, roll, tile, moveaxis, movedim = chunk, unbind, roll, tile, moveaxis, moveaxis
+    split, chunk, unbind, roll, tile, moveaxis, movedim = (split, chunk, unbind, roll, tile,
+                                                           moveaxis, moveaxis)

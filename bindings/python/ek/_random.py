@@ -159,6 +159,4 @@ class RandomMethods:
         """Fill with 1 (probability p) or 0; returns self."""
         return _fill(self, "bernoulli", p, 0.0)
 
-    def bernoulli(self, p=None):
-        """Draws with probabilities self, or probability p (see ek.bernoulli)."""
-        return bernoulli(self, p)
+    bernoulli = bernoulli
