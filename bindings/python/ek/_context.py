@@ -19,8 +19,7 @@ from ._lib import lib
 
 __all__ = ["Context", "context"]
 
-_LOG_LEVELS = {"off": _ffi.EK_LOG_OFF, "error": _ffi.EK_LOG_ERROR, "warn": _ffi.EK_LOG_WARN,
-               "info": _ffi.EK_LOG_INFO, "debug": _ffi.EK_LOG_DEBUG}
+_LOG_LEVELS = {k: v for v, k in _ffi.ek_log_level_names.items()}
 
 
 _DESTROY = releaser("ek_context_destroy")
@@ -213,7 +212,7 @@ class Context:
         (ek_memory_set_callback). An exception in fn is printed and ignored."""
         def call(_ctx, event, nbytes, _user_data):
             try:
-                fn("oom" if event == _ffi.EK_MEMORY_EVENT_OOM else "threshold", nbytes)
+                fn(_ffi.ek_memory_event_names.get(event, str(event)), nbytes)
             except BaseException:  # noqa: BLE001 - must not unwind into C
                 traceback.print_exc()
         c_fn = _ffi.ek_memory_callback(call if fn is not None else 0)

@@ -1,16 +1,8 @@
-"""What the ops share: Python operands to handles, the current stream, calls
-with ``out=``, and the paths the generated ops (_ops.py, _capi.py) fall back
-to. Semantics (promotion, broadcasting, the in-place out-dtype rule, index
-resolution) are the C library's; this module only converts:
-
-- a Tensor is passed as is; a Python or NumPy number goes to
-  ``ek_binary_scalar`` as an ek_scalar of its kind (``_cint.scalar``: exact
-  for any 64-bit integer), which only raises the tensor's category, as in
-  PyTorch (``int8_tensor + 1`` stays int8);
-- lists and NumPy arrays become tensors on the other operand's device (Python
-  floats as float32, ints as int64, arrays keep their dtype);
-- an indexing key becomes an ``ek_index_item`` array (``_key``).
-"""
+"""What the ops share: Python operands to handles (numbers as ek_scalar of
+their kind, data as tensors on the other operand's device, keys as
+ek_index_item arrays), the current stream, calls with ``out=``, and the paths
+the generated ops (_ops.py, _capi.py) fall back to. Semantics are the C
+library's (promotion, broadcasting, the in-place out-dtype rule, indexing)."""
 
 from __future__ import annotations
 

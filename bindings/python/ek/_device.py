@@ -11,8 +11,8 @@ from ._lib import lib
 
 __all__ = ["parse_device", "device_str", "device_count", "device_info"]
 
-_TYPES = {"cpu": _ffi.EK_CPU, "cuda": _ffi.EK_CUDA}
-_NAMES = {v: k for k, v in _TYPES.items()}
+_NAMES = _ffi.ek_device_type_names
+_TYPES = {k: v for v, k in _NAMES.items()}
 
 
 def parse_device(device) -> tuple:

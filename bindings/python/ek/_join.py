@@ -151,7 +151,7 @@ def broadcast_tensors(*tensors) -> tuple:
 
 broadcast_arrays = broadcast_tensors
 
-_INDEXING = {"ij": _ffi.EK_MESHGRID_IJ, "xy": _ffi.EK_MESHGRID_XY}
+_INDEXING = {k: v for v, k in _ffi.ek_meshgrid_indexing_names.items()}
 
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:

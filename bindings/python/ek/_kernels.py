@@ -21,8 +21,7 @@ from ._stream import stream_handle as _stream_handle
 
 __all__ = ["RawModule", "RawKernel", "ElementwiseKernel"]
 
-_ORIGINS = {v: k[len("EK_MODULE_"):].lower().replace("_", " ")  # "memory cache", ...
-            for k, v in _ffi.ek_module_origin_values.items()}
+_ORIGINS = {v: k.replace("_", " ") for v, k in _ffi.ek_module_origin_names.items()}
 _UINT_MAX = 0xFFFFFFFF
 
 
