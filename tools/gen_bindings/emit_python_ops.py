@@ -148,6 +148,7 @@ out-dtype rule decides what may be written (ek.h, "Ops take their output").
 
 from ._core import (_T, _along, _binary, _byref, _current_handle, _entered, _new_handle,
                     _rbinary, _reduce, _unary, _var, _wrap, check)
+from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
 
@@ -274,6 +275,13 @@ def ops(model: Model) -> str:
     for alias, target in sorted(ALIASES.items()):
         o.append(f"{alias} = {target}\n")
     fns += sorted(ALIASES)
+    dtypes = dict(model.enums)["ek_dtype"]
+    o.append("\n# The dtypes of ek_dtype (ek.float32, ...; bool is bool_).\n")
+    for cname, _ in dtypes:
+        short = cname[len("EK_"):].lower()
+        py = short + "_" if short == "bool" else short
+        o.append(f"{py} = _DTYPES[{short!r}]\n")
+        fns.append(py)
     o.append("\n__all__ = [\n" + "".join(f"    {n!r},\n" for n in fns) + "]\n\nOPS = (\n")
     o.append("".join(f"    ({fam!r}, {py!r}, {v}),\n" for fam, py, _, v, _ in entries) + ")\n")
     return "".join(o)

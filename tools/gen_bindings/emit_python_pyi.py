@@ -233,11 +233,11 @@ def stubs(model: Model) -> str:
     for name, (mod, node) in sorted(public.items(), key=lambda kv: kv[0] != "Tensor"):
         if name == "Tensor":
             o.append(klass(pkg, "_tensor", pkg.defs("_tensor")["Tensor"], extra=tensor_extra))
-        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "_DTYPES":
-            o.append(f"{name}: DType\n")
         else:
             target = pkg.resolve(mod, node)
-            if isinstance(target, ast.Call) and ast.unparse(target.func).endswith("namedtuple"):
+            if isinstance(target, ast.Subscript) and ast.unparse(target.value) == "_DTYPES":
+                o.append(f"{name}: DType\n")
+            elif isinstance(target, ast.Call) and ast.unparse(target.func).endswith("namedtuple"):
                 o.append(namedtuple(name, target))
             elif isinstance(target, ast.Constant):
                 o.append(f"{name}: {type(target.value).__name__}\n")

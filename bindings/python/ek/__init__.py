@@ -40,7 +40,7 @@ from . import _ffi, cuda
 from ._context import Context, context
 from ._creation import *  # noqa: F401,F403
 from ._device import device_count, device_info
-from ._dtype import DType, DTYPES as _DTYPES, dtype
+from ._dtype import DType, dtype
 from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOError,
                       EkOverflowError, Error, IndexError_, InternalError, InvalidArgumentError,
                       IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
@@ -63,16 +63,6 @@ from ._random import *  # noqa: F401,F403
 from ._dlpack import from_dlpack
 from . import _capi, _creation, _elementwise, _indexing, _join, _memory, _ops, _random, _reduce
 
-bool_ = _DTYPES["bool"]
-uint8 = _DTYPES["uint8"]
-int8 = _DTYPES["int8"]
-int16 = _DTYPES["int16"]
-int32 = _DTYPES["int32"]
-int64 = _DTYPES["int64"]
-float16 = _DTYPES["float16"]
-bfloat16 = _DTYPES["bfloat16"]
-float32 = _DTYPES["float32"]
-float64 = _DTYPES["float64"]
 half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
 long, int = int64, int32  # noqa: A001
 
@@ -109,8 +99,7 @@ __all__ = [
     "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
     "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
     "memory_stats", "memory_snapshot", "memory_snapshot_json", "set_log_callback",
-    "LIBRARY_PATH", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-    "float32", "float64",
+    "LIBRARY_PATH",
     "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",

@@ -3292,6 +3292,26 @@ subtract = sub
 
 true_divide = div
 
+bool_: DType
+
+uint8: DType
+
+int8: DType
+
+int16: DType
+
+int32: DType
+
+int64: DType
+
+float16: DType
+
+bfloat16: DType
+
+float32: DType
+
+float64: DType
+
 def positive(input):
     """+x: the tensor itself (as torch.positive)."""
 
@@ -3537,31 +3557,11 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     "dltensor" capsule carries no read-only flag: it is shared.)
     """
 
-bool_: DType
+half: DType
 
-uint8: DType
+double: DType
 
-int8: DType
-
-int16: DType
-
-int32: DType
-
-int64: DType
-
-float16: DType
-
-bfloat16: DType
-
-float32: DType
-
-float64: DType
-
-half = float16
-
-double = float64
-
-long = int64
+long: DType
 
 def version() -> str:
     """Version of the loaded libek, "MAJOR.MINOR.PATCH" (ek_version_string);

@@ -9,6 +9,7 @@ out-dtype rule decides what may be written (ek.h, "Ops take their output").
 
 from ._core import (_T, _along, _binary, _byref, _current_handle, _entered, _new_handle,
                     _rbinary, _reduce, _unary, _var, _wrap, check)
+from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
 
@@ -3583,6 +3584,18 @@ not_equal = ne
 subtract = sub
 true_divide = div
 
+# The dtypes of ek_dtype (ek.float32, ...; bool is bool_).
+bool_ = _DTYPES['bool']
+uint8 = _DTYPES['uint8']
+int8 = _DTYPES['int8']
+int16 = _DTYPES['int16']
+int32 = _DTYPES['int32']
+int64 = _DTYPES['int64']
+float16 = _DTYPES['float16']
+bfloat16 = _DTYPES['bfloat16']
+float32 = _DTYPES['float32']
+float64 = _DTYPES['float64']
+
 __all__ = [
     'neg',
     'abs',
@@ -3690,6 +3703,16 @@ __all__ = [
     'not_equal',
     'subtract',
     'true_divide',
+    'bool_',
+    'uint8',
+    'int8',
+    'int16',
+    'int32',
+    'int64',
+    'float16',
+    'bfloat16',
+    'float32',
+    'float64',
 ]
 
 OPS = (
