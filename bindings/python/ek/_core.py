@@ -170,10 +170,16 @@ def _binary(op, a, b, out=None, name=None):
     (TypeError naming the op when ``name`` is given)."""
     if type(a) is _T:
         tb = type(b)
-        if tb is int or tb is float:  # the common scalar case first
+        if tb is int or tb is float:  # the common scalar case first, inline
             ctx = a._ctx
-            return _call(_c_binary_scalar, ctx, out, _current_handle(ctx) if _entered[0] else None,
-                         op, a._h, _scalar(b), 0)
+            st = _current_handle(ctx) if _entered[0] else None
+            if out is not None:
+                return _call(_c_binary_scalar, ctx, out, st, op, a._h, _scalar(b), 0)
+            h = _new_handle()
+            rc = _c_binary_scalar(st, op, a._h, _scalar(b), 0, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
         r = _binary_other(op, a, b, out, False) if tb is not _T else \
             _call(_c_binary, a._ctx, out, _stream(a._ctx), op, a._h, b._h)
     elif type(b) is _T:
