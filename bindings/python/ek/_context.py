@@ -11,7 +11,7 @@ import traceback
 import weakref
 
 from . import _ffi
-from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64
+from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields
 from ._device import device_str, parse_device, to_struct
 from ._errors import check, shut_down
 from ._handles import check_running, closed_error, own, releaser, set_null
@@ -146,25 +146,15 @@ class Context:
         """The pool's counters (ek_memory_stats) as a dict."""
         st = _ffi.new(_ffi.ek_memory_stats)
         check(lib.ek_memory_get_stats(self._handle(), ctypes.byref(st)))
-        return {name: getattr(st, name) for name, _ in st._fields_ if name != "struct_size"}
+        return fields(st)
 
     def memory_snapshot(self) -> list:
         """Every block of the pool (segment by segment, in address order) as dicts."""
-        count = ctypes.c_size_t()
-        while True:
-            check(lib.ek_memory_get_snapshot(self._handle(), None, 0, ctypes.byref(count)))
-            cap = count.value
-            blocks = _ffi.new(_ffi.ek_memory_block, max(cap, 1))
-            check(lib.ek_memory_get_snapshot(self._handle(), blocks, cap, ctypes.byref(count)))
-            if count.value <= cap:
-                break
-        fields = [name for name, _ in _ffi.ek_memory_block._fields_ if name != "struct_size"]
-        out = []
-        for b in blocks[:count.value]:
-            d = {name: getattr(b, name) for name in fields}
-            d["allocated"] = bool(d["allocated"])
-            out.append(d)
-        return out
+        blocks = [fields(b) for b in fetch_array(lib.ek_memory_get_snapshot, _ffi.ek_memory_block,
+                                                 self._handle())]
+        for b in blocks:
+            b["allocated"] = bool(b["allocated"])
+        return blocks
 
     def memory_snapshot_json(self, path=None):
         """The pool's segments, blocks and statistics of one moment as JSON
@@ -175,18 +165,7 @@ class Context:
         if path is not None:
             check(lib.ek_memory_write_snapshot_json(self._handle(), os.fsencode(path)))
             return None
-        return json.loads(self._memory_snapshot_json_text())
-
-    def _memory_snapshot_json_text(self) -> str:
-        length = ctypes.c_size_t()
-        check(lib.ek_memory_get_snapshot_json(self._handle(), None, 0, ctypes.byref(length)))
-        while True:
-            # Slack for blocks other threads add between the two calls.
-            buf = ctypes.create_string_buffer(length.value + 4096)
-            check(lib.ek_memory_get_snapshot_json(self._handle(), buf, len(buf),
-                                                  ctypes.byref(length)))
-            if length.value < len(buf):
-                return buf.raw[:length.value].decode("utf-8")
+        return json.loads(fetch_text(lib.ek_memory_get_snapshot_json, self._handle()))
 
     def empty_cache(self) -> None:
         """Return every cached, fully free segment to the device."""

@@ -13,7 +13,7 @@ import numpy as np
 from . import _ffi
 from ._context import Context, context
 from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
-from ._cint import c_uint64, scalar
+from ._cint import c_uint64, fields, scalar
 from ._errors import InvalidArgumentError, check, shut_down
 from ._handles import closed_error, own, releaser
 from ._lib import lib
@@ -340,7 +340,7 @@ class RawKernel(_Handle):
         num_params, param_bytes, ptx_version, binary_version."""
         a = _ffi.new(_ffi.ek_kernel_attributes)
         check(lib.ek_kernel_get_attributes(self._handle(), ctypes.byref(a)))
-        return {name: getattr(a, name) for name, _ in a._fields_ if name != "struct_size"}
+        return fields(a)
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
         """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
