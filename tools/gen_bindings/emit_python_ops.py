@@ -146,15 +146,14 @@ scans, softmax, var/std. In-place forms pass ``out=self``: the C library's
 out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
-from ._core import (_T, _along, _binary, _byref, _current_handle, _entered, _new_handle,
-                    _rbinary, _reduce, _unary, _var, _wrap, check)
+from . import _capi
+from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _dims, _entered,
+                    _input, _new_handle, _rbinary, _reduce, _unary, _wrap, check)
 from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
 
 _c_binary = _lib.ek_binary
-_c_scan = _lib.ek_scan
-_c_softmax = _lib.ek_softmax
 
 '''
 
@@ -207,21 +206,34 @@ def families(model: Model):
 
 
 SIGS = {  # family -> (function parameters, method parameters, call)
-    "unary": ("input, *, out=None", "self, *, out=None", "_unary({v}, {x}, out)"),
+    "unary": ("input, *, out=None", "self, *, out=None", "_unary({v}, {x}, out)"),  # (inlined)
     "reduce": ("input, dim=None, keepdim=False, *, dtype=None, out=None",
                "self, dim=None, keepdim=False, *, dtype=None, out=None",
                "_reduce({v}, {x}, dim, keepdim, dtype, out)"),
     "scan": ("input, dim, *, dtype=None, out=None", "self, dim, *, dtype=None, out=None",
-             "_along(_c_scan, {v}, {x}, dim, dtype, out)"),
+             "_capi.scan({v}, _input({x}, dtype), dim, out=out)"),
     "softmax": ("input, dim=-1, *, dtype=None, out=None", "self, dim=-1, *, dtype=None, out=None",
-                "_along(_c_softmax, {v}, {x}, dim, dtype, out)"),
+                "_capi.softmax({v}, _input({x}, dtype), dim, out=out)"),
     "var": ("input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None",
             "self, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None",
-            "_var({v}, {x}, dim, correction, keepdim, unbiased, out)"),
+            "_capi.var({v}, {x}, _dims(dim), correction if unbiased is None else int(unbiased), "
+            "keepdim, out=out)"),
 }
 INPLACE = {"unary": ("self", "_unary({v}, self, self)"),
            "binary": ("self, other", "_binary({v}, self, other, self)"),
-           "scan": ("self, dim", "_along(_c_scan, {v}, self, dim, None, self)")}
+           "scan": ("self, dim", "_capi.scan({v}, self, dim, out=self)")}
+UNARY_FAST = """\
+    x = {x} if type({x}) is _T else _arg({x})
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, {v}, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, {v}, x._h)
+"""
 
 
 def ops(model: Model) -> str:
@@ -238,10 +250,12 @@ def ops(model: Model) -> str:
                            + f"        return _binary({v}, self, other, out, {py!r})\n")
         else:
             params, mparams, call = SIGS[fam]
-            o.append(f"\ndef {py}({params}):  # noqa: A001,A002\n{doc(text)}"
-                     f"    return {call.format(v=v, x='input')}\n\n")
-            methods.append(f"    def {py}({mparams}):\n{doc(text, ' ' * 8)}"
-                           f"        return {call.format(v=v, x='self')}\n")
+            body = (UNARY_FAST.format(v=v, x="input") if fam == "unary" else
+                    f"    return {call.format(v=v, x='input')}\n")
+            mbody = indent(UNARY_FAST.format(v=v, x="self")) if fam == "unary" else \
+                f"        return {call.format(v=v, x='self')}\n"
+            o.append(f"\ndef {py}({params}):  # noqa: A001,A002\n{doc(text)}{body}\n")
+            methods.append(f"    def {py}({mparams}):\n{doc(text, ' ' * 8)}{mbody}")
         if fam in INPLACE and py not in NO_INPLACE:
             params, call = INPLACE[fam]
             methods.append(f"    def {py}_({params}):\n{doc(f'In place: self = {py}(...) (out=self); returns self.', ' ' * 8)}"

@@ -149,20 +149,8 @@ def _is_number(x) -> bool:
 # ------------------------------------------------------------------ elementwise
 
 def _unary(op, x, out) -> Tensor:
-    if type(x) is not _T:
-        x = _arg(x)
-    ctx = x._ctx
-    st = _current_handle(ctx) if _entered[0] else None
-    if out is None:
-        h = _new_handle()
-        rc = _c_unary(st, op, x._h, _byref(h))
-        if rc:
-            check(rc)
-        return _wrap(h, ctx)
-    rc = _c_unary(st, op, x._h, _outp(out))
-    if rc:
-        check(rc)
-    return out
+    x = _arg(x)
+    return _call(_c_unary, x._ctx, out, _stream(x._ctx), op, x._h)
 
 
 def _binary(op, a, b, out=None, name=None):
@@ -213,13 +201,12 @@ def _binary_other(op, a, b, out, scalar_first):
 
 # ------------------------------------------------------------------ reductions
 
-def _dims(dim):
-    """dim (None, an int or a sequence of ints) -> (ndims, int array or None)."""
+def _dims(dim) -> tuple:
+    """dim: None (every dim), an int or a sequence of ints -> a tuple."""
     if dim is None:
-        return 0, None
-    d = (operator.index(dim),) if isinstance(dim, (int, np.integer)) else \
+        return ()
+    return (operator.index(dim),) if isinstance(dim, (int, np.integer)) else \
         tuple(operator.index(v) for v in dim)
-    return len(d), (int_array(d, "dim") if d else None)
 
 
 def _input(x, dtype) -> Tensor:
@@ -229,23 +216,9 @@ def _input(x, dtype) -> Tensor:
 
 def _reduce(op, x, dim, keepdim, dtype, out) -> Tensor:
     x = _input(x, dtype)
-    n, arr = _dims(dim)
-    return _call(_c_reduce, x._ctx, out, _stream(x._ctx), op, x._h, n, arr, 1 if keepdim else 0)
-
-
-def _var(kind, x, dim, correction, keepdim, unbiased, out) -> Tensor:
-    x = _arg(x)
-    if unbiased is not None:
-        correction = 1 if unbiased else 0
-    n, arr = _dims(dim)
-    return _call(lib.ek_var, x._ctx, out, _stream(x._ctx), kind, x._h, n, arr,
-                 float(correction), 1 if keepdim else 0)
-
-
-def _along(fn, kind, x, dim, dtype, out) -> Tensor:
-    """fn(stream, kind, x, dim, &out): ek_softmax or ek_scan."""
-    x = _input(x, dtype)
-    return _call(fn, x._ctx, out, _stream(x._ctx), kind, x._h, _int(dim, "dim"))
+    d = _dims(dim)
+    return _call(_c_reduce, x._ctx, out, _stream(x._ctx), op, x._h, len(d),
+                 int_array(d, "dim") if d else None, 1 if keepdim else 0)
 
 
 # ------------------------------------------------------------------ indexing keys

@@ -7,15 +7,14 @@ scans, softmax, var/std. In-place forms pass ``out=self``: the C library's
 out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
-from ._core import (_T, _along, _binary, _byref, _current_handle, _entered, _new_handle,
-                    _rbinary, _reduce, _unary, _var, _wrap, check)
+from . import _capi
+from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _dims, _entered,
+                    _input, _new_handle, _rbinary, _reduce, _unary, _wrap, check)
 from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
 
 _c_binary = _lib.ek_binary
-_c_scan = _lib.ek_scan
-_c_softmax = _lib.ek_softmax
 
 
 def neg(input, *, out=None):  # noqa: A001,A002
@@ -26,7 +25,16 @@ def neg(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(0, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 0, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 0, x._h)
 
 
 def abs(input, *, out=None):  # noqa: A001,A002
@@ -37,7 +45,16 @@ def abs(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(1, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 1, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 1, x._h)
 
 
 def sign(input, *, out=None):  # noqa: A001,A002
@@ -49,7 +66,16 @@ def sign(input, *, out=None):  # noqa: A001,A002
     is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
     EK_ERROR_DTYPE.
     """
-    return _unary(2, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 2, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 2, x._h)
 
 
 def exp(input, *, out=None):  # noqa: A001,A002
@@ -60,7 +86,16 @@ def exp(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(3, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 3, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 3, x._h)
 
 
 def exp2(input, *, out=None):  # noqa: A001,A002
@@ -71,7 +106,16 @@ def exp2(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(4, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 4, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 4, x._h)
 
 
 def expm1(input, *, out=None):  # noqa: A001,A002
@@ -82,7 +126,16 @@ def expm1(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(5, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 5, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 5, x._h)
 
 
 def log(input, *, out=None):  # noqa: A001,A002
@@ -93,7 +146,16 @@ def log(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(6, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 6, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 6, x._h)
 
 
 def log2(input, *, out=None):  # noqa: A001,A002
@@ -104,7 +166,16 @@ def log2(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(7, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 7, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 7, x._h)
 
 
 def log1p(input, *, out=None):  # noqa: A001,A002
@@ -115,7 +186,16 @@ def log1p(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(8, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 8, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 8, x._h)
 
 
 def sqrt(input, *, out=None):  # noqa: A001,A002
@@ -126,7 +206,16 @@ def sqrt(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(9, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 9, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 9, x._h)
 
 
 def rsqrt(input, *, out=None):  # noqa: A001,A002
@@ -137,7 +226,16 @@ def rsqrt(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(10, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 10, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 10, x._h)
 
 
 def square(input, *, out=None):  # noqa: A001,A002
@@ -148,7 +246,16 @@ def square(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(11, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 11, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 11, x._h)
 
 
 def reciprocal(input, *, out=None):  # noqa: A001,A002
@@ -159,7 +266,16 @@ def reciprocal(input, *, out=None):  # noqa: A001,A002
     integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
     SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(12, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 12, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 12, x._h)
 
 
 def sin(input, *, out=None):  # noqa: A001,A002
@@ -170,7 +286,16 @@ def sin(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(13, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 13, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 13, x._h)
 
 
 def cos(input, *, out=None):  # noqa: A001,A002
@@ -181,7 +306,16 @@ def cos(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(14, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 14, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 14, x._h)
 
 
 def tan(input, *, out=None):  # noqa: A001,A002
@@ -192,7 +326,16 @@ def tan(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(15, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 15, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 15, x._h)
 
 
 def tanh(input, *, out=None):  # noqa: A001,A002
@@ -203,7 +346,16 @@ def tanh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(16, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 16, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 16, x._h)
 
 
 def sigmoid(input, *, out=None):  # noqa: A001,A002
@@ -214,7 +366,16 @@ def sigmoid(input, *, out=None):  # noqa: A001,A002
     or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is
     true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(17, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 17, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 17, x._h)
 
 
 def relu(input, *, out=None):  # noqa: A001,A002
@@ -225,7 +386,16 @@ def relu(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(18, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 18, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 18, x._h)
 
 
 def gelu(input, *, out=None):  # noqa: A001,A002
@@ -236,7 +406,16 @@ def gelu(input, *, out=None):  # noqa: A001,A002
     erf) on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is
     NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(19, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 19, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 19, x._h)
 
 
 def gelu_tanh(input, *, out=None):  # noqa: A001,A002
@@ -248,7 +427,16 @@ def gelu_tanh(input, *, out=None):  # noqa: A001,A002
     is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
     EK_ERROR_DTYPE.
     """
-    return _unary(20, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 20, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 20, x._h)
 
 
 def silu(input, *, out=None):  # noqa: A001,A002
@@ -259,7 +447,16 @@ def silu(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(21, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 21, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 21, x._h)
 
 
 def erf(input, *, out=None):  # noqa: A001,A002
@@ -270,7 +467,16 @@ def erf(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(22, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 22, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 22, x._h)
 
 
 def floor(input, *, out=None):  # noqa: A001,A002
@@ -281,7 +487,16 @@ def floor(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(23, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 23, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 23, x._h)
 
 
 def ceil(input, *, out=None):  # noqa: A001,A002
@@ -292,7 +507,16 @@ def ceil(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(24, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 24, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 24, x._h)
 
 
 def round(input, *, out=None):  # noqa: A001,A002
@@ -303,7 +527,16 @@ def round(input, *, out=None):  # noqa: A001,A002
     erf) on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is
     NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(25, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 25, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 25, x._h)
 
 
 def trunc(input, *, out=None):  # noqa: A001,A002
@@ -314,7 +547,16 @@ def trunc(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(26, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 26, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 26, x._h)
 
 
 def logical_not(input, *, out=None):  # noqa: A001,A002
@@ -325,7 +567,16 @@ def logical_not(input, *, out=None):  # noqa: A001,A002
     erf) on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is
     NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(27, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 27, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 27, x._h)
 
 
 def isnan(input, *, out=None):  # noqa: A001,A002
@@ -336,7 +587,16 @@ def isnan(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(28, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 28, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 28, x._h)
 
 
 def isinf(input, *, out=None):  # noqa: A001,A002
@@ -347,7 +607,16 @@ def isinf(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(29, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 29, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 29, x._h)
 
 
 def isfinite(input, *, out=None):  # noqa: A001,A002
@@ -358,7 +627,16 @@ def isfinite(input, *, out=None):  # noqa: A001,A002
     or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is
     true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(30, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 30, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 30, x._h)
 
 
 def asin(input, *, out=None):  # noqa: A001,A002
@@ -369,7 +647,16 @@ def asin(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(31, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 31, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 31, x._h)
 
 
 def acos(input, *, out=None):  # noqa: A001,A002
@@ -380,7 +667,16 @@ def acos(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(32, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 32, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 32, x._h)
 
 
 def atan(input, *, out=None):  # noqa: A001,A002
@@ -391,7 +687,16 @@ def atan(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(33, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 33, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 33, x._h)
 
 
 def sinh(input, *, out=None):  # noqa: A001,A002
@@ -402,7 +707,16 @@ def sinh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(34, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 34, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 34, x._h)
 
 
 def cosh(input, *, out=None):  # noqa: A001,A002
@@ -413,7 +727,16 @@ def cosh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(35, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 35, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 35, x._h)
 
 
 def asinh(input, *, out=None):  # noqa: A001,A002
@@ -424,7 +747,16 @@ def asinh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(36, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 36, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 36, x._h)
 
 
 def acosh(input, *, out=None):  # noqa: A001,A002
@@ -435,7 +767,16 @@ def acosh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(37, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 37, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 37, x._h)
 
 
 def atanh(input, *, out=None):  # noqa: A001,A002
@@ -446,7 +787,16 @@ def atanh(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(38, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 38, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 38, x._h)
 
 
 def log10(input, *, out=None):  # noqa: A001,A002
@@ -457,7 +807,16 @@ def log10(input, *, out=None):  # noqa: A001,A002
     bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN; SIGNBIT is true
     for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
     """
-    return _unary(39, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 39, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 39, x._h)
 
 
 def signbit(input, *, out=None):  # noqa: A001,A002
@@ -469,7 +828,16 @@ def signbit(input, *, out=None):  # noqa: A001,A002
     SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
     EK_ERROR_DTYPE.
     """
-    return _unary(40, input, out)
+    x = input if type(input) is _T else _arg(input)
+    ctx = x._ctx
+    st = _current_handle(ctx) if _entered[0] else None
+    if out is None:
+        h = _new_handle()
+        rc = _c_unary(st, 40, x._h, _byref(h))
+        if rc:
+            check(rc)
+        return _wrap(h, ctx)
+    return _call(_c_unary, ctx, out, st, 40, x._h)
 
 
 def add(input, other, *, out=None):  # noqa: A002
@@ -1472,7 +1840,7 @@ def cumsum(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
     differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
     EK_ERROR_INVALID_ARGUMENT.
     """
-    return _along(_c_scan, 0, input, dim, dtype, out)
+    return _capi.scan(0, _input(input, dtype), dim, out=out)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
@@ -1482,7 +1850,7 @@ def cumprod(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
     sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
     EK_ERROR_INVALID_ARGUMENT.
     """
-    return _along(_c_scan, 1, input, dim, dtype, out)
+    return _capi.scan(1, _input(input, dtype), dim, out=out)
 
 
 def softmax(input, dim=-1, *, dtype=None, out=None):  # noqa: A001,A002
@@ -1495,7 +1863,7 @@ def softmax(input, dim=-1, *, dtype=None, out=None):  # noqa: A001,A002
     -inf where PLAIN gives 0 and NaN where it gives NaN, so a 0-d x gives 0 when finite. An
     unknown kind is EK_ERROR_INVALID_ARGUMENT.
     """
-    return _along(_c_softmax, 0, input, dim, dtype, out)
+    return _capi.softmax(0, _input(input, dtype), dim, out=out)
 
 
 def log_softmax(input, dim=-1, *, dtype=None, out=None):  # noqa: A001,A002
@@ -1508,14 +1876,14 @@ def log_softmax(input, dim=-1, *, dtype=None, out=None):  # noqa: A001,A002
     -inf where PLAIN gives 0 and NaN where it gives NaN, so a 0-d x gives 0 when finite. An
     unknown kind is EK_ERROR_INVALID_ARGUMENT.
     """
-    return _along(_c_softmax, 1, input, dim, dtype, out)
+    return _capi.softmax(1, _input(input, dtype), dim, out=out)
 
 
 def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):  # noqa: A001,A002
     """var: ek_var EK_VAR_VARIANCE. Variance (or, with EK_VAR_STD, standard deviation) over dims
     (ndims == 0: every dim) with divisor max(0, N - correction). Float inputs only.
     """
-    return _var(0, input, dim, correction, keepdim, unbiased, out)
+    return _capi.var(0, input, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
 
 
 def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):  # noqa: A001,A002
@@ -1523,7 +1891,7 @@ def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
     standard deviation) over dims (ndims == 0: every dim) with divisor max(0, N - correction).
     Float inputs only.
     """
-    return _var(1, input, dim, correction, keepdim, unbiased, out)
+    return _capi.var(1, input, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
 
 
 @tensor_methods
@@ -1538,7 +1906,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(0, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 0, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 0, x._h)
 
     def neg_(self):
         """In place: self = neg(...) (out=self); returns self."""
@@ -1552,7 +1929,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(1, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 1, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 1, x._h)
 
     def abs_(self):
         """In place: self = abs(...) (out=self); returns self."""
@@ -1567,7 +1953,16 @@ class TensorOps:
         are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign
         bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(2, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 2, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 2, x._h)
 
     def sign_(self):
         """In place: self = sign(...) (out=self); returns self."""
@@ -1581,7 +1976,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(3, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 3, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 3, x._h)
 
     def exp_(self):
         """In place: self = exp(...) (out=self); returns self."""
@@ -1595,7 +1999,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(4, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 4, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 4, x._h)
 
     def exp2_(self):
         """In place: self = exp2(...) (out=self); returns self."""
@@ -1610,7 +2023,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(5, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 5, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 5, x._h)
 
     def expm1_(self):
         """In place: self = expm1(...) (out=self); returns self."""
@@ -1624,7 +2046,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(6, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 6, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 6, x._h)
 
     def log_(self):
         """In place: self = log(...) (out=self); returns self."""
@@ -1638,7 +2069,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(7, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 7, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 7, x._h)
 
     def log2_(self):
         """In place: self = log2(...) (out=self); returns self."""
@@ -1653,7 +2093,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(8, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 8, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 8, x._h)
 
     def log1p_(self):
         """In place: self = log1p(...) (out=self); returns self."""
@@ -1667,7 +2116,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(9, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 9, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 9, x._h)
 
     def sqrt_(self):
         """In place: self = sqrt(...) (out=self); returns self."""
@@ -1682,7 +2140,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(10, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 10, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 10, x._h)
 
     def rsqrt_(self):
         """In place: self = rsqrt(...) (out=self); returns self."""
@@ -1697,7 +2164,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(11, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 11, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 11, x._h)
 
     def square_(self):
         """In place: self = square(...) (out=self); returns self."""
@@ -1712,7 +2188,16 @@ class TensorOps:
         identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set.
         NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(12, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 12, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 12, x._h)
 
     def reciprocal_(self):
         """In place: self = reciprocal(...) (out=self); returns self."""
@@ -1726,7 +2211,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(13, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 13, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 13, x._h)
 
     def sin_(self):
         """In place: self = sin(...) (out=self); returns self."""
@@ -1740,7 +2234,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(14, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 14, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 14, x._h)
 
     def cos_(self):
         """In place: self = cos(...) (out=self); returns self."""
@@ -1754,7 +2257,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(15, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 15, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 15, x._h)
 
     def tan_(self):
         """In place: self = tan(...) (out=self); returns self."""
@@ -1768,7 +2280,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(16, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 16, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 16, x._h)
 
     def tanh_(self):
         """In place: self = tanh(...) (out=self); returns self."""
@@ -1783,7 +2304,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(17, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 17, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 17, x._h)
 
     def sigmoid_(self):
         """In place: self = sigmoid(...) (out=self); returns self."""
@@ -1797,7 +2327,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(18, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 18, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 18, x._h)
 
     def relu_(self):
         """In place: self = relu(...) (out=self); returns self."""
@@ -1812,7 +2351,16 @@ class TensorOps:
         identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set.
         NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(19, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 19, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 19, x._h)
 
     def gelu_(self):
         """In place: self = gelu(...) (out=self); returns self."""
@@ -1827,7 +2375,16 @@ class TensorOps:
         are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign
         bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(20, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 20, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 20, x._h)
 
     def gelu_tanh_(self):
         """In place: self = gelu_tanh(...) (out=self); returns self."""
@@ -1841,7 +2398,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(21, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 21, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 21, x._h)
 
     def silu_(self):
         """In place: self = silu(...) (out=self); returns self."""
@@ -1855,7 +2421,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(22, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 22, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 22, x._h)
 
     def erf_(self):
         """In place: self = erf(...) (out=self); returns self."""
@@ -1870,7 +2445,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(23, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 23, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 23, x._h)
 
     def floor_(self):
         """In place: self = floor(...) (out=self); returns self."""
@@ -1884,7 +2468,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(24, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 24, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 24, x._h)
 
     def ceil_(self):
         """In place: self = ceil(...) (out=self); returns self."""
@@ -1899,7 +2492,16 @@ class TensorOps:
         identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set.
         NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(25, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 25, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 25, x._h)
 
     def round_(self):
         """In place: self = round(...) (out=self); returns self."""
@@ -1914,7 +2516,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(26, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 26, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 26, x._h)
 
     def trunc_(self):
         """In place: self = trunc(...) (out=self); returns self."""
@@ -1929,7 +2540,16 @@ class TensorOps:
         identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set.
         NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(27, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 27, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 27, x._h)
 
     def logical_not_(self):
         """In place: self = logical_not(...) (out=self); returns self."""
@@ -1944,7 +2564,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(28, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 28, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 28, x._h)
 
     def isinf(self, *, out=None):
         """isinf: ek_unary EK_UNARY_ISINF. out = op(x), x's shape. Result dtype: x's, except bool
@@ -1955,7 +2584,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(29, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 29, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 29, x._h)
 
     def isfinite(self, *, out=None):
         """isfinite: ek_unary EK_UNARY_ISFINITE. out = op(x), x's shape. Result dtype: x's, except
@@ -1966,7 +2604,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(30, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 30, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 30, x._h)
 
     def asin(self, *, out=None):
         """asin: ek_unary EK_UNARY_ASIN. out = op(x), x's shape. Result dtype: x's, except bool for
@@ -1976,7 +2623,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(31, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 31, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 31, x._h)
 
     def asin_(self):
         """In place: self = asin(...) (out=self); returns self."""
@@ -1990,7 +2646,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(32, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 32, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 32, x._h)
 
     def acos_(self):
         """In place: self = acos(...) (out=self); returns self."""
@@ -2004,7 +2669,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(33, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 33, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 33, x._h)
 
     def atan_(self):
         """In place: self = atan(...) (out=self); returns self."""
@@ -2018,7 +2692,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(34, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 34, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 34, x._h)
 
     def sinh_(self):
         """In place: self = sinh(...) (out=self); returns self."""
@@ -2032,7 +2715,16 @@ class TensorOps:
         on integer or bool input. Rounding ops on integers are the identity. SIGN of NaN is NaN;
         SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(35, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 35, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 35, x._h)
 
     def cosh_(self):
         """In place: self = cosh(...) (out=self); returns self."""
@@ -2047,7 +2739,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(36, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 36, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 36, x._h)
 
     def asinh_(self):
         """In place: self = asinh(...) (out=self); returns self."""
@@ -2062,7 +2763,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(37, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 37, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 37, x._h)
 
     def acosh_(self):
         """In place: self = acosh(...) (out=self); returns self."""
@@ -2077,7 +2787,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(38, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 38, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 38, x._h)
 
     def atanh_(self):
         """In place: self = atanh(...) (out=self); returns self."""
@@ -2092,7 +2811,16 @@ class TensorOps:
         NaN; SIGNBIT is true for -0.0 and a NaN with its sign bit set. NEG of bool:
         EK_ERROR_DTYPE.
         """
-        return _unary(39, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 39, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 39, x._h)
 
     def log10_(self):
         """In place: self = log10(...) (out=self); returns self."""
@@ -2107,7 +2835,16 @@ class TensorOps:
         integers are the identity. SIGN of NaN is NaN; SIGNBIT is true for -0.0 and a NaN with
         its sign bit set. NEG of bool: EK_ERROR_DTYPE.
         """
-        return _unary(40, self, out)
+        x = self if type(self) is _T else _arg(self)
+        ctx = x._ctx
+        st = _current_handle(ctx) if _entered[0] else None
+        if out is None:
+            h = _new_handle()
+            rc = _c_unary(st, 40, x._h, _byref(h))
+            if rc:
+                check(rc)
+            return _wrap(h, ctx)
+        return _call(_c_unary, ctx, out, st, 40, x._h)
 
     def add(self, other, *, out=None):
         """add: ek_binary EK_BINARY_ADD. out = a op b, broadcast; the shape is the broadcast of a's
@@ -3193,11 +3930,11 @@ class TensorOps:
         so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
         EK_ERROR_INVALID_ARGUMENT.
         """
-        return _along(_c_scan, 0, self, dim, dtype, out)
+        return _capi.scan(0, _input(self, dtype), dim, out=out)
 
     def cumsum_(self, dim):
         """In place: self = cumsum(...) (out=self); returns self."""
-        return _along(_c_scan, 0, self, dim, None, self)
+        return _capi.scan(0, self, dim, out=self)
 
     def cumprod(self, dim, *, dtype=None, out=None):
         """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
@@ -3206,11 +3943,11 @@ class TensorOps:
         so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
         EK_ERROR_INVALID_ARGUMENT.
         """
-        return _along(_c_scan, 1, self, dim, dtype, out)
+        return _capi.scan(1, _input(self, dtype), dim, out=out)
 
     def cumprod_(self, dim):
         """In place: self = cumprod(...) (out=self); returns self."""
-        return _along(_c_scan, 1, self, dim, None, self)
+        return _capi.scan(1, self, dim, out=self)
 
     def softmax(self, dim=-1, *, dtype=None, out=None):
         """softmax: ek_softmax EK_SOFTMAX_PLAIN (exp(x - max) / sum(exp(x - max))). softmax
@@ -3222,7 +3959,7 @@ class TensorOps:
         NaN; LOG gives -inf where PLAIN gives 0 and NaN where it gives NaN, so a 0-d x gives 0
         when finite. An unknown kind is EK_ERROR_INVALID_ARGUMENT.
         """
-        return _along(_c_softmax, 0, self, dim, dtype, out)
+        return _capi.softmax(0, _input(self, dtype), dim, out=out)
 
     def log_softmax(self, dim=-1, *, dtype=None, out=None):
         """log_softmax: ek_softmax EK_SOFTMAX_LOG (x - max - log(sum(exp(x - max)))). softmax
@@ -3234,20 +3971,20 @@ class TensorOps:
         NaN; LOG gives -inf where PLAIN gives 0 and NaN where it gives NaN, so a 0-d x gives 0
         when finite. An unknown kind is EK_ERROR_INVALID_ARGUMENT.
         """
-        return _along(_c_softmax, 1, self, dim, dtype, out)
+        return _capi.softmax(1, _input(self, dtype), dim, out=out)
 
     def var(self, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
         """var: ek_var EK_VAR_VARIANCE. Variance (or, with EK_VAR_STD, standard deviation) over
         dims (ndims == 0: every dim) with divisor max(0, N - correction). Float inputs only.
         """
-        return _var(0, self, dim, correction, keepdim, unbiased, out)
+        return _capi.var(0, self, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
 
     def std(self, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
         """std: ek_var EK_VAR_STD (the square root of the variance). Variance (or, with EK_VAR_STD,
         standard deviation) over dims (ndims == 0: every dim) with divisor max(0, N -
         correction). Float inputs only.
         """
-        return _var(1, self, dim, correction, keepdim, unbiased, out)
+        return _capi.var(1, self, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
 
     def __add__(self, other):
         if type(other) is _T:
