@@ -12,21 +12,12 @@ Everything numeric, indexing included, happens in the C library.
     >>> x[x > 2] = 0              # boolean-mask assignment
     >>> y = x.to("cuda")          # needs a GPU
 
-Custom CUDA kernels, as in CuPy: ``ek.RawModule`` / ``ek.RawKernel`` (CUDA C++
-compiled at run time by NVRTC, or a cubin/fatbin/PTX image) and
-``ek.ElementwiseKernel`` (a kernel from an expression);
-``ek.cuda.kernel_cache_clear()`` empties their caches.
-
-``with ek.profile("cuda") as prof:`` records every op with host and device
-times: ``prof.records()``, ``prof.summary()``, ``prof.export_chrome_trace(path)``.
-
-``ek.set_log_callback(fn)`` sends libek's log messages (per context's
-``log_level``) to ``fn(level, message)``; ``Context.memory_snapshot_json``
-gives the pool's snapshot as JSON for ``scripts/plot_memory.py``.
-
 Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
-``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
-Tensor has the same ops as methods, and the Python operators.
+``ek.max(x, dim)``, ``ek.randn``, ...); each Tensor has the same ops as methods
+and the Python operators. Custom CUDA kernels (``ek.RawModule``,
+``ek.RawKernel``, ``ek.ElementwiseKernel``), the profiler (``ek.profile``),
+logging (``ek.set_log_callback``) and raw memory (``ek.Memory``): see
+bindings/python/README.md.
 
 The library is found through ``EK_LIBRARY``, then ``libek.so.0`` next to this
 package, then the system's library path.
