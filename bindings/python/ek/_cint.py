@@ -63,6 +63,13 @@ def int64_array(seq, what: str = "shape") -> ctypes.Array:
 
 
 
+def filled(fn, obj, *args):
+    """``fn(*args, &obj)`` checked; returns obj (an out-parameter the call filled)."""
+    from ._errors import check
+    check(fn(*args, ctypes.byref(obj)))
+    return obj
+
+
 def fields(struct) -> dict:
     """A struct the library filled as a dict (struct_size left out)."""
     return {n: getattr(struct, n) for n, _ in struct._fields_ if n != "struct_size"}

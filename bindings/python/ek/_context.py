@@ -11,7 +11,7 @@ import traceback
 import weakref
 
 from . import _ffi
-from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields
+from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields, filled
 from ._device import device_str, parse_device, to_struct
 from ._errors import check, shut_down
 from ._handles import check_running, closed_error, own, releaser, set_null
@@ -44,8 +44,7 @@ class Context:
                  kernel_cache_dir: str | os.PathLike | None = None,
                  log_level: str | int | None = None):
         dev = parse_device(device)
-        cfg = _ffi.ek_context_config()
-        check(lib.ek_context_config_init(ctypes.byref(cfg)))
+        cfg = filled(lib.ek_context_config_init, _ffi.ek_context_config())
         if memory_limit is not None:
             cfg.memory_limit = c_uint64(memory_limit, "ek.Context: memory_limit")
         if memory_fraction is not None:
@@ -62,8 +61,7 @@ class Context:
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
-        got = _ffi.ek_device()
-        check(lib.ek_context_get_device(h, ctypes.byref(got)))
+        got = filled(lib.ek_context_get_device, _ffi.ek_device(), h)
         self._dev = (got.type, got.index)
         self._tok = own(h, _DESTROY)
         self._h = h
@@ -118,8 +116,7 @@ class Context:
     @property
     def config(self) -> dict:
         """The effective configuration (environment and defaults applied)."""
-        cfg = _ffi.new(_ffi.ek_context_config)
-        check(lib.ek_context_get_config(self._handle(), ctypes.byref(cfg)))
+        cfg = filled(lib.ek_context_get_config, _ffi.new(_ffi.ek_context_config), self._handle())
         return {
             "memory_limit": cfg.memory_limit,
             "memory_fraction": cfg.memory_fraction,
@@ -137,15 +134,13 @@ class Context:
     def default_stream(self):
         """The context's default stream (borrowed; never destroyed)."""
         from ._stream import Stream
-        h = _ffi.ek_stream()
-        check(lib.ek_context_get_default_stream(self._handle(), ctypes.byref(h)))
+        h = filled(lib.ek_context_get_default_stream, _ffi.ek_stream(), self._handle())
         return Stream._borrowed(h, self)
 
     # -- memory
     def memory_stats(self) -> dict:
         """The pool's counters (ek_memory_stats) as a dict."""
-        st = _ffi.new(_ffi.ek_memory_stats)
-        check(lib.ek_memory_get_stats(self._handle(), ctypes.byref(st)))
+        st = filled(lib.ek_memory_get_stats, _ffi.new(_ffi.ek_memory_stats), self._handle())
         return fields(st)
 
     def memory_snapshot(self) -> list:
@@ -214,8 +209,7 @@ class Context:
     def random_state(self) -> tuple:
         """The generator's (seed, offset): the next random tensor's element i
         uses Philox counter offset + i under key seed."""
-        st = _ffi.new(_ffi.ek_philox_state)
-        check(lib.ek_random_get_state(self._handle(), ctypes.byref(st)))
+        st = filled(lib.ek_random_get_state, _ffi.new(_ffi.ek_philox_state), self._handle())
         return int(st.seed), int(st.offset)
 
 

@@ -11,6 +11,7 @@ import threading
 
 from . import _ffi
 from ._context import context
+from ._cint import filled
 from ._errors import DtypeError, InvalidArgumentError, NotSupportedError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
@@ -143,8 +144,7 @@ def _dl_device(t: Tensor) -> tuple:
 def _native_of(ctx, handle) -> int:
     p = ctypes.c_void_p()
     if handle is None:
-        st = _ffi.ek_stream()
-        check(lib.ek_context_get_default_stream(ctx._handle(), ctypes.byref(st)))
+        st = filled(lib.ek_context_get_default_stream, _ffi.ek_stream(), ctx._handle())
         handle = st
     check(lib.ek_stream_get_native(handle, ctypes.byref(p)))
     return p.value or 0
@@ -201,8 +201,7 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     if t.is_cuda:
         _sync_consumer(t, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
-    p = ctypes.c_void_p()
-    check(lib.ek_tensor_to_dlpack(t._h, ctypes.byref(p)))
+    p = filled(lib.ek_tensor_to_dlpack, ctypes.c_void_p(), t._h)
     mt = DLManagedTensorVersioned.from_address(p.value)
     ek_deleter = mt.deleter
     if not versioned:  # the same DLTensor (its arrays are libek's) in the legacy struct

@@ -13,7 +13,7 @@ import numpy as np
 from . import _ffi
 from ._context import Context, context
 from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
-from ._cint import c_uint64, fields, scalar
+from ._cint import c_uint64, fields, filled, scalar
 from ._errors import InvalidArgumentError, check, shut_down
 from ._handles import closed_error, own, releaser
 from ._lib import lib
@@ -163,8 +163,7 @@ class RawModule(_Handle):
         """Where the code came from: "not loaded" (source, not compiled yet),
         "compiled" (by NVRTC in this process), "memory cache" (the image another
         module of this process compiled), "disk cache" or "image"."""
-        o = _ffi.ek_module_origin()
-        check(lib.ek_module_get_origin(self._handle(), ctypes.byref(o)))
+        o = filled(lib.ek_module_get_origin, _ffi.ek_module_origin(), self._handle())
         return _ORIGINS.get(o.value, str(o.value))
 
     def get_function(self, name: str) -> "RawKernel":
@@ -338,8 +337,8 @@ class RawKernel(_Handle):
         """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
         max_threads_per_block, shared_bytes, const_bytes, local_bytes,
         num_params, param_bytes, ptx_version, binary_version."""
-        a = _ffi.new(_ffi.ek_kernel_attributes)
-        check(lib.ek_kernel_get_attributes(self._handle(), ctypes.byref(a)))
+        a = filled(lib.ek_kernel_get_attributes, _ffi.new(_ffi.ek_kernel_attributes),
+                   self._handle())
         return fields(a)
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
@@ -462,8 +461,8 @@ class ElementwiseKernel:
             raise closed_error(f"ek.ElementwiseKernel {self.name!r}: the kernel")
         entry = self._built.get(ctx)
         if entry is None:
-            h = _ffi.ek_elementwise()
-            check(lib.ek_elementwise_create(ctx._handle(), *self._args, ctypes.byref(h)))
+            h = filled(lib.ek_elementwise_create, _ffi.ek_elementwise(), ctx._handle(),
+                       *self._args)
             entry = (h, _own(h, "ek_elementwise_destroy", ctx))
             self._built[ctx] = entry
         return entry[0]

@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from ._cint import c_uint64
+from ._cint import c_uint64, filled
 from ._context import context
 from ._errors import check, shut_down
 from ._lib import lib
@@ -106,6 +106,4 @@ def memcpy(dst, src, nbytes: int | None = None, *, device="cpu", stream=None) ->
 
 def live_handles() -> int:
     """Number of live libek handles (contexts, streams, events, tensors); for leak checks."""
-    n = ctypes.c_int64()
-    check(lib.ek_live_handles(ctypes.byref(n)))
-    return n.value
+    return filled(lib.ek_live_handles, ctypes.c_int64()).value
