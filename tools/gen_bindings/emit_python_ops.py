@@ -185,6 +185,15 @@ FAST_DUNDER = """\
         return _wrap(h, ctx)
 """
 
+FAST_INPLACE = """\
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, {op}, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
+"""
 
 def fast_binary(op, a, b, with_out):
     return (FAST if with_out else FAST_DUNDER).format(op=op, a=a, b=b)
@@ -268,8 +277,8 @@ def ops(model: Model) -> str:
             fast_binary(v, "self", "other", False)) + f"        return _binary({v}, self, other)\n")
         methods.append(f"    def __r{dunder}__(self, other):\n"
                        f"        return _rbinary({v}, self, other)\n")
-        methods.append(f"    def __i{dunder}__(self, other):\n"
-                       f"        return _binary({v}, self, other, self)\n")
+        methods.append(f"    def __i{dunder}__(self, other):\n" + FAST_INPLACE.format(op=v)
+                       + f"        return _binary({v}, self, other, self)\n")
     for dunder, py in COMPARISONS.items():
         v = by_name[py]
         methods.append(f"    def __{dunder}__(self, other):\n" + indent(

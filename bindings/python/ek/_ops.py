@@ -4001,6 +4001,13 @@ class TensorOps:
         return _rbinary(0, self, other)
 
     def __iadd__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 0, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(0, self, other, self)
 
     def __sub__(self, other):
@@ -4018,6 +4025,13 @@ class TensorOps:
         return _rbinary(1, self, other)
 
     def __isub__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 1, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(1, self, other, self)
 
     def __mul__(self, other):
@@ -4035,6 +4049,13 @@ class TensorOps:
         return _rbinary(2, self, other)
 
     def __imul__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 2, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(2, self, other, self)
 
     def __truediv__(self, other):
@@ -4052,6 +4073,13 @@ class TensorOps:
         return _rbinary(3, self, other)
 
     def __itruediv__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 3, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(3, self, other, self)
 
     def __floordiv__(self, other):
@@ -4069,6 +4097,13 @@ class TensorOps:
         return _rbinary(4, self, other)
 
     def __ifloordiv__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 4, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(4, self, other, self)
 
     def __mod__(self, other):
@@ -4086,6 +4121,13 @@ class TensorOps:
         return _rbinary(5, self, other)
 
     def __imod__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 5, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(5, self, other, self)
 
     def __pow__(self, other):
@@ -4103,6 +4145,13 @@ class TensorOps:
         return _rbinary(6, self, other)
 
     def __ipow__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 6, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(6, self, other, self)
 
     def __and__(self, other):
@@ -4120,6 +4169,13 @@ class TensorOps:
         return _rbinary(19, self, other)
 
     def __iand__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 19, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(19, self, other, self)
 
     def __or__(self, other):
@@ -4137,6 +4193,13 @@ class TensorOps:
         return _rbinary(20, self, other)
 
     def __ior__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 20, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(20, self, other, self)
 
     def __xor__(self, other):
@@ -4154,6 +4217,13 @@ class TensorOps:
         return _rbinary(21, self, other)
 
     def __ixor__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 21, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(21, self, other, self)
 
     def __lshift__(self, other):
@@ -4171,6 +4241,13 @@ class TensorOps:
         return _rbinary(22, self, other)
 
     def __ilshift__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 22, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(22, self, other, self)
 
     def __rshift__(self, other):
@@ -4188,6 +4265,13 @@ class TensorOps:
         return _rbinary(23, self, other)
 
     def __irshift__(self, other):
+        if type(other) is _T:
+            p = self._p
+            rc = _c_binary(_current_handle(self._ctx) if _entered[0] else None, 23, self._h,
+                           other._h, p if p is not None else self._outp())
+            if rc:
+                check(rc)
+            return self
         return _binary(23, self, other, self)
 
     def __eq__(self, other):
