@@ -3,6 +3,7 @@ and function of ek.h, with the header's doc comments."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from header import GenError, Model, eval_int, squash
@@ -85,7 +86,8 @@ HEADER = '''\
 # CI checks it with: python3 tools/gen_bindings/gen.py --check
 """ctypes declarations of the libek C API (include/ek.h).
 
-Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts), handle
+Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts, and
+``<enum>_names``: value -> short name, "cuda", "memory_cache"), handle
 types (``POINTER`` to opaque structs), callback types, ``Structure`` classes
 and ``FUNCTIONS`` (name -> restype, argtypes, parameter names, doc).
 ``EXPERIMENTAL`` names what ek.h declares under ``#ifdef EK_EXPERIMENTAL``;
@@ -128,6 +130,10 @@ def emit(model: Model) -> str:
             o.append(f"{name}_values = {{\n")
             for en, ev in entries:
                 o.append(f"    {en!r}: {ev},\n")
+            prefix = os.path.commonprefix([en for en, _ in entries]).rpartition("_")[0]
+            o.append(f"}}\n# value -> the name without {prefix}_, lower case\n{name}_names = {{\n")
+            for en, ev in entries:
+                o.append(f"    {ev}: {en[len(prefix) + 1:].lower()!r},\n")
             o.append("}\n\n\n")
         elif kind == "handle":
             tag = dict(model.handles)[name]

@@ -1,8 +1,10 @@
 """ek — Python binding of libek, a GPU tensor runtime with a stable C API.
 
-A thin ctypes layer: the FFI declarations (``ek._ffi``) are generated from
-``include/ek.h`` by ``bindings/python/gen_ffi.py``; everything numeric happens
-in the C library.
+A thin ctypes layer generated from ``include/ek.h`` by tools/gen_bindings:
+the FFI declarations (``ek._ffi``), the uniform ops (``ek._capi``, one
+function per op of ek.h), the ops of ek.h's lists by name with the Tensor
+methods and operators (``ek._ops``) and the type stubs (``__init__.pyi``).
+Everything numeric, indexing included, happens in the C library.
 
     >>> import ek
     >>> x = ek.arange(6, dtype=ek.float32).reshape(2, 3)
@@ -10,21 +12,12 @@ in the C library.
     >>> x[x > 2] = 0              # boolean-mask assignment
     >>> y = x.to("cuda")          # needs a GPU
 
-Custom CUDA kernels, as in CuPy: ``ek.RawModule`` / ``ek.RawKernel`` (CUDA C++
-compiled at run time by NVRTC, or a cubin/fatbin/PTX image) and
-``ek.ElementwiseKernel`` (a kernel from an expression);
-``ek.cuda.kernel_cache_clear()`` empties their caches.
-
-``with ek.profile("cuda") as prof:`` records every op with host and device
-times: ``prof.records()``, ``prof.summary()``, ``prof.export_chrome_trace(path)``.
-
-``ek.set_log_callback(fn)`` sends libek's log messages (per context's
-``log_level``) to ``fn(level, message)``; ``Context.memory_snapshot_json``
-gives the pool's snapshot as JSON for ``scripts/plot_memory.py``.
-
 Module-level functions mirror PyTorch's (``ek.exp(x)``, ``ek.where(c, a, b)``,
-``ek.matmul``, ``ek.softmax``, ``ek.max(x, dim)``, ``ek.randn``, ...); each
-Tensor has the same ops as methods, and the Python operators.
+``ek.max(x, dim)``, ``ek.randn``, ...); each Tensor has the same ops as methods
+and the Python operators. Custom CUDA kernels (``ek.RawModule``,
+``ek.RawKernel``, ``ek.ElementwiseKernel``), the profiler (``ek.profile``),
+logging (``ek.set_log_callback``) and raw memory (``ek.Memory``): see
+bindings/python/README.md.
 
 The library is found through ``EK_LIBRARY``, then ``libek.so.0`` next to this
 package, then the system's library path.
@@ -36,10 +29,9 @@ import ctypes as _ctypes
 
 from . import _ffi, cuda
 from ._context import Context, context
-from ._creation import (arange, empty, empty_like, from_numpy, full, full_like, ones, ones_like,
-                        tensor, zeros, zeros_like)
+from ._creation import *  # noqa: F401,F403
 from ._device import device_count, device_info
-from ._dtype import DType, DTYPES as _DTYPES, dtype
+from ._dtype import DType, dtype
 from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOError,
                       EkOverflowError, Error, IndexError_, InternalError, InvalidArgumentError,
                       IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
@@ -47,36 +39,21 @@ from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOE
                       ShutdownError, check)
 from ._lib import LIBRARY_PATH, lib as _cdll
 from ._log import set_log_callback
+from ._memory import *  # noqa: F401,F403
 from ._stream import Event, Stream, current_stream, synchronize
 from ._tensor import Tensor
 from ._version import __version__
 from ._kernels import ElementwiseKernel, RawKernel, RawModule
 from ._profiler import ProfileRecord, Profiler, profile
-from . import _dlpack, _indexing, _matmul, _ops, _random, _reduce, _ternary
+from ._ops import *  # noqa: F401,F403  (generated from ek.h's op lists)
+from ._elementwise import *  # noqa: F401,F403
+from ._reduce import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
+from ._join import *  # noqa: F401,F403
+from ._random import *  # noqa: F401,F403
 from ._dlpack import from_dlpack
-from ._reduce import ValuesIndices
+from . import _capi, _creation, _elementwise, _indexing, _join, _memory, _ops, _random, _reduce
 
-_MODULES = (_ops, _ternary, _matmul, _reduce, _indexing, _random, _dlpack)
-for _m in _MODULES:
-    _m.install(Tensor)
-_FUNCTIONS = {}
-for _m in _MODULES[:-1]:
-    _FUNCTIONS.update(_m.functions())
-globals().update(_FUNCTIONS)
-del _m
-from ._creation import eye, install as _install_creation, linspace, tril, triu
-_install_creation(Tensor)
-
-bool_ = _DTYPES["bool"]
-uint8 = _DTYPES["uint8"]
-int8 = _DTYPES["int8"]
-int16 = _DTYPES["int16"]
-int32 = _DTYPES["int32"]
-int64 = _DTYPES["int64"]
-float16 = _DTYPES["float16"]
-bfloat16 = _DTYPES["bfloat16"]
-float32 = _DTYPES["float32"]
-float64 = _DTYPES["float64"]
 half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
 long, int = int64, int32  # noqa: A001
 
@@ -91,13 +68,6 @@ def version_info() -> tuple:
     """(major, minor, patch) of the loaded libek."""
     v = _cdll.ek_version()
     return (v // 10000, v // 100 % 100, v % 100)
-
-
-def live_handles() -> int:
-    """Number of live libek handles (contexts, streams, events, tensors); for leak checks."""
-    n = _ctypes.c_int64()
-    check(_cdll.ek_live_handles(_ctypes.byref(n)))
-    return n.value
 
 
 def memory_stats(device="cpu") -> dict:
@@ -116,29 +86,18 @@ def memory_snapshot_json(path=None, device="cpu"):
     return context(device).memory_snapshot_json(path)
 
 
-
 __all__ = [
     "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
     "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
-    "live_handles", "memory_stats", "memory_snapshot", "memory_snapshot_json",
-    "set_log_callback", "LIBRARY_PATH",
-    "empty", "zeros", "ones", "full", "arange", "tensor", "from_numpy",
-    "empty_like", "zeros_like", "ones_like", "full_like",
-    "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64",
+    "memory_stats", "memory_snapshot", "memory_snapshot_json", "set_log_callback",
+    "LIBRARY_PATH",
     "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
     "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
     "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
     "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError",
-    "from_dlpack", "ValuesIndices", "RawModule", "RawKernel", "ElementwiseKernel",
-    "Profiler", "ProfileRecord", "profile",
-    "linspace", "eye", "tril", "triu",
-] + sorted(_FUNCTIONS)
-del annotations
-
-# Joining and rearranging: concat/cat, stack, split, chunk, unstack, flip,
-# roll, tile (Tensor.repeat), moveaxis, broadcast_tensors, meshgrid.
-from . import _join  # noqa: E402
-_join.install(Tensor)
-globals().update(_join.functions())
-__all__ += sorted(_join.functions())
+    "from_dlpack", "RawModule", "RawKernel", "ElementwiseKernel", "Profiler", "ProfileRecord",
+    "profile",
+]
+for _m in (_creation, _memory, _ops, _elementwise, _reduce, _indexing, _join, _random):
+    __all__ += _m.__all__
+del _m, annotations

@@ -63,6 +63,44 @@ def int64_array(seq, what: str = "shape") -> ctypes.Array:
 
 
 
+def filled(fn, obj, *args):
+    """``fn(*args, &obj)`` checked; returns obj (an out-parameter the call filled)."""
+    from ._errors import check
+    check(fn(*args, ctypes.byref(obj)))
+    return obj
+
+
+def fields(struct) -> dict:
+    """A struct the library filled as a dict (struct_size left out)."""
+    return {n: getattr(struct, n) for n, _ in struct._fields_ if n != "struct_size"}
+
+
+def fetch_array(fn, cls, *args) -> list:
+    """ek.h's two-phase array query: fn(*args, NULL, 0, &count) sizes it, then
+    an array of cls is filled (again if it grew in between)."""
+    from ._errors import check
+    count = ctypes.c_size_t()
+    check(fn(*args, None, 0, ctypes.byref(count)))
+    while True:
+        cap = count.value
+        arr = _ffi.new(cls, max(cap, 1))
+        check(fn(*args, arr, cap, ctypes.byref(count)))
+        if count.value <= cap:
+            return arr[:count.value]
+
+
+def fetch_text(fn, *args) -> str:
+    """ek.h's snprintf-like text query (with slack for text that grows in between)."""
+    from ._errors import check
+    n = ctypes.c_size_t()
+    check(fn(*args, None, 0, ctypes.byref(n)))
+    while True:
+        buf = ctypes.create_string_buffer(n.value + 4096)
+        check(fn(*args, buf, len(buf), ctypes.byref(n)))
+        if n.value < len(buf):
+            return buf.raw[:n.value].decode("utf-8", "replace")
+
+
 _Scalar = _ffi.ek_scalar
 _BOOL, _INT64, _UINT64, _FLOAT64 = (_ffi.EK_SCALAR_BOOL, _ffi.EK_SCALAR_INT64,
                                     _ffi.EK_SCALAR_UINT64, _ffi.EK_SCALAR_FLOAT64)
@@ -91,4 +129,6 @@ def scalar(value, what: str = "value") -> _ffi.ek_scalar:
 def _real(value, what: str) -> _ffi.ek_scalar:
     if isinstance(value, numbers.Real):
         return _Scalar(_FLOAT64, 0, 0, 0, float(value), 0.0)
+    if type(value).__name__ == "Tensor" and value.numel() == 1:  # a one-element ek.Tensor
+        return scalar(value.item(), what)
     raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")

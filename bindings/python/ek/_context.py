@@ -7,10 +7,11 @@ import json
 import operator
 import os
 import threading
+import traceback
 import weakref
 
 from . import _ffi
-from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64
+from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields, filled
 from ._device import device_str, parse_device, to_struct
 from ._errors import check, shut_down
 from ._handles import check_running, closed_error, own, releaser, set_null
@@ -18,8 +19,7 @@ from ._lib import lib
 
 __all__ = ["Context", "context"]
 
-_LOG_LEVELS = {"off": _ffi.EK_LOG_OFF, "error": _ffi.EK_LOG_ERROR, "warn": _ffi.EK_LOG_WARN,
-               "info": _ffi.EK_LOG_INFO, "debug": _ffi.EK_LOG_DEBUG}
+_LOG_LEVELS = {k: v for v, k in _ffi.ek_log_level_names.items()}
 
 
 _DESTROY = releaser("ek_context_destroy")
@@ -44,8 +44,7 @@ class Context:
                  kernel_cache_dir: str | os.PathLike | None = None,
                  log_level: str | int | None = None):
         dev = parse_device(device)
-        cfg = _ffi.ek_context_config()
-        check(lib.ek_context_config_init(ctypes.byref(cfg)))
+        cfg = filled(lib.ek_context_config_init, _ffi.ek_context_config())
         if memory_limit is not None:
             cfg.memory_limit = c_uint64(memory_limit, "ek.Context: memory_limit")
         if memory_fraction is not None:
@@ -62,7 +61,8 @@ class Context:
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
-        self._dev = dev
+        got = filled(lib.ek_context_get_device, _ffi.ek_device(), h)
+        self._dev = (got.type, got.index)
         self._tok = own(h, _DESTROY)
         self._h = h
         # The weakref callback releasing this context's tensors: it keeps the
@@ -116,8 +116,7 @@ class Context:
     @property
     def config(self) -> dict:
         """The effective configuration (environment and defaults applied)."""
-        cfg = _ffi.new(_ffi.ek_context_config)
-        check(lib.ek_context_get_config(self._handle(), ctypes.byref(cfg)))
+        cfg = filled(lib.ek_context_get_config, _ffi.new(_ffi.ek_context_config), self._handle())
         return {
             "memory_limit": cfg.memory_limit,
             "memory_fraction": cfg.memory_fraction,
@@ -135,34 +134,22 @@ class Context:
     def default_stream(self):
         """The context's default stream (borrowed; never destroyed)."""
         from ._stream import Stream
-        h = _ffi.ek_stream()
-        check(lib.ek_context_get_default_stream(self._handle(), ctypes.byref(h)))
+        h = filled(lib.ek_context_get_default_stream, _ffi.ek_stream(), self._handle())
         return Stream._borrowed(h, self)
 
     # -- memory
     def memory_stats(self) -> dict:
         """The pool's counters (ek_memory_stats) as a dict."""
-        st = _ffi.new(_ffi.ek_memory_stats)
-        check(lib.ek_memory_get_stats(self._handle(), ctypes.byref(st)))
-        return {name: getattr(st, name) for name, _ in st._fields_ if name != "struct_size"}
+        st = filled(lib.ek_memory_get_stats, _ffi.new(_ffi.ek_memory_stats), self._handle())
+        return fields(st)
 
     def memory_snapshot(self) -> list:
         """Every block of the pool (segment by segment, in address order) as dicts."""
-        count = ctypes.c_size_t()
-        while True:
-            check(lib.ek_memory_get_snapshot(self._handle(), None, 0, ctypes.byref(count)))
-            cap = count.value
-            blocks = _ffi.new(_ffi.ek_memory_block, max(cap, 1))
-            check(lib.ek_memory_get_snapshot(self._handle(), blocks, cap, ctypes.byref(count)))
-            if count.value <= cap:
-                break
-        fields = [name for name, _ in _ffi.ek_memory_block._fields_ if name != "struct_size"]
-        out = []
-        for b in blocks[:count.value]:
-            d = {name: getattr(b, name) for name in fields}
-            d["allocated"] = bool(d["allocated"])
-            out.append(d)
-        return out
+        blocks = [fields(b) for b in fetch_array(lib.ek_memory_get_snapshot, _ffi.ek_memory_block,
+                                                 self._handle())]
+        for b in blocks:
+            b["allocated"] = bool(b["allocated"])
+        return blocks
 
     def memory_snapshot_json(self, path=None):
         """The pool's segments, blocks and statistics of one moment as JSON
@@ -173,18 +160,7 @@ class Context:
         if path is not None:
             check(lib.ek_memory_write_snapshot_json(self._handle(), os.fsencode(path)))
             return None
-        return json.loads(self._memory_snapshot_json_text())
-
-    def _memory_snapshot_json_text(self) -> str:
-        length = ctypes.c_size_t()
-        check(lib.ek_memory_get_snapshot_json(self._handle(), None, 0, ctypes.byref(length)))
-        while True:
-            # Slack for blocks other threads add between the two calls.
-            buf = ctypes.create_string_buffer(length.value + 4096)
-            check(lib.ek_memory_get_snapshot_json(self._handle(), buf, len(buf),
-                                                  ctypes.byref(length)))
-            if length.value < len(buf):
-                return buf.raw[:length.value].decode("utf-8")
+        return json.loads(fetch_text(lib.ek_memory_get_snapshot_json, self._handle()))
 
     def empty_cache(self) -> None:
         """Return every cached, fully free segment to the device."""
@@ -202,6 +178,22 @@ class Context:
         """Peaks restart from the current values."""
         check(lib.ek_memory_reset_peaks(self._handle()))
 
+    def set_memory_callback(self, fn, threshold_bytes: int = 0) -> None:
+        """Call ``fn(event, nbytes)`` on the allocating thread when an
+        allocation cannot be served ("oom", before the pool's last retry: fn
+        may free memory) or when reserved memory rises past
+        ``threshold_bytes`` ("threshold"; 0: never); None clears
+        (ek_memory_set_callback). An exception in fn is printed and ignored."""
+        def call(_ctx, event, nbytes, _user_data):
+            try:
+                fn(_ffi.ek_memory_event_names.get(event, str(event)), nbytes)
+            except BaseException:  # noqa: BLE001 - must not unwind into C
+                traceback.print_exc()
+        c_fn = _ffi.ek_memory_callback(call if fn is not None else 0)
+        check(lib.ek_memory_set_callback(self._handle(), c_fn, None,
+                                         c_uint64(threshold_bytes, "threshold_bytes")))
+        self._tok.handle.memory_callback = c_fn  # lives as long as the context
+
     # -- custom kernels
     def kernel_cache_clear(self) -> None:
         """Remove every entry of this context's kernel cache directory and
@@ -217,8 +209,7 @@ class Context:
     def random_state(self) -> tuple:
         """The generator's (seed, offset): the next random tensor's element i
         uses Philox counter offset + i under key seed."""
-        st = _ffi.new(_ffi.ek_philox_state)
-        check(lib.ek_random_get_state(self._handle(), ctypes.byref(st)))
+        st = filled(lib.ek_random_get_state, _ffi.new(_ffi.ek_philox_state), self._handle())
         return int(st.seed), int(st.offset)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import ctypes
 
 from . import _ffi
-from ._cint import c_int
+from ._cint import c_int, filled
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
 
 __all__ = ["parse_device", "device_str", "device_count", "device_info"]
 
-_TYPES = {"cpu": _ffi.EK_CPU, "cuda": _ffi.EK_CUDA}
-_NAMES = {v: k for k, v in _TYPES.items()}
+_NAMES = _ffi.ek_device_type_names
+_TYPES = {k: v for v, k in _NAMES.items()}
 
 
 def parse_device(device) -> tuple:
@@ -47,17 +47,14 @@ def device_count(kind: str = "cuda") -> int:
     if kind not in _TYPES:
         raise InvalidArgumentError(f"ek.device_count: bad device type {kind!r}",
                                    _ffi.EK_ERROR_INVALID_ARGUMENT)
-    n = ctypes.c_int()
-    check(lib.ek_device_get_count(_TYPES[kind], ctypes.byref(n)))
-    return n.value
+    return filled(lib.ek_device_get_count, ctypes.c_int(), _TYPES[kind]).value
 
 
 def device_info(device="cpu") -> dict:
     """Properties of a device: name, type, index, compute_capability,
     multiprocessors, total_memory, l2_cache_size. NoDeviceError when absent."""
     dev = parse_device(device)
-    info = _ffi.new(_ffi.ek_device_info)
-    check(lib.ek_device_get_info(to_struct(dev), ctypes.byref(info)))
+    info = filled(lib.ek_device_get_info, _ffi.new(_ffi.ek_device_info), to_struct(dev))
     return {
         "name": info.name.decode("utf-8", "replace"),
         "type": _NAMES.get(info.type, str(info.type)),

@@ -2,40 +2,7 @@
 ``Tensor.__dlpack_device__``, ``ek.from_dlpack``) and
 ``Tensor.__cuda_array_interface__`` (version 3).
 
-The DLPack structs are made and read by libek (``ek_tensor_to_dlpack``,
-``ek_tensor_from_dlpack``: layout, dtypes, devices, validation, read-only
-copies, ownership). This module adds what is Python's: the capsule protocol
-(through ``ctypes.pythonapi``: PyCapsule_New, _IsValid, _GetPointer,
-_SetName), legacy "dltensor" capsules, streams, and ``copy``/``device``.
-
-Export: ``ek_tensor_to_dlpack`` gives a DLManagedTensorVersioned holding a
-view of the tensor. The capsule carries it ("dltensor_versioned") or, for a
-consumer without ``max_version``, a legacy DLManagedTensor of the same
-DLTensor ("dltensor"). Either way the struct's deleter is a relay of this
-module that calls libek's deleter, keeps the tensor's Context alive until
-then and frees nothing once the interpreter's exit began. A capsule that
-nobody consumed (still named "dltensor"/"dltensor_versioned" when it dies)
-calls that deleter from its destructor; a consumer renames it "used_..." and
-calls the deleter itself when done.
-
-Import: the capsule's struct goes to ``ek_tensor_from_dlpack`` (a legacy
-DLManagedTensor through a versioned adapter whose deleter relays to the
-original one) with the context of its device: a CUDA device's default
-context for kDLCUDA/kDLCUDAManaged memory, the CPU context otherwise (libek
-rejects the kinds it does not support). On success the capsule is renamed
-"used_..."; on failure it still owns its struct. libek calls the producer's
-deleter when the last view is released (on CUDA after the context's queued
-work) and copies a read-only source (``DLPACK_FLAG_BITMASK_READ_ONLY``),
-since ek tensors are writable.
-
-Streams (CUDA): ``__dlpack__(stream=s)`` makes the consumer's stream ``s``
-(1: legacy default, 2: per-thread default, else a cudaStream_t; -1: no
-synchronization) wait, without blocking the host, for the work queued so far
-on ek's current stream, and records the storage as used on ``s`` so that ek's
-pool does not reuse it before the consumer's work on it completes (ek wraps
-each consumer stream once and keeps the wrapper). ``ek.from_dlpack`` passes
-ek's current stream to the producer.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 
@@ -44,12 +11,13 @@ import threading
 
 from . import _ffi
 from ._context import context
+from ._cint import filled
 from ._errors import DtypeError, InvalidArgumentError, NotSupportedError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
-from ._tensor import Tensor
+from ._tensor import Tensor, tensor_methods
 
-__all__ = ["from_dlpack", "install", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
+__all__ = ["from_dlpack", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
            "DLManagedTensorVersioned", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged"]
 
 # ------------------------------------------------------------------ dlpack.h
@@ -176,8 +144,7 @@ def _dl_device(t: Tensor) -> tuple:
 def _native_of(ctx, handle) -> int:
     p = ctypes.c_void_p()
     if handle is None:
-        st = _ffi.ek_stream()
-        check(lib.ek_context_get_default_stream(ctx._handle(), ctypes.byref(st)))
+        st = filled(lib.ek_context_get_default_stream, _ffi.ek_stream(), ctx._handle())
         handle = st
     check(lib.ek_stream_get_native(handle, ctypes.byref(p)))
     return p.value or 0
@@ -234,8 +201,7 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     if t.is_cuda:
         _sync_consumer(t, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
-    p = ctypes.c_void_p()
-    check(lib.ek_tensor_to_dlpack(t._h, ctypes.byref(p)))
+    p = filled(lib.ek_tensor_to_dlpack, ctypes.c_void_p(), t._h)
     mt = DLManagedTensorVersioned.from_address(p.value)
     ek_deleter = mt.deleter
     if not versioned:  # the same DLTensor (its arrays are libek's) in the legacy struct
@@ -360,11 +326,11 @@ def _import_capsule(cap, device, copy) -> Tensor:
     return t if want is ctx else t.to(want)
 
 
-def install(cls) -> None:
-    """Add __dlpack__, __dlpack_device__ and __cuda_array_interface__ to Tensor."""
-    cls.__dlpack__ = _dlpack
-    cls.__dlpack_device__ = _dlpack_device
-    cls.__cuda_array_interface__ = property(_cuda_array_interface, doc=(
+@tensor_methods
+class DLPackMethods:
+    __dlpack__ = _dlpack
+    __dlpack_device__ = _dlpack_device
+    __cuda_array_interface__ = property(_cuda_array_interface, doc=(
         "CUDA Array Interface v3 (CUDA tensors only; AttributeError on the CPU): shape, "
         "typestr, data (pointer, read-only False), strides in bytes (None when contiguous), "
         "version 3 and the stream of ek's current stream (1 for the legacy default)."))

@@ -1,25 +1,21 @@
-"""Exceptions, one class per ek_status code, and ``check``."""
+"""Exceptions: ``Error``, the base, and ``check``; the class of each status
+is generated from ek.h (_status.py, re-exported here)."""
 
 from __future__ import annotations
 
 from . import _ffi
 from ._lib import lib
 
-__all__ = [
-    "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
-    "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
-    "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
-    "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError", "check",
-    "error_for",
-]
+__all__ = ["Error", "ShutdownError", "check", "error_for"]
 
 
 class Error(Exception):
     """Base class of libek errors.
 
     ``status`` is the ek_status code, ``status_name`` its name
-    ("EK_ERROR_SHAPE") and ``message`` the C library's message (from
-    ``ek_last_error()``), which names the failing function and values.
+    ("EK_ERROR_SHAPE"), ``description`` what it means and ``message`` the C
+    library's message (from ``ek_last_error()``), which names the failing
+    function and values.
     """
 
     status = -1
@@ -28,77 +24,19 @@ class Error(Exception):
         if status is not None:
             self.status = status
         self.message = message
-        self.status_name = _ffi.STATUS_NAMES.get(self.status, "EK_UNKNOWN_STATUS")
+        self.status_name = lib.ek_status_string(self.status).decode()
         Exception.__init__(self, message)
+
+    @property
+    def description(self) -> str:
+        """The status's description ("shape mismatch"; ek_status_description)."""
+        return lib.ek_status_description(self.status).decode()
 
     def __str__(self) -> str:
         return f"{self.message} [{self.status_name}]" if self.message else self.status_name
 
     def __reduce__(self):
         return (type(self), (self.message, self.status))
-
-
-class InvalidArgumentError(Error, ValueError):
-    status = _ffi.EK_ERROR_INVALID_ARGUMENT
-
-
-class NullPointerError(InvalidArgumentError):
-    status = _ffi.EK_ERROR_NULL_POINTER
-
-
-class ShapeError(Error, ValueError):
-    status = _ffi.EK_ERROR_SHAPE
-
-
-class DtypeError(Error, TypeError):
-    status = _ffi.EK_ERROR_DTYPE
-
-
-class EkIndexError(Error, IndexError):
-    status = _ffi.EK_ERROR_INDEX
-
-
-class EkOverflowError(Error, OverflowError):
-    status = _ffi.EK_ERROR_OVERFLOW
-
-
-class OutOfMemoryError(Error, MemoryError):
-    status = _ffi.EK_ERROR_OUT_OF_MEMORY
-
-
-class NoDeviceError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_NO_DEVICE
-
-
-class DeviceError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_DEVICE
-
-
-class NotSupportedError(Error, NotImplementedError):
-    status = _ffi.EK_ERROR_NOT_SUPPORTED
-
-
-class NotReadyError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_NOT_READY
-
-
-class CompileError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_COMPILE
-
-
-class LibraryError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_LIBRARY
-
-
-class EkIOError(Error, OSError):
-    status = _ffi.EK_ERROR_IO
-
-    def __init__(self, message: str = "", status: int | None = None):
-        Error.__init__(self, message, status)
-
-
-class InternalError(Error, RuntimeError):
-    status = _ffi.EK_ERROR_INTERNAL
 
 
 SHUTDOWN_MESSAGE = ("ek: libek is shut down (the interpreter is exiting); ek objects can no "
@@ -119,19 +57,9 @@ class ShutdownError(Error, RuntimeError):
         Error.__init__(self, message or SHUTDOWN_MESSAGE, status)
 
 
-IndexError_ = EkIndexError
-OverflowError_ = EkOverflowError
-IOError_ = EkIOError
-
-_BY_STATUS = {cls.status: cls for cls in (
-    InvalidArgumentError, NullPointerError, ShapeError, DtypeError, EkIndexError,
-    EkOverflowError, OutOfMemoryError, NoDeviceError, DeviceError, NotSupportedError,
-    NotReadyError, CompileError, LibraryError, EkIOError, InternalError)}
-
-
 def error_for(status: int, message: str = "") -> Error:
     """The exception object for a status code (unknown codes give ``Error``)."""
-    cls = _BY_STATUS.get(status, Error)
+    cls = BY_STATUS.get(status, Error)
     return cls(message, status)
 
 
@@ -143,3 +71,9 @@ def check(status: int) -> None:
             raise ShutdownError()
         raw = lib.ek_last_error()
         raise error_for(status, raw.decode("utf-8", "replace") if raw else "")
+
+
+from ._status import *  # noqa: E402,F401,F403 - they derive from Error
+from ._status import BY_STATUS, __all__ as _STATUS_CLASSES  # noqa: E402
+
+__all__ += _STATUS_CLASSES

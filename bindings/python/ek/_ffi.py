@@ -3,7 +3,8 @@
 # CI checks it with: python3 tools/gen_bindings/gen.py --check
 """ctypes declarations of the libek C API (include/ek.h).
 
-Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts), handle
+Constants, enums (as ``c_int`` aliases plus ``<enum>_values`` dicts, and
+``<enum>_names``: value -> short name, "cuda", "memory_cache"), handle
 types (``POINTER`` to opaque structs), callback types, ``Structure`` classes
 and ``FUNCTIONS`` (name -> restype, argtypes, parameter names, doc).
 ``EXPERIMENTAL`` names what ek.h declares under ``#ifdef EK_EXPERIMENTAL``;
@@ -100,6 +101,25 @@ ek_status_values = {
     'EK_ERROR_IO': 14,
     'EK_ERROR_INTERNAL': 15,
 }
+# value -> the name without EK_, lower case
+ek_status_names = {
+    0: 'success',
+    1: 'error_invalid_argument',
+    2: 'error_null_pointer',
+    3: 'error_shape',
+    4: 'error_dtype',
+    5: 'error_index',
+    6: 'error_overflow',
+    7: 'error_out_of_memory',
+    8: 'error_no_device',
+    9: 'error_device',
+    10: 'error_not_supported',
+    11: 'error_not_ready',
+    12: 'error_compile',
+    13: 'error_library',
+    14: 'error_io',
+    15: 'error_internal',
+}
 
 
 # enum ek_device_type
@@ -109,6 +129,11 @@ EK_CUDA = 1
 ek_device_type_values = {
     'EK_CPU': 0,
     'EK_CUDA': 1,
+}
+# value -> the name without EK_, lower case
+ek_device_type_names = {
+    0: 'cpu',
+    1: 'cuda',
 }
 
 
@@ -175,6 +200,14 @@ ek_log_level_values = {
     'EK_LOG_INFO': 3,
     'EK_LOG_DEBUG': 4,
 }
+# value -> the name without EK_LOG_, lower case
+ek_log_level_names = {
+    0: 'off',
+    1: 'error',
+    2: 'warn',
+    3: 'info',
+    4: 'debug',
+}
 
 
 ek_log_callback = ctypes.CFUNCTYPE(None, ek_log_level, ctypes.c_char_p, ctypes.c_void_p)
@@ -240,6 +273,11 @@ ek_memory_event_values = {
     'EK_MEMORY_EVENT_OOM': 0,
     'EK_MEMORY_EVENT_THRESHOLD': 1,
 }
+# value -> the name without EK_MEMORY_EVENT_, lower case
+ek_memory_event_names = {
+    0: 'oom',
+    1: 'threshold',
+}
 
 
 ek_memory_callback = ctypes.CFUNCTYPE(None, ek_context, ek_memory_event, ctypes.c_uint64, ctypes.c_void_p)
@@ -269,6 +307,19 @@ ek_dtype_values = {
     'EK_FLOAT32': 8,
     'EK_FLOAT64': 9,
 }
+# value -> the name without EK_, lower case
+ek_dtype_names = {
+    0: 'bool',
+    1: 'uint8',
+    2: 'int8',
+    3: 'int16',
+    4: 'int32',
+    5: 'int64',
+    6: 'float16',
+    7: 'bfloat16',
+    8: 'float32',
+    9: 'float64',
+}
 
 
 # enum ek_scalar_kind
@@ -282,6 +333,13 @@ ek_scalar_kind_values = {
     'EK_SCALAR_INT64': 1,
     'EK_SCALAR_UINT64': 2,
     'EK_SCALAR_FLOAT64': 3,
+}
+# value -> the name without EK_SCALAR_, lower case
+ek_scalar_kind_names = {
+    0: 'bool',
+    1: 'int64',
+    2: 'uint64',
+    3: 'float64',
 }
 
 
@@ -323,6 +381,11 @@ EK_MESHGRID_XY = 1
 ek_meshgrid_indexing_values = {
     'EK_MESHGRID_IJ': 0,
     'EK_MESHGRID_XY': 1,
+}
+# value -> the name without EK_MESHGRID_, lower case
+ek_meshgrid_indexing_names = {
+    0: 'ij',
+    1: 'xy',
 }
 
 
@@ -412,6 +475,50 @@ ek_unary_op_values = {
     'EK_UNARY_LOG10': 39,
     'EK_UNARY_SIGNBIT': 40,
 }
+# value -> the name without EK_UNARY_, lower case
+ek_unary_op_names = {
+    0: 'neg',
+    1: 'abs',
+    2: 'sign',
+    3: 'exp',
+    4: 'exp2',
+    5: 'expm1',
+    6: 'log',
+    7: 'log2',
+    8: 'log1p',
+    9: 'sqrt',
+    10: 'rsqrt',
+    11: 'square',
+    12: 'reciprocal',
+    13: 'sin',
+    14: 'cos',
+    15: 'tan',
+    16: 'tanh',
+    17: 'sigmoid',
+    18: 'relu',
+    19: 'gelu',
+    20: 'gelu_tanh',
+    21: 'silu',
+    22: 'erf',
+    23: 'floor',
+    24: 'ceil',
+    25: 'round',
+    26: 'trunc',
+    27: 'logical_not',
+    28: 'isnan',
+    29: 'isinf',
+    30: 'isfinite',
+    31: 'asin',
+    32: 'acos',
+    33: 'atan',
+    34: 'sinh',
+    35: 'cosh',
+    36: 'asinh',
+    37: 'acosh',
+    38: 'atanh',
+    39: 'log10',
+    40: 'signbit',
+}
 
 
 # enum ek_binary_op
@@ -474,6 +581,37 @@ ek_binary_op_values = {
     'EK_BINARY_COPYSIGN': 26,
     'EK_BINARY_NEXTAFTER': 27,
 }
+# value -> the name without EK_BINARY_, lower case
+ek_binary_op_names = {
+    0: 'add',
+    1: 'sub',
+    2: 'mul',
+    3: 'div',
+    4: 'floor_div',
+    5: 'remainder',
+    6: 'pow',
+    7: 'atan2',
+    8: 'maximum',
+    9: 'minimum',
+    10: 'eq',
+    11: 'ne',
+    12: 'lt',
+    13: 'le',
+    14: 'gt',
+    15: 'ge',
+    16: 'logical_and',
+    17: 'logical_or',
+    18: 'logical_xor',
+    19: 'bitwise_and',
+    20: 'bitwise_or',
+    21: 'bitwise_xor',
+    22: 'shift_left',
+    23: 'shift_right',
+    24: 'logaddexp',
+    25: 'hypot',
+    26: 'copysign',
+    27: 'nextafter',
+}
 
 
 # enum ek_reduce_op
@@ -504,6 +642,21 @@ ek_reduce_op_values = {
     'EK_REDUCE_NORM_L2': 10,
     'EK_REDUCE_NORM_INF': 11,
 }
+# value -> the name without EK_REDUCE_, lower case
+ek_reduce_op_names = {
+    0: 'sum',
+    1: 'mean',
+    2: 'prod',
+    3: 'max',
+    4: 'min',
+    5: 'argmax',
+    6: 'argmin',
+    7: 'any',
+    8: 'all',
+    9: 'norm_l1',
+    10: 'norm_l2',
+    11: 'norm_inf',
+}
 
 
 # enum ek_var_kind
@@ -513,6 +666,11 @@ EK_VAR_STD = 1
 ek_var_kind_values = {
     'EK_VAR_VARIANCE': 0,
     'EK_VAR_STD': 1,
+}
+# value -> the name without EK_VAR_, lower case
+ek_var_kind_names = {
+    0: 'variance',
+    1: 'std',
 }
 
 
@@ -524,6 +682,11 @@ ek_softmax_kind_values = {
     'EK_SOFTMAX_PLAIN': 0,
     'EK_SOFTMAX_LOG': 1,
 }
+# value -> the name without EK_SOFTMAX_, lower case
+ek_softmax_kind_names = {
+    0: 'plain',
+    1: 'log',
+}
 
 
 # enum ek_scan_op
@@ -533,6 +696,11 @@ EK_SCAN_PROD = 1
 ek_scan_op_values = {
     'EK_SCAN_SUM': 0,
     'EK_SCAN_PROD': 1,
+}
+# value -> the name without EK_SCAN_, lower case
+ek_scan_op_names = {
+    0: 'sum',
+    1: 'prod',
 }
 
 
@@ -549,6 +717,14 @@ ek_index_kind_values = {
     'EK_INDEX_NONE': 2,
     'EK_INDEX_ELLIPSIS': 3,
     'EK_INDEX_TENSOR': 4,
+}
+# value -> the name without EK_INDEX_, lower case
+ek_index_kind_names = {
+    0: 'int',
+    1: 'slice',
+    2: 'none',
+    3: 'ellipsis',
+    4: 'tensor',
 }
 
 
@@ -574,6 +750,13 @@ ek_random_dist_values = {
     'EK_RANDOM_NORMAL': 1,
     'EK_RANDOM_BERNOULLI': 2,
     'EK_RANDOM_RANDINT': 3,
+}
+# value -> the name without EK_RANDOM_, lower case
+ek_random_dist_names = {
+    0: 'uniform',
+    1: 'normal',
+    2: 'bernoulli',
+    3: 'randint',
 }
 
 
@@ -613,6 +796,14 @@ ek_module_origin_values = {
     'EK_MODULE_DISK_CACHE': 3,
     'EK_MODULE_IMAGE': 4,
 }
+# value -> the name without EK_MODULE_, lower case
+ek_module_origin_names = {
+    0: 'not_loaded',
+    1: 'compiled',
+    2: 'memory_cache',
+    3: 'disk_cache',
+    4: 'image',
+}
 
 
 class ek_kernel_attributes(ctypes.Structure):
@@ -646,6 +837,12 @@ ek_kernel_value_kind_values = {
     'EK_KERNEL_VALUE_TENSOR': 0,
     'EK_KERNEL_VALUE_SCALAR': 1,
     'EK_KERNEL_VALUE_BYTES': 2,
+}
+# value -> the name without EK_KERNEL_VALUE_, lower case
+ek_kernel_value_kind_names = {
+    0: 'tensor',
+    1: 'scalar',
+    2: 'bytes',
 }
 
 

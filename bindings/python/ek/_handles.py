@@ -3,37 +3,7 @@ once, is never passed to C after its release, and nothing is used or freed
 after the interpreter's exit began. (In C a released handle is undefined
 behaviour; these rules are what make it impossible from Python.)
 
-Registry. ``_live`` maps a weak reference to the handle released when the
-reference's referent dies: a Tensor itself, or the private token of a
-Context, Stream, Event, RawModule, RawKernel or ElementwiseKernel build. The
-weakref's callback is a ctypes function object of the release function whose
-argument converter is ``_live.pop``: CPython calls ``release(_live.pop(wr))``
-without running a Python bytecode in between, so a signal handler (a
-KeyboardInterrupt) can land before or after, never between forgetting a
-handle and releasing it; and a callback runs once, so a handle is released
-once.
-
-Contexts outlive what they own: a context is destroyed when its token dies,
-and the token is kept by the Context, by its tensors' release callback and by
-the registry entry of each of its streams, events and modules, so it dies
-after all of them were released.
-
-Explicit close (``close()`` of those objects): the object first drops its own
-handle (later calls raise "closed"), then its token, whose death releases the
-registry's copy of the handle. An interrupt between the two only delays the
-release to the object's collection; closing twice does nothing.
-
-Exit. The exit hook (registered at import, so it runs after the hooks
-registered later and before those registered earlier) frees nothing: it sets
-``shut_down`` and sets every registered handle to NULL in place. Any later
-call through a Tensor passes NULL and raises ``ShutdownError``, the others
-check ``shut_down`` first, and the releases of objects collected during the
-interpreter's teardown release NULL (a no-op). Destroying contexts at exit
-would race with daemon threads still inside a C call on them; waiting for
-those calls would cost every call a counter (and could wait forever on a
-blocked thread). The process is exiting: the OS and the driver reclaim host
-and device memory, as they do for PyTorch's and CuPy's pools.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 

@@ -1,28 +1,6 @@
 """Custom CUDA kernels: ``RawModule``, ``RawKernel`` and ``ElementwiseKernel``.
 
-In the style of CuPy's classes of the same names, over the "custom kernels"
-section of ``ek.h``:
-
-    mod = ek.RawModule(r'''
-    extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) y[i] = a * x[i] + y[i];
-    }''')
-    saxpy = mod.get_function("saxpy")
-    saxpy((n + 255) // 256, 256, (np.float32(2), x, y, np.int32(n)))
-
-    k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
-                             "z = x * y + max(x, 0.0f)", "fma_relu")
-    z = k(x, y)
-
-Modules are compiled at run time by NVRTC (lazily, at the first
-``get_function``/``compile``) and cached in memory and on disk (see
-``ek.cuda.kernel_cache_clear``), or loaded from an image built ahead of time
-(a cubin, fatbin or PTX). Every handle is released when its Python object is
-collected, or at once by ``close()`` / leaving a ``with`` block; objects keep
-their context alive. On a CPU context the constructors raise
-``ek.NotSupportedError``.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 
@@ -34,22 +12,16 @@ import numpy as np
 
 from . import _ffi
 from ._context import Context, context
-from ._dtype import dtype as _as_dtype
-from ._cint import c_uint64
+from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
+from ._cint import c_uint64, fields, filled, scalar
 from ._errors import InvalidArgumentError, check, shut_down
 from ._handles import closed_error, own, releaser
 from ._lib import lib
-from ._stream import _current_handle
+from ._stream import stream_handle as _stream_handle
 
 __all__ = ["RawModule", "RawKernel", "ElementwiseKernel"]
 
-_ORIGINS = {
-    _ffi.EK_MODULE_NOT_LOADED: "not loaded",
-    _ffi.EK_MODULE_COMPILED: "compiled",
-    _ffi.EK_MODULE_MEMORY_CACHE: "memory cache",
-    _ffi.EK_MODULE_DISK_CACHE: "disk cache",
-    _ffi.EK_MODULE_IMAGE: "image",
-}
+_ORIGINS = {v: k.replace("_", " ") for v, k in _ffi.ek_module_origin_names.items()}
 _UINT_MAX = 0xFFFFFFFF
 
 
@@ -65,17 +37,6 @@ def _own(h, release_name: str, ctx: Context):
 
 def _kernel_context(device) -> Context:
     return context("cuda" if device is None else device)
-
-
-def _stream_handle(stream, ctx: Context):
-    """None (this thread's current stream of ctx) or an ek.Stream -> ek_stream or None."""
-    if stream is None:
-        return _current_handle(ctx)
-    h = getattr(stream, "_h", None)
-    if h is None or not isinstance(h, _ffi.ek_stream):
-        raise TypeError(f"stream: expected an ek.Stream or None, got {type(stream).__name__} "
-                        "(wrap a native stream with ek.Stream.from_native)")
-    return h
 
 
 def _encode(s, what: str) -> bytes:
@@ -202,8 +163,7 @@ class RawModule(_Handle):
         """Where the code came from: "not loaded" (source, not compiled yet),
         "compiled" (by NVRTC in this process), "memory cache" (the image another
         module of this process compiled), "disk cache" or "image"."""
-        o = _ffi.ek_module_origin()
-        check(lib.ek_module_get_origin(self._handle(), ctypes.byref(o)))
+        o = filled(lib.ek_module_get_origin, _ffi.ek_module_origin(), self._handle())
         return _ORIGINS.get(o.value, str(o.value))
 
     def get_function(self, name: str) -> "RawKernel":
@@ -249,44 +209,55 @@ def _dims(v, what: str) -> ctypes.Array:
 
 _CTYPES_DATA = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array,
                 ctypes._Pointer)
+_CTYPES_DTYPES = {ctypes.c_bool: "bool", ctypes.c_int8: "int8", ctypes.c_uint8: "uint8",
+                  ctypes.c_int16: "int16", ctypes.c_int32: "int32", ctypes.c_int64: "int64",
+                  ctypes.c_longlong: "int64", ctypes.c_float: "float32",
+                  ctypes.c_double: "float64"}
 
 
-def _kernel_args(args, ctx: Context, what: str):
-    """Kernel arguments -> (ek_kernel_arg array, objects to keep alive)."""
+def _kernel_values(args, what: str):
+    """Kernel arguments -> an ek_kernel_value array (ek_kernel_launch_values
+    converts them): a tensor, a NumPy or ctypes scalar of an ek dtype as a
+    typed scalar, any other ctypes value (a Structure, c_uint, a pointer) or
+    NumPy scalar as its bytes. Objects used are kept on the array."""
     from ._tensor import Tensor  # cycle
     if not isinstance(args, (tuple, list)):
         raise TypeError(f"{what}: args must be a tuple (or list) of kernel arguments, got "
                         f"{type(args).__name__}")
-    arr = (_ffi.ek_kernel_arg * max(len(args), 1))()
-    keep = []
-    for i, a in enumerate(args):
+    arr = (_ffi.ek_kernel_value * len(args))()
+    arr.keep = keep = []
+    for i, (v, a) in enumerate(zip(arr, args)):
+        name = _CTYPES_DTYPES.get(type(a)) if isinstance(a, ctypes._SimpleCData) else \
+            a.dtype.name if isinstance(a, np.generic) else None
         if isinstance(a, Tensor):
-            if a.context.device != ctx.device:
-                raise _invalid(f"{what}: args[{i}] is a tensor on {a.device}; the kernel "
-                               f"runs on {ctx.device}")
-            v = ctypes.c_void_p(a.data_ptr() or None)
-        elif isinstance(a, _CTYPES_DATA):
-            v = a
-        elif isinstance(a, np.generic):
-            if a.dtype.kind not in "biufc":
-                raise TypeError(f"{what}: args[{i}]: a NumPy scalar of dtype {a.dtype} is not "
-                                "a kernel argument")
-            v = ctypes.create_string_buffer(a.tobytes(), a.dtype.itemsize)
-        elif isinstance(a, (bool, int, float, complex)):
-            raise TypeError(
-                f"{what}: args[{i}] is a bare Python {type(a).__name__} ({a!r}), whose width "
-                "in the kernel is ambiguous: wrap it in a NumPy or ctypes scalar of the "
-                "parameter's type, e.g. np.int32(5), np.uint64(n), np.float32(2.0) or "
-                "ctypes.c_int(5)")
-        elif hasattr(a, "__cuda_array_interface__"):  # CuPy arrays, PyTorch CUDA tensors
-            v = ctypes.c_void_p(a.__cuda_array_interface__["data"][0] or None)
+            v.kind, v.tensor = _ffi.EK_KERNEL_VALUE_TENSOR, a._h
+            keep.append(a)
+        elif name in _DTYPE_NAMES:
+            v.kind, v.dtype = _ffi.EK_KERNEL_VALUE_SCALAR, _as_dtype(name).code
+            v.scalar = scalar(a.item() if isinstance(a, np.generic) else a.value, f"args[{i}]")
         else:
-            raise TypeError(f"{what}: args[{i}]: cannot pass a {type(a).__name__} to a kernel "
-                            "(expected an ek.Tensor, a NumPy scalar or a ctypes value)")
-        keep.append(v)
-        arr[i].value = ctypes.addressof(v)
-        arr[i].size = ctypes.sizeof(v)
-    return arr, keep
+            b = _bytes(a, i, what)
+            v.kind, v.bytes, v.size = _ffi.EK_KERNEL_VALUE_BYTES, ctypes.addressof(b), \
+                ctypes.sizeof(b)
+            keep.append(b)
+    return arr
+
+
+def _bytes(a, i: int, what: str):
+    if isinstance(a, _CTYPES_DATA):
+        return a
+    if isinstance(a, np.generic) and a.dtype.kind in "biufc":
+        return ctypes.create_string_buffer(a.tobytes(), a.dtype.itemsize)
+    if hasattr(a, "__cuda_array_interface__"):  # CuPy arrays, PyTorch CUDA tensors
+        return ctypes.c_void_p(a.__cuda_array_interface__["data"][0] or None)
+    if isinstance(a, (bool, int, float, complex)):
+        raise TypeError(
+            f"{what}: args[{i}] is a bare Python {type(a).__name__} ({a!r}), whose width "
+            "in the kernel is ambiguous: wrap it in a NumPy or ctypes scalar of the "
+            "parameter's type, e.g. np.int32(5), np.uint64(n), np.float32(2.0) or "
+            "ctypes.c_int(5)")
+    raise TypeError(f"{what}: args[{i}]: cannot pass a {type(a).__name__} to a kernel "
+                    "(expected an ek.Tensor, a NumPy scalar or a ctypes value)")
 
 
 class RawKernel(_Handle):
@@ -300,10 +271,12 @@ class RawKernel(_Handle):
 
     - an ``ek.Tensor`` (or any object with ``__cuda_array_interface__``)
       passes its device pointer (element 0);
-    - a NumPy scalar (``np.float32(2)``, ``np.int32(n)``, ``np.uint64(n)``) or
-      a ctypes value (``ctypes.c_int(5)``, a ctypes Structure) passes its
-      bytes. Bare Python ints and floats are refused (TypeError): their width
-      in the kernel would be a guess.
+    - a NumPy or ctypes scalar of an ek dtype (``np.float32(2)``,
+      ``np.int32(n)``, ``ctypes.c_int(5)``) passes as a typed scalar (libek
+      converts it exactly); any other NumPy scalar (``np.uint64(n)``) or
+      ctypes value (a Structure, a pointer) passes its bytes. Bare Python
+      ints and floats are refused (TypeError): their width in the kernel
+      would be a guess.
 
     The count and sizes of the arguments are checked against the kernel's
     parameters (``ek.InvalidArgumentError`` naming the first that differs).
@@ -364,9 +337,9 @@ class RawKernel(_Handle):
         """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
         max_threads_per_block, shared_bytes, const_bytes, local_bytes,
         num_params, param_bytes, ptx_version, binary_version."""
-        a = _ffi.new(_ffi.ek_kernel_attributes)
-        check(lib.ek_kernel_get_attributes(self._handle(), ctypes.byref(a)))
-        return {name: getattr(a, name) for name, _ in a._fields_ if name != "struct_size"}
+        a = filled(lib.ek_kernel_get_attributes, _ffi.new(_ffi.ek_kernel_attributes),
+                   self._handle())
+        return fields(a)
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None) -> None:
         """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
@@ -374,10 +347,9 @@ class RawKernel(_Handle):
         h = self._handle()
         g = _dims(grid, "ek.RawKernel: grid")
         b = _dims(block, "ek.RawKernel: block")
-        arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
-        check(lib.ek_kernel_launch(_stream_handle(stream, self._ctx), h, g, b,
-                                   c_uint64(shared_mem, "shared_mem"), arr, len(args)))
-        del keep
+        arr = _kernel_values(args, f"ek.RawKernel {self._name!r}")
+        check(lib.ek_kernel_launch_values(_stream_handle(stream, self._ctx), h, g, b,
+                                          c_uint64(shared_mem, "shared_mem"), arr, len(arr)))
 
     def launch_auto(self, n: int, args, *, shared_mem: int = 0, stream=None) -> int:
         """Launch over ``n`` work items with a 1-D block of the size that ran
@@ -390,13 +362,12 @@ class RawKernel(_Handle):
         n = operator.index(n)
         if n < 0:
             raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
-        arr, keep = _kernel_args(args, self._ctx, f"ek.RawKernel {self._name!r}")
+        arr = _kernel_values(args, f"ek.RawKernel {self._name!r}")
         used = ctypes.c_uint(0)
         check(lib.ek_kernel_launch_auto(_stream_handle(stream, self._ctx), h,
                                         c_uint64(n, "launch_auto: n"),
-                                        c_uint64(shared_mem, "shared_mem"), arr, len(args),
+                                        c_uint64(shared_mem, "shared_mem"), arr, len(arr),
                                         ctypes.byref(used)))
-        del keep
         return used.value
 
     def __repr__(self) -> str:
@@ -490,8 +461,8 @@ class ElementwiseKernel:
             raise closed_error(f"ek.ElementwiseKernel {self.name!r}: the kernel")
         entry = self._built.get(ctx)
         if entry is None:
-            h = _ffi.ek_elementwise()
-            check(lib.ek_elementwise_create(ctx._handle(), *self._args, ctypes.byref(h)))
+            h = filled(lib.ek_elementwise_create, _ffi.ek_elementwise(), ctx._handle(),
+                       *self._args)
             entry = (h, _own(h, "ek_elementwise_destroy", ctx))
             self._built[ctx] = entry
         return entry[0]

@@ -1,21 +1,6 @@
 """Finding and loading libek.
 
-Search order (the first that loads wins):
-
-1. the ``EK_LIBRARY`` environment variable (a path to ``libek.so.0``);
-2. ``libek.so.0`` (then ``libek.so``) next to this package;
-3. ``ctypes.util.find_library("ek")`` (the system's library path).
-
-Every function of ``ek.h`` gets its ``argtypes``/``restype`` from the generated
-``_ffi.bind``; a library that lacks some of them is refused (it is older than
-the header the binding was generated from): a mismatched build is a packaging
-error, and failing at import names it at once instead of on some later call.
-
-For development against a library that is still growing, set
-``EK_ALLOW_MISSING_FUNCTIONS=1``: the library then loads with a
-``RuntimeWarning`` listing what it lacks, and calling a missing function raises
-``ek.NotSupportedError`` naming it.
-"""
+Design notes: bindings/python/README.md, "Internals"."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ from ._lib import lib
 
 __all__ = ["set_log_callback"]
 
-_LEVEL_NAMES = {_ffi.EK_LOG_ERROR: "error", _ffi.EK_LOG_WARN: "warn",
-                _ffi.EK_LOG_INFO: "info", _ffi.EK_LOG_DEBUG: "debug"}
+_LEVEL_NAMES = _ffi.ek_log_level_names
 
 _lock = threading.Lock()  # orders the C call with the update of _installed
 _installed = None         # the ctypes function C may call: kept alive while it may

@@ -6,13 +6,13 @@ release of libek)."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 from typing import NamedTuple
 
 from . import _ffi
 from ._context import context as _context
 from ._device import device_str
+from ._cint import fetch_array, fetch_text
 from ._errors import check
 from ._lib import lib
 
@@ -68,22 +68,12 @@ class Profiler:
 
     def records(self) -> list:
         """The last session's calls, as ProfileRecord tuples in order of completion."""
-        handle = self.context._handle()
-        count = ctypes.c_size_t()
-        check(lib.ek_profiler_get_records(handle, None, 0, ctypes.byref(count)))
-        cap = count.value
-        buf = _ffi.new(_ffi.ek_profile_record, max(cap, 1))
-        check(lib.ek_profiler_get_records(handle, buf, cap, ctypes.byref(count)))
-        return [_record(r) for r in buf[:min(cap, count.value)]]
+        return [_record(r) for r in fetch_array(lib.ek_profiler_get_records,
+                                                _ffi.ek_profile_record, self.context._handle())]
 
     def summary(self) -> str:
         """A table per op name: calls, total and mean device and host time."""
-        handle = self.context._handle()
-        length = ctypes.c_size_t()
-        check(lib.ek_profiler_get_summary(handle, None, 0, ctypes.byref(length)))
-        buf = ctypes.create_string_buffer(length.value + 1)
-        check(lib.ek_profiler_get_summary(handle, buf, len(buf), ctypes.byref(length)))
-        return buf.value.decode(errors="replace")
+        return fetch_text(lib.ek_profiler_get_summary, self.context._handle())
 
     def export_chrome_trace(self, path: str | os.PathLike) -> None:
         """Writes the session as Chrome trace JSON (Perfetto, chrome://tracing)."""

@@ -18,11 +18,11 @@ from ._context import context
 from ._dtype import DTYPES, dtype as _as_dtype
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
-from ._ops import _arg, _stream
-from ._tensor import Tensor, _empty, _shape_args
+from ._core import _arg, _stream
+from ._tensor import Tensor, _empty, _shape_args, tensor_methods
 
 __all__ = ["manual_seed", "random_state", "rand", "randn", "normal", "randint", "bernoulli",
-           "rand_like", "randn_like", "randint_like", "install"]
+           "rand_like", "randn_like", "randint_like"]
 
 _D = {k[len("EK_RANDOM_"):].lower(): v for k, v in _ffi.ek_random_dist_values.items()}
 
@@ -102,8 +102,7 @@ def bernoulli(input, p=None, *, size=None, dtype=None, device=None) -> Tensor:  
         if p is None:
             u = rand(input.shape, dtype=input.dtype if input.dtype.is_floating_point else None,
                      device=input._ctx)
-            from ._ops import BINARY_OPS, _binary
-            r = _binary(BINARY_OPS["lt"], u, input)
+            r = u < input
             return r if dtype is None and input.dtype.name == "bool" else \
                 r.astype(input.dtype if dtype is None else dtype)
         t = _empty(input.shape, input.dtype if dtype is None else _as_dtype(dtype),
@@ -136,19 +135,8 @@ def randint_like(t, low=0, high=None, *, dtype=None, device=None) -> Tensor:
     return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device or t._ctx)
 
 
-_FUNCTIONS = {"manual_seed": manual_seed, "random_state": random_state, "rand": rand,
-              "randn": randn, "normal": normal, "randint": randint, "bernoulli": bernoulli,
-              "rand_like": rand_like, "randn_like": randn_like, "randint_like": randint_like}
-
-
-def functions() -> dict:
-    """The module-level functions of this module, by name."""
-    return dict(_FUNCTIONS)
-
-
-def install(cls) -> None:
-    """Add the in-place random fills to Tensor."""
-
+@tensor_methods
+class RandomMethods:
     def uniform_(self, low: float = 0.0, high: float = 1.0):
         """Fill with numbers uniform on [low, high) (float tensors); returns self."""
         return _fill(self, "uniform", low, high)
@@ -171,7 +159,4 @@ def install(cls) -> None:
         """Fill with 1 (probability p) or 0; returns self."""
         return _fill(self, "bernoulli", p, 0.0)
 
-    cls.uniform_, cls.normal_, cls.random_, cls.bernoulli_ = uniform_, normal_, random_, \
-        bernoulli_
-    cls.bernoulli = lambda self, p=None: bernoulli(self, p)
-    cls.bernoulli.__doc__ = bernoulli.__doc__
+    bernoulli = bernoulli

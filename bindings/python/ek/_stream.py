@@ -8,7 +8,7 @@ import threading
 from . import _ffi
 from ._context import Context, context
 from ._errors import InvalidArgumentError, check, shut_down
-from ._cint import c_uint64
+from ._cint import c_uint64, filled
 from ._handles import closed_error, own, releaser
 from ._lib import lib
 
@@ -41,6 +41,16 @@ def _current_handle(ctx: Context):
     return None
 
 
+def stream_handle(stream, ctx: Context):
+    """None (this thread's current stream of ctx) or an ek.Stream -> ek_stream or None."""
+    if stream is None:
+        return _current_handle(ctx)
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream: expected an ek.Stream or None, got {type(stream).__name__} "
+                        "(wrap a native stream with ek.Stream.from_native)")
+    return stream._handle()
+
+
 _DESTROY_STREAM = releaser("ek_stream_destroy")
 _DESTROY_EVENT = releaser("ek_event_destroy")
 
@@ -67,8 +77,7 @@ class Stream:
 
     def __init__(self, device="cpu"):
         ctx = context(device)
-        h = _ffi.ek_stream()
-        check(lib.ek_stream_create(ctx._handle(), ctypes.byref(h)))
+        h = filled(lib.ek_stream_create, _ffi.ek_stream(), ctx._handle())
         self._init(h, ctx, owned=True)
 
     def _init(self, h, ctx, owned):
@@ -132,9 +141,7 @@ class Stream:
     @property
     def native(self) -> int:
         """The cudaStream_t as an int (0 on CPU)."""
-        p = ctypes.c_void_p()
-        check(lib.ek_stream_get_native(self._handle(), ctypes.byref(p)))
-        return p.value or 0
+        return filled(lib.ek_stream_get_native, ctypes.c_void_p(), self._handle()).value or 0
 
     cuda_stream = native
 
@@ -144,9 +151,7 @@ class Stream:
 
     def query(self) -> bool:
         """True when all work submitted to the stream has completed."""
-        done = ctypes.c_int()
-        check(lib.ek_stream_query(self._handle(), ctypes.byref(done)))
-        return bool(done.value)
+        return bool(filled(lib.ek_stream_query, ctypes.c_int(), self._handle()).value)
 
     def wait_event(self, event: "Event") -> None:
         """Later work on this stream waits for ``event`` (no host wait)."""
@@ -225,8 +230,7 @@ class Event:
             self._create(context(device))
 
     def _create(self, ctx: Context) -> None:
-        h = _ffi.ek_event()
-        check(lib.ek_event_create(ctx._handle(), ctypes.byref(h)))
+        h = filled(lib.ek_event_create, _ffi.ek_event(), ctx._handle())
         self._ctx = ctx
         self._tok = own(h, _DESTROY_EVENT, ctx._tok)
         self._h = h
@@ -281,15 +285,12 @@ class Event:
         """True when the captured work has completed (or the event was never recorded)."""
         if self._h is None and not self._closed:
             return True
-        done = ctypes.c_int()
-        check(lib.ek_event_query(self._handle(), ctypes.byref(done)))
-        return bool(done.value)
+        return bool(filled(lib.ek_event_query, ctypes.c_int(), self._handle()).value)
 
     def elapsed_time(self, end: "Event") -> float:
         """Milliseconds from this event to ``end`` (both recorded and completed;
         NotReadyError otherwise)."""
-        ms = ctypes.c_float()
-        check(lib.ek_event_get_elapsed_ms(self._handle(), end._handle(), ctypes.byref(ms)))
+        ms = filled(lib.ek_event_get_elapsed_ms, ctypes.c_float(), self._handle(), end._handle())
         return float(ms.value)
 
     def __repr__(self) -> str:

@@ -1,14 +1,6 @@
-"""The Tensor class: a reference to one libek tensor handle (a view of storage).
-
-Everything numeric is done by the C library: views (ek_view_*), copies with
-broadcasting and casting (ek_copy, ek_cast), fills, reshapes.  This module only
-translates Python arguments (shapes, indices, dtypes, devices) and owns the
-handle's lifetime.
-
-Indexing, operators and op methods are added to Tensor by the ``install``
-functions of ``_ops``, ``_ternary``, ``_matmul``, ``_reduce``, ``_indexing``,
-``_random`` and ``_dlpack`` (called from ``ek/__init__.py``).
-"""
+"""The Tensor class: a reference to one libek tensor handle (a view of
+storage), owning its lifetime; the op modules add their methods with
+``@tensor_methods`` (the generated ones in _ops.py)."""
 
 from __future__ import annotations
 
@@ -19,10 +11,10 @@ import weakref
 import numpy as np
 
 from . import _ffi, _handles
-from ._cint import c_int, c_int64, int64_array, int_array, scalar
+from ._cint import int64_array, scalar
 from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
-from ._errors import DtypeError, ShutdownError, check, shut_down
+from ._errors import DtypeError, ShapeError, ShutdownError, check, shut_down
 from ._lib import lib
 from ._stream import _current_handle
 
@@ -42,7 +34,6 @@ _new_weakref = weakref.ref
 
 
 _i64 = int64_array
-_ints = int_array
 
 
 def _shape_args(args) -> tuple:
@@ -110,12 +101,6 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         raise TypeError("ek.Tensor is not constructed directly: use ek.tensor(), ek.empty(), "
                         "ek.zeros(), ek.from_numpy(), ...")
-
-    def _new(self, fn, *args) -> "Tensor":
-        """Call ``fn(*args, &out)`` (a view or op returning a new handle) and wrap it."""
-        out = _ffi.ek_tensor()
-        check(fn(*args, _byref(out)))
-        return Tensor._wrap(out, self._ctx)
 
     def _stream(self):
         return _current_handle(self._ctx)
@@ -201,7 +186,9 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """Address of element 0 (device memory for CUDA tensors)."""
-        return self._meta.data or 0
+        p = ctypes.c_void_p()
+        check(lib.ek_tensor_get_data(self._h, _byref(p)))
+        return p.value or 0
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -262,29 +249,25 @@ class Tensor:
     def __float__(self) -> float:
         return float(self.item())
 
-    # ------------------------------------------------------------ views
+    # ------------------------------------------------------------ views (ek._capi, generated)
     def view(self, *shape) -> "Tensor":
         """A view with a new shape (one entry may be -1); ShapeError when the
         strides do not allow one (use reshape)."""
-        s = _shape_args(shape)
-        return self._new(lib.ek_view_reshape, self._h, len(s), _i64(s, "view: shape"))
+        return _capi.view_reshape(self, _shape_args(shape))
 
     def reshape(self, *shape) -> "Tensor":
         """A view with a new shape when the strides allow, else a contiguous copy."""
-        s = _shape_args(shape)
-        return self._new(lib.ek_reshape, self._stream(), self._h, len(s), _i64(s, "reshape: shape"))
+        return _capi.reshape(self, _shape_args(shape))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         """A view with two dims swapped."""
-        return self._new(lib.ek_view_transpose, self._h, c_int(dim0, "transpose: dim0"),
-                         c_int(dim1, "transpose: dim1"))
+        return _capi.view_transpose(self, dim0, dim1)
 
     swapaxes = transpose
 
     def permute(self, *dims) -> "Tensor":
         """A view whose dim i is this tensor's dim ``dims[i]``."""
-        d = _shape_args(dims)
-        return self._new(lib.ek_view_permute, self._h, len(d), _ints(d, "permute: dims"))
+        return _capi.view_permute(self, _shape_args(dims))
 
     @property
     def T(self) -> "Tensor":
@@ -293,8 +276,7 @@ class Tensor:
 
     def expand(self, *sizes) -> "Tensor":
         """Broadcast size-1 dims (stride 0) and prepend dims; -1 keeps a size."""
-        s = _shape_args(sizes)
-        return self._new(lib.ek_view_expand, self._h, len(s), _i64(s, "expand: sizes"))
+        return _capi.view_expand(self, _shape_args(sizes))
 
     def broadcast_to(self, shape) -> "Tensor":
         """A broadcast view with the given shape (as expand)."""
@@ -304,26 +286,22 @@ class Tensor:
         """Remove size-1 dims: all of them, or the listed one(s)."""
         dims = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
         if dim is not None and not dims:
-            return self._new(lib.ek_view_reshape, self._h, self.ndim, _i64(self.shape))
-        return self._new(lib.ek_view_squeeze, self._h, len(dims), _ints(dims, "squeeze: dim"))
+            return _capi.view_reshape(self, self.shape)
+        return _capi.view_squeeze(self, dims)
 
     def unsqueeze(self, dim: int) -> "Tensor":
         """Insert a size-1 dim at ``dim`` (in [-ndim-1, ndim])."""
-        return self._new(lib.ek_view_unsqueeze, self._h, c_int(dim, "unsqueeze: dim"))
+        return _capi.view_unsqueeze(self, dim)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         """Merge dims start..end (inclusive): a view when the strides allow,
         otherwise a view of a contiguous copy."""
-        start_dim = c_int(start_dim, "flatten: start_dim")
-        end_dim = c_int(end_dim, "flatten: end_dim")
         try:
-            return self._new(lib.ek_view_flatten, self._h, start_dim, end_dim)
-        except Exception as e:  # ShapeError: no view exists
-            from ._errors import ShapeError
-            if not isinstance(e, ShapeError) or self.is_contiguous():
+            return _capi.view_flatten(self, start_dim, end_dim)
+        except ShapeError:  # no view exists
+            if self.is_contiguous():
                 raise
-        c = self.contiguous()
-        return c._new(lib.ek_view_flatten, c._h, start_dim, end_dim)
+        return _capi.view_flatten(self.contiguous(), start_dim, end_dim)
 
     def ravel(self) -> "Tensor":
         """The values as 1-D: a view when the strides allow (as flatten)."""
@@ -333,19 +311,15 @@ class Tensor:
         """Any shape/strides (elements) over this tensor's storage; ``storage_offset``
         counts elements from the storage start (default: this view's offset)."""
         size, stride = _shape_args((size,)), _shape_args((stride,))
-        off = self.storage_offset() if storage_offset is None else \
-            c_int64(storage_offset, "as_strided: storage_offset")
         if len(size) != len(stride):
             raise ValueError(f"as_strided: {len(size)} sizes but {len(stride)} strides")
-        return self._new(lib.ek_view_as_strided, self._h, len(size), _i64(size, "as_strided: size"),
-                         _i64(stride, "as_strided: stride"), off)
+        return _capi.view_as_strided(self, size, stride, self.storage_offset()
+                                     if storage_offset is None else storage_offset)
 
     # ------------------------------------------------------------ copies, casts, devices
     def contiguous(self) -> "Tensor":
         """This tensor when C-contiguous, else a contiguous copy."""
-        if self.is_contiguous():
-            return self
-        return self._new(lib.ek_contiguous, self._stream(), self._h)
+        return self if self.is_contiguous() else _capi.contiguous(self)
 
     def clone(self) -> "Tensor":
         """A contiguous copy."""
@@ -377,8 +351,7 @@ class Tensor:
     def astype(self, dtype) -> "Tensor":
         """A new tensor of the values converted to dtype (PyTorch rules:
         float -> int truncates, -> bool is x != 0)."""
-        dt = _as_dtype(dtype)
-        return self._new(lib.ek_cast, self._stream(), self._h, dt.code)
+        return _capi.cast(self, dtype)
 
     def to(self, *args, dtype=None, device=None, copy: bool = False) -> "Tensor":
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``.
@@ -432,17 +405,9 @@ class Tensor:
         """Mark the storage as used on ``stream``: its release waits for that stream."""
         check(lib.ek_tensor_record_stream(stream._h, self._h))
 
-    # Indexing (__getitem__/__setitem__), operators and op methods are added by
-    # the install() of _ops, _ternary, _matmul, _reduce, _indexing, _random and
-    # _dlpack (called from ek/__init__.py).
-
 
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
-    s = tuple(shape)
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_empty(_current_handle(ctx), ctx._handle(), len(s), _i64(s, "shape"),
-                              dt.code, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    return _capi.tensor_empty(shape, dt, device=ctx)
 
 
 def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
@@ -483,3 +448,18 @@ def _host_tensor(data, like_ctx: Context) -> Tensor:
     """Python/NumPy data as a tensor for ek_copy: on like_ctx's CPU side."""
     arr = np.asarray(data)
     return _from_numpy(arr, context("cpu") if like_ctx.is_cuda else like_ctx)
+
+
+_NOT_COPIED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"}
+
+
+def tensor_methods(cls):
+    """Class decorator: copies the methods of ``cls`` into Tensor (how the op
+    modules add theirs; tools/gen_bindings reads these classes for the stubs)."""
+    for name, value in vars(cls).items():
+        if name not in _NOT_COPIED:
+            setattr(Tensor, name, value)
+    return cls
+
+
+from . import _capi  # noqa: E402 - last: the generated op layer needs Tensor

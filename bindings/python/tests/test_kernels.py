@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ek
-from ek import _kernels
+from ek import _ffi, _kernels
 
 SAXPY = r'''
 extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
@@ -102,43 +102,48 @@ def test_elementwise_bad_name(cpu_device):
         ek.ElementwiseKernel("float32 x", "float32 z", "z = x", "not an identifier")
 
 
-def test_kernel_args_conversion(cpu_device):
-    ctx = ek.context("cpu")
+def test_kernel_args_as_typed_values(cpu_device):
+    # Each argument becomes an ek_kernel_value: libek does the byte marshalling.
     t = ek.ones(3)
 
     class S(ctypes.Structure):
         _fields_ = [("a", ctypes.c_int), ("b", ctypes.c_double)]
 
     args = (np.float32(2.5), np.int64(-3), np.uint8(7), np.float64(0.25), np.bool_(True),
-            ctypes.c_int(5), ctypes.c_uint64(9), S(1, 2.0), t)
-    arr, keep = _kernels._kernel_args(args, ctx, "k")
-    assert [arr[i].size for i in range(len(args))] == [4, 8, 1, 8, 1, 4, 8,
-                                                       ctypes.sizeof(S), 8]
-    assert ctypes.c_float.from_address(arr[0].value).value == 2.5
-    assert ctypes.c_int64.from_address(arr[1].value).value == -3
-    assert ctypes.c_uint8.from_address(arr[2].value).value == 7
-    assert ctypes.c_double.from_address(arr[3].value).value == 0.25
-    assert ctypes.c_int.from_address(arr[5].value).value == 5
-    assert ctypes.c_void_p.from_address(arr[8].value).value == t.data_ptr()
-    del keep
+            ctypes.c_int(5), np.int64(2**62 + 1), ctypes.c_uint64(9), np.uint64(2**64 - 1),
+            S(1, 2.0), t)
+    arr = _kernels._kernel_values(args, "k")
+    T, SC, B = (_ffi.EK_KERNEL_VALUE_TENSOR, _ffi.EK_KERNEL_VALUE_SCALAR,
+                _ffi.EK_KERNEL_VALUE_BYTES)
+    assert [v.kind for v in arr] == [SC] * 7 + [B, B, B, T]
+    assert [ek._dtype.from_code(v.dtype).name for v in arr[:7]] == [
+        "float32", "int64", "uint8", "float64", "bool", "int32", "int64"]
+    assert arr[0].scalar.f == 2.5 and arr[1].scalar.i == -3 and arr[2].scalar.i == 7
+    assert arr[4].scalar.kind == _ffi.EK_SCALAR_BOOL and arr[5].scalar.i == 5
+    assert arr[6].scalar.i == 2**62 + 1  # exact: no float on the way
+    assert arr[7].size == 8 and ctypes.c_uint64.from_address(arr[7].bytes).value == 9
+    assert ctypes.c_uint64.from_address(arr[8].bytes).value == 2**64 - 1
+    assert arr[9].size == ctypes.sizeof(S) and S.from_address(arr[9].bytes).b == 2.0
+    assert ctypes.cast(arr[10].tensor, ctypes.c_void_p).value == \
+        ctypes.cast(t._h, ctypes.c_void_p).value
+    assert arr.keep[-1] is t
 
 
 @pytest.mark.parametrize("bare", [5, 2.0, True, -1, 1 << 40])
 def test_kernel_args_refuse_bare_python_scalars(cpu_device, bare):
     with pytest.raises(TypeError, match=r"np\.int32|np\.float32|ctypes"):
-        _kernels._kernel_args((np.float32(1), bare), ek.context("cpu"), "k")
+        _kernels._kernel_values((np.float32(1), bare), "k")
 
 
 def test_kernel_args_other_errors(cpu_device):
-    ctx = ek.context("cpu")
     with pytest.raises(TypeError, match="tuple"):
-        _kernels._kernel_args(np.float32(1), ctx, "k")
+        _kernels._kernel_values(np.float32(1), "k")
     with pytest.raises(TypeError):
-        _kernels._kernel_args(("text",), ctx, "k")
+        _kernels._kernel_values(("text",), "k")
     with pytest.raises(TypeError):
-        _kernels._kernel_args((np.array([1, 2]),), ctx, "k")  # arrays are not arguments
+        _kernels._kernel_values((np.array([1, 2]),), "k")  # arrays are not arguments
     with pytest.raises(TypeError):
-        _kernels._kernel_args((np.str_("x"),), ctx, "k")
+        _kernels._kernel_values((np.str_("x"),), "k")
 
 
 def test_dims(cpu_device):
@@ -535,8 +540,17 @@ class _FakeLib:
         self.released.append("kernel")
         return 0
 
-    def ek_kernel_launch(self, stream, k, grid, block, shared, args, n):
-        vals = [ctypes.string_at(args[i].value, args[i].size) for i in range(n)]
+    def ek_kernel_launch_values(self, stream, k, grid, block, shared, args, n):
+        vals = []
+        for v in args[:n]:
+            if v.kind == ek._ffi.EK_KERNEL_VALUE_TENSOR:
+                vals.append(("tensor", ctypes.cast(v.tensor, ctypes.c_void_p).value))
+            elif v.kind == ek._ffi.EK_KERNEL_VALUE_SCALAR:
+                s = v.scalar
+                vals.append(("scalar", ek._dtype.from_code(v.dtype).name,
+                             s.f if s.kind == ek._ffi.EK_SCALAR_FLOAT64 else s.i))
+            else:
+                vals.append(("bytes", ctypes.string_at(v.bytes, v.size)))
         self.launches.append((list(grid), list(block), shared, vals, stream))
         return 0
 
@@ -580,9 +594,9 @@ def test_glue_raw_module(fake_lib):
     k((3, 2), 64, (np.float32(2), t, ctypes.c_int(7), np.uint64(1 << 40)), shared_mem=16)
     grid, block, shared, vals, stream = fake_lib.launches[-1]
     assert grid == [3, 2, 1] and block == [64, 1, 1] and shared == 16 and stream is None
-    assert vals[0] == np.float32(2).tobytes() and vals[2] == np.int32(7).tobytes()
-    assert vals[1] == ctypes.c_void_p(t.data_ptr()).value.to_bytes(8, "little")
-    assert vals[3] == np.uint64(1 << 40).tobytes()
+    assert vals[0] == ("scalar", "float32", 2.0) and vals[2] == ("scalar", "int32", 7)
+    assert vals[1] == ("tensor", ctypes.cast(t._h, ctypes.c_void_p).value)
+    assert vals[3] == ("bytes", np.uint64(1 << 40).tobytes())
     s = ek.Stream("cpu")
     k(1, 1, (), stream=s)
     assert fake_lib.launches[-1][4] is s._h

@@ -79,6 +79,7 @@ def test_closed_default_context_is_replaced(device):
 
 
 def test_stream_and_event_close(device):
+    ek.context(device)  # the default context exists before counting (an earlier test closed it)
     before = _live()
     s, e = ek.Stream(device), ek.Event(device)
     e.record(s)
@@ -308,3 +309,41 @@ def test_daemon_threads_at_exit():
         time.sleep(0.02)
         sys.exit(0)
     """, 20)
+
+
+def test_threads_run_ops_on_their_own_streams(device):
+    # The binding's shared state under threads: the thread-local current stream,
+    # the registry of live handles, and ops, indexing and in-place forms on
+    # tensors shared between threads.
+    import threading
+    gc.collect()
+    before = ek.live_handles()
+    base = ek.arange(0, 1000, dtype=ek.float64, device=device)
+    errors, results = [], {}
+
+    def work(i):
+        try:
+            s = ek.Stream(device)
+            with s:
+                assert ek.current_stream(device) == s
+                acc = ek.zeros(1000, dtype=ek.float32, device=device)
+                for _ in range(20):
+                    acc += base[::1] * i          # f32 += f64 through the C out-dtype rule
+                    acc[acc > 1e9] = 0            # ek_index_assign with a mask
+                s.synchronize()
+                results[i] = acc[[0, 999]].tolist()
+            assert ek.current_stream(device) != s
+            s.close()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results == {i: [0.0, 20.0 * 999 * i] for i in range(4)}
+    del base, threads
+    gc.collect()
+    assert ek.live_handles() == before

@@ -1,4 +1,5 @@
-"""Elementwise ops, operators, where/clamp/lerp/axpby and matrix products against NumPy."""
+"""Operators, scalar operands, in-place forms, where/clamp/lerp/axpby and matrix products
+(representative cases; every op is called once in test_generated.py)."""
 
 import math
 import operator
@@ -9,69 +10,6 @@ import pytest
 import ek
 from ek_helpers import FLOAT_DTYPES, INT_DTYPES, NP_DTYPES, check, kind, promote, sample
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-def _sig(x):
-    return 1 / (1 + np.exp(-x))
-
-
-UNARY_REF = {
-    "neg": np.negative, "abs": np.abs, "sign": np.sign,
-    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-    "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
-    "square": np.square, "reciprocal": lambda x: 1 / x, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "tanh": np.tanh, "sigmoid": _sig, "relu": lambda x: np.maximum(x, 0),
-    "gelu": lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2))),
-    "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) *
-                                                  (x + 0.044715 * x ** 3))),
-    "silu": lambda x: x * _sig(x), "erf": _erf, "floor": np.floor, "ceil": np.ceil,
-    "round": np.round, "trunc": np.trunc, "logical_not": np.logical_not, "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite,
-    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
-    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "log10": np.log10,
-    "signbit": np.signbit,
-}
-FLOAT_ONLY = {"exp", "exp2", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt", "reciprocal",
-              "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "gelu_tanh", "silu", "erf",
-              "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log10"}
-BOOL_RESULT = {"logical_not", "isnan", "isinf", "isfinite", "signbit"}
-POSITIVE = {"log", "log2", "log1p", "sqrt", "rsqrt", "reciprocal", "log10"}
-
-
-def test_every_unary_op_has_a_reference():
-    assert set(ek._ops.UNARY_OPS) == set(UNARY_REF)
-
-
-@pytest.mark.parametrize("name", sorted(UNARY_REF))
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=lambda d: d.name)
-def test_unary(device, name, dt):
-    a = sample(dt, positive=name in POSITIVE)
-    if dt is ek.bool_ and name in POSITIVE:
-        a = np.ones_like(a)
-    x = ek.from_numpy(a, device=device)
-    if name == "neg" and dt is ek.bool_:
-        with pytest.raises(ek.DtypeError, match="ek_unary"):
-            x.neg()
-        return
-    want = ek.bool_ if name in BOOL_RESULT else (
-        ek.float32 if name in FLOAT_ONLY and kind(dt) < 2 else dt)
-    with np.errstate(invalid="ignore", divide="ignore"):  # asin(2), atanh(1), ...
-        ref = UNARY_REF[name](a.astype(np.float64) if dt.is_floating_point or name in FLOAT_ONLY
-                              else a.astype(np.int64))
-    r = getattr(x, name)()
-    check(r, ref, want, rtol=2e-2 if dt is ek.float16 and name == "tan" else None)
-    check(getattr(ek, name)(x), ref, want, rtol=2e-2 if dt is ek.float16 and name == "tan"
-          else None)
-    # out= and in place
-    out = ek.empty(a.shape, dtype=want, device=device)
-    assert getattr(x, name)(out=out) is out
-    if want is dt and name not in ("isnan", "isinf", "isfinite", "signbit"):
-        y = ek.from_numpy(a, device=device)
-        assert getattr(y, name + "_")() is y
-        np.testing.assert_array_equal(y.numpy(), r.numpy())
-
-
 def test_unary_special_values(device):
     x = ek.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 2.5, -2.5, 0.5],
                   device=device)
@@ -79,22 +17,14 @@ def test_unary_special_values(device):
     assert x.isinf().tolist() == [False, True, True, False, False, False, False]
     assert math.isnan(x.sign().tolist()[0])
     assert x.round().tolist()[4:] == [2.0, -2.0, 0.0]  # half to even
-    np.testing.assert_allclose(x[4:].gelu(approximate="tanh").numpy(),
-                               UNARY_REF["gelu_tanh"](np.array([2.5, -2.5, 0.5])), rtol=1e-5,
-                               atol=1e-7)
+    g = np.array([2.5, -2.5, 0.5])
+    np.testing.assert_allclose(x[4:].gelu(approximate="tanh").numpy(), 0.5 * g * (
+        1 + np.tanh(math.sqrt(2 / math.pi) * (g + 0.044715 * g ** 3))), rtol=1e-5, atol=1e-7)
     with pytest.raises(ek.InvalidArgumentError):
         x.gelu(approximate="fast")
     np.testing.assert_allclose(ek.tensor([1.2345, 2.5], device=device).round(decimals=2)
                                .numpy(), [1.23, 2.5], rtol=1e-6)
     assert round(ek.tensor(2.5, device=device)).item() == 2.0
-
-
-def test_unary_bfloat16(device):
-    a = sample(ek.float32, positive=True)
-    x = ek.from_numpy(a, device=device).astype(ek.bfloat16)
-    ab = x.astype(ek.float32).numpy().astype(np.float64)
-    for name in ("exp", "sqrt", "tanh", "relu", "neg", "floor"):
-        check(getattr(x, name)(), UNARY_REF[name](ab), ek.bfloat16)
 
 
 # ------------------------------------------------------------------ binary
@@ -115,10 +45,6 @@ CMP = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical
 BITWISE = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
            "bitwise_right_shift"}
 FLOAT_RESULT = {"div", "atan2", "logaddexp", "hypot", "copysign", "nextafter"}
-
-
-def test_every_binary_op_has_a_reference():
-    assert set(ek._ops.BINARY_OPS) == set(BINARY_REF)
 
 
 def _operands(name, da, db):
@@ -172,34 +98,6 @@ def _expected(name, a, b, da, db):
     with np.errstate(all="ignore"):
         r = BINARY_REF[name](a.astype(res.numpy), b.astype(res.numpy))
     return r, res
-
-
-PAIRS = [(d, d) for d in NP_DTYPES] + [
-    (ek.uint8, ek.int8), (ek.int16, ek.int64), (ek.int32, ek.float16), (ek.bool_, ek.int32),
-    (ek.float16, ek.float32), (ek.float32, ek.float64), (ek.bool_, ek.float32),
-    (ek.int64, ek.float32)]
-
-
-@pytest.mark.parametrize("name", sorted(BINARY_REF))
-@pytest.mark.parametrize("da,db", PAIRS, ids=lambda d: d.name)
-def test_binary(device, name, da, db):
-    a, b = _operands(name, da, db)
-    x, y = ek.from_numpy(a, device=device), ek.from_numpy(b, device=device)
-    if name in BITWISE and (kind(da) == 2 or kind(db) == 2):
-        with pytest.raises(ek.DtypeError, match="ek_binary"):
-            getattr(x, name)(y)
-        return
-    if name == "sub" and da is ek.bool_ and db is ek.bool_:
-        with pytest.raises(ek.DtypeError):
-            x - y
-        return
-    ref, res = _expected(name, a, b, da, db)
-    rtol = 2e-2 if name == "pow" and res is ek.float16 else None
-    check(getattr(x, name)(y), ref, res, rtol=rtol)
-    check(getattr(ek, name)(x, y), ref, res, rtol=rtol)
-    out = ek.empty(ref.shape, dtype=res, device=device)
-    assert getattr(ek, name)(x, y, out=out) is out
-    check(out, ref, res, rtol=rtol)
 
 
 OPERATORS = [("+", operator.add, "add"), ("-", operator.sub, "sub"), ("*", operator.mul, "mul"),
@@ -329,7 +227,7 @@ def test_in_place_semantics(device):
     i = ek.arange(4, dtype=ek.int32, device=device)
     i += ek.ones(4, dtype=ek.int64, device=device)
     assert i.dtype is ek.int32 and i.tolist() == [1, 2, 3, 4]
-    with pytest.raises(ek.DtypeError, match="can't be cast"):
+    with pytest.raises(ek.DtypeError, match="ek_binary_scalar"):  # the C rule: float into int
         i += 1.5
     with pytest.raises(ek.DtypeError):
         i /= 2

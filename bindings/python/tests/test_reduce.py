@@ -6,18 +6,16 @@ import numpy as np
 import pytest
 
 import ek
-from ek_helpers import NP_DTYPES, check, kind, sample
+from ek_helpers import check, kind, sample
 
-DIMS = [None, 0, -1, (0, 2), (1,), (-1, 0)]
 
 
 def _np_dims(dim):
     return dim if dim is None or isinstance(dim, int) else tuple(dim)
 
 
-@pytest.mark.parametrize("dim", DIMS, ids=str)
-@pytest.mark.parametrize("keepdim", [False, True])
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("dim, keepdim", [(None, False), ((0, 2), True), (-1, False)], ids=str)
+@pytest.mark.parametrize("dt", [ek.bool_, ek.int32, ek.float32], ids=lambda d: d.name)
 def test_sum_prod_any_all_amax(device, dt, dim, keepdim):
     a = sample(dt, (3, 4, 5), seed=1)
     if kind(dt) == 1:

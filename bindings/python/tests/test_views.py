@@ -49,7 +49,7 @@ def test_index_errors(device):
     t = ek.from_numpy(A, device=device)
     with pytest.raises(IndexError) as ei:
         t[2]
-    assert isinstance(ei.value, ek.EkIndexError) and "ek_view_select" in ei.value.message
+    assert isinstance(ei.value, ek.EkIndexError) and "ek_index" in ei.value.message
     with pytest.raises(IndexError):
         t[0, 0, 0, 0, 0]
     with pytest.raises(TypeError):
