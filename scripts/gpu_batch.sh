@@ -23,6 +23,7 @@ phase() { [[ " $PHASES " == *" $1 "* ]]; }
 if phase tests; then
 for t in "$c"/tests/test_*; do run "$(basename "$t")" "$t"; done
 run quickstart_c "$c/examples/quickstart"
+[ -x "$c/examples/quickstart_cpp" ] && run quickstart_cpp "$c/examples/quickstart_cpp"
 # Twice: the second process finds the kernel in the disk cache.
 run custom_kernel_jit "$c/examples/custom_kernel_jit"
 run custom_kernel_jit_again "$c/examples/custom_kernel_jit"

@@ -9,7 +9,7 @@ rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go,overhead}
 find build -maxdepth 1 -name 'libek.so*' ! -type d -exec cp -P {} .carry/lib/ \;
 find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda_copy_check \) -exec cp {} .carry/tests/ \;
 cp build/tests/module_kernel.cubin build/tests/module_kernel.fatbin build/tests/module_kernel.ptx .carry/tests/
-cp build/examples/quickstart build/examples/custom_kernel_jit build/examples/custom_kernel_static \
+cp build/examples/quickstart build/examples/quickstart_cpp build/examples/custom_kernel_jit build/examples/custom_kernel_static \
    build/examples/scale.fatbin .carry/examples/
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
    build/bench/col_variants build/bench/bench_handles .carry/bench/
