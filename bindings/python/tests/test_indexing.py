@@ -116,9 +116,11 @@ def test_index_select_gather_scatter(device):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     x = ek.from_numpy(a, device=device)
     np.testing.assert_array_equal(x.index_select(1, [3, 0, -1]).numpy(), a[:, [3, 0, -1]])
-    np.testing.assert_array_equal(ek.index_select(x, 0, ek.tensor([2, 2],
-                                                                  dtype=ek.int32)).numpy(),
-                                  a[[2, 2]])
+    i32 = ek.tensor([2, 2], dtype=ek.int32, device=device)  # an index tensor on x's device
+    np.testing.assert_array_equal(ek.index_select(x, 0, i32).numpy(), a[[2, 2]])
+    if device != "cpu":  # an index tensor of another device is refused, as in every binding
+        with pytest.raises(ek.InvalidArgumentError, match="another context"):
+            ek.index_select(x, 0, i32.to(device="cpu"))
     idx = np.array([[0, 2], [1, 0], [2, 2]])
     np.testing.assert_array_equal(x.gather(1, idx).numpy(), np.take_along_axis(a, idx, 1))
     np.testing.assert_array_equal(ek.gather(x, 0, idx[:2]).numpy(),  # index smaller than x
