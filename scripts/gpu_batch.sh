@@ -94,13 +94,14 @@ if phase sanitize; then
 # stress suites run 10^4 operations per thread (EK_STRESS_OPS), not 10^5.
 for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_elementwise test_reduce \
          test_ternary test_random test_softmax test_scan test_matmul test_indexing test_module \
-         test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler test_api_shape test_dlpack}; do
+         test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler test_api_shape test_dlpack \
+         test_index_key test_out_dtype test_hpp}; do
   [ -x "$c/tests/$t" ] || continue
   # Driver and runtime calls that fail on purpose: the suites that compile user
   # kernels (cuFuncGetParamInfo's end-of-parameters probe, the negative tests)
   # and test_memory's cudaMalloc until the device is full.
   api=()
-  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory|test_streams|test_api_shape)
+  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory|test_streams|test_api_shape|test_hpp)
     api=(--report-api-errors no);; esac
   EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
     "${api[@]}" --error-exitcode 1 "$c/tests/$t"
