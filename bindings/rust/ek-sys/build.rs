@@ -16,7 +16,9 @@ use std::process::{exit, Command};
 
 fn main() {
     println!("cargo:rerun-if-env-changed=EK_LIB_DIR");
-    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    for var in ["PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
     println!("cargo:rerun-if-env-changed=DOCS_RS");
     println!("cargo:rerun-if-changed=build.rs");
     if env::var_os("DOCS_RS").is_some() {
@@ -55,7 +57,7 @@ fn pkg_config_dirs() -> Vec<String> {
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let why = err.lines().next().unwrap_or("");
-        fail(&format!("pkg-config found no `ek` ({})", why.trim()));
+        fail(&format!("pkg-config found no `ek` ({})", why.trim().trim_end_matches('.')));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     text.split_whitespace()
