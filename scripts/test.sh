@@ -97,3 +97,6 @@ step "Rust binding"
 step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)
 (cd examples/go/quickstart && go run .)
+
+step "Rust and Go programs against an installed libek; crates packaged"
+bash scripts/ci_rustgo.sh

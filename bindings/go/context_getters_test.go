@@ -3,7 +3,7 @@ package ek_test
 import (
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // ek_stream_get_context and ek_tensor_get_context give back the Go context.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // Creation ops against values written out from NumPy; on the CPU, and on

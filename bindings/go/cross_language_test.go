@@ -3,7 +3,7 @@ package ek_test
 import (
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // The three cases every binding runs the same way (COMMON14.md); the

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // cudaOrSkip returns a CUDA context when EK_TEST_DEVICE selects CUDA and a

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func cpu(t *testing.T) *ek.Context {

@@ -15,6 +15,16 @@
 // with their kind (ek_scalar), so int64 and uint64 values stay exact. The
 // profiler, ElementwiseKernel and Kernel.LaunchAuto wrap ek.h's experimental
 // section (EK_EXPERIMENTAL): they may change in a minor release.
+//
+// The import path is github.com/libek/libek/bindings/go; the package name is
+// ek. cgo finds libek with pkg-config (PKG_CONFIG_PATH naming the directory
+// of ek.pc). So that a program starts without LD_LIBRARY_PATH when libek is
+// in a non-system prefix, link it with an rpath to that directory:
+//
+//	CGO_LDFLAGS="-Wl,-rpath,$(pkg-config --variable=libdir ek)" go build
+//
+// cgo's flag allowlist also accepts -Wl,-rpath,DIR in a program's own
+// "#cgo LDFLAGS:" line and in the Libs of ek.pc.
 package ek
 
 /*

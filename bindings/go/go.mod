@@ -1,3 +1,3 @@
-module libek/ek
+module github.com/libek/libek/bindings/go
 
 go 1.19

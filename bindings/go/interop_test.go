@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func TestWrapMemcpyRecordStream(t *testing.T) {

@@ -3,7 +3,7 @@ package ek_test
 import (
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // Joining and rearranging against hand-computed values: concat, stack, flip,

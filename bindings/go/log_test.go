@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 type logged struct {

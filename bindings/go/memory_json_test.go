@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func TestMemorySnapshotJSON(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // scope owns a CPU context and the tensors a test makes; at the end it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func TestProfilerRecordsSummaryAndTrace(t *testing.T) {

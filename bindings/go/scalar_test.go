@@ -3,7 +3,7 @@ package ek_test
 import (
 	"testing"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 // Every value argument reaches the library as an ek_scalar of its Go kind,

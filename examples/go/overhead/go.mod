@@ -1,7 +1,8 @@
-module libek/examples/overhead
+module example.com/libek-overhead
 
 go 1.19
 
-require libek/ek v0.0.0
+require github.com/libek/libek/bindings/go v0.0.0
 
-replace libek/ek => ../../../bindings/go
+// A checkout of libek; without it, Go fetches the module from its path.
+replace github.com/libek/libek/bindings/go => ../../../bindings/go

@@ -9,8 +9,8 @@
 // float32 elements on CUDA and 1 element on the CPU (or -numel K); the device
 // is CUDA when present (-cpu or EK_DEVICE=cpu forces the CPU).
 //
-//	cd examples/go/overhead && go build -o <dir>/overhead-go .
-//	LD_LIBRARY_PATH=<build> <dir>/overhead-go [-cpu] [-numel K] [-iters N] [-rounds R]
+//	cd examples/go/overhead && CGO_LDFLAGS=-Wl,-rpath,<build> go build -o <dir>/overhead-go .
+//	<dir>/overhead-go [-cpu] [-numel K] [-iters N] [-rounds R]
 //
 // With 1M elements on a GPU the loop can be paced by the GPU once its launch
 // queue is full; -numel 1 shows the host cost alone.
@@ -47,7 +47,7 @@ import (
 	"sort"
 	"time"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func main() {

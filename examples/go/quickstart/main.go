@@ -8,8 +8,11 @@
 // the GPU when there is one, else on the CPU (EK_DEVICE=cpu or -cpu forces
 // the CPU). The same workload as examples/c/quickstart.c.
 //
-//	cd examples/go/quickstart && PKG_CONFIG_PATH=<build>/meson-uninstalled LD_LIBRARY_PATH=<build> \
+//	cd examples/go/quickstart && PKG_CONFIG_PATH=<build>/meson-uninstalled CGO_LDFLAGS=-Wl,-rpath,<build> \
 //	  go run .
+//
+// (the rpath lets it start without LD_LIBRARY_PATH; for an installed libek it is
+// $(pkg-config --variable=libdir ek)).
 //
 // A module of its own that uses the binding through a replace directive (offline).
 package main
@@ -20,7 +23,7 @@ import (
 	"math"
 	"os"
 
-	"libek/ek"
+	ek "github.com/libek/libek/bindings/go"
 )
 
 func main() {

@@ -3,8 +3,7 @@
 //! and checked against the host. Without a CUDA device it says so and exits 0.
 //!
 //!   cd bindings/rust
-//!   PKG_CONFIG_PATH=<build>/meson-uninstalled LD_LIBRARY_PATH=<build> \
-//!     cargo run --offline --example custom_kernel
+//!   PKG_CONFIG_PATH=<build>/meson-uninstalled cargo run --offline --example custom_kernel
 use ek::{kernel_args, Context, Device, DeviceType, Module, Tensor};
 
 const SAXPY: &str = r#"

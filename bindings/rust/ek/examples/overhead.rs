@@ -8,7 +8,7 @@
 //! the device is CUDA when present (`--cpu` or `EK_DEVICE=cpu` forces the CPU).
 //!
 //!   cd bindings/rust && cargo build --release --offline --example overhead
-//!   LD_LIBRARY_PATH=<build> target/release/examples/overhead [--cpu] [--numel K] [--iters N] [--rounds R]
+//!   target/release/examples/overhead [--cpu] [--numel K] [--iters N] [--rounds R]
 //!
 //! With 1M elements on a GPU the loop can be paced by the GPU once its launch
 //! queue is full; `--numel 1` shows the host cost alone.

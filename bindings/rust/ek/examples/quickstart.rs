@@ -8,8 +8,10 @@
 //! forces the CPU). The same workload as examples/c/quickstart.c.
 //!
 //!   cd bindings/rust
-//!   PKG_CONFIG_PATH=<build>/meson-uninstalled LD_LIBRARY_PATH=<build> \
-//!     cargo run --offline --example quickstart
+//!   PKG_CONFIG_PATH=<build>/meson-uninstalled cargo run --offline --example quickstart
+//!
+//! (no LD_LIBRARY_PATH: the binary's rpath names the directory linked from).
+//! examples/rust/consumer builds it as a program of a crate of its own.
 use ek::{Context, DType, Device, DeviceType, RandomDist, Tensor};
 
 fn main() {
