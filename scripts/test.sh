@@ -97,3 +97,6 @@ step "Rust binding"
 step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)
 (cd examples/go/quickstart && go run .)
+
+step "C/C++ consumers of an installed prefix: pkg-config C, CMake C++, static (no LD_LIBRARY_PATH)"
+scripts/ci_consumers.sh
