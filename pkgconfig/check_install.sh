@@ -30,8 +30,11 @@ if [ "$(opt default_library)" = both ]; then
   [ -f "$libdir/libek.a" ] || fail "default_library=both but libek.a was not installed"
 fi
 # strip=true is meson.build's default; a build dir made before it keeps false.
-if [ "$(opt strip)" = True ] && readelf -S "$libdir/libek.so.0" | grep -q '\.debug_'; then
-  fail "strip=true but the installed libek.so.0 has debug sections"
+if [ "$(opt strip)" = True ]; then
+  for lib in libek.so.0 libek.a; do
+    [ -f "$libdir/$lib" ] || continue
+    readelf -S "$libdir/$lib" | grep -q '\.debug_' && fail "strip=true but the installed $lib has debug sections"
+  done
 fi
 export PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$root"
 flags=$(pkg-config --cflags --libs ek)

@@ -32,10 +32,11 @@ meson install -C "$build" --quiet --no-rebuild
 libdir=$(dirname "$(find "$prefix" -name ek.pc)")/..
 libdir=$(cd "$libdir" && pwd)
 (cd "$prefix" && find . -type f -o -type l | sort | sed 's|^\./|  |')
-if readelf -S "$libdir/libek.so.0" | grep -q '\.debug_'; then
-  echo "libek.so.0 still has debug sections: not stripped"; exit 1
-fi
-echo "libek.so.0: $(stat -c %s "$(readlink -f "$libdir/libek.so.0")") bytes, no .debug_* sections"
+for lib in libek.so.0 libek.a; do
+  if readelf -S "$libdir/$lib" | grep -q '\.debug_'; then echo "$lib has debug sections: not stripped"; exit 1; fi
+done
+echo "libek.so.0: $(stat -c %s "$(readlink -f "$libdir/libek.so.0")") bytes;" \
+  "libek.a: $(stat -c %s "$libdir/libek.a") bytes; no .debug_* sections in either"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 echo "pkg-config --libs ek:          $(pkg-config --libs ek)"
 echo "pkg-config --static --libs ek: $(pkg-config --static --libs ek)"
@@ -63,7 +64,7 @@ cmake_q -S "$tmp/cpp" -B "$tmp/cpp/build" -DCMAKE_PREFIX_PATH="$prefix" \
 cmake_q --build "$tmp/cpp/build" -j"${EK_JOBS:-2}"
 runs "$tmp/cpp/build/quickstart_cpp"
 cmake_q --install "$tmp/cpp/build" --prefix "$tmp/app"
-echo "installed copy, RUNPATH $(readelf -d "$tmp/app/bin/quickstart_cpp" | grep -o 'R.*PATH.*')"
+echo "installed copy's run path: $(readelf -d "$tmp/app/bin/quickstart_cpp" | sed -n 's/.*Library r[a-z]*path: //p')"
 runs "$tmp/app/bin/quickstart_cpp"
 
 step "3. static links (pkg-config --static; CMake ek::ek_static)"
