@@ -35,6 +35,41 @@ for mod in numpy pytest; do
   "$py" -c "import $mod" 2>/dev/null || "$py" -m pip install -q "$mod"
 done
 
+# C/C++ consumers of the installed package (scripts/ci_consumers.sh): CMake
+# and make.
+need_apt=()
+have cmake || need_apt+=(cmake)
+have make || need_apt+=(make)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# meson >= 1.4 when the system one is older (Debian 12 has 1.0.1): only from
+# 1.4 do nvcc objects get depfiles, so that editing a .cuh rebuilds the .cu
+# files that include it. From PyPI into a venv of its own, linked as
+# /usr/local/bin/meson (Debian's package is left alone; EK_SETUP_MESON=0 skips
+# this). A build dir made by the older meson must be reconfigured once
+# (meson setup --reconfigure DIR); this checkout's are, here.
+meson_new() { meson --version 2>/dev/null | awk -F. '{exit !($1 > 1 || ($1 == 1 && $2 >= 4))}'; }
+if [ "${EK_SETUP_MESON:-1}" = 1 ] && ! meson_new; then
+  venv=${EK_MESON_VENV:-/usr/local/lib/ek-meson} bin=${EK_MESON_BIN:-/usr/local/bin}
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  echo "setup: meson $(meson --version 2>/dev/null) < 1.4: installing meson from PyPI into $venv"
+  if $sudo_ "$py" -m venv "$venv" && $sudo_ "$venv/bin/pip" install -q --retries 1 --timeout 30 'meson>=1.4,<2' \
+     && $sudo_ ln -sf "$venv/bin/meson" "$bin/meson" && meson_new; then
+    for dir in "$(cd "$(dirname "$0")/.." && pwd)"/build*/; do
+      [ -f "$dir/meson-private/coredata.dat" ] || continue
+      echo "setup: meson setup --reconfigure $dir (made by the older meson)"
+      meson setup --reconfigure "$dir" >/dev/null
+    done
+  else
+    echo "setup: could not install meson >= 1.4 (offline?): keeping $(meson --version 2>/dev/null);" \
+      "after editing a .cuh, touch the .cu files that include it"
+  fi
+fi
+
 # nvcc lives outside PATH on a stock CUDA install.
 if ! have nvcc && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: add /usr/local/cuda/bin to PATH to build the CUDA backend"

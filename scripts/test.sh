@@ -98,5 +98,8 @@ step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)
 (cd examples/go/quickstart && go run .)
 
+step "C/C++ consumers of an installed prefix: pkg-config C, CMake C++, static (no LD_LIBRARY_PATH)"
+scripts/ci_consumers.sh
+
 step "Rust and Go programs against an installed libek; crates packaged"
 bash scripts/ci_rustgo.sh
