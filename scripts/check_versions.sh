@@ -17,16 +17,18 @@ copies=(
   'bindings/python/ek/_version.py|__version__ = '
   'bindings/rust/ek/Cargo.toml|version = |name = "ek"'
   'bindings/rust/ek-sys/Cargo.toml|version = |name = "ek-sys"'
+  'bindings/rust/ek/Cargo.toml|ek-sys = { version = '
   'bindings/rust/Cargo.lock|version = |name = "ek"'
   'bindings/rust/Cargo.lock|version = |name = "ek-sys"'
 )
 
-# Prints the version found in $1 on the line starting with $2 (right after a
+# Prints the first quoted string after $2 on the line of $1 starting with $2 (right after a
 # line equal to $3 when $3 is given).
 found() {
   awk -v prefix="$2" -v above="$3" '
     index($0, prefix) == 1 && (above == "" || prev == above) {
-      v = substr($0, length(prefix) + 1); gsub(/"/, "", v); print v; exit
+      v = substr($0, length(prefix) + 1); match(v, /"[^"]*"/)
+      print substr(v, RSTART + 1, RLENGTH - 2); exit
     }
     { prev = $0 }' "$1"
 }
@@ -39,7 +41,8 @@ for entry in "${copies[@]}"; do
   if [ "${1:-}" = --update ]; then
     awk -v prefix="$prefix" -v above="$above" -v v="$version" '
       index($0, prefix) == 1 && (above == "" || prev == above) && !done {
-        $0 = prefix "\"" v "\""; done = 1
+        rest = substr($0, length(prefix) + 1); sub(/"[^"]*"/, "\"" v "\"", rest)
+        $0 = prefix rest; done = 1
       }
       { prev = $0; print }' "$file" >"$file.tmp" && mv "$file.tmp" "$file"
     echo "updated $file${above:+ ($above)}: '$have' -> '$version'"
