@@ -172,7 +172,7 @@ def _sync_consumer(t: Tensor, stream) -> None:
         return
     if stream == 0:
         raise InvalidArgumentError("__dlpack__: stream=0 is ambiguous for CUDA (use 1 for the "
-                                   "legacy default stream)", _ffi.EK_ERROR_INVALID_ARGUMENT)
+                                   "legacy default stream)")
     ctx = t._ctx
     mine = _current_handle(ctx)
     consumer = 1 if stream is None else int(stream)
@@ -230,8 +230,7 @@ def _cuda_array_interface(self) -> dict:
                              "is on the CPU)")
     ts = _TYPESTR.get(self.dtype.name)
     if ts is None:
-        raise DtypeError(f"__cuda_array_interface__: {self.dtype} has no typestr",
-                         _ffi.EK_ERROR_DTYPE)
+        raise DtypeError(f"__cuda_array_interface__: {self.dtype} has no typestr")
     m = self._meta
     size = self.itemsize
     strides = None if m.is_contiguous else tuple(s * size for s in m.strides[:m.ndim])
@@ -300,7 +299,7 @@ def _import_capsule(cap, device, copy) -> Tensor:
         dl = DLManagedTensor.from_address(addr).dl_tensor
     else:
         raise InvalidArgumentError("ek.from_dlpack: not a DLPack capsule, or one already "
-                                   "consumed", _ffi.EK_ERROR_INVALID_ARGUMENT)
+                                   "consumed")
     ctx = context("cpu") if dl is None else _source_context(dl)
     want = ctx if device is None else context(device)
     flags = (_ffi.EK_DLPACK_NO_COPY if copy is False else

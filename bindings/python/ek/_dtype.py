@@ -84,7 +84,7 @@ def dtype(obj) -> DType:
         if d is not None:
             return d
     raise DtypeError(f"ek.dtype: {obj!r} is not a supported dtype (supported: "
-                     f"{', '.join(DTYPES)})", _ffi.EK_ERROR_DTYPE)
+                     f"{', '.join(DTYPES)})")
 
 
 def from_code(code: int) -> DType:

@@ -11,7 +11,6 @@ import atexit
 import ctypes
 import weakref
 
-from . import _ffi
 from ._errors import InvalidArgumentError, ShutdownError, shut_down
 from ._lib import lib
 
@@ -63,7 +62,7 @@ def closed_error(what: str):
     """The error for using ``what`` after its close (or after exit)."""
     if shut_down[0]:
         return ShutdownError()
-    return InvalidArgumentError(f"{what} is closed", _ffi.EK_ERROR_INVALID_ARGUMENT)
+    return InvalidArgumentError(f"{what} is closed")
 
 
 def check_running() -> None:

@@ -115,8 +115,7 @@ def roll(input, shifts, dims=None, *, axis=None, out=None) -> Tensor:  # noqa: A
     sh = list(shifts) if isinstance(shifts, (list, tuple)) else [shifts]
     ds = None if dims is None else _dims_arg(dims, x.ndim)
     if ds is not None and len(ds) != len(sh):
-        raise InvalidArgumentError(f"roll: {len(sh)} shifts for {len(ds)} dims",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError(f"roll: {len(sh)} shifts for {len(ds)} dims")
     return _capi.roll(x, sh, ds, out=out)
 
 

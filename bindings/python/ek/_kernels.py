@@ -25,10 +25,6 @@ _ORIGINS = {v: k.replace("_", " ") for v, k in _ffi.ek_module_origin_names.items
 _UINT_MAX = 0xFFFFFFFF
 
 
-def _invalid(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(msg, _ffi.EK_ERROR_INVALID_ARGUMENT)
-
-
 def _own(h, release_name: str, ctx: Context):
     """Register h (see _handles); returns the token whose death releases it.
     The release function comes from this module's ``lib`` (a test may replace it)."""
@@ -136,7 +132,7 @@ class RawModule(_Handle):
             else:
                 data = bytes(memoryview(image).cast("B"))
             if not data:
-                raise _invalid("ek.RawModule: the image is empty")
+                raise InvalidArgumentError("ek.RawModule: the image is empty")
             check(lib.ek_module_from_image(ctx._handle(), data, len(data), ctypes.byref(h)))
         self._own(h, "ek_module_release", ctx)
         self._kernels: dict = {}
@@ -199,10 +195,10 @@ def _dims(v, what: str) -> ctypes.Array:
             raise TypeError(f"{what}: expected an int or a tuple of 1 to 3 ints, got {v!r}") \
                 from None
     if not 1 <= len(vals) <= 3:
-        raise _invalid(f"{what}: expected 1 to 3 sizes, got {len(vals)}")
+        raise InvalidArgumentError(f"{what}: expected 1 to 3 sizes, got {len(vals)}")
     for x in vals:
         if not 0 <= x <= _UINT_MAX:
-            raise _invalid(f"{what}: size {x} out of range")
+            raise InvalidArgumentError(f"{what}: size {x} out of range")
     vals += [1] * (3 - len(vals))
     return (ctypes.c_uint * 3)(*vals)
 
@@ -361,7 +357,7 @@ class RawKernel(_Handle):
         h = self._handle()
         n = operator.index(n)
         if n < 0:
-            raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
+            raise InvalidArgumentError(f"ek.RawKernel.launch_auto: n is {n}")
         arr = _kernel_values(args, f"ek.RawKernel {self._name!r}")
         used = ctypes.c_uint(0)
         check(lib.ek_kernel_launch_auto(_stream_handle(stream, self._ctx), h,

@@ -106,8 +106,7 @@ class Stream:
         forgotten). Later uses raise InvalidArgumentError; closing twice does
         nothing. InvalidArgumentError while a ``with`` block of it is open."""
         if self._entered:
-            raise InvalidArgumentError(f"ek: {self!r}.close() inside a 'with' block of it",
-                                       _ffi.EK_ERROR_INVALID_ARGUMENT)
+            raise InvalidArgumentError(f"ek: {self!r}.close() inside a 'with' block of it")
         self._h = None
         self._tok = None  # its death destroys the stream
 
@@ -239,8 +238,7 @@ class Event:
         if self._closed or shut_down[0]:
             raise closed_error("ek: ek.Event")
         if self._h is None:
-            raise InvalidArgumentError("ek.Event: the event was never recorded",
-                                       _ffi.EK_ERROR_INVALID_ARGUMENT)
+            raise InvalidArgumentError("ek.Event: the event was never recorded")
         return self._h
 
     @property

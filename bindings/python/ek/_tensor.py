@@ -215,7 +215,7 @@ class Tensor:
         dt = self.dtype
         if dt.numpy is None:
             raise DtypeError(f"Tensor.numpy: {dt.name} has no NumPy dtype; convert first, e.g. "
-                             f"t.astype(ek.float32).numpy()", _ffi.EK_ERROR_DTYPE)
+                             f"t.astype(ek.float32).numpy()")
         arr = np.empty(self.shape, dt.numpy)
         check(lib.ek_tensor_to_host(self._stream(), self._h, arr.ctypes.data, arr.nbytes))
         return arr
@@ -418,8 +418,7 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
         dt = _as_dtype(arr.dtype)
     except DtypeError:
         raise DtypeError(f"ek.from_numpy: NumPy dtype {arr.dtype} is not supported "
-                         f"(bool, uint8, int8..int64, float16, float32, float64)",
-                         _ffi.EK_ERROR_DTYPE) from None
+                         f"(bool, uint8, int8..int64, float16, float32, float64)") from None
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
     s = arr.shape
