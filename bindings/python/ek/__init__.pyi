@@ -2034,8 +2034,6 @@ class Event:
 
     ``start.elapsed_time(end)`` gives milliseconds between two recorded events.
     """
-    def __init__(self, device=None):
-        ...
     @property
     def closed(self) -> bool:
         """True after ``close()``."""
@@ -2043,8 +2041,17 @@ class Event:
         """Destroy the event now; later uses raise InvalidArgumentError.
         Closing twice does nothing.
         """
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
     @property
     def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, device=None):
         ...
     def record(self, stream: Stream | None=None) -> None:
         """Capture the work submitted to ``stream`` so far (default: this
@@ -2076,8 +2083,6 @@ class Stream:
     ``close()`` destroys it now (after its work completed); otherwise it is
     destroyed when collected.
     """
-    def __init__(self, device='cpu'):
-        ...
     @property
     def closed(self) -> bool:
         """True after ``close()`` (or the context's close, for its default stream)."""
@@ -2086,18 +2091,24 @@ class Stream:
         forgotten). Later uses raise InvalidArgumentError; closing twice does
         nothing. InvalidArgumentError while a ``with`` block of it is open.
         """
+    def __enter__(self) -> 'Stream':
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, device='cpu'):
+        ...
     @classmethod
     def from_native(cls, ptr: int, device='cuda') -> 'Stream':
         """Wrap an existing cudaStream_t (an int, e.g.
         ``torch.cuda.current_stream().cuda_stream``) without taking ownership.
         CUDA only (NotSupportedError on CPU).
         """
-    @property
-    def context(self) -> Context:
-        ...
-    @property
-    def device(self) -> str:
-        ...
     @property
     def native(self) -> int:
         """The cudaStream_t as an int (0 on CPU)."""
@@ -2114,10 +2125,6 @@ class Stream:
         """Later work on this stream waits for the work submitted to ``other`` so far."""
     def record_event(self, event: 'Event | None'=None) -> 'Event':
         """Record an event (a new one when None) on this stream and return it."""
-    def __enter__(self) -> 'Stream':
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     def __eq__(self, other) -> bool:
         ...
     def __hash__(self) -> int:
@@ -2210,21 +2217,21 @@ class RawKernel:
     stay alive until the kernel has run (or be ``record_stream``'d on a stream
     other than its own).
     """
-    def close(self) -> None:
-        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
     @property
     def closed(self) -> bool:
         """True after ``close()``."""
+    def close(self) -> None:
+        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
     def __enter__(self):
         ...
     def __exit__(self, *exc) -> None:
         ...
     @property
-    def context(self) -> Context:
+    def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
     @property
-    def device(self) -> str:
-        """"cuda:N"."""
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
     def __init__(self, code: str, name: str, options=(), *, device=None):
         ...
     @property
@@ -2268,23 +2275,23 @@ class RawModule:
     ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
     are looked up by symbol name: declare them ``extern "C"``.
     """
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
     def close(self) -> None:
         """Release the module now (later calls raise InvalidArgumentError);
         kernels already taken from it stay usable. Idempotent.
         """
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
     def __enter__(self):
         ...
     def __exit__(self, *exc) -> None:
         ...
     @property
-    def context(self) -> Context:
+    def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
     @property
-    def device(self) -> str:
-        """"cuda:N"."""
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
     def __init__(self, code: str | None=None, *, path=None, image=None, name: str | None=None, options=(), device=None):
         ...
     def compile(self) -> None:

@@ -15,7 +15,7 @@ from ._context import Context, context
 from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
 from ._cint import c_uint64, fields, filled, scalar
 from ._errors import InvalidArgumentError, check, shut_down
-from ._handles import closed_error, own, releaser
+from ._handles import _Handle, closed_error, own, releaser
 from ._lib import lib
 from ._stream import stream_handle as _stream_handle
 
@@ -25,10 +25,9 @@ _ORIGINS = {v: k.replace("_", " ") for v, k in _ffi.ek_module_origin_names.items
 _UINT_MAX = 0xFFFFFFFF
 
 
-def _own(h, release_name: str, ctx: Context):
-    """Register h (see _handles); returns the token whose death releases it.
-    The release function comes from this module's ``lib`` (a test may replace it)."""
-    return own(h, releaser(release_name, lib_=lib), ctx._tok)
+def _release(name: str):
+    """The releaser ``name`` from this module's ``lib`` (a test may replace it)."""
+    return releaser(name, lib_=lib)
 
 
 def _kernel_context(device) -> Context:
@@ -41,44 +40,6 @@ def _encode(s, what: str) -> bytes:
     if isinstance(s, str):
         return s.encode("utf-8")
     raise TypeError(f"{what}: expected str or bytes, got {type(s).__name__}")
-
-
-class _Handle:
-    """A released-once libek handle: ``close()``, ``with``, or collection."""
-
-    _h = None
-    _tok = None
-
-    def _own(self, h, release_name: str, ctx: Context) -> None:
-        self._ctx = ctx
-        self._tok = _own(h, release_name, ctx)
-        self._h = h
-
-    def close(self) -> None:
-        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
-        self._h = None
-        self._tok = None  # its death releases the handle
-
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-        return self._h is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    @property
-    def context(self) -> Context:
-        """The ek.Context the object belongs to."""
-        return self._ctx
-
-    @property
-    def device(self) -> str:
-        """"cuda:N"."""
-        return self._ctx.device
 
 
 # ---------------------------------------------------------------- modules
@@ -134,13 +95,8 @@ class RawModule(_Handle):
             if not data:
                 raise InvalidArgumentError("ek.RawModule: the image is empty")
             check(lib.ek_module_from_image(ctx._handle(), data, len(data), ctypes.byref(h)))
-        self._own(h, "ek_module_release", ctx)
+        self._own(h, _release("ek_module_release"), ctx)
         self._kernels: dict = {}
-
-    def _handle(self):
-        if self._h is None or shut_down[0]:
-            raise closed_error("ek.RawModule: the module")
-        return self._h
 
     def close(self) -> None:
         """Release the module now (later calls raise InvalidArgumentError);
@@ -294,7 +250,7 @@ class RawKernel(_Handle):
         self._module = None
         self._name = name
         self._lazy = False
-        self._own(h, "ek_kernel_release", ctx)
+        self._own(h, _release("ek_kernel_release"), ctx)
         return self
 
     def _handle(self):
@@ -303,12 +259,10 @@ class RawKernel(_Handle):
             check(lib.ek_module_get_kernel(self._module._handle(), _encode(self._name, "name"),
                                            ctypes.byref(h)))
             self._lazy = False
-            self._own(h, "ek_kernel_release", self._ctx)
+            self._own(h, _release("ek_kernel_release"), self._ctx)
             self._module.close()  # the kernel keeps its code loaded
             self._module = None
-        if self._h is None or shut_down[0]:
-            raise closed_error(f"ek.RawKernel {self._name!r}: the kernel")
-        return self._h
+        return _Handle._handle(self)
 
     @property
     def closed(self) -> bool:
@@ -454,12 +408,12 @@ class ElementwiseKernel:
 
     def _builder(self, ctx: Context):
         if self._closed or shut_down[0]:
-            raise closed_error(f"ek.ElementwiseKernel {self.name!r}: the kernel")
+            raise closed_error(self)
         entry = self._built.get(ctx)
         if entry is None:
             h = filled(lib.ek_elementwise_create, _ffi.ek_elementwise(), ctx._handle(),
                        *self._args)
-            entry = (h, _own(h, "ek_elementwise_destroy", ctx))
+            entry = (h, own(h, _release("ek_elementwise_destroy"), ctx._tok))
             self._built[ctx] = entry
         return entry[0]
 

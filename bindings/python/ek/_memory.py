@@ -12,6 +12,7 @@ import numpy as np
 from ._cint import c_uint64, filled
 from ._context import context
 from ._errors import check, shut_down
+from ._handles import closed_error
 from ._lib import lib
 from ._stream import stream_handle as _stream_handle
 
@@ -54,8 +55,7 @@ class Memory:
 
     def _ptr(self):
         if self.closed:
-            from ._handles import closed_error
-            raise closed_error("ek.Memory")
+            raise closed_error(self)
         return self.ptr or None
 
     def __enter__(self) -> "Memory":
