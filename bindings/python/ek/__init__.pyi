@@ -1872,30 +1872,6 @@ def dtype(obj) -> DType:
     dtype or scalar type, or ``bool``/``int``/``float`` (bool, int64, float64).
     """
 
-class CompileError(Error, RuntimeError):
-    """EK_ERROR_COMPILE: compilation failed."""
-    status: Any
-
-class DeviceError(Error, RuntimeError):
-    """EK_ERROR_DEVICE: device error."""
-    status: Any
-
-class DtypeError(Error, TypeError):
-    """EK_ERROR_DTYPE: unsupported or mismatched dtype."""
-    status: Any
-
-class EkIndexError(Error, IndexError):
-    """EK_ERROR_INDEX: index out of range."""
-    status: Any
-
-class EkIOError(Error, OSError):
-    """EK_ERROR_IO: input/output error."""
-    status: Any
-
-class EkOverflowError(Error, OverflowError):
-    """EK_ERROR_OVERFLOW: size overflow."""
-    status: Any
-
 class Error(Exception):
     """Base class of libek errors.
 
@@ -1915,6 +1891,47 @@ class Error(Exception):
     def __reduce__(self):
         ...
 
+class ShutdownError(Error, RuntimeError):
+    """Raised by every call into libek once the interpreter's exit began (the
+    binding's ``atexit`` hook ran): objects still alive then (read by a later
+    ``atexit`` hook, a ``__del__`` or a daemon thread) can no longer be used.
+    Nothing is freed at exit, so such a call never touches freed memory.
+    """
+    status: Any
+    def __init__(self, message: str='', status: int | None=None):
+        ...
+
+def check(status: int) -> None:
+    """Raise the exception for ``status`` (with this thread's ek_last_error())
+    unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began.
+    """
+
+class CompileError(Error, RuntimeError):
+    """EK_ERROR_COMPILE: compilation failed."""
+    status: Any
+
+class DeviceError(Error, RuntimeError):
+    """EK_ERROR_DEVICE: device error."""
+    status: Any
+
+class DtypeError(Error, TypeError):
+    """EK_ERROR_DTYPE: unsupported or mismatched dtype."""
+    status: Any
+
+class EkIOError(Error, OSError):
+    """EK_ERROR_IO: input/output error."""
+    status: Any
+
+class EkIndexError(Error, IndexError):
+    """EK_ERROR_INDEX: index out of range."""
+    status: Any
+
+class EkOverflowError(Error, OverflowError):
+    """EK_ERROR_OVERFLOW: size overflow."""
+    status: Any
+
+IOError_ = EkIOError
+
 IndexError_ = EkIndexError
 
 class InternalError(Error, RuntimeError):
@@ -1924,8 +1941,6 @@ class InternalError(Error, RuntimeError):
 class InvalidArgumentError(Error, ValueError):
     """EK_ERROR_INVALID_ARGUMENT: invalid argument."""
     status: Any
-
-IOError_ = EkIOError
 
 class LibraryError(Error, RuntimeError):
     """EK_ERROR_LIBRARY: library not found."""
@@ -1956,21 +1971,6 @@ OverflowError_ = EkOverflowError
 class ShapeError(Error, ValueError):
     """EK_ERROR_SHAPE: shape mismatch."""
     status: Any
-
-class ShutdownError(Error, RuntimeError):
-    """Raised by every call into libek once the interpreter's exit began (the
-    binding's ``atexit`` hook ran): objects still alive then (read by a later
-    ``atexit`` hook, a ``__del__`` or a daemon thread) can no longer be used.
-    Nothing is freed at exit, so such a call never touches freed memory.
-    """
-    status: Any
-    def __init__(self, message: str='', status: int | None=None):
-        ...
-
-def check(status: int) -> None:
-    """Raise the exception for ``status`` (with this thread's ek_last_error())
-    unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began.
-    """
 
 LIBRARY_PATH: Any
 
@@ -2027,46 +2027,6 @@ def memcpy(dst, src, nbytes: int | None=None, *, device='cpu', stream=None) -> N
 
 def live_handles() -> int:
     """Number of live libek handles (contexts, streams, events, tensors); for leak checks."""
-
-class Event:
-    """A timing event. Created on ``device``'s context, or, when device is None,
-    on the context of the stream it is first recorded on.
-
-    ``start.elapsed_time(end)`` gives milliseconds between two recorded events.
-    """
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-    def close(self) -> None:
-        """Destroy the event now; later uses raise InvalidArgumentError.
-        Closing twice does nothing.
-        """
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
-    @property
-    def context(self) -> 'Context':
-        """The ek.Context the object belongs to."""
-    @property
-    def device(self) -> str | None:
-        """"cpu" or "cuda:N" (None before an event's first record)."""
-    def __init__(self, device=None):
-        ...
-    def record(self, stream: Stream | None=None) -> None:
-        """Capture the work submitted to ``stream`` so far (default: this
-        thread's current stream of the event's context).
-        """
-    def synchronize(self) -> None:
-        """Wait until the captured work has completed."""
-    def query(self) -> bool:
-        """True when the captured work has completed (or the event was never recorded)."""
-    def elapsed_time(self, end: 'Event') -> float:
-        """Milliseconds from this event to ``end`` (both recorded and completed;
-        NotReadyError otherwise).
-        """
-    def __repr__(self) -> str:
-        ...
 
 class Stream:
     """A stream of a device's context (a non-blocking cudaStream_t on CUDA; on
@@ -2132,6 +2092,46 @@ class Stream:
     def __repr__(self) -> str:
         ...
 
+class Event:
+    """A timing event. Created on ``device``'s context, or, when device is None,
+    on the context of the stream it is first recorded on.
+
+    ``start.elapsed_time(end)`` gives milliseconds between two recorded events.
+    """
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+    def close(self) -> None:
+        """Destroy the event now; later uses raise InvalidArgumentError.
+        Closing twice does nothing.
+        """
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, device=None):
+        ...
+    def record(self, stream: Stream | None=None) -> None:
+        """Capture the work submitted to ``stream`` so far (default: this
+        thread's current stream of the event's context).
+        """
+    def synchronize(self) -> None:
+        """Wait until the captured work has completed."""
+    def query(self) -> bool:
+        """True when the captured work has completed (or the event was never recorded)."""
+    def elapsed_time(self, end: 'Event') -> float:
+        """Milliseconds from this event to ``end`` (both recorded and completed;
+        NotReadyError otherwise).
+        """
+    def __repr__(self) -> str:
+        ...
+
 def current_stream(device='cpu') -> Stream:
     """This thread's current stream for a device's default context (its default
     stream outside any ``with stream:`` block).
@@ -2142,53 +2142,59 @@ def synchronize(device='cpu') -> None:
 
 __version__: str
 
-class ElementwiseKernel:
-    """An elementwise kernel built from an expression, as CuPy's (experimental:
-    ek_elementwise_* are declared under ``#ifdef EK_EXPERIMENTAL``)::
+class RawModule:
+    """A module of CUDA C++ code: from source (compiled lazily by NVRTC), or
+    from an image built ahead of time (cubin, fatbin or PTX).
 
-        k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
-                                 "z = x * y + max(x, 0.0f)", "fma_relu")
-        z = k(x, y)                 # a new tensor of the broadcast shape
-        k(x, y, z)                  # into z (or k(x, y, out=z))
+    Exactly one of:
 
-    ``in_params``/``out_params``: comma-separated "dtype name" lists (ek dtype
-    names: bool, int8, ..., float16, bfloat16, float32, float64; f16/bf16 are
-    float in the body). ``operation``: CUDA C++ seeing each parameter as the
-    element at hand, plus ``i``, the element's index (C order over the
-    broadcast shape); an output starts as its current value.
+    - ``code``: CUDA C++ source (str). ``options`` are NVRTC options
+      (``("-DN=4", "--use_fast_math")``; libek adds ``-arch`` itself), ``name``
+      labels the program in compiler messages. Nothing is compiled until
+      ``compile()`` or ``get_function()``; a source that does not compile
+      raises ``ek.CompileError`` whose message holds NVRTC's log.
+    - ``path``: a file holding a cubin, fatbin or PTX.
+    - ``image``: the bytes of one (bytes, bytearray, memoryview, ...).
 
-    Called with the inputs (ek Tensors, broadcast together by NumPy's rules;
-    NumPy or Python scalars become 0-d tensors of their parameter's dtype),
-    then optionally the outputs (a Tensor, or None for a new one), given
-    positionally or as ``out=`` (a Tensor or a tuple). Returns the output, or
-    a tuple when there are several. Each input must have its parameter's dtype
-    (``ek.DtypeError``); a body that does not compile raises
-    ``ek.CompileError`` with NVRTC's log at the first call.
-
-    The lists are checked at construction (``ek.InvalidArgumentError`` naming
-    the bad token). With ``device`` (a CUDA device or ek.Context) the kernel
-    is built for that device at once (``ek.NotSupportedError`` on a CPU
-    device); without, it is built per device of the tensors it is called
-    with. ``close()`` (or a ``with`` block) releases what was built.
+    ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
+    are looked up by symbol name: declare them ``extern "C"``.
     """
-    def __init__(self, in_params: str, out_params: str, operation: str, name: str='ek_elementwise', *, device=None):
-        ...
     @property
-    def nin(self) -> int:
-        """Number of inputs."""
-    @property
-    def nout(self) -> int:
-        """Number of outputs."""
+    def closed(self) -> bool:
+        """True after ``close()``."""
     def close(self) -> None:
-        """Release every built kernel now (waits for the context's work when
-        one was compiled). Idempotent.
+        """Release the module now (later calls raise InvalidArgumentError);
+        kernels already taken from it stay usable. Idempotent.
         """
-    def __enter__(self) -> 'ElementwiseKernel':
+    def __enter__(self):
         ...
     def __exit__(self, *exc) -> None:
         ...
-    def __call__(self, *args, out=None, stream=None):
-        """Run over the inputs (then optional outputs); see the class docstring."""
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, code: str | None=None, *, path=None, image=None, name: str | None=None, options=(), device=None):
+        ...
+    def compile(self) -> None:
+        """Compile now (or load from the memory or disk cache) unless done.
+        Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is
+        not retried.
+        """
+    @property
+    def origin(self) -> str:
+        """Where the code came from: "not loaded" (source, not compiled yet),
+        "compiled" (by NVRTC in this process), "memory cache" (the image another
+        module of this process compiled), "disk cache" or "image".
+        """
+    def get_function(self, name: str) -> 'RawKernel':
+        """The kernel ``name`` (compiling the module first if needed);
+        ``ek.InvalidArgumentError`` when the module has none of that name.
+        The same RawKernel is returned for the same name; it stays usable
+        after the module is closed.
+        """
     def __repr__(self) -> str:
         ...
 
@@ -2258,73 +2264,55 @@ class RawKernel:
     def __repr__(self) -> str:
         ...
 
-class RawModule:
-    """A module of CUDA C++ code: from source (compiled lazily by NVRTC), or
-    from an image built ahead of time (cubin, fatbin or PTX).
+class ElementwiseKernel:
+    """An elementwise kernel built from an expression, as CuPy's (experimental:
+    ek_elementwise_* are declared under ``#ifdef EK_EXPERIMENTAL``)::
 
-    Exactly one of:
+        k = ek.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                 "z = x * y + max(x, 0.0f)", "fma_relu")
+        z = k(x, y)                 # a new tensor of the broadcast shape
+        k(x, y, z)                  # into z (or k(x, y, out=z))
 
-    - ``code``: CUDA C++ source (str). ``options`` are NVRTC options
-      (``("-DN=4", "--use_fast_math")``; libek adds ``-arch`` itself), ``name``
-      labels the program in compiler messages. Nothing is compiled until
-      ``compile()`` or ``get_function()``; a source that does not compile
-      raises ``ek.CompileError`` whose message holds NVRTC's log.
-    - ``path``: a file holding a cubin, fatbin or PTX.
-    - ``image``: the bytes of one (bytes, bytearray, memoryview, ...).
+    ``in_params``/``out_params``: comma-separated "dtype name" lists (ek dtype
+    names: bool, int8, ..., float16, bfloat16, float32, float64; f16/bf16 are
+    float in the body). ``operation``: CUDA C++ seeing each parameter as the
+    element at hand, plus ``i``, the element's index (C order over the
+    broadcast shape); an output starts as its current value.
 
-    ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
-    are looked up by symbol name: declare them ``extern "C"``.
+    Called with the inputs (ek Tensors, broadcast together by NumPy's rules;
+    NumPy or Python scalars become 0-d tensors of their parameter's dtype),
+    then optionally the outputs (a Tensor, or None for a new one), given
+    positionally or as ``out=`` (a Tensor or a tuple). Returns the output, or
+    a tuple when there are several. Each input must have its parameter's dtype
+    (``ek.DtypeError``); a body that does not compile raises
+    ``ek.CompileError`` with NVRTC's log at the first call.
+
+    The lists are checked at construction (``ek.InvalidArgumentError`` naming
+    the bad token). With ``device`` (a CUDA device or ek.Context) the kernel
+    is built for that device at once (``ek.NotSupportedError`` on a CPU
+    device); without, it is built per device of the tensors it is called
+    with. ``close()`` (or a ``with`` block) releases what was built.
     """
+    def __init__(self, in_params: str, out_params: str, operation: str, name: str='ek_elementwise', *, device=None):
+        ...
     @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
+    def nin(self) -> int:
+        """Number of inputs."""
+    @property
+    def nout(self) -> int:
+        """Number of outputs."""
     def close(self) -> None:
-        """Release the module now (later calls raise InvalidArgumentError);
-        kernels already taken from it stay usable. Idempotent.
+        """Release every built kernel now (waits for the context's work when
+        one was compiled). Idempotent.
         """
-    def __enter__(self):
+    def __enter__(self) -> 'ElementwiseKernel':
         ...
     def __exit__(self, *exc) -> None:
         ...
-    @property
-    def context(self) -> 'Context':
-        """The ek.Context the object belongs to."""
-    @property
-    def device(self) -> str | None:
-        """"cpu" or "cuda:N" (None before an event's first record)."""
-    def __init__(self, code: str | None=None, *, path=None, image=None, name: str | None=None, options=(), device=None):
-        ...
-    def compile(self) -> None:
-        """Compile now (or load from the memory or disk cache) unless done.
-        Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is
-        not retried.
-        """
-    @property
-    def origin(self) -> str:
-        """Where the code came from: "not loaded" (source, not compiled yet),
-        "compiled" (by NVRTC in this process), "memory cache" (the image another
-        module of this process compiled), "disk cache" or "image".
-        """
-    def get_function(self, name: str) -> 'RawKernel':
-        """The kernel ``name`` (compiling the module first if needed);
-        ``ek.InvalidArgumentError`` when the module has none of that name.
-        The same RawKernel is returned for the same name; it stays usable
-        after the module is closed.
-        """
+    def __call__(self, *args, out=None, stream=None):
+        """Run over the inputs (then optional outputs); see the class docstring."""
     def __repr__(self) -> str:
         ...
-
-class ProfileRecord(NamedTuple):
-    """One recorded call; times in microseconds since the session started."""
-    name: str
-    args: str
-    device: str
-    stream_id: int
-    thread_id: int
-    host_start_us: float
-    host_us: float
-    device_start_us: float
-    device_us: float
 
 class Profiler:
     """Records every op on one context (a Context or a device string; the
@@ -2353,6 +2341,18 @@ class Profiler:
         """A table per op name: calls, total and mean device and host time."""
     def export_chrome_trace(self, path: str | os.PathLike) -> None:
         """Writes the session as Chrome trace JSON (Perfetto, chrome://tracing)."""
+
+class ProfileRecord(NamedTuple):
+    """One recorded call; times in microseconds since the session started."""
+    name: str
+    args: str
+    device: str
+    stream_id: int
+    thread_id: int
+    host_start_us: float
+    host_us: float
+    device_start_us: float
+    device_us: float
 
 def profile(device='cpu') -> Profiler:
     """A Profiler of a context or device, for ``with ek.profile(...) as prof:``."""

@@ -421,10 +421,14 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
                          f"(bool, uint8, int8..int64, float16, float32, float64)") from None
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
-    s = arr.shape
+    return _from_host(arr.ctypes.data if arr.size else None, arr.shape, dt, ctx)
+
+
+def _from_host(data, shape, dt: DType, ctx: Context) -> Tensor:
+    """A tensor of ctx holding a copy of C-order host values (ek_tensor_from_host)."""
     out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(s), _i64(s), dt.code,
-                                  arr.ctypes.data if arr.size else None, _byref(out)))
+    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(shape), _i64(shape),
+                                  dt.code, data, _byref(out)))
     return Tensor._wrap(out, ctx)
 
 
@@ -437,10 +441,7 @@ def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor
     if len(data) != n * dt.itemsize:
         raise ValueError(f"ek: a pickled {dtype_name} tensor of shape {list(shape)} needs "
                          f"{n * dt.itemsize} bytes, got {len(data)}")
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(shape), _i64(shape),
-                                  dt.code, data if data else None, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    return _from_host(data if data else None, shape, dt, ctx)
 
 
 def _host_tensor(data, like_ctx: Context) -> Tensor:
