@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import _ffi, _handles
-from ._cint import int64_array, scalar
+from ._cint import dims_tuple, filled, int64_array, scalar
 from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
 from ._errors import DtypeError, ShapeError, ShutdownError, check, shut_down
@@ -109,9 +109,8 @@ class Tensor:
     def _meta(self) -> _ffi.ek_tensor_info:
         info = self._info
         if info is None:
-            info = _ffi.new(_ffi.ek_tensor_info)
-            check(lib.ek_tensor_get_info(self._h, _byref(info)))
-            self._info = info
+            info = self._info = filled(lib.ek_tensor_get_info, _ffi.new(_ffi.ek_tensor_info),
+                                       self._h)
         return info
 
     # ------------------------------------------------------------ properties
@@ -186,9 +185,7 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """Address of element 0 (device memory for CUDA tensors)."""
-        p = ctypes.c_void_p()
-        check(lib.ek_tensor_get_data(self._h, _byref(p)))
-        return p.value or 0
+        return filled(lib.ek_tensor_get_data, ctypes.c_void_p(), self._h).value or 0
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -284,7 +281,7 @@ class Tensor:
 
     def squeeze(self, dim=None) -> "Tensor":
         """Remove size-1 dims: all of them, or the listed one(s)."""
-        dims = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
+        dims = dims_tuple(dim)
         if dim is not None and not dims:
             return _capi.view_reshape(self, self.shape)
         return _capi.view_squeeze(self, dims)
@@ -426,10 +423,9 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
 
 def _from_host(data, shape, dt: DType, ctx: Context) -> Tensor:
     """A tensor of ctx holding a copy of C-order host values (ek_tensor_from_host)."""
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(shape), _i64(shape),
-                                  dt.code, data, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    h = filled(lib.ek_tensor_from_host, _ffi.ek_tensor(), _current_handle(ctx), ctx._handle(),
+               len(shape), _i64(shape), dt.code, data)
+    return Tensor._wrap(h, ctx)
 
 
 def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor:
