@@ -125,9 +125,8 @@ class RawModule(_Handle):
         after the module is closed."""
         k = self._kernels.get(name)
         if k is None or k.closed:
-            h = _ffi.ek_kernel()
-            check(lib.ek_module_get_kernel(self._handle(), _encode(name, "name"),
-                                           ctypes.byref(h)))
+            h = filled(lib.ek_module_get_kernel, _ffi.ek_kernel(), self._handle(),
+                       _encode(name, "name"))
             k = RawKernel._wrap(h, self._ctx, name)
             self._kernels[name] = k
         return k
@@ -255,9 +254,8 @@ class RawKernel(_Handle):
 
     def _handle(self):
         if self._lazy:
-            h = _ffi.ek_kernel()
-            check(lib.ek_module_get_kernel(self._module._handle(), _encode(self._name, "name"),
-                                           ctypes.byref(h)))
+            h = filled(lib.ek_module_get_kernel, _ffi.ek_kernel(), self._module._handle(),
+                       _encode(self._name, "name"))
             self._lazy = False
             self._own(h, _release("ek_kernel_release"), self._ctx)
             self._module.close()  # the kernel keeps its code loaded
@@ -313,11 +311,9 @@ class RawKernel(_Handle):
         if n < 0:
             raise InvalidArgumentError(f"ek.RawKernel.launch_auto: n is {n}")
         arr = _kernel_values(args, f"ek.RawKernel {self._name!r}")
-        used = ctypes.c_uint(0)
-        check(lib.ek_kernel_launch_auto(_stream_handle(stream, self._ctx), h,
-                                        c_uint64(n, "launch_auto: n"),
-                                        c_uint64(shared_mem, "shared_mem"), arr, len(arr),
-                                        ctypes.byref(used)))
+        used = filled(lib.ek_kernel_launch_auto, ctypes.c_uint(0),
+                      _stream_handle(stream, self._ctx), h, c_uint64(n, "launch_auto: n"),
+                      c_uint64(shared_mem, "shared_mem"), arr, len(arr))
         return used.value
 
     def __repr__(self) -> str:

@@ -34,9 +34,8 @@ class Memory:
 
     def __init__(self, nbytes: int, device="cpu", *, stream=None):
         ctx = context(device)
-        p = ctypes.c_void_p()
-        check(lib.ek_malloc(_stream_handle(stream, ctx), ctx._handle(),
-                            c_uint64(nbytes, "ek.Memory: nbytes"), ctypes.byref(p)))
+        p = filled(lib.ek_malloc, ctypes.c_void_p(), _stream_handle(stream, ctx), ctx._handle(),
+                   c_uint64(nbytes, "ek.Memory: nbytes"))
         self.ptr, self.nbytes, self.context = p.value or 0, nbytes, ctx
         self._free = weakref.finalize(self, _free, ctx, stream, p.value)
 

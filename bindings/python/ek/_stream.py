@@ -102,9 +102,9 @@ class Stream(_Handle):
         _Handle.close(self)  # the token's death destroys the stream
 
     @classmethod
-    def _borrowed(cls, h, ctx) -> "Stream":
+    def _borrowed(cls, h, ctx, owned=False) -> "Stream":
         self = cls.__new__(cls)
-        self._init(h, ctx, owned=False)
+        self._init(h, ctx, owned)
         return self
 
     @classmethod
@@ -113,12 +113,9 @@ class Stream(_Handle):
         ``torch.cuda.current_stream().cuda_stream``) without taking ownership.
         CUDA only (NotSupportedError on CPU)."""
         ctx = context(device)
-        h = _ffi.ek_stream()
-        native = c_uint64(ptr, "Stream.from_native: ptr")
-        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(native or None), ctypes.byref(h)))
-        self = cls.__new__(cls)
-        self._init(h, ctx, owned=True)
-        return self
+        native = ctypes.c_void_p(c_uint64(ptr, "Stream.from_native: ptr") or None)
+        return cls._borrowed(filled(lib.ek_stream_wrap, _ffi.ek_stream(), ctx._handle(), native),
+                             ctx, owned=True)
 
     @property
     def native(self) -> int:
