@@ -154,7 +154,7 @@ def member(pkg, module, name, node, indent) -> str:
 
 
 def klass(pkg, module, node: ast.ClassDef, indent="", name=None, extra=()) -> str:
-    private = [pkg.defs(module).get(b.id) for b in node.bases
+    private = [pkg.resolve(module, b) for b in node.bases  # (imported ones too)
                if isinstance(b, ast.Name) and b.id.startswith("_")]
     bases = ", ".join(ast.unparse(b) for b in node.bases
                       if not (isinstance(b, ast.Name) and b.id.startswith("_")))

@@ -28,23 +28,20 @@ from __future__ import annotations
 import ctypes as _ctypes
 
 from . import _ffi, cuda
-from ._context import Context, context
+from ._context import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._device import device_count, device_info
 from ._dtype import DType, dtype
-from ._errors import (CompileError, DeviceError, DtypeError, EkIndexError, EkIOError,
-                      EkOverflowError, Error, IndexError_, InternalError, InvalidArgumentError,
-                      IOError_, LibraryError, NoDeviceError, NotReadyError, NotSupportedError,
-                      NullPointerError, OutOfMemoryError, OverflowError_, ShapeError,
-                      ShutdownError, check)
+from ._errors import Error, ShutdownError, check
+from ._status import *  # noqa: F401,F403  (generated: one class per error status)
 from ._lib import LIBRARY_PATH, lib as _cdll
-from ._log import set_log_callback
+from ._log import *  # noqa: F401,F403
 from ._memory import *  # noqa: F401,F403
-from ._stream import Event, Stream, current_stream, synchronize
+from ._stream import *  # noqa: F401,F403
 from ._tensor import Tensor
 from ._version import __version__
-from ._kernels import ElementwiseKernel, RawKernel, RawModule
-from ._profiler import ProfileRecord, Profiler, profile
+from ._kernels import *  # noqa: F401,F403
+from ._profiler import *  # noqa: F401,F403
 from ._ops import *  # noqa: F401,F403  (generated from ek.h's op lists)
 from ._elementwise import *  # noqa: F401,F403
 from ._reduce import *  # noqa: F401,F403
@@ -52,7 +49,8 @@ from ._indexing import *  # noqa: F401,F403
 from ._join import *  # noqa: F401,F403
 from ._random import *  # noqa: F401,F403
 from ._dlpack import from_dlpack
-from . import _capi, _creation, _elementwise, _indexing, _join, _memory, _ops, _random, _reduce
+from . import (_capi, _context, _creation, _elementwise, _indexing, _join, _kernels, _log,
+               _memory, _ops, _profiler, _random, _reduce, _status, _stream)
 
 half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
 long, int = int64, int32  # noqa: A001
@@ -86,18 +84,10 @@ def memory_snapshot_json(path=None, device="cpu"):
     return context(device).memory_snapshot_json(path)
 
 
-__all__ = [
-    "Tensor", "DType", "dtype", "Context", "context", "Stream", "Event", "current_stream",
-    "synchronize", "cuda", "version", "version_info", "device_count", "device_info",
-    "memory_stats", "memory_snapshot", "memory_snapshot_json", "set_log_callback",
-    "LIBRARY_PATH",
-    "Error", "InvalidArgumentError", "NullPointerError", "ShapeError", "DtypeError",
-    "EkIndexError", "IndexError_", "EkOverflowError", "OverflowError_", "OutOfMemoryError",
-    "NoDeviceError", "DeviceError", "NotSupportedError", "NotReadyError", "CompileError",
-    "LibraryError", "EkIOError", "IOError_", "InternalError", "ShutdownError",
-    "from_dlpack", "RawModule", "RawKernel", "ElementwiseKernel", "Profiler", "ProfileRecord",
-    "profile",
-]
-for _m in (_creation, _memory, _ops, _elementwise, _reduce, _indexing, _join, _random):
+__all__ = ["Tensor", "DType", "dtype", "cuda", "version", "version_info", "device_count",
+           "device_info", "memory_stats", "memory_snapshot", "memory_snapshot_json",
+           "LIBRARY_PATH", "Error", "ShutdownError", "from_dlpack"]
+for _m in (_context, _stream, _log, _status, _kernels, _profiler, _creation, _memory, _ops,
+           _elementwise, _reduce, _indexing, _join, _random):
     __all__ += _m.__all__
 del _m, annotations

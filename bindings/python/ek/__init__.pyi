@@ -1872,30 +1872,6 @@ def dtype(obj) -> DType:
     dtype or scalar type, or ``bool``/``int``/``float`` (bool, int64, float64).
     """
 
-class CompileError(Error, RuntimeError):
-    """EK_ERROR_COMPILE: compilation failed."""
-    status: Any
-
-class DeviceError(Error, RuntimeError):
-    """EK_ERROR_DEVICE: device error."""
-    status: Any
-
-class DtypeError(Error, TypeError):
-    """EK_ERROR_DTYPE: unsupported or mismatched dtype."""
-    status: Any
-
-class EkIndexError(Error, IndexError):
-    """EK_ERROR_INDEX: index out of range."""
-    status: Any
-
-class EkIOError(Error, OSError):
-    """EK_ERROR_IO: input/output error."""
-    status: Any
-
-class EkOverflowError(Error, OverflowError):
-    """EK_ERROR_OVERFLOW: size overflow."""
-    status: Any
-
 class Error(Exception):
     """Base class of libek errors.
 
@@ -1915,6 +1891,47 @@ class Error(Exception):
     def __reduce__(self):
         ...
 
+class ShutdownError(Error, RuntimeError):
+    """Raised by every call into libek once the interpreter's exit began (the
+    binding's ``atexit`` hook ran): objects still alive then (read by a later
+    ``atexit`` hook, a ``__del__`` or a daemon thread) can no longer be used.
+    Nothing is freed at exit, so such a call never touches freed memory.
+    """
+    status: Any
+    def __init__(self, message: str='', status: int | None=None):
+        ...
+
+def check(status: int) -> None:
+    """Raise the exception for ``status`` (with this thread's ek_last_error())
+    unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began.
+    """
+
+class CompileError(Error, RuntimeError):
+    """EK_ERROR_COMPILE: compilation failed."""
+    status: Any
+
+class DeviceError(Error, RuntimeError):
+    """EK_ERROR_DEVICE: device error."""
+    status: Any
+
+class DtypeError(Error, TypeError):
+    """EK_ERROR_DTYPE: unsupported or mismatched dtype."""
+    status: Any
+
+class EkIOError(Error, OSError):
+    """EK_ERROR_IO: input/output error."""
+    status: Any
+
+class EkIndexError(Error, IndexError):
+    """EK_ERROR_INDEX: index out of range."""
+    status: Any
+
+class EkOverflowError(Error, OverflowError):
+    """EK_ERROR_OVERFLOW: size overflow."""
+    status: Any
+
+IOError_ = EkIOError
+
 IndexError_ = EkIndexError
 
 class InternalError(Error, RuntimeError):
@@ -1924,8 +1941,6 @@ class InternalError(Error, RuntimeError):
 class InvalidArgumentError(Error, ValueError):
     """EK_ERROR_INVALID_ARGUMENT: invalid argument."""
     status: Any
-
-IOError_ = EkIOError
 
 class LibraryError(Error, RuntimeError):
     """EK_ERROR_LIBRARY: library not found."""
@@ -1956,21 +1971,6 @@ OverflowError_ = EkOverflowError
 class ShapeError(Error, ValueError):
     """EK_ERROR_SHAPE: shape mismatch."""
     status: Any
-
-class ShutdownError(Error, RuntimeError):
-    """Raised by every call into libek once the interpreter's exit began (the
-    binding's ``atexit`` hook ran): objects still alive then (read by a later
-    ``atexit`` hook, a ``__del__`` or a daemon thread) can no longer be used.
-    Nothing is freed at exit, so such a call never touches freed memory.
-    """
-    status: Any
-    def __init__(self, message: str='', status: int | None=None):
-        ...
-
-def check(status: int) -> None:
-    """Raise the exception for ``status`` (with this thread's ek_last_error())
-    unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began.
-    """
 
 LIBRARY_PATH: Any
 
@@ -2028,39 +2028,6 @@ def memcpy(dst, src, nbytes: int | None=None, *, device='cpu', stream=None) -> N
 def live_handles() -> int:
     """Number of live libek handles (contexts, streams, events, tensors); for leak checks."""
 
-class Event:
-    """A timing event. Created on ``device``'s context, or, when device is None,
-    on the context of the stream it is first recorded on.
-
-    ``start.elapsed_time(end)`` gives milliseconds between two recorded events.
-    """
-    def __init__(self, device=None):
-        ...
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-    def close(self) -> None:
-        """Destroy the event now; later uses raise InvalidArgumentError.
-        Closing twice does nothing.
-        """
-    @property
-    def device(self) -> str | None:
-        ...
-    def record(self, stream: Stream | None=None) -> None:
-        """Capture the work submitted to ``stream`` so far (default: this
-        thread's current stream of the event's context).
-        """
-    def synchronize(self) -> None:
-        """Wait until the captured work has completed."""
-    def query(self) -> bool:
-        """True when the captured work has completed (or the event was never recorded)."""
-    def elapsed_time(self, end: 'Event') -> float:
-        """Milliseconds from this event to ``end`` (both recorded and completed;
-        NotReadyError otherwise).
-        """
-    def __repr__(self) -> str:
-        ...
-
 class Stream:
     """A stream of a device's context (a non-blocking cudaStream_t on CUDA; on
     CPU work runs synchronously).
@@ -2076,8 +2043,6 @@ class Stream:
     ``close()`` destroys it now (after its work completed); otherwise it is
     destroyed when collected.
     """
-    def __init__(self, device='cpu'):
-        ...
     @property
     def closed(self) -> bool:
         """True after ``close()`` (or the context's close, for its default stream)."""
@@ -2086,18 +2051,24 @@ class Stream:
         forgotten). Later uses raise InvalidArgumentError; closing twice does
         nothing. InvalidArgumentError while a ``with`` block of it is open.
         """
+    def __enter__(self) -> 'Stream':
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, device='cpu'):
+        ...
     @classmethod
     def from_native(cls, ptr: int, device='cuda') -> 'Stream':
         """Wrap an existing cudaStream_t (an int, e.g.
         ``torch.cuda.current_stream().cuda_stream``) without taking ownership.
         CUDA only (NotSupportedError on CPU).
         """
-    @property
-    def context(self) -> Context:
-        ...
-    @property
-    def device(self) -> str:
-        ...
     @property
     def native(self) -> int:
         """The cudaStream_t as an int (0 on CPU)."""
@@ -2114,14 +2085,50 @@ class Stream:
         """Later work on this stream waits for the work submitted to ``other`` so far."""
     def record_event(self, event: 'Event | None'=None) -> 'Event':
         """Record an event (a new one when None) on this stream and return it."""
-    def __enter__(self) -> 'Stream':
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     def __eq__(self, other) -> bool:
         ...
     def __hash__(self) -> int:
         ...
+    def __repr__(self) -> str:
+        ...
+
+class Event:
+    """A timing event. Created on ``device``'s context, or, when device is None,
+    on the context of the stream it is first recorded on.
+
+    ``start.elapsed_time(end)`` gives milliseconds between two recorded events.
+    """
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+    def close(self) -> None:
+        """Destroy the event now; later uses raise InvalidArgumentError.
+        Closing twice does nothing.
+        """
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, device=None):
+        ...
+    def record(self, stream: Stream | None=None) -> None:
+        """Capture the work submitted to ``stream`` so far (default: this
+        thread's current stream of the event's context).
+        """
+    def synchronize(self) -> None:
+        """Wait until the captured work has completed."""
+    def query(self) -> bool:
+        """True when the captured work has completed (or the event was never recorded)."""
+    def elapsed_time(self, end: 'Event') -> float:
+        """Milliseconds from this event to ``end`` (both recorded and completed;
+        NotReadyError otherwise).
+        """
     def __repr__(self) -> str:
         ...
 
@@ -2134,6 +2141,128 @@ def synchronize(device='cpu') -> None:
     """Wait for all work of a device's default context."""
 
 __version__: str
+
+class RawModule:
+    """A module of CUDA C++ code: from source (compiled lazily by NVRTC), or
+    from an image built ahead of time (cubin, fatbin or PTX).
+
+    Exactly one of:
+
+    - ``code``: CUDA C++ source (str). ``options`` are NVRTC options
+      (``("-DN=4", "--use_fast_math")``; libek adds ``-arch`` itself), ``name``
+      labels the program in compiler messages. Nothing is compiled until
+      ``compile()`` or ``get_function()``; a source that does not compile
+      raises ``ek.CompileError`` whose message holds NVRTC's log.
+    - ``path``: a file holding a cubin, fatbin or PTX.
+    - ``image``: the bytes of one (bytes, bytearray, memoryview, ...).
+
+    ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
+    are looked up by symbol name: declare them ``extern "C"``.
+    """
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+    def close(self) -> None:
+        """Release the module now (later calls raise InvalidArgumentError);
+        kernels already taken from it stay usable. Idempotent.
+        """
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, code: str | None=None, *, path=None, image=None, name: str | None=None, options=(), device=None):
+        ...
+    def compile(self) -> None:
+        """Compile now (or load from the memory or disk cache) unless done.
+        Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is
+        not retried.
+        """
+    @property
+    def origin(self) -> str:
+        """Where the code came from: "not loaded" (source, not compiled yet),
+        "compiled" (by NVRTC in this process), "memory cache" (the image another
+        module of this process compiled), "disk cache" or "image".
+        """
+    def get_function(self, name: str) -> 'RawKernel':
+        """The kernel ``name`` (compiling the module first if needed);
+        ``ek.InvalidArgumentError`` when the module has none of that name.
+        The same RawKernel is returned for the same name; it stays usable
+        after the module is closed.
+        """
+    def __repr__(self) -> str:
+        ...
+
+class RawKernel:
+    """A kernel of a RawModule (``RawModule.get_function``), or, as in CuPy,
+    ``ek.RawKernel(code, name, options=(), device=None)``: the kernel ``name``
+    of a module of that source, compiled at first use.
+
+    Call it as ``kernel(grid, block, args, shared_mem=0, stream=None)``:
+    ``grid`` and ``block`` are ints or tuples of up to 3 ints; ``args`` a
+    tuple with one entry per kernel parameter:
+
+    - an ``ek.Tensor`` (or any object with ``__cuda_array_interface__``)
+      passes its device pointer (element 0);
+    - a NumPy or ctypes scalar of an ek dtype (``np.float32(2)``,
+      ``np.int32(n)``, ``ctypes.c_int(5)``) passes as a typed scalar (libek
+      converts it exactly); any other NumPy scalar (``np.uint64(n)``) or
+      ctypes value (a Structure, a pointer) passes its bytes. Bare Python
+      ints and floats are refused (TypeError): their width in the kernel
+      would be a guess.
+
+    The count and sizes of the arguments are checked against the kernel's
+    parameters (``ek.InvalidArgumentError`` naming the first that differs).
+    Launches are asynchronous, on ``stream`` (an ek.Stream) or else this
+    thread's current stream of the kernel's context; a tensor argument must
+    stay alive until the kernel has run (or be ``record_stream``'d on a stream
+    other than its own).
+    """
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+    def close(self) -> None:
+        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
+    @property
+    def context(self) -> 'Context':
+        """The ek.Context the object belongs to."""
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+    def __init__(self, code: str, name: str, options=(), *, device=None):
+        ...
+    @property
+    def name(self) -> str:
+        """The kernel's symbol name."""
+    @property
+    def attributes(self) -> dict:
+        """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
+        max_threads_per_block, shared_bytes, const_bytes, local_bytes,
+        num_params, param_bytes, ptx_version, binary_version.
+        """
+    def __call__(self, grid, block, args, *, shared_mem: int=0, stream=None) -> None:
+        """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
+        to 3) with ``args`` and ``shared_mem`` bytes of dynamic shared memory.
+        """
+    def launch_auto(self, n: int, args, *, shared_mem: int=0, stream=None) -> int:
+        """Launch over ``n`` work items with a 1-D block of the size that ran
+        fastest for this kernel (timed at the first launch of each problem-size
+        bucket, so the kernel must give the same result when run several times
+        on its arguments) and grid ceil(n / block). Returns the block size used
+        (0 when n == 0: nothing is launched). Experimental
+        (ek_kernel_launch_auto is under ``#ifdef EK_EXPERIMENTAL``).
+        """
+    def __repr__(self) -> str:
+        ...
 
 class ElementwiseKernel:
     """An elementwise kernel built from an expression, as CuPy's (experimental:
@@ -2185,140 +2314,6 @@ class ElementwiseKernel:
     def __repr__(self) -> str:
         ...
 
-class RawKernel:
-    """A kernel of a RawModule (``RawModule.get_function``), or, as in CuPy,
-    ``ek.RawKernel(code, name, options=(), device=None)``: the kernel ``name``
-    of a module of that source, compiled at first use.
-
-    Call it as ``kernel(grid, block, args, shared_mem=0, stream=None)``:
-    ``grid`` and ``block`` are ints or tuples of up to 3 ints; ``args`` a
-    tuple with one entry per kernel parameter:
-
-    - an ``ek.Tensor`` (or any object with ``__cuda_array_interface__``)
-      passes its device pointer (element 0);
-    - a NumPy or ctypes scalar of an ek dtype (``np.float32(2)``,
-      ``np.int32(n)``, ``ctypes.c_int(5)``) passes as a typed scalar (libek
-      converts it exactly); any other NumPy scalar (``np.uint64(n)``) or
-      ctypes value (a Structure, a pointer) passes its bytes. Bare Python
-      ints and floats are refused (TypeError): their width in the kernel
-      would be a guess.
-
-    The count and sizes of the arguments are checked against the kernel's
-    parameters (``ek.InvalidArgumentError`` naming the first that differs).
-    Launches are asynchronous, on ``stream`` (an ek.Stream) or else this
-    thread's current stream of the kernel's context; a tensor argument must
-    stay alive until the kernel has run (or be ``record_stream``'d on a stream
-    other than its own).
-    """
-    def close(self) -> None:
-        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
-    @property
-    def context(self) -> Context:
-        """The ek.Context the object belongs to."""
-    @property
-    def device(self) -> str:
-        """"cuda:N"."""
-    def __init__(self, code: str, name: str, options=(), *, device=None):
-        ...
-    @property
-    def name(self) -> str:
-        """The kernel's symbol name."""
-    @property
-    def attributes(self) -> dict:
-        """The kernel's attributes (ek_kernel_attributes) as a dict: num_regs,
-        max_threads_per_block, shared_bytes, const_bytes, local_bytes,
-        num_params, param_bytes, ptx_version, binary_version.
-        """
-    def __call__(self, grid, block, args, *, shared_mem: int=0, stream=None) -> None:
-        """Launch on a ``grid`` of ``block``-sized blocks (ints or tuples of up
-        to 3) with ``args`` and ``shared_mem`` bytes of dynamic shared memory.
-        """
-    def launch_auto(self, n: int, args, *, shared_mem: int=0, stream=None) -> int:
-        """Launch over ``n`` work items with a 1-D block of the size that ran
-        fastest for this kernel (timed at the first launch of each problem-size
-        bucket, so the kernel must give the same result when run several times
-        on its arguments) and grid ceil(n / block). Returns the block size used
-        (0 when n == 0: nothing is launched). Experimental
-        (ek_kernel_launch_auto is under ``#ifdef EK_EXPERIMENTAL``).
-        """
-    def __repr__(self) -> str:
-        ...
-
-class RawModule:
-    """A module of CUDA C++ code: from source (compiled lazily by NVRTC), or
-    from an image built ahead of time (cubin, fatbin or PTX).
-
-    Exactly one of:
-
-    - ``code``: CUDA C++ source (str). ``options`` are NVRTC options
-      (``("-DN=4", "--use_fast_math")``; libek adds ``-arch`` itself), ``name``
-      labels the program in compiler messages. Nothing is compiled until
-      ``compile()`` or ``get_function()``; a source that does not compile
-      raises ``ek.CompileError`` whose message holds NVRTC's log.
-    - ``path``: a file holding a cubin, fatbin or PTX.
-    - ``image``: the bytes of one (bytes, bytearray, memoryview, ...).
-
-    ``device`` ("cuda", "cuda:N" or an ek.Context; default "cuda"). Kernels
-    are looked up by symbol name: declare them ``extern "C"``.
-    """
-    def close(self) -> None:
-        """Release the module now (later calls raise InvalidArgumentError);
-        kernels already taken from it stay usable. Idempotent.
-        """
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
-    @property
-    def context(self) -> Context:
-        """The ek.Context the object belongs to."""
-    @property
-    def device(self) -> str:
-        """"cuda:N"."""
-    def __init__(self, code: str | None=None, *, path=None, image=None, name: str | None=None, options=(), device=None):
-        ...
-    def compile(self) -> None:
-        """Compile now (or load from the memory or disk cache) unless done.
-        Raises ``ek.CompileError`` with NVRTC's log; a failed compilation is
-        not retried.
-        """
-    @property
-    def origin(self) -> str:
-        """Where the code came from: "not loaded" (source, not compiled yet),
-        "compiled" (by NVRTC in this process), "memory cache" (the image another
-        module of this process compiled), "disk cache" or "image".
-        """
-    def get_function(self, name: str) -> 'RawKernel':
-        """The kernel ``name`` (compiling the module first if needed);
-        ``ek.InvalidArgumentError`` when the module has none of that name.
-        The same RawKernel is returned for the same name; it stays usable
-        after the module is closed.
-        """
-    def __repr__(self) -> str:
-        ...
-
-class ProfileRecord(NamedTuple):
-    """One recorded call; times in microseconds since the session started."""
-    name: str
-    args: str
-    device: str
-    stream_id: int
-    thread_id: int
-    host_start_us: float
-    host_us: float
-    device_start_us: float
-    device_us: float
-
 class Profiler:
     """Records every op on one context (a Context or a device string; the
     device's shared default context by default)::
@@ -2346,6 +2341,18 @@ class Profiler:
         """A table per op name: calls, total and mean device and host time."""
     def export_chrome_trace(self, path: str | os.PathLike) -> None:
         """Writes the session as Chrome trace JSON (Perfetto, chrome://tracing)."""
+
+class ProfileRecord(NamedTuple):
+    """One recorded call; times in microseconds since the session started."""
+    name: str
+    args: str
+    device: str
+    stream_id: int
+    thread_id: int
+    host_start_us: float
+    host_us: float
+    device_start_us: float
+    device_us: float
 
 def profile(device='cpu') -> Profiler:
     """A Profiler of a context or device, for ``with ek.profile(...) as prof:``."""

@@ -50,6 +50,14 @@ def c_uint64(v, what: str = "value") -> int:
     return _fit(v, 0, UINT64_MAX, "uint64", what)
 
 
+def dims_tuple(dim) -> tuple:
+    """dim: None (every dim: ()), an int or a sequence of ints -> a tuple."""
+    if dim is None:
+        return ()
+    return (operator.index(dim),) if isinstance(dim, (int, np.integer)) else \
+        tuple(operator.index(v) for v in dim)
+
+
 def int_array(seq, what: str = "dims") -> ctypes.Array:
     """A sequence of ints as a C int[]."""
     vals = [c_int(v, what) for v in seq]
@@ -60,7 +68,6 @@ def int64_array(seq, what: str = "shape") -> ctypes.Array:
     """A sequence of ints as an int64_t[]."""
     vals = [c_int64(v, what) for v in seq]
     return (ctypes.c_int64 * len(vals))(*vals)
-
 
 
 def filled(fn, obj, *args):

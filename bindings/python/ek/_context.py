@@ -89,7 +89,7 @@ class Context:
     def _handle(self):
         h = self._h
         if not h or shut_down[0]:
-            raise closed_error(f"ek: ek.Context({self.device!r})")
+            raise closed_error(self)
         return h
 
     @property

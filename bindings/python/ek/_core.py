@@ -13,7 +13,8 @@ import operator
 import numpy as np
 
 from . import _ffi
-from ._cint import INT64_MAX, INT64_MIN, c_int as _int, int64_array, int_array, scalar as _scalar
+from ._cint import (INT64_MAX, INT64_MIN, c_int as _int, dims_tuple, int64_array, int_array,
+                    scalar as _scalar)
 from ._context import context
 from ._errors import check
 from ._lib import lib
@@ -201,14 +202,6 @@ def _binary_other(op, a, b, out, scalar_first):
 
 # ------------------------------------------------------------------ reductions
 
-def _dims(dim) -> tuple:
-    """dim: None (every dim), an int or a sequence of ints -> a tuple."""
-    if dim is None:
-        return ()
-    return (operator.index(dim),) if isinstance(dim, (int, np.integer)) else \
-        tuple(operator.index(v) for v in dim)
-
-
 def _input(x, dtype) -> Tensor:
     x = _arg(x)
     return x if dtype is None else x.astype(dtype)
@@ -216,7 +209,7 @@ def _input(x, dtype) -> Tensor:
 
 def _reduce(op, x, dim, keepdim, dtype, out) -> Tensor:
     x = _input(x, dtype)
-    d = _dims(dim)
+    d = dims_tuple(dim)
     return _call(_c_reduce, x._ctx, out, _stream(x._ctx), op, x._h, len(d),
                  int_array(d, "dim") if d else None, 1 if keepdim else 0)
 

@@ -27,8 +27,7 @@ def parse_device(device) -> tuple:
     kind, _, idx = s.strip().lower().partition(":")
     if kind not in _TYPES or (idx and not idx.isdigit()):
         raise InvalidArgumentError(
-            f"ek: bad device {device!r}: expected 'cpu', 'cuda' or 'cuda:N'",
-            _ffi.EK_ERROR_INVALID_ARGUMENT)
+            f"ek: bad device {device!r}: expected 'cpu', 'cuda' or 'cuda:N'")
     return _TYPES[kind], c_int(int(idx), "device index") if idx else 0
 
 
@@ -45,8 +44,7 @@ def to_struct(dev: tuple) -> _ffi.ek_device:
 def device_count(kind: str = "cuda") -> int:
     """Number of devices of a kind ("cpu": 1; "cuda": 0 without a driver or GPU)."""
     if kind not in _TYPES:
-        raise InvalidArgumentError(f"ek.device_count: bad device type {kind!r}",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError(f"ek.device_count: bad device type {kind!r}")
     return filled(lib.ek_device_get_count, ctypes.c_int(), _TYPES[kind]).value
 
 

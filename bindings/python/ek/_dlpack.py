@@ -14,7 +14,7 @@ from ._context import context
 from ._cint import filled
 from ._errors import DtypeError, InvalidArgumentError, NotSupportedError, check, shut_down
 from ._lib import lib
-from ._stream import _current_handle
+from ._stream import Stream, current_stream
 from ._tensor import Tensor, tensor_methods
 
 __all__ = ["from_dlpack", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor",
@@ -141,13 +141,9 @@ def _dl_device(t: Tensor) -> tuple:
     return (kDLCUDA, index) if dev_type == _ffi.EK_CUDA else (kDLCPU, 0)
 
 
-def _native_of(ctx, handle) -> int:
-    p = ctypes.c_void_p()
-    if handle is None:
-        st = filled(lib.ek_context_get_default_stream, _ffi.ek_stream(), ctx._handle())
-        handle = st
-    check(lib.ek_stream_get_native(handle, ctypes.byref(p)))
-    return p.value or 0
+def _current_native(ctx) -> int:
+    """ek's current stream of ctx as DLPack names it (1: the legacy default)."""
+    return current_stream(ctx).native or 1
 
 
 _consumer_streams: dict = {}  # (Context, native cudaStream_t) -> wrapped ek Stream
@@ -159,7 +155,6 @@ def _consumer_stream(ctx, native: int):
     key = (ctx, native)
     s = _consumer_streams.get(key)
     if s is None:
-        from ._stream import Stream
         s = _consumer_streams[key] = Stream.from_native(native, ctx)
     return s
 
@@ -172,18 +167,13 @@ def _sync_consumer(t: Tensor, stream) -> None:
         return
     if stream == 0:
         raise InvalidArgumentError("__dlpack__: stream=0 is ambiguous for CUDA (use 1 for the "
-                                   "legacy default stream)", _ffi.EK_ERROR_INVALID_ARGUMENT)
-    ctx = t._ctx
-    mine = _current_handle(ctx)
+                                   "legacy default stream)")
     consumer = 1 if stream is None else int(stream)
-    if consumer == (_native_of(ctx, mine) or 1):
+    if consumer == _current_native(t._ctx):
         return
-    from ._stream import Event
-    theirs = _consumer_stream(ctx, 0 if consumer == 1 else consumer)
-    ev = Event(ctx)
-    check(lib.ek_event_record(mine, ev._h))
-    theirs.wait_event(ev)
-    check(lib.ek_tensor_record_stream(theirs._h, t._h))
+    theirs = _consumer_stream(t._ctx, 0 if consumer == 1 else consumer)
+    theirs.wait_stream(current_stream(t._ctx))
+    t.record_stream(theirs)
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -230,12 +220,11 @@ def _cuda_array_interface(self) -> dict:
                              "is on the CPU)")
     ts = _TYPESTR.get(self.dtype.name)
     if ts is None:
-        raise DtypeError(f"__cuda_array_interface__: {self.dtype} has no typestr",
-                         _ffi.EK_ERROR_DTYPE)
+        raise DtypeError(f"__cuda_array_interface__: {self.dtype} has no typestr")
     m = self._meta
     size = self.itemsize
     strides = None if m.is_contiguous else tuple(s * size for s in m.strides[:m.ndim])
-    stream = _native_of(self._ctx, _current_handle(self._ctx)) or 1
+    stream = _current_native(self._ctx)
     return {"shape": tuple(m.shape[:m.ndim]), "typestr": ts, "data": (m.data or 0, False),
             "strides": strides, "version": 3, "stream": stream}
 
@@ -251,8 +240,7 @@ def _ek_stream_for_consumer(dev) -> int | None:
     """The stream value ek passes to a producer's __dlpack__."""
     if dev[0] not in (kDLCUDA, kDLCUDAManaged):
         return None
-    ctx = context(f"cuda:{dev[1]}")
-    return _native_of(ctx, _current_handle(ctx)) or 1
+    return _current_native(context(f"cuda:{dev[1]}"))
 
 
 def from_dlpack(x, *, device=None, copy=None) -> Tensor:
@@ -300,7 +288,7 @@ def _import_capsule(cap, device, copy) -> Tensor:
         dl = DLManagedTensor.from_address(addr).dl_tensor
     else:
         raise InvalidArgumentError("ek.from_dlpack: not a DLPack capsule, or one already "
-                                   "consumed", _ffi.EK_ERROR_INVALID_ARGUMENT)
+                                   "consumed")
     ctx = context("cpu") if dl is None else _source_context(dl)
     want = ctx if device is None else context(device)
     flags = (_ffi.EK_DLPACK_NO_COPY if copy is False else

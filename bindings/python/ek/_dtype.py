@@ -10,15 +10,6 @@ from ._lib import lib
 
 __all__ = ["DType", "dtype", "DTYPES"]
 
-# numpy equivalents; bfloat16 has none.
-_NUMPY = {
-    "bool": np.dtype(np.bool_), "uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8),
-    "int16": np.dtype(np.int16), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
-    "float16": np.dtype(np.float16), "bfloat16": None, "float32": np.dtype(np.float32),
-    "float64": np.dtype(np.float64),
-}
-
-
 class DType:
     """An element type. ``name`` ("float32"), ``itemsize`` (bytes), ``code``
     (the ek_dtype value), ``numpy`` (the NumPy dtype, or None for bfloat16)."""
@@ -29,7 +20,10 @@ class DType:
         self.code = code
         self.name = lib.ek_dtype_name(code).decode()
         self.itemsize = int(lib.ek_dtype_size(code))
-        self.numpy = _NUMPY.get(self.name)
+        try:
+            self.numpy = np.dtype(self.name)  # ek's names are NumPy's
+        except TypeError:
+            self.numpy = None  # bfloat16 has no NumPy dtype
 
     @property
     def is_floating_point(self) -> bool:
@@ -84,7 +78,7 @@ def dtype(obj) -> DType:
         if d is not None:
             return d
     raise DtypeError(f"ek.dtype: {obj!r} is not a supported dtype (supported: "
-                     f"{', '.join(DTYPES)})", _ffi.EK_ERROR_DTYPE)
+                     f"{', '.join(DTYPES)})")
 
 
 def from_code(code: int) -> DType:

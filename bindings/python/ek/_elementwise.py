@@ -34,7 +34,7 @@ def gelu(input, approximate: str = "none", *, out=None):  # noqa: A002
     "tanh" (ek_unary GELU / GELU_TANH)."""
     if approximate not in ("none", "tanh"):
         raise InvalidArgumentError(f"gelu: approximate must be 'none' or 'tanh', not "
-                                   f"{approximate!r}", _ffi.EK_ERROR_INVALID_ARGUMENT)
+                                   f"{approximate!r}")
     return _unary(_U["gelu" if approximate == "none" else "gelu_tanh"], input, out)
 
 
@@ -63,7 +63,7 @@ def bitwise_not(input, *, out=None):  # noqa: A002
     if k == 1:
         return _binary(_B["bitwise_xor"], x, -1, out)
     raise DtypeError(f"bitwise_not (~): {x.dtype} tensor; ~ is defined for integer and bool "
-                     "tensors only", _ffi.EK_ERROR_DTYPE)
+                     "tensors only")
 
 
 def _operand(v, other, ctx):
@@ -105,8 +105,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A001,A002
         return _binary(_B["minimum"], r, max, out) if max is not None else \
             (r if out is None else out.copy_(r))
     if min is None and max is None:
-        raise InvalidArgumentError("clamp: at least one of min and max must be given",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError("clamp: at least one of min and max must be given")
     return _capi.clamp(x, min, max, out=out)
 
 
@@ -197,8 +196,7 @@ class ElementwiseMethods:
     def __imatmul__(self, other):
         r = matmul(self, other)
         if r.shape != self.shape:
-            raise ShapeError(f"@=: result shape {list(r.shape)} differs from {list(self.shape)}",
-                             _ffi.EK_ERROR_SHAPE)
+            raise ShapeError(f"@=: result shape {list(r.shape)} differs from {list(self.shape)}")
         return self.copy_(r)
 
     def addmm_(self, mat1, mat2, *, beta: float = 1.0, alpha: float = 1.0):

@@ -11,7 +11,6 @@ import atexit
 import ctypes
 import weakref
 
-from . import _ffi
 from ._errors import InvalidArgumentError, ShutdownError, shut_down
 from ._lib import lib
 
@@ -59,11 +58,59 @@ def set_null(h) -> None:
     ctypes.c_void_p.from_buffer(h).value = None
 
 
-def closed_error(what: str):
-    """The error for using ``what`` after its close (or after exit)."""
+def closed_error(obj):
+    """The error for using ``obj`` after its close (or after exit)."""
     if shut_down[0]:
         return ShutdownError()
-    return InvalidArgumentError(f"{what} is closed", _ffi.EK_ERROR_INVALID_ARGUMENT)
+    return InvalidArgumentError(f"ek: {obj!r} is closed")
+
+
+class _Handle:
+    """Base of the classes owning a libek handle ``_h`` of a context ``_ctx``:
+    released by ``close()``, at the end of a ``with`` block or on collection
+    (its token's death). ``closed`` and ``_handle()`` may be refined."""
+
+    _h = None
+    _tok = None
+    _ctx = None
+
+    def _own(self, h, release, ctx) -> None:
+        """Own h (released by ``release``, a ``releaser``); ctx outlives it."""
+        self._ctx = ctx
+        self._tok = own(h, release, ctx._tok)
+        self._h = h
+
+    def _handle(self):
+        """The handle; InvalidArgumentError once closed (ShutdownError at exit)."""
+        if self.closed or shut_down[0]:
+            raise closed_error(self)
+        return self._h
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return not self._h
+
+    def close(self) -> None:
+        """Release the handle now (later uses raise InvalidArgumentError). Idempotent."""
+        self._h = None
+        self._tok = None  # its death releases the handle
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def context(self) -> "Context":  # noqa: F821 - (a cycle)
+        """The ek.Context the object belongs to."""
+        return self._ctx
+
+    @property
+    def device(self) -> str | None:
+        """"cpu" or "cuda:N" (None before an event's first record)."""
+        return None if self._ctx is None else self._ctx.device
 
 
 def check_running() -> None:

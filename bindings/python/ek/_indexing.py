@@ -7,7 +7,7 @@ masked_select and masked_fill are the generated ones (_capi)."""
 
 from __future__ import annotations
 
-from . import _capi, _ffi
+from . import _capi
 from ._core import _T, _arg, _as_tensor, _is_number, _key, _stream
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
@@ -49,8 +49,7 @@ def scatter(input, dim: int, index, src, *, reduce: str | None = None, out=None)
     accumulates (scatter_add). With duplicate indices and no reduce, which
     candidate lands is unspecified."""
     if reduce not in (None, "add", "sum"):
-        raise InvalidArgumentError(f"scatter: reduce={reduce!r} is not supported (None, 'add')",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError(f"scatter: reduce={reduce!r} is not supported (None, 'add')")
     x = _arg(input)
     idx = _arg(index, x)
     if _is_number(src):

@@ -7,10 +7,9 @@ array API's ``axis=`` is accepted where the standard has it."""
 from __future__ import annotations
 
 import ctypes
-import operator
 
 from . import _capi, _ffi
-from ._cint import c_int, c_int64
+from ._cint import c_int, c_int64, dims_tuple
 from ._core import _arg
 from ._errors import InvalidArgumentError, check
 from ._lib import lib
@@ -92,19 +91,12 @@ def unbind(input, dim: int = 0) -> tuple:  # noqa: A002
     return unstack(input, dim)
 
 
-def _dims_arg(dims, ndim: int) -> list:
-    if dims is None:
-        return list(range(ndim))
-    if isinstance(dims, (list, tuple)):
-        return [operator.index(d) for d in dims]
-    return [operator.index(dims)]
-
-
 def flip(input, dims=None, *, axis=None, out=None) -> Tensor:  # noqa: A002
     """A copy of input reversed along dims (ek_flip; torch.flip); dims None
     (the array API's default) reverses every dim."""
     x = _arg(input)
-    return _capi.flip(x, _dims_arg(dims if axis is None else axis, x.ndim), out=out)
+    dims = dims if axis is None else axis
+    return _capi.flip(x, range(x.ndim) if dims is None else dims_tuple(dims), out=out)
 
 
 def roll(input, shifts, dims=None, *, axis=None, out=None) -> Tensor:  # noqa: A002
@@ -113,10 +105,9 @@ def roll(input, shifts, dims=None, *, axis=None, out=None) -> Tensor:  # noqa: A
     x = _arg(input)
     dims = dims if axis is None else axis
     sh = list(shifts) if isinstance(shifts, (list, tuple)) else [shifts]
-    ds = None if dims is None else _dims_arg(dims, x.ndim)
+    ds = dims_tuple(dims) if dims is not None else None
     if ds is not None and len(ds) != len(sh):
-        raise InvalidArgumentError(f"roll: {len(sh)} shifts for {len(ds)} dims",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError(f"roll: {len(sh)} shifts for {len(ds)} dims")
     return _capi.roll(x, sh, ds, out=out)
 
 
@@ -130,7 +121,7 @@ def moveaxis(x, source, destination) -> Tensor:
     """A view of x with dims source moved to destination (ek_view_moveaxis;
     numpy.moveaxis, torch.movedim); ints or sequences of one length."""
     t = _arg(x)
-    src, dst = _dims_arg(source, t.ndim), _dims_arg(destination, t.ndim)
+    src, dst = dims_tuple(source), dims_tuple(destination)
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: {len(src)} source dims but {len(dst)} destinations")
     return _capi.view_moveaxis(t, src, dst)

@@ -15,7 +15,7 @@ from ._context import Context, context
 from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
 from ._cint import c_uint64, fields, filled, scalar
 from ._errors import InvalidArgumentError, check, shut_down
-from ._handles import closed_error, own, releaser
+from ._handles import _Handle, closed_error, own, releaser
 from ._lib import lib
 from ._stream import stream_handle as _stream_handle
 
@@ -25,14 +25,9 @@ _ORIGINS = {v: k.replace("_", " ") for v, k in _ffi.ek_module_origin_names.items
 _UINT_MAX = 0xFFFFFFFF
 
 
-def _invalid(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(msg, _ffi.EK_ERROR_INVALID_ARGUMENT)
-
-
-def _own(h, release_name: str, ctx: Context):
-    """Register h (see _handles); returns the token whose death releases it.
-    The release function comes from this module's ``lib`` (a test may replace it)."""
-    return own(h, releaser(release_name, lib_=lib), ctx._tok)
+def _release(name: str):
+    """The releaser ``name`` from this module's ``lib`` (a test may replace it)."""
+    return releaser(name, lib_=lib)
 
 
 def _kernel_context(device) -> Context:
@@ -45,44 +40,6 @@ def _encode(s, what: str) -> bytes:
     if isinstance(s, str):
         return s.encode("utf-8")
     raise TypeError(f"{what}: expected str or bytes, got {type(s).__name__}")
-
-
-class _Handle:
-    """A released-once libek handle: ``close()``, ``with``, or collection."""
-
-    _h = None
-    _tok = None
-
-    def _own(self, h, release_name: str, ctx: Context) -> None:
-        self._ctx = ctx
-        self._tok = _own(h, release_name, ctx)
-        self._h = h
-
-    def close(self) -> None:
-        """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
-        self._h = None
-        self._tok = None  # its death releases the handle
-
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-        return self._h is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    @property
-    def context(self) -> Context:
-        """The ek.Context the object belongs to."""
-        return self._ctx
-
-    @property
-    def device(self) -> str:
-        """"cuda:N"."""
-        return self._ctx.device
 
 
 # ---------------------------------------------------------------- modules
@@ -136,15 +93,10 @@ class RawModule(_Handle):
             else:
                 data = bytes(memoryview(image).cast("B"))
             if not data:
-                raise _invalid("ek.RawModule: the image is empty")
+                raise InvalidArgumentError("ek.RawModule: the image is empty")
             check(lib.ek_module_from_image(ctx._handle(), data, len(data), ctypes.byref(h)))
-        self._own(h, "ek_module_release", ctx)
+        self._own(h, _release("ek_module_release"), ctx)
         self._kernels: dict = {}
-
-    def _handle(self):
-        if self._h is None or shut_down[0]:
-            raise closed_error("ek.RawModule: the module")
-        return self._h
 
     def close(self) -> None:
         """Release the module now (later calls raise InvalidArgumentError);
@@ -173,9 +125,8 @@ class RawModule(_Handle):
         after the module is closed."""
         k = self._kernels.get(name)
         if k is None or k.closed:
-            h = _ffi.ek_kernel()
-            check(lib.ek_module_get_kernel(self._handle(), _encode(name, "name"),
-                                           ctypes.byref(h)))
+            h = filled(lib.ek_module_get_kernel, _ffi.ek_kernel(), self._handle(),
+                       _encode(name, "name"))
             k = RawKernel._wrap(h, self._ctx, name)
             self._kernels[name] = k
         return k
@@ -199,10 +150,10 @@ def _dims(v, what: str) -> ctypes.Array:
             raise TypeError(f"{what}: expected an int or a tuple of 1 to 3 ints, got {v!r}") \
                 from None
     if not 1 <= len(vals) <= 3:
-        raise _invalid(f"{what}: expected 1 to 3 sizes, got {len(vals)}")
+        raise InvalidArgumentError(f"{what}: expected 1 to 3 sizes, got {len(vals)}")
     for x in vals:
         if not 0 <= x <= _UINT_MAX:
-            raise _invalid(f"{what}: size {x} out of range")
+            raise InvalidArgumentError(f"{what}: size {x} out of range")
     vals += [1] * (3 - len(vals))
     return (ctypes.c_uint * 3)(*vals)
 
@@ -298,21 +249,18 @@ class RawKernel(_Handle):
         self._module = None
         self._name = name
         self._lazy = False
-        self._own(h, "ek_kernel_release", ctx)
+        self._own(h, _release("ek_kernel_release"), ctx)
         return self
 
     def _handle(self):
         if self._lazy:
-            h = _ffi.ek_kernel()
-            check(lib.ek_module_get_kernel(self._module._handle(), _encode(self._name, "name"),
-                                           ctypes.byref(h)))
+            h = filled(lib.ek_module_get_kernel, _ffi.ek_kernel(), self._module._handle(),
+                       _encode(self._name, "name"))
             self._lazy = False
-            self._own(h, "ek_kernel_release", self._ctx)
+            self._own(h, _release("ek_kernel_release"), self._ctx)
             self._module.close()  # the kernel keeps its code loaded
             self._module = None
-        if self._h is None or shut_down[0]:
-            raise closed_error(f"ek.RawKernel {self._name!r}: the kernel")
-        return self._h
+        return _Handle._handle(self)
 
     @property
     def closed(self) -> bool:
@@ -361,13 +309,11 @@ class RawKernel(_Handle):
         h = self._handle()
         n = operator.index(n)
         if n < 0:
-            raise _invalid(f"ek.RawKernel.launch_auto: n is {n}")
+            raise InvalidArgumentError(f"ek.RawKernel.launch_auto: n is {n}")
         arr = _kernel_values(args, f"ek.RawKernel {self._name!r}")
-        used = ctypes.c_uint(0)
-        check(lib.ek_kernel_launch_auto(_stream_handle(stream, self._ctx), h,
-                                        c_uint64(n, "launch_auto: n"),
-                                        c_uint64(shared_mem, "shared_mem"), arr, len(arr),
-                                        ctypes.byref(used)))
+        used = filled(lib.ek_kernel_launch_auto, ctypes.c_uint(0),
+                      _stream_handle(stream, self._ctx), h, c_uint64(n, "launch_auto: n"),
+                      c_uint64(shared_mem, "shared_mem"), arr, len(arr))
         return used.value
 
     def __repr__(self) -> str:
@@ -458,12 +404,12 @@ class ElementwiseKernel:
 
     def _builder(self, ctx: Context):
         if self._closed or shut_down[0]:
-            raise closed_error(f"ek.ElementwiseKernel {self.name!r}: the kernel")
+            raise closed_error(self)
         entry = self._built.get(ctx)
         if entry is None:
             h = filled(lib.ek_elementwise_create, _ffi.ek_elementwise(), ctx._handle(),
                        *self._args)
-            entry = (h, _own(h, "ek_elementwise_destroy", ctx))
+            entry = (h, own(h, _release("ek_elementwise_destroy"), ctx._tok))
             self._built[ctx] = entry
         return entry[0]
 

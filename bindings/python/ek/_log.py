@@ -63,7 +63,7 @@ def set_log_callback(fn) -> None:
     global _installed
     if getattr(_local, "in_callback", False):
         raise InvalidArgumentError("ek.set_log_callback: called from inside the log callback "
-                                   "(it would wait for itself)", _ffi.EK_ERROR_INVALID_ARGUMENT)
+                                   "(it would wait for itself)")
     if fn is not None and not callable(fn):
         raise TypeError(f"ek.set_log_callback: {fn!r} is not callable")
     c_fn = None if fn is None else _trampoline(fn)

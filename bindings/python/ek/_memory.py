@@ -12,6 +12,7 @@ import numpy as np
 from ._cint import c_uint64, filled
 from ._context import context
 from ._errors import check, shut_down
+from ._handles import closed_error
 from ._lib import lib
 from ._stream import stream_handle as _stream_handle
 
@@ -33,9 +34,8 @@ class Memory:
 
     def __init__(self, nbytes: int, device="cpu", *, stream=None):
         ctx = context(device)
-        p = ctypes.c_void_p()
-        check(lib.ek_malloc(_stream_handle(stream, ctx), ctx._handle(),
-                            c_uint64(nbytes, "ek.Memory: nbytes"), ctypes.byref(p)))
+        p = filled(lib.ek_malloc, ctypes.c_void_p(), _stream_handle(stream, ctx), ctx._handle(),
+                   c_uint64(nbytes, "ek.Memory: nbytes"))
         self.ptr, self.nbytes, self.context = p.value or 0, nbytes, ctx
         self._free = weakref.finalize(self, _free, ctx, stream, p.value)
 
@@ -54,8 +54,7 @@ class Memory:
 
     def _ptr(self):
         if self.closed:
-            from ._handles import closed_error
-            raise closed_error("ek.Memory")
+            raise closed_error(self)
         return self.ptr or None
 
     def __enter__(self) -> "Memory":

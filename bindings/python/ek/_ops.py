@@ -8,7 +8,8 @@ out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
 from . import _capi
-from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _dims, _entered,
+from ._cint import dims_tuple as _dims
+from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _entered,
                     _input, _new_handle, _rbinary, _reduce, _unary, _wrap, check)
 from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib

@@ -150,8 +150,7 @@ class RandomMethods:
         returns self."""
         if high is None:
             if low == 0:
-                raise InvalidArgumentError("random_: give high (integers on [0, high))",
-                                           _ffi.EK_ERROR_INVALID_ARGUMENT)
+                raise InvalidArgumentError("random_: give high (integers on [0, high))")
             low, high = 0, low
         return _fill(self, "randint", low, high)
 

@@ -57,8 +57,7 @@ def norm(input, p=2, dim=None, keepdim: bool = False, *, out=None):  # noqa: A00
     "fro" (Euclidean), ``inf`` (max |x|). Float input only."""
     name = _NORMS.get(p if isinstance(p, str) else float(p))
     if name is None:
-        raise InvalidArgumentError(f"norm: p={p!r} is not supported (1, 2, 'fro', inf)",
-                                   _ffi.EK_ERROR_INVALID_ARGUMENT)
+        raise InvalidArgumentError(f"norm: p={p!r} is not supported (1, 2, 'fro', inf)")
     return _reduce(_R[name], input, dim, keepdim, None, out)
 
 

@@ -9,7 +9,7 @@ from . import _ffi
 from ._context import Context, context
 from ._errors import InvalidArgumentError, check, shut_down
 from ._cint import c_uint64, filled
-from ._handles import closed_error, own, releaser
+from ._handles import _Handle, closed_error, own, releaser
 from ._lib import lib
 
 __all__ = ["Stream", "Event", "current_stream", "synchronize"]
@@ -59,7 +59,7 @@ def _addr(h) -> int:
     return ctypes.cast(h, ctypes.c_void_p).value or 0
 
 
-class Stream:
+class Stream(_Handle):
     """A stream of a device's context (a non-blocking cudaStream_t on CUDA; on
     CPU work runs synchronously).
 
@@ -88,14 +88,6 @@ class Stream:
         self._tok = own(h, _DESTROY_STREAM, ctx._tok) if owned else None
         self._h = h
 
-    def _handle(self):
-        """The handle; "closed" after close() (or, for a context's default
-        stream, after the context's)."""
-        h = self._h
-        if not h or shut_down[0] or (not self._owned and self._ctx.closed):
-            raise closed_error(f"ek: {self!r}")
-        return h
-
     @property
     def closed(self) -> bool:
         """True after ``close()`` (or the context's close, for its default stream)."""
@@ -106,15 +98,13 @@ class Stream:
         forgotten). Later uses raise InvalidArgumentError; closing twice does
         nothing. InvalidArgumentError while a ``with`` block of it is open."""
         if self._entered:
-            raise InvalidArgumentError(f"ek: {self!r}.close() inside a 'with' block of it",
-                                       _ffi.EK_ERROR_INVALID_ARGUMENT)
-        self._h = None
-        self._tok = None  # its death destroys the stream
+            raise InvalidArgumentError(f"ek: {self!r}.close() inside a 'with' block of it")
+        _Handle.close(self)  # the token's death destroys the stream
 
     @classmethod
-    def _borrowed(cls, h, ctx) -> "Stream":
+    def _borrowed(cls, h, ctx, owned=False) -> "Stream":
         self = cls.__new__(cls)
-        self._init(h, ctx, owned=False)
+        self._init(h, ctx, owned)
         return self
 
     @classmethod
@@ -123,20 +113,9 @@ class Stream:
         ``torch.cuda.current_stream().cuda_stream``) without taking ownership.
         CUDA only (NotSupportedError on CPU)."""
         ctx = context(device)
-        h = _ffi.ek_stream()
-        native = c_uint64(ptr, "Stream.from_native: ptr")
-        check(lib.ek_stream_wrap(ctx._handle(), ctypes.c_void_p(native or None), ctypes.byref(h)))
-        self = cls.__new__(cls)
-        self._init(h, ctx, owned=True)
-        return self
-
-    @property
-    def context(self) -> Context:
-        return self._ctx
-
-    @property
-    def device(self) -> str:
-        return self._ctx.device
+        native = ctypes.c_void_p(c_uint64(ptr, "Stream.from_native: ptr") or None)
+        return cls._borrowed(filled(lib.ek_stream_wrap, _ffi.ek_stream(), ctx._handle(), native),
+                             ctx, owned=True)
 
     @property
     def native(self) -> int:
@@ -214,7 +193,7 @@ def synchronize(device="cpu") -> None:
     context(device).synchronize()
 
 
-class Event:
+class Event(_Handle):
     """A timing event. Created on ``device``'s context, or, when device is None,
     on the context of the stream it is first recorded on.
 
@@ -222,26 +201,17 @@ class Event:
     """
 
     def __init__(self, device=None):
-        self._h = None
-        self._ctx = None
-        self._tok = None
         self._closed = False
         if device is not None:
             self._create(context(device))
 
     def _create(self, ctx: Context) -> None:
-        h = filled(lib.ek_event_create, _ffi.ek_event(), ctx._handle())
-        self._ctx = ctx
-        self._tok = own(h, _DESTROY_EVENT, ctx._tok)
-        self._h = h
+        self._own(filled(lib.ek_event_create, _ffi.ek_event(), ctx._handle()), _DESTROY_EVENT, ctx)
 
     def _handle(self):
-        if self._closed or shut_down[0]:
-            raise closed_error("ek: ek.Event")
-        if self._h is None:
-            raise InvalidArgumentError("ek.Event: the event was never recorded",
-                                       _ffi.EK_ERROR_INVALID_ARGUMENT)
-        return self._h
+        if self._h is None and not self._closed and not shut_down[0]:
+            raise InvalidArgumentError("ek.Event: the event was never recorded")
+        return _Handle._handle(self)
 
     @property
     def closed(self) -> bool:
@@ -252,18 +222,13 @@ class Event:
         """Destroy the event now; later uses raise InvalidArgumentError.
         Closing twice does nothing."""
         self._closed = True
-        self._h = None
-        self._tok = None  # its death destroys the event
-
-    @property
-    def device(self) -> str | None:
-        return self._ctx.device if self._ctx is not None else None
+        _Handle.close(self)  # the token's death destroys the event
 
     def record(self, stream: Stream | None = None) -> None:
         """Capture the work submitted to ``stream`` so far (default: this
         thread's current stream of the event's context)."""
         if self._closed or shut_down[0]:
-            raise closed_error("ek: ek.Event")
+            raise closed_error(self)
         if stream is None:
             if self._ctx is None:
                 st = _stack()

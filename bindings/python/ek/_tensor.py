@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import _ffi, _handles
-from ._cint import int64_array, scalar
+from ._cint import dims_tuple, filled, int64_array, scalar
 from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
 from ._errors import DtypeError, ShapeError, ShutdownError, check, shut_down
@@ -109,9 +109,8 @@ class Tensor:
     def _meta(self) -> _ffi.ek_tensor_info:
         info = self._info
         if info is None:
-            info = _ffi.new(_ffi.ek_tensor_info)
-            check(lib.ek_tensor_get_info(self._h, _byref(info)))
-            self._info = info
+            info = self._info = filled(lib.ek_tensor_get_info, _ffi.new(_ffi.ek_tensor_info),
+                                       self._h)
         return info
 
     # ------------------------------------------------------------ properties
@@ -186,9 +185,7 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """Address of element 0 (device memory for CUDA tensors)."""
-        p = ctypes.c_void_p()
-        check(lib.ek_tensor_get_data(self._h, _byref(p)))
-        return p.value or 0
+        return filled(lib.ek_tensor_get_data, ctypes.c_void_p(), self._h).value or 0
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -215,7 +212,7 @@ class Tensor:
         dt = self.dtype
         if dt.numpy is None:
             raise DtypeError(f"Tensor.numpy: {dt.name} has no NumPy dtype; convert first, e.g. "
-                             f"t.astype(ek.float32).numpy()", _ffi.EK_ERROR_DTYPE)
+                             f"t.astype(ek.float32).numpy()")
         arr = np.empty(self.shape, dt.numpy)
         check(lib.ek_tensor_to_host(self._stream(), self._h, arr.ctypes.data, arr.nbytes))
         return arr
@@ -284,7 +281,7 @@ class Tensor:
 
     def squeeze(self, dim=None) -> "Tensor":
         """Remove size-1 dims: all of them, or the listed one(s)."""
-        dims = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
+        dims = dims_tuple(dim)
         if dim is not None and not dims:
             return _capi.view_reshape(self, self.shape)
         return _capi.view_squeeze(self, dims)
@@ -418,15 +415,17 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
         dt = _as_dtype(arr.dtype)
     except DtypeError:
         raise DtypeError(f"ek.from_numpy: NumPy dtype {arr.dtype} is not supported "
-                         f"(bool, uint8, int8..int64, float16, float32, float64)",
-                         _ffi.EK_ERROR_DTYPE) from None
+                         f"(bool, uint8, int8..int64, float16, float32, float64)") from None
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
-    s = arr.shape
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(s), _i64(s), dt.code,
-                                  arr.ctypes.data if arr.size else None, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    return _from_host(arr.ctypes.data if arr.size else None, arr.shape, dt, ctx)
+
+
+def _from_host(data, shape, dt: DType, ctx: Context) -> Tensor:
+    """A tensor of ctx holding a copy of C-order host values (ek_tensor_from_host)."""
+    h = filled(lib.ek_tensor_from_host, _ffi.ek_tensor(), _current_handle(ctx), ctx._handle(),
+               len(shape), _i64(shape), dt.code, data)
+    return Tensor._wrap(h, ctx)
 
 
 def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor:
@@ -438,10 +437,7 @@ def _unpickle(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor
     if len(data) != n * dt.itemsize:
         raise ValueError(f"ek: a pickled {dtype_name} tensor of shape {list(shape)} needs "
                          f"{n * dt.itemsize} bytes, got {len(data)}")
-    out = _ffi.ek_tensor()
-    check(lib.ek_tensor_from_host(_current_handle(ctx), ctx._handle(), len(shape), _i64(shape),
-                                  dt.code, data if data else None, _byref(out)))
-    return Tensor._wrap(out, ctx)
+    return _from_host(data if data else None, shape, dt, ctx)
 
 
 def _host_tensor(data, like_ctx: Context) -> Tensor:
