@@ -1541,7 +1541,7 @@ class Tensor:
         """In place: self = clamp(self, min, max); returns self."""
     def lerp_(self, end, weight):
         """In place: self = lerp(self, end, weight); returns self."""
-    def __matmul__(self, other):
+    def __matmul__(self, other, reflected=False):
         ...
     def __rmatmul__(self, other):
         ...
@@ -1702,16 +1702,6 @@ class Context:
     interpreter exit nothing is destroyed: the process's end frees it).
     ``close()`` destroys it explicitly.
     """
-    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None):
-        ...
-    @property
-    def device(self) -> str:
-        """"cpu" or "cuda:N"."""
-    @property
-    def is_cuda(self) -> bool:
-        ...
-    def __repr__(self) -> str:
-        ...
     @property
     def closed(self) -> bool:
         """True after ``close()``."""
@@ -1720,6 +1710,18 @@ class Context:
         context) while tensors, streams or events of it are alive. Closing
         twice does nothing; later uses raise InvalidArgumentError.
         """
+    @property
+    def context(self) -> Any: ...
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda:N"."""
+    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None):
+        ...
+    @property
+    def is_cuda(self) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
     @property
     def config(self) -> dict:
         """The effective configuration (environment and defaults applied)."""
@@ -2051,10 +2053,6 @@ class Stream:
         forgotten). Later uses raise InvalidArgumentError; closing twice does
         nothing. InvalidArgumentError while a ``with`` block of it is open.
         """
-    def __enter__(self) -> 'Stream':
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     @property
     def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
@@ -2085,6 +2083,10 @@ class Stream:
         """Later work on this stream waits for the work submitted to ``other`` so far."""
     def record_event(self, event: 'Event | None'=None) -> 'Event':
         """Record an event (a new one when None) on this stream and return it."""
+    def __enter__(self) -> 'Stream':
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
     def __eq__(self, other) -> bool:
         ...
     def __hash__(self) -> int:
@@ -2105,10 +2107,6 @@ class Event:
         """Destroy the event now; later uses raise InvalidArgumentError.
         Closing twice does nothing.
         """
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     @property
     def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
@@ -2166,10 +2164,6 @@ class RawModule:
         """Release the module now (later calls raise InvalidArgumentError);
         kernels already taken from it stay usable. Idempotent.
         """
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     @property
     def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
@@ -2228,10 +2222,6 @@ class RawKernel:
         """True after ``close()``."""
     def close(self) -> None:
         """Release the handle now (later calls raise InvalidArgumentError). Idempotent."""
-    def __enter__(self):
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     @property
     def context(self) -> 'Context':
         """The ek.Context the object belongs to."""
@@ -2293,6 +2283,10 @@ class ElementwiseKernel:
     device); without, it is built per device of the tensors it is called
     with. ``close()`` (or a ``with`` block) releases what was built.
     """
+    def __enter__(self):
+        ...
+    def __exit__(self, *exc) -> None:
+        ...
     def __init__(self, in_params: str, out_params: str, operation: str, name: str='ek_elementwise', *, device=None):
         ...
     @property
@@ -2305,10 +2299,6 @@ class ElementwiseKernel:
         """Release every built kernel now (waits for the context's work when
         one was compiled). Idempotent.
         """
-    def __enter__(self) -> 'ElementwiseKernel':
-        ...
-    def __exit__(self, *exc) -> None:
-        ...
     def __call__(self, *args, out=None, stream=None):
         """Run over the inputs (then optional outputs); see the class docstring."""
     def __repr__(self) -> str:

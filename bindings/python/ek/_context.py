@@ -14,7 +14,7 @@ from . import _ffi
 from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields, filled
 from ._device import device_str, parse_device, to_struct
 from ._errors import check, shut_down
-from ._handles import check_running, closed_error, own, releaser, set_null
+from ._handles import _Handle, check_running, own, releaser, set_null
 from ._lib import lib
 
 __all__ = ["Context", "context"]
@@ -25,7 +25,7 @@ _LOG_LEVELS = {k: v for v, k in _ffi.ek_log_level_names.items()}
 _DESTROY = releaser("ek_context_destroy")
 
 
-class Context:
+class Context(_Handle):
     """A libek context on one device: its memory pool, default stream, caches.
 
     ``Context("cuda:0", memory_limit=2 << 30)`` creates a new, independent
@@ -78,6 +78,8 @@ class Context:
         """"cpu" or "cuda:N"."""
         return device_str(self._dev)
 
+    context = property(lambda self: self, doc="The context itself (as for its streams and tensors).")
+
     @property
     def is_cuda(self) -> bool:
         return self._dev[0] == _ffi.EK_CUDA
@@ -85,17 +87,6 @@ class Context:
     def __repr__(self) -> str:
         state = "" if self._h else ", closed"
         return f"ek.Context({self.device!r}{state})"
-
-    def _handle(self):
-        h = self._h
-        if not h or shut_down[0]:
-            raise closed_error(self)
-        return h
-
-    @property
-    def closed(self) -> bool:
-        """True after ``close()``."""
-        return not self._h
 
     def close(self) -> None:
         """Destroy the context now. Raises InvalidArgumentError (and keeps the

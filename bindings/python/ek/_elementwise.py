@@ -179,19 +179,15 @@ class ElementwiseMethods:
         """In place: self = lerp(self, end, weight); returns self."""
         return lerp(self, end, weight, out=self)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other, reflected=False):
         try:
             other = _as_tensor(other, self._ctx)
         except (TypeError, ValueError):
             return NotImplemented
-        return matmul(self, other)
+        return matmul(other, self) if reflected else matmul(self, other)
 
     def __rmatmul__(self, other):
-        try:
-            other = _as_tensor(other, self._ctx)
-        except (TypeError, ValueError):
-            return NotImplemented
-        return matmul(other, self)
+        return self.__matmul__(other, reflected=True)
 
     def __imatmul__(self, other):
         r = matmul(self, other)

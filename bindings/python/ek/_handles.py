@@ -65,7 +65,17 @@ def closed_error(obj):
     return InvalidArgumentError(f"ek: {obj!r} is closed")
 
 
-class _Handle:
+class _Closes:
+    """``with obj:`` closes obj at the end of the block."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Handle(_Closes):
     """Base of the classes owning a libek handle ``_h`` of a context ``_ctx``:
     released by ``close()``, at the end of a ``with`` block or on collection
     (its token's death). ``closed`` and ``_handle()`` may be refined."""
@@ -95,12 +105,6 @@ class _Handle:
         """Release the handle now (later uses raise InvalidArgumentError). Idempotent."""
         self._h = None
         self._tok = None  # its death releases the handle
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     @property
     def context(self) -> "Context":  # noqa: F821 - (a cycle)

@@ -15,7 +15,7 @@ from ._context import Context, context
 from ._dtype import DTYPES as _DTYPE_NAMES, dtype as _as_dtype
 from ._cint import c_uint64, fields, filled, scalar
 from ._errors import InvalidArgumentError, check, shut_down
-from ._handles import _Handle, closed_error, own, releaser
+from ._handles import _Closes, _Handle, closed_error, own, releaser
 from ._lib import lib
 from ._stream import stream_handle as _stream_handle
 
@@ -336,7 +336,7 @@ def _params(spec, what: str) -> list:
     return out
 
 
-class ElementwiseKernel:
+class ElementwiseKernel(_Closes):
     """An elementwise kernel built from an expression, as CuPy's (experimental:
     ek_elementwise_* are declared under ``#ifdef EK_EXPERIMENTAL``)::
 
@@ -418,12 +418,6 @@ class ElementwiseKernel:
         one was compiled). Idempotent."""
         self._closed = True
         self._built = {}  # the tokens die: the kernels are released
-
-    def __enter__(self) -> "ElementwiseKernel":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __call__(self, *args, out=None, stream=None):
         """Run over the inputs (then optional outputs); see the class docstring."""

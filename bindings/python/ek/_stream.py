@@ -29,16 +29,18 @@ def _stack() -> list:
     return s
 
 
+def _entered_stream(ctx: Context):
+    """This thread's innermost ``with stream:`` stream of ctx, or None."""
+    for st in reversed(getattr(_tls, "stack", None) or ()):
+        if st._ctx is ctx:
+            return st
+    return None
+
+
 def _current_handle(ctx: Context):
     """Handle of this thread's current stream of ctx, or None (the default stream)."""
-    if not _entered[0]:
-        return None
-    s = getattr(_tls, "stack", None)
-    if s:
-        for st in reversed(s):
-            if st._ctx is ctx:
-                return st._h  # not closed: close() refuses while entered
-    return None
+    st = _entered_stream(ctx) if _entered[0] else None
+    return None if st is None else st._h  # not closed: close() refuses while entered
 
 
 def stream_handle(stream, ctx: Context):
@@ -180,12 +182,7 @@ def current_stream(device="cpu") -> Stream:
     """This thread's current stream for a device's default context (its default
     stream outside any ``with stream:`` block)."""
     ctx = context(device)
-    s = getattr(_tls, "stack", None)
-    if s:
-        for st in reversed(s):
-            if st._ctx is ctx:
-                return st
-    return ctx.default_stream
+    return _entered_stream(ctx) or ctx.default_stream
 
 
 def synchronize(device="cpu") -> None:

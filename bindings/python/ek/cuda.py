@@ -3,7 +3,7 @@ the memory pool of each device's default context and the custom-kernel cache."""
 
 from __future__ import annotations
 
-from ._context import context
+from ._context import Context, context
 from ._device import device_count as _device_count, device_info
 from ._stream import Event, Stream, current_stream as _current_stream
 
@@ -37,48 +37,43 @@ def get_device_properties(device=None) -> dict:
     return device_info(_dev(device))
 
 
-def synchronize(device=None) -> None:
-    """Wait for all work of the device's default context."""
-    context(_dev(device)).synchronize()
+def _on_default_context(name: str, doc: str):
+    """The Context method ``name`` of the device's default context as a
+    function taking the method's arguments, then ``device`` (None: cuda:0),
+    as torch.cuda's functions do."""
+    method = getattr(Context, name)
+    n = method.__code__.co_argcount - 1  # the method's own parameters
+
+    def call(*args, device=None):
+        if len(args) > n:  # the device given positionally, after the arguments
+            args, device = args[:n], args[n]
+        return method(context(_dev(device)), *args)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return call
 
 
-def current_stream(device=None) -> Stream:
-    return _current_stream(_dev(device))
-
-
-def memory_stats(device=None) -> dict:
-    """Counters of the device's default pool (see ek_memory_stats in ek.h)."""
-    return context(_dev(device)).memory_stats()
-
-
-def memory_snapshot(device=None) -> list:
-    """The blocks of the device's default pool, as dicts."""
-    return context(_dev(device)).memory_snapshot()
-
-
-def memory_snapshot_json(path=None, device=None):
-    """The device's default pool as JSON: written to path, or returned as a
-    dict (see Context.memory_snapshot_json)."""
-    return context(_dev(device)).memory_snapshot_json(path)
-
-
-def empty_cache(device=None) -> None:
-    """Return the pool's cached free segments to the device."""
-    context(_dev(device)).empty_cache()
-
-
-def set_memory_fraction(fraction: float, device=None) -> None:
-    """Cap the pool at a fraction (0, 1] of the device's memory."""
-    context(_dev(device)).set_memory_fraction(fraction)
-
-
-def set_memory_limit(nbytes: int, device=None) -> None:
-    """Cap the pool's reserved bytes (0: no limit)."""
-    context(_dev(device)).set_memory_limit(nbytes)
-
-
-def reset_peak_memory_stats(device=None) -> None:
-    context(_dev(device)).reset_peak_memory_stats()
+synchronize = _on_default_context(
+    "synchronize", "Wait for all work of the device's default context.")
+memory_stats = _on_default_context(
+    "memory_stats", "Counters of the device's default pool (see ek_memory_stats in ek.h).")
+memory_snapshot = _on_default_context(
+    "memory_snapshot", "The blocks of the device's default pool, as dicts.")
+memory_snapshot_json = _on_default_context(
+    "memory_snapshot_json", "The device's default pool as JSON: written to path, or returned as a "
+    "dict (see Context.memory_snapshot_json).")
+empty_cache = _on_default_context(
+    "empty_cache", "Return the pool's cached free segments to the device.")
+set_memory_fraction = _on_default_context(
+    "set_memory_fraction", "Cap the pool at a fraction (0, 1] of the device's memory.")
+set_memory_limit = _on_default_context(
+    "set_memory_limit", "Cap the pool's reserved bytes (0: no limit).")
+reset_peak_memory_stats = _on_default_context(
+    "reset_peak_memory_stats", "Reset the pool's peak counters.")
+kernel_cache_clear = _on_default_context(
+    "kernel_cache_clear", "Empty the compiled custom-kernel caches (ek.RawModule, "
+    "ek.ElementwiseKernel): every entry of the device's default context's disk cache directory "
+    "and this process's memory cache; loaded modules stay usable.")
 
 
 def memory_allocated(device=None) -> int:
@@ -91,14 +86,3 @@ def memory_reserved(device=None) -> int:
 
 def max_memory_allocated(device=None) -> int:
     return memory_stats(device)["peak_allocated_bytes"]
-
-
-_ = Event
-
-
-def kernel_cache_clear(device=None) -> None:
-    """Empty the compiled custom-kernel caches (ek.RawModule,
-    ek.ElementwiseKernel): every entry of the device's default context's disk
-    cache directory and this process's memory cache; loaded modules stay
-    usable."""
-    context(_dev(device)).kernel_cache_clear()
