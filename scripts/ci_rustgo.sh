@@ -8,10 +8,11 @@
 # it cannot find libek, and runs `cargo package --no-verify --offline` for the
 # ek-sys and ek crates.
 #
-# The library: a CPU build configured afresh in the temporary dir with
-# --prefix (about a minute on 2 cores), so the installed ek.pc is the one a
-# user gets and build/ (possibly a CUDA build, configured for another prefix)
-# is left alone. EK_PREFIX=DIR uses a libek already installed there instead.
+# The library: the CPU build dir build-consumers/ (shared with
+# scripts/ci_consumers.sh), installed into a temporary --prefix, so the
+# installed ek.pc is the one a user gets and build/ (possibly a CUDA build,
+# configured for another prefix) is left alone. EK_PREFIX=DIR uses a libek
+# already installed there instead.
 #   bash scripts/ci_rustgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +26,15 @@ unset LD_LIBRARY_PATH EK_LIBRARY EK_LIB_DIR
 prefix=${EK_PREFIX:-}
 if [ -z "$prefix" ]; then
   prefix="$work/prefix"
-  step "libek (CPU) installed into $prefix"
-  meson setup "$work/build" -Dcuda=disabled -Dbench=false -Dtests=false --prefix "$prefix" >"$work/setup.log" ||
-    { cat "$work/setup.log"; exit 1; }
-  nice -n 10 ninja -C "$work/build" >"$work/ninja.log" || { tail -n 50 "$work/ninja.log"; exit 1; }
-  meson install -C "$work/build" --quiet --no-rebuild
+  # The CPU build dir scripts/ci_consumers.sh keeps (one library build for
+  # both scripts), installed here with this prefix.
+  build=build-consumers
+  step "libek (CPU, $build/) installed into $prefix"
+  [ -d "$build" ] || meson setup "$build" -Dcuda=disabled -Dtests=false -Dbench=false \
+    -Ddefault_library=both >/dev/null
+  meson configure "$build" -Dprefix="$prefix" >/dev/null
+  nice -n 10 ninja -C "$build" -j"${EK_JOBS:-2}" >/dev/null
+  meson install -C "$build" --quiet --no-rebuild
 fi
 pc=$(find "$prefix" -name ek.pc -path '*/pkgconfig/*' | head -n 1)
 [ -n "$pc" ] || { echo "no ek.pc under $prefix"; exit 1; }
