@@ -97,3 +97,6 @@ step "Rust binding"
 step "Go binding"
 (cd bindings/go && go vet ./... && go test -count=1 ./...)
 (cd examples/go/quickstart && go run .)
+
+step "Python wheel: build, auditwheel repair, fresh venv, quickstart and tests from /"
+bash scripts/ci_wheel.sh
