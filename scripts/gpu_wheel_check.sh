@@ -85,7 +85,10 @@ sys.exit(0 if ok and rc == 0 else 1)
 EOF
 
 step "1. system cuBLAS/NVRTC: the CUDA quickstart"
-(cd / && "$vpy" "$work/probe.py" found "$root/examples/python/quickstart.py") | tee "$work/found.log"
+# EK_CUDA_WHEELS=0: the system's, even if NVIDIA's wheels are in the system
+# site-packages; an empty kernel cache, so NVRTC really compiles.
+(cd / && EK_CUDA_WHEELS=0 EK_KERNEL_CACHE_DIR="$work/kcache1" \
+  "$vpy" "$work/probe.py" found "$root/examples/python/quickstart.py") | tee "$work/found.log"
 driver=$(sed -n "s/^CUDA available: True; driver: \['\(.*\)'\]$/\1/p" "$work/found.log")
 
 step "2. cuBLAS/NVRTC hidden: the error, and the CPU"
@@ -93,6 +96,6 @@ mkdir "$work/driver"
 # Only the driver stays findable, whatever directory the system keeps it in.
 [ -n "$driver" ] && ln -s "$(dirname "$driver")"/lib{cuda,nvidia-}*.so* "$work/driver/" 2>/dev/null || true
 loader=$(ls /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 2>/dev/null | head -n 1)
-(cd / && EK_CUDA_WHEELS=0 EK_KERNEL_CACHE_DIR="$work/kcache" LD_LIBRARY_PATH="$work/driver" \
+(cd / && EK_CUDA_WHEELS=0 EK_KERNEL_CACHE_DIR="$work/kcache2" LD_LIBRARY_PATH="$work/driver" \
   "$loader" --inhibit-cache "$vpy" "$work/probe.py" hidden "$root/examples/python/quickstart.py")
 echo "gpu_wheel_check: OK"
