@@ -61,7 +61,7 @@ if phase overhead; then
 # Each binding's host cost per op, the committed one against the one in
 # .carry/base-bind (an older binding over the same library), alternating.
 b=$c/base-bind
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   for side in base new; do
     if [ $side = base ]; then py=$b/python rs=$b/rust go=$b/go; else py=bindings/python rs=$c/overhead/rust go=$c/overhead/go; fi
     [ -d "$py" ] && run "python_overhead_${side}_$round" env PYTHONPATH="$py" python3 bindings/python/bench_overhead.py
