@@ -22,6 +22,17 @@ step() { printf '\n== gpu_wheel_check: %s\n' "$*"; }
 step "venv (--system-site-packages), pip install --no-deps $(basename "$whl")"
 python3 -m venv --system-site-packages "$work/venv"
 vpy="$work/venv/bin/python"
+# python3 may itself be a venv's (the GPU machines' PyTorch one), whose numpy
+# the new venv does not see: link that numpy alone in (not its site-packages,
+# which may hold NVIDIA's wheels and so hide what step 1 is to show).
+if ! "$vpy" -c "import numpy" 2>/dev/null; then
+  np_dir=$(python3 -c "import numpy, os; print(os.path.dirname(numpy.__file__))")
+  site=$("$vpy" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  for d in "$np_dir" "$np_dir.libs" "$(dirname "$np_dir")/numpy.libs"; do
+    [ -e "$d" ] && ln -sf "$d" "$site/"
+  done
+  "$vpy" -c "import numpy" || { echo "gpu_wheel_check: no numpy for the venv" >&2; exit 1; }
+fi
 "$vpy" -m pip install -q --no-deps --no-index --disable-pip-version-check "$whl"
 
 cat >"$work/probe.py" <<'EOF'

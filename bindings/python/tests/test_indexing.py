@@ -138,7 +138,7 @@ def test_index_select_gather_scatter(device):
     with pytest.raises(ek.EkIndexError, match="ek_index_select"):
         x.index_select(1, [4])
     with pytest.raises(ek.DtypeError):
-        x.index_select(0, ek.tensor([0.0]))
+        x.index_select(0, ek.tensor([0.0], device=device))
     with pytest.raises(ek.InvalidArgumentError):
         x.scatter(0, [[0]], 1.0, reduce="mul")
 

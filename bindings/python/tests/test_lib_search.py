@@ -111,7 +111,10 @@ def test_preloaded_wheel_wins_the_soname_lookup(tmp_path):
     for soname in ("libcublasLt.so.13", "libcublas.so.13", "libnvrtc.so.13"):
         subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o",
                         str(lib_dir / soname), str(src)], check=True)
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(_lib.__file__)))
+    # EK_CUDA_WHEELS=0: `import ek` must not preload NVIDIA wheels installed
+    # beside this interpreter (PyTorch's), or those would take the sonames first.
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(_lib.__file__)),
+               EK_CUDA_WHEELS="0")
     r = subprocess.run([sys.executable, "-c", _SONAME_CHECK, str(lib_dir)], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
