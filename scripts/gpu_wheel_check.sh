@@ -28,7 +28,7 @@ vpy="$work/venv/bin/python"
 if ! "$vpy" -c "import numpy" 2>/dev/null; then
   np_dir=$(python3 -c "import numpy, os; print(os.path.dirname(numpy.__file__))")
   site=$("$vpy" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-  for d in "$np_dir" "$np_dir.libs" "$(dirname "$np_dir")/numpy.libs"; do
+  for d in "$np_dir" "$np_dir.libs"; do
     [ -e "$d" ] && ln -sf "$d" "$site/"
   done
   "$vpy" -c "import numpy" || { echo "gpu_wheel_check: no numpy for the venv" >&2; exit 1; }
