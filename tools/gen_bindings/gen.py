@@ -9,8 +9,9 @@ Usage::
 
 header.py reads the header into one model; each ``emit_<lang>.py`` beside
 this file has ``outputs(model) -> {path relative to the repository: text}``.
-Outputs depend only on the header text (no dates, no paths): they are
-deterministic and committed, and CI runs ``--check``.
+Outputs depend only on the header and, for Python's type stubs, the Python
+package's own sources (no dates, no paths): they are deterministic and
+committed, and CI runs ``--check``.
 """
 
 from __future__ import annotations
