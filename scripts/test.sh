@@ -87,7 +87,7 @@ bindings/rust/generate.sh --check
 python3 tools/gen_bindings/coverage.py
 
 step "Python binding"
-PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests
+PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests tools/gen_bindings/tests
 PYTHONPATH=bindings/python python3 examples/python/quickstart.py
 
 step "Rust binding"
