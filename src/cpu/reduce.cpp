@@ -32,6 +32,32 @@ double pairwise(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
   return pairwise(l, lo, mid, kind, c) + pairwise(l, mid, hi, kind, c);
 }
 
+// pairwise() with the dtype fixed at compile time: the same loads, the same
+// order, no per-element dtype switch.
+template <int DT>
+double pairwise_typed(const char *in, int64_t stride, int64_t lo, int64_t hi, int kind, double c) {
+  if (hi - lo <= 64) {
+    double s = 0;
+    for (int64_t k = lo; k < hi; ++k) {
+      const double v = detail::load_scalar(in + k * stride, DT).f;
+      s += kind == kRSumAbs ? std::fabs(v) : kind == kRSumSq ? v * v : kind == kRSumSqDev ? (v - c) * (v - c) : v;
+    }
+    return s;
+  }
+  int64_t mid = lo + (hi - lo) / 2;
+  return pairwise_typed<DT>(in, stride, lo, mid, kind, c) + pairwise_typed<DT>(in, stride, mid, hi, kind, c);
+}
+
+double pairwise_sum(const Line &l, int64_t n, int kind, double c) {
+  switch (l.dtype) {
+    case kF32: return pairwise_typed<kF32>(l.in, l.stride, 0, n, kind, c);
+    case kF64: return pairwise_typed<kF64>(l.in, l.stride, 0, n, kind, c);
+    case kF16: return pairwise_typed<kF16>(l.in, l.stride, 0, n, kind, c);
+    case kBF16: return pairwise_typed<kBF16>(l.in, l.stride, 0, n, kind, c);
+    default: return pairwise(l, 0, n, kind, c);
+  }
+}
+
 bool is_nan(double v) { return v != v; }
 
 // NaN-propagating extremum; b replaces a when it is "better".
@@ -79,7 +105,7 @@ Scalar reduce_float(const Line &l, const ReducePlan &p, double c) {
       return detail::scalar_float(a);
     }
     case kRMax: case kRMin: case kRMaxAbs: return detail::scalar_float(extremum(l, p.r, p.kind));
-    default: return detail::scalar_float(pairwise(l, 0, p.r, p.kind, c));
+    default: return detail::scalar_float(pairwise_sum(l, p.r, p.kind, c));
   }
 }
 

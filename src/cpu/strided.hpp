@@ -41,14 +41,14 @@ struct Strided : Geometry<N> {
   template <typename F>
   void for_each(F &&f) const {
     if (this->numel() == 0) return;
-    int64_t idx[kMaxDims] = {}, off[N] = {};
+    int64_t idx0[kMaxDims] = {}, off0[N] = {};
     if (ndim == 0) {
-      f(static_cast<const int64_t *>(off), static_cast<const int64_t *>(idx));
+      f(static_cast<const int64_t *>(off0), static_cast<const int64_t *>(idx0));
       return;
     }
     const int last = ndim - 1;
     const int64_t n = shape[last];
-    for (;;) {
+    runs([&](const int64_t *off, int64_t *idx) {
       int64_t o[N];
       for (int k = 0; k < N; ++k) o[k] = off[k];
       for (idx[last] = 0;;) {  // the innermost dim as a flat loop
@@ -57,7 +57,30 @@ struct Strided : Geometry<N> {
         for (int k = 0; k < N; ++k) o[k] += st[k][last];
       }
       idx[last] = 0;
-      int d = last - 1;  // odometer over the outer dims
+    });
+  }
+
+  // g(off, n) for every run of the innermost dim in C order: off[k] the byte
+  // offset of the run's first element in tensor k, n = shape[ndim - 1]
+  // elements run_step(k) bytes apart. For ndim >= 1; the fast paths use it
+  // to loop over a run with the step known per tensor.
+  template <typename G>
+  void for_each_run(G &&g) const {
+    if (this->numel() == 0) return;
+    const int64_t n = shape[ndim - 1];
+    runs([&](const int64_t *off, int64_t *) { g(off, n); });
+  }
+  int64_t run_step(int k) const { return st[k][ndim - 1]; }
+
+ private:
+  // g(off, idx) at the start of every innermost run (ndim >= 1, numel > 0):
+  // an odometer over the outer dims.
+  template <typename G>
+  void runs(G &&g) const {
+    int64_t idx[kMaxDims] = {}, off[N] = {};
+    for (;;) {
+      g(static_cast<const int64_t *>(off), idx);
+      int d = ndim - 2;
       for (; d >= 0; --d) {
         if (++idx[d] < shape[d]) {
           for (int k = 0; k < N; ++k) off[k] += st[k][d];
