@@ -1123,15 +1123,20 @@ EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, 
 /* ---------------------------------------------------------------- matrix products
  * float16, bfloat16, float32 and float64; both operands of one dtype
  * (EK_ERROR_DTYPE otherwise, integer dtypes included), the result in that
- * dtype. f16/bf16 accumulate in f32; on the CPU f32 and f64 accumulate in f64.
+ * dtype. f16/bf16 accumulate in f32, f32 in f32 on a BLAS (in f64 on the
+ * CPU's built-in loops), f64 in f64.
  * float32 uses TF32 tensor cores only when the context's config sets
  * allow_tf32. On CUDA these run asynchronously on cuBLAS, loaded on first use
  * (libcublas.so.13, .so.12, then .so; EK_ERROR_LIBRARY naming the files tried
  * when none loads). Operands whose matrices are row-major or column-major
  * (transposed views, slices of rows) are read in place through transpose
  * flags and leading dims, never copied; other layouts (a stepped last dim,
- * stride 0 in a matrix dim, negative strides) are copied once. On the CPU a
- * cache-blocked loop. */
+ * stride 0 in a matrix dim, negative strides) are copied once. On the CPU
+ * float32/float64 run on a BLAS's cblas_sgemm/cblas_dgemm, opened at the
+ * first product (EK_BLAS_LIBRARY if set, else libopenblas.so.0, libblas.so.3,
+ * libcblas.so.3, libcblas.so; EK_BLAS=0 skips it), one call per matrix of a
+ * batch, on the BLAS's own threads (OPENBLAS_NUM_THREADS); float16/bfloat16,
+ * and all dtypes when no BLAS loads, on built-in cache-blocked loops. */
 
 /** NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand
  *  is a row vector, a 1-D right operand a column vector (the added dim is

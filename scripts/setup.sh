@@ -80,6 +80,16 @@ if [ "${EK_SETUP_MESON:-1}" = 1 ] && ! meson_new; then
   fi
 fi
 
+# The CPU backend's matrix products open a BLAS at run time (libopenblas.so.0,
+# else libblas.so.3): Debian's OpenBLAS runtime, when no OpenBLAS is there.
+# Without one libek still works, on slower built-in loops (EK_SETUP_BLAS=0 skips).
+if [ "${EK_SETUP_BLAS:-1}" = 1 ] && ! ldconfig -p 2>/dev/null | grep 'libopenblas\.so\.0' >/dev/null; then
+  echo "setup: installing libopenblas0 (BLAS for CPU matmul)"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq libopenblas0 >/dev/null
+fi
+
 # nvcc lives outside PATH on a stock CUDA install.
 if ! have nvcc && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: add /usr/local/cuda/bin to PATH to build the CUDA backend"

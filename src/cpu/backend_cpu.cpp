@@ -1,6 +1,9 @@
 // The CPU backend's table (src/core/backend.hpp): the loops of src/cpu/, which
 // return 0 or nonzero for a plan they cannot run (a bug, hence INTERNAL).
+#include <atomic>
+
 #include "core/backend.hpp"
+#include "cpu/blas.hpp"
 #include "cpu/copy.hpp"
 #include "cpu/creation.hpp"
 #include "cpu/elementwise.hpp"
@@ -68,7 +71,19 @@ ek_status scan(ek_context, ek_stream, const DimPlan &p, int kind) {
   return EK_SUCCESS;
 }
 
-ek_status gemm(ek_context, ek_stream, const GemmPlan &p) {
+// Which BLAS the CPU's products use, said once: to the first context that
+// logs at debug level (a warning when EK_BLAS_LIBRARY's file did not load).
+void log_blas_choice(ek_context ctx) {
+  static std::atomic<bool> said{false};
+  const cpu::blas::Library &lib = cpu::blas::library();
+  const ek_log_level level = lib.override_failed ? EK_LOG_WARN : EK_LOG_DEBUG;
+  if (!log_enabled(level, ctx->config.log_level) || said.exchange(true)) return;
+  log_message(level, ctx->config.log_level, "CPU float32/float64 matrix products: BLAS %s",
+              lib.what.c_str());
+}
+
+ek_status gemm(ek_context ctx, ek_stream, const GemmPlan &p) {
+  log_blas_choice(ctx);
   EK_CHECK(cpu::gemm(p) == 0, EK_ERROR_INTERNAL,
            "cpu gemm rejected its plan (m=%lld n=%lld k=%lld)", static_cast<long long>(p.m),
            static_cast<long long>(p.n), static_cast<long long>(p.k));

@@ -1,11 +1,14 @@
-// CPU matrix products: blocks of op(A) and op(B) are packed (converted to the
-// accumulation type) into small contiguous buffers that stay in cache, and a
-// block of C accumulates over all of k before it is written once.
+// CPU matrix products: float32/float64 on a BLAS (cpu/blas.cpp) when one
+// loads; otherwise, and for float16/bfloat16, loops where blocks of op(A) and
+// op(B) are packed (converted to the accumulation type) into small contiguous
+// buffers that stay in cache, and a block of C accumulates over all of k
+// before it is written once.
 #include "cpu/matmul.hpp"
 
 #include <algorithm>
 #include <vector>
 
+#include "cpu/blas.hpp"
 #include "util/half.hpp"
 
 namespace ek {
@@ -121,6 +124,15 @@ bool plan_valid(const GemmPlan &p) {
 }  // namespace
 
 int gemm(const GemmPlan &p) {
+  const blas::Library &lib = blas::library();
+  if (!blas::accepts(lib, p)) return gemm_loops(p);
+  if (!plan_valid(p)) return 1;
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return 0;
+  blas::gemm(lib, p);
+  return 0;
+}
+
+int gemm_loops(const GemmPlan &p) {
   if (!plan_valid(p)) return 1;
   if (p.m == 0 || p.n == 0 || p.batch == 0) return 0;
   if (p.dtype == kF16 || p.dtype == kBF16) run<float>(p);
