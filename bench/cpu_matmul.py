@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -50,6 +49,9 @@ if __name__ == "__main__":
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_vs_numpy import _median_ms  # noqa: E402  (one timing rule for both)
+
 
 def matmul_setup(n, ek, np_):
     """(ek_fn, np_fn) for a cpu_vs_numpy.py row: f32 matrices of sqrt(n / 4)^2
@@ -69,16 +71,6 @@ def _pair(side, ek):
         ek.matmul(ea, eb, out=ec)
         ek.synchronize("cpu")
     return ek_fn, (lambda: np.matmul(a, b, out=c)), (ec, c)
-
-
-def _median_ms(fn, repeat):
-    fn()  # warm up: pages, the BLAS's buffers and threads, lazy loading
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def _blas_files():

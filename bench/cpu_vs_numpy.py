@@ -133,6 +133,11 @@ def _cumsum(n, ek, np_):
     return (lambda: ek.cumsum(ea, 0, out=ec)), (lambda: np.cumsum(a, out=c))
 
 
+def _matmul(n, ek, np_):
+    from cpu_matmul import matmul_setup  # BLAS's own benchmark (bench/cpu_matmul.py)
+    return matmul_setup(n, ek, np_)
+
+
 # (name, setup); n is the element count of the large operand (16M f32 by default).
 ROWS = [
     ("add", _binary("add")),
@@ -148,6 +153,7 @@ ROWS = [
     ("index_select (n/4096)x1024 rows", _index_select),
     ("masked_select", _masked_select),
     ("cumsum", _cumsum),
+    ("matmul (sqrt(n/4))^2 f32", _matmul),
 ]
 
 

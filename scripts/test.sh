@@ -89,6 +89,8 @@ python3 tools/gen_bindings/coverage.py
 step "Python binding"
 PYTHONPATH=bindings/python python3 -m pytest -q bindings/python/tests tools/gen_bindings/tests
 PYTHONPATH=bindings/python python3 examples/python/quickstart.py
+# The CPU backend against NumPy, short mode (a smoke run: no thresholds).
+PYTHONPATH=bindings/python python3 bench/cpu_vs_numpy.py --quick
 
 step "Rust binding"
 (cd bindings/rust && cargo test --offline && cargo run -q --offline --example quickstart \
