@@ -241,9 +241,14 @@ typedef struct {
   int allow_tf32;              /* 1: float32 matrix products may use TF32 */
   const char *kernel_cache_dir;/* copied at creation (EK_KERNEL_CACHE_DIR) */
   ek_log_level log_level;      /* EK_LOG_LEVEL: off, error, warn, info, debug */
+  int num_threads;             /* CPU contexts: threads for large ops (EK_NUM_THREADS), 1 to
+                                  1024; 0: one per hardware thread. Negative or above 1024
+                                  fails the creation. Results do not depend on it (reductions
+                                  keep one summation order). ek_context_get_config reports the
+                                  count in use */
 } ek_context_config;
 
-#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF}
+#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0}
 /** Sets every field to "not set" and struct_size to sizeof(ek_context_config). */
 EK_API ek_status ek_context_config_init(ek_context_config *config);
 
