@@ -430,6 +430,7 @@ pub struct ek_context_config {
     pub allow_tf32: ::std::os::raw::c_int,
     pub kernel_cache_dir: *const ::std::os::raw::c_char,
     pub log_level: ek_log_level,
+    pub num_threads: ::std::os::raw::c_int,
 }
 #[test]
 fn bindgen_test_layout_ek_context_config() {
@@ -545,6 +546,23 @@ fn bindgen_test_layout_ek_context_config() {
         );
     }
     test_field_log_level();
+    fn test_field_num_threads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_context_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_threads) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_context_config),
+                "::",
+                stringify!(num_threads)
+            )
+        );
+    }
+    test_field_num_threads();
 }
 extern "C" {
     #[doc = " Sets every field to \"not set\" and struct_size to sizeof(ek_context_config)."]
