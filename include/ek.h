@@ -79,8 +79,9 @@
  * read a count or check indices on the host (the indexing section names
  * them). ek_tensor_from_host returns once the host buffer may be reused. Work
  * on two streams is unordered unless an event (ek_stream_wait_event) orders
- * it. On the CPU backend every call does its work on the calling thread
- * before it returns.
+ * it. On the CPU backend every call does its work before it returns, on the
+ * calling thread (large ops with the help of worker threads:
+ * ek_context_config.num_threads).
  */
 #ifndef EK_H
 #define EK_H
