@@ -79,8 +79,9 @@
  * read a count or check indices on the host (the indexing section names
  * them). ek_tensor_from_host returns once the host buffer may be reused. Work
  * on two streams is unordered unless an event (ek_stream_wait_event) orders
- * it. On the CPU backend every call does its work on the calling thread
- * before it returns.
+ * it. On the CPU backend every call does its work before it returns, on the
+ * calling thread (large ops with the help of worker threads:
+ * ek_context_config.num_threads).
  */
 #ifndef EK_H
 #define EK_H
@@ -241,9 +242,16 @@ typedef struct {
   int allow_tf32;              /* 1: float32 matrix products may use TF32 */
   const char *kernel_cache_dir;/* copied at creation (EK_KERNEL_CACHE_DIR) */
   ek_log_level log_level;      /* EK_LOG_LEVEL: off, error, warn, info, debug */
+  int64_t num_threads;         /* CPU contexts: threads for large ops (EK_NUM_THREADS), 1 to
+                                  1024; 0: one per hardware thread. Negative or above 1024
+                                  fails the creation. Results do not depend on it (reductions
+                                  keep one summation order). ek_context_get_config reports the
+                                  count in use. 64 bits, not int: an int would sit in
+                                  the 1.0 struct's tail padding, and struct_size could not
+                                  tell a 1.0 caller's leftover bytes from a count */
 } ek_context_config;
 
-#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF}
+#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0}
 /** Sets every field to "not set" and struct_size to sizeof(ek_context_config). */
 EK_API ek_status ek_context_config_init(ek_context_config *config);
 

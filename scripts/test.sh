@@ -48,9 +48,9 @@ step "threaded suites under ThreadSanitizer (CPU backend)"
 [ -d build-tsan ] || meson setup build-tsan -Dcuda=disabled -Dbench=false \
   -Db_sanitize=thread -Dbuildtype=debugoptimized
 ninja -C build-tsan tests/test_concurrency tests/test_streams tests/test_memory tests/test_pool \
-  tests/test_logging tests/test_profiler
+  tests/test_logging tests/test_profiler tests/test_cpu_threads
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 meson test -C build-tsan --no-rebuild \
-  --print-errorlogs concurrency streams memory pool logging profiler
+  --print-errorlogs concurrency streams memory pool logging profiler cpu_threads
 
 step "libFuzzer harnesses (bounded)"
 # Each harness runs a fixed number of inputs from a fixed seed (the same

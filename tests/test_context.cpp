@@ -1,5 +1,6 @@
 // Devices, contexts, their configuration (explicit and from the environment)
 // and their lifetime rules.
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -273,7 +274,8 @@ TEST_P(ContextTest, InvalidConfigFieldsNameTheField) {
   ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
   cfg.struct_size = 0;
   expect_create_fails(&cfg, "ek_context_config.struct_size is 0");
-  cfg.struct_size = sizeof(ek_context_config) - 8;  // smaller than API 1.0's struct
+  // Smaller than API 1.0's struct, which ended where num_threads begins.
+  cfg.struct_size = offsetof(ek_context_config, num_threads) - 8;
   expect_create_fails(&cfg, ("struct_size is " + std::to_string(cfg.struct_size)).c_str());
   cfg = ek_context_config EK_CONTEXT_CONFIG_INIT;
   cfg.memory_fraction = 1.5;

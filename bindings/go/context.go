@@ -22,6 +22,10 @@ type ContextConfig struct {
 	AllowTF32      bool    // float32 matrix products may use TF32
 	KernelCacheDir string
 	LogLevel       LogLevel
+	// NumThreads: CPU contexts' threads for large ops, 1 to 1024; 0 (unset):
+	// EK_NUM_THREADS, else one per hardware thread. Results do not depend on
+	// it; Config reports the count in use.
+	NumThreads int
 }
 
 // Context is a libek context on one device: its memory pool, default stream
@@ -64,6 +68,7 @@ func NewContextWithConfig(d Device, cfg *ContextConfig) (*Context, error) {
 			c.kernel_cache_dir = s
 		}
 		c.log_level = C.ek_log_level(cfg.LogLevel)
+		c.num_threads = C.int64_t(cfg.NumThreads)
 		pc = &c
 	}
 	var raw C.ek_context
@@ -159,6 +164,7 @@ func (c *Context) Config() (ContextConfig, error) {
 		AllowTF32:      r.allow_tf32 != 0,
 		LogLevel:       LogLevel(r.log_level),
 		KernelCacheDir: dir,
+		NumThreads:     int(r.num_threads),
 	}
 	return cfg, nil
 }

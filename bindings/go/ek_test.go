@@ -312,6 +312,15 @@ func TestDevicesAndConfig(t *testing.T) {
 	if d := must[ek.Device](t)(ctx.Device()); d != ek.CPUDevice() {
 		t.Fatal(d)
 	}
+	threaded := must[*ek.Context](t)(ek.NewContextWithConfig(ek.CPUDevice(), &ek.ContextConfig{NumThreads: 3}))
+	defer threaded.Close()
+	if n := must[ek.ContextConfig](t)(threaded.Config()).NumThreads; n != 3 {
+		t.Fatal(n)
+	}
+	if _, err := ek.NewContextWithConfig(ek.CPUDevice(), &ek.ContextConfig{NumThreads: -1}); err == nil ||
+		!strings.Contains(err.Error(), "num_threads -1") {
+		t.Fatal(err)
+	}
 }
 
 func TestLifetimesAndMemory(t *testing.T) {

@@ -2,7 +2,11 @@
 #include <cctype>
 #include <charconv>
 #include <cinttypes>
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -94,12 +98,76 @@ const char *parse_fraction(const char *text, double *fraction) {
   return nullptr;
 }
 
+// The most threads a context may ask for: more is surely a mistake (a
+// negative number converted, a byte count), and each is a real thread.
+constexpr int kMaxThreads = 1024;
+
+// EK_NUM_THREADS: a decimal integer in [0, kMaxThreads]. Returns why it is refused, or nullptr.
+const char *parse_threads(const char *text, int64_t *threads) {
+  char *end = nullptr;
+  errno = 0;
+  const long v = std::isdigit(static_cast<unsigned char>(*text)) ? std::strtol(text, &end, 10) : -1;
+  if (v < 0 || *end != '\0') return "is not a thread count (a decimal integer, 0 for one per hardware thread)";
+  if (errno == ERANGE || v > kMaxThreads) return "is more than 1024 threads";
+  *threads = v;
+  return nullptr;
+}
+
 std::string default_cache_dir() {
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/libek/kernels";
   if (const char *home = std::getenv("HOME"); home && *home)
     return std::string(home) + "/.cache/libek/kernels";
   return ".ek-kernel-cache";
+}
+
+// ek_context_config as API 1.0 declared it (before num_threads): its size is
+// the smallest struct_size accepted.
+struct ConfigV1_0 {
+  size_t struct_size;
+  uint64_t memory_limit;
+  double memory_fraction;
+  int allow_tf32;
+  const char *kernel_cache_dir;
+  ek_log_level log_level;
+};
+constexpr size_t kConfigSize_1_0 = sizeof(ConfigV1_0);
+static_assert(offsetof(ek_context_config, num_threads) >= sizeof(ConfigV1_0),
+              "fields are only appended, past the 1.0 struct's size (its padding included)");
+
+// num_threads as configured (0: not set) -> the count in use.
+int64_t threads_in_use(int64_t configured) {
+  const unsigned n = std::thread::hardware_concurrency();
+  return configured > 0 ? configured : n > 0 ? static_cast<int64_t>(n) : 1;
+}
+
+// The caller's config over the environment's. Reads only the fields within
+// given->struct_size (ek.h: how structs grow).
+ek_status apply_given(const ek_context_config *caller, ek_context_config *cfg,
+                      std::string *cache_dir) {
+  EK_FORWARD(check_struct_size(caller->struct_size, kConfigSize_1_0, "ek_context_config"));
+  ek_context_config copy = EK_CONTEXT_CONFIG_INIT;
+  std::memcpy(&copy, caller, std::min(caller->struct_size, sizeof copy));
+  const ek_context_config *given = &copy;
+  EK_CHECK(given->memory_fraction >= 0 && given->memory_fraction <= 1,
+           EK_ERROR_INVALID_ARGUMENT, "config->memory_fraction %g is not in (0, 1]",
+           given->memory_fraction);
+  const int level = raw_enum(given->log_level);
+  EK_CHECK(level >= EK_LOG_OFF && level <= EK_LOG_DEBUG, EK_ERROR_INVALID_ARGUMENT,
+           "config->log_level %d is not an ek_log_level", level);
+  // An explicit limit of either kind replaces both limits from the environment.
+  if (given->memory_limit || given->memory_fraction > 0) {
+    cfg->memory_limit = given->memory_limit;
+    cfg->memory_fraction = given->memory_fraction;
+  }
+  if (given->allow_tf32) cfg->allow_tf32 = 1;
+  if (given->kernel_cache_dir && *given->kernel_cache_dir) *cache_dir = given->kernel_cache_dir;
+  if (given->log_level != EK_LOG_OFF) cfg->log_level = given->log_level;
+  EK_CHECK(given->num_threads >= 0 && given->num_threads <= kMaxThreads, EK_ERROR_INVALID_ARGUMENT,
+           "config->num_threads %lld is not in [0, %d] (0: one per hardware thread)",
+           static_cast<long long>(given->num_threads), kMaxThreads);
+  if (given->num_threads) cfg->num_threads = given->num_threads;
+  return EK_SUCCESS;
 }
 
 // Environment first, then the explicit config on top of it.
@@ -119,22 +187,12 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
   if (const char *v = std::getenv("EK_LOG_LEVEL"); v && *v)
     EK_CHECK(parse_log_level(v, &cfg->log_level), EK_ERROR_INVALID_ARGUMENT,
              "EK_LOG_LEVEL=\"%s\" is not one of off, error, warn, info, debug", v);
-  if (!given) return EK_SUCCESS;
-  EK_CHECK_STRUCT(given, ek_context_config);
-  EK_CHECK(given->memory_fraction >= 0 && given->memory_fraction <= 1,
-           EK_ERROR_INVALID_ARGUMENT, "config->memory_fraction %g is not in (0, 1]",
-           given->memory_fraction);
-  const int level = raw_enum(given->log_level);
-  EK_CHECK(level >= EK_LOG_OFF && level <= EK_LOG_DEBUG, EK_ERROR_INVALID_ARGUMENT,
-           "config->log_level %d is not an ek_log_level", level);
-  // An explicit limit of either kind replaces both limits from the environment.
-  if (given->memory_limit || given->memory_fraction > 0) {
-    cfg->memory_limit = given->memory_limit;
-    cfg->memory_fraction = given->memory_fraction;
+  if (const char *v = std::getenv("EK_NUM_THREADS"); v && *v) {
+    const char *why = parse_threads(v, &cfg->num_threads);
+    EK_CHECK(!why, EK_ERROR_INVALID_ARGUMENT, "EK_NUM_THREADS=\"%s\" %s", v, why);
   }
-  if (given->allow_tf32) cfg->allow_tf32 = 1;
-  if (given->kernel_cache_dir && *given->kernel_cache_dir) *cache_dir = given->kernel_cache_dir;
-  if (given->log_level != EK_LOG_OFF) cfg->log_level = given->log_level;
+  if (given) EK_FORWARD(apply_given(given, cfg, cache_dir));
+  cfg->num_threads = threads_in_use(cfg->num_threads);
   return EK_SUCCESS;
 }
 
@@ -301,7 +359,7 @@ EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(config);
-  EK_CHECK_STRUCT(config, ek_context_config);
+  EK_FORWARD(check_struct_size(config->struct_size, kConfigSize_1_0, "ek_context_config"));
   std::lock_guard<std::mutex> lock(ctx->config_mutex);
   write_struct(config, ctx->config, config->struct_size);
   return EK_SUCCESS;

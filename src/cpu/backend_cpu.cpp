@@ -18,8 +18,11 @@
 namespace ek {
 namespace {
 
-ek_status copy(ek_context, ek_stream, const TensorDesc &dst, const TensorDesc &src) {
-  EK_CHECK(cpu::copy(dst, src) == 0, EK_ERROR_INTERNAL, "cpu copy rejected its descriptors");
+// The context's num_threads, resolved at creation and fixed since (no lock).
+int threads(ek_context ctx) { return ctx ? static_cast<int>(ctx->config.num_threads) : 1; }
+
+ek_status copy(ek_context ctx, ek_stream, const TensorDesc &dst, const TensorDesc &src) {
+  EK_CHECK(cpu::copy(dst, src, nullptr, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu copy rejected its descriptors");
   return EK_SUCCESS;
 }
 
@@ -34,20 +37,20 @@ ek_status arange(ek_context, ek_stream, const TensorDesc &d, const RangePlan &p)
   return EK_SUCCESS;
 }
 
-ek_status unary(ek_context, ek_stream, const ew::Args &g) {
-  EK_CHECK(cpu::unary(g) == 0, EK_ERROR_INTERNAL,
+ek_status unary(ek_context ctx, ek_stream, const ew::Args &g) {
+  EK_CHECK(cpu::unary(g, threads(ctx)) == 0, EK_ERROR_INTERNAL,
            "cpu elementwise loop rejected its descriptors");
   return EK_SUCCESS;
 }
 
-ek_status binary(ek_context, ek_stream, const ew::Args &g) {
-  EK_CHECK(cpu::binary(g) == 0, EK_ERROR_INTERNAL,
+ek_status binary(ek_context ctx, ek_stream, const ew::Args &g) {
+  EK_CHECK(cpu::binary(g, threads(ctx)) == 0, EK_ERROR_INTERNAL,
            "cpu elementwise loop rejected its descriptors");
   return EK_SUCCESS;
 }
 
-ek_status ternary(ek_context, ek_stream, const tern::Args &g) {
-  EK_CHECK(cpu::ternary(g) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
+ek_status ternary(ek_context ctx, ek_stream, const tern::Args &g) {
+  EK_CHECK(cpu::ternary(g, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
   return EK_SUCCESS;
 }
 
@@ -56,8 +59,8 @@ ek_status random(ek_context, ek_stream, const rng::Params &g, const TensorDesc &
   return EK_SUCCESS;
 }
 
-ek_status reduce(ek_context, ek_stream, const ReducePlan &p) {
-  EK_CHECK(cpu::reduce(p) == 0, EK_ERROR_INTERNAL, "cpu reduce rejected its plan");
+ek_status reduce(ek_context ctx, ek_stream, const ReducePlan &p) {
+  EK_CHECK(cpu::reduce(p, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu reduce rejected its plan");
   return EK_SUCCESS;
 }
 

@@ -11,8 +11,9 @@ struct RangePlan;
 namespace cpu {
 
 // dst[idx] = cast(src[idx]); shapes must match (broadcasts already expanded to
-// stride 0). dst must not partially overlap src. stream is ignored.
-int copy(const TensorDesc &dst, const TensorDesc &src, void *stream = nullptr);
+// stride 0). dst must not partially overlap src. stream is ignored; threads:
+// as cpu::unary's (cpu/elementwise.hpp).
+int copy(const TensorDesc &dst, const TensorDesc &src, void *stream = nullptr, int threads = 1);
 
 // Every element of dst = elem, one element's bytes in elem's low bytes (the
 // caller converts the value: detail::scalar_element).

@@ -11,6 +11,7 @@
 #include "cpu/elementwise.hpp"
 
 #include "cpu/strided.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cpu/typed.hpp"
 
 namespace ek {
@@ -109,7 +110,7 @@ int operand_step(const ew::Args &g, const Strided<3> &w, int k) {
 }
 
 template <typename T>
-bool unary_fast(const ew::Args &g, const Strided<3> &w) {
+bool unary_fast(const ew::Args &g, const Strided<3> &w, int threads) {
   UnaryRun<T> run = nullptr;
   if (operand_step(g, w, 1) == kVec)
     with_fast_dtype(g.out.dtype, [&](auto d) {
@@ -118,7 +119,7 @@ bool unary_fast(const ew::Args &g, const Strided<3> &w) {
   if (!run) return false;
   char *out = static_cast<char *>(g.out.data);
   const char *x = static_cast<const char *>(g.a.data);
-  w.for_each_run([&](const int64_t *off, int64_t n) { run(out + off[0], x + off[1], n, g.op); });
+  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) { run(out + off[0], x + off[1], n, g.op); });
   return true;
 }
 
@@ -136,7 +137,7 @@ const char *operand_at(const ew::Args &g, const int64_t *off, int k, int step, T
 }
 
 template <typename T>
-bool binary_fast(const ew::Args &g, const Strided<3> &w) {
+bool binary_fast(const ew::Args &g, const Strided<3> &w, int threads) {
   const int ka = operand_step(g, w, 1), kb = operand_step(g, w, 2);
   BinaryRun<T> run = nullptr;
   if (ka >= 0 && kb >= 0)
@@ -145,7 +146,7 @@ bool binary_fast(const ew::Args &g, const Strided<3> &w) {
     });
   if (!run) return false;
   char *out = static_cast<char *>(g.out.data);
-  w.for_each_run([&](const int64_t *off, int64_t n) {
+  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) {
     T va = T(0), vb = T(0);
     const char *a = operand_at(g, off, 1, ka, va), *b = operand_at(g, off, 2, kb, vb);
     run(out + off[0], a, b, va, vb, n, g.op);
@@ -156,9 +157,9 @@ bool binary_fast(const ew::Args &g, const Strided<3> &w) {
 // ------------------------------------------------------- strided reference --
 
 template <typename T>
-void unary_loop(const ew::Args &g) {
+void unary_loop(const ew::Args &g, int threads) {
   const Strided<3> w = walk_of(g);
-  if (unary_fast<T>(g, w)) return;
+  if (unary_fast<T>(g, w, threads)) return;
   char *out = static_cast<char *>(g.out.data);
   const char *x = static_cast<const char *>(g.a.data);
   w.for_each([&](const int64_t *off, const int64_t *) {
@@ -167,9 +168,9 @@ void unary_loop(const ew::Args &g) {
 }
 
 template <typename T>
-void binary_loop(const ew::Args &g) {
+void binary_loop(const ew::Args &g, int threads) {
   const Strided<3> w = walk_of(g);
-  if (binary_fast<T>(g, w)) return;
+  if (binary_fast<T>(g, w, threads)) return;
   char *out = static_cast<char *>(g.out.data);
   const char *pa = static_cast<const char *>(g.a.data), *pb = static_cast<const char *>(g.b.data);
   const T s = ew::scalar_as<T>(g);
@@ -182,18 +183,18 @@ void binary_loop(const ew::Args &g) {
 
 }  // namespace
 
-int unary(const ew::Args &g) {
+int unary(const ew::Args &g, int threads) {
   if (!valid(g, false)) return 1;
   return ew::with_compute(g.compute, [&](auto t) {
-    unary_loop<decltype(t)>(g);
+    unary_loop<decltype(t)>(g, threads);
     return 0;
   }, 1);
 }
 
-int binary(const ew::Args &g) {
+int binary(const ew::Args &g, int threads) {
   if (!valid(g, true)) return 1;
   return ew::with_compute(g.compute, [&](auto t) {
-    binary_loop<decltype(t)>(g);
+    binary_loop<decltype(t)>(g, threads);
     return 0;
   }, 1);
 }

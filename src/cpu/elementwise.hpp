@@ -9,8 +9,10 @@ namespace cpu {
 
 // Both return 0 on success, nonzero when a descriptor is invalid or the
 // operand shapes differ from out's (broadcasts are already stride 0).
-int unary(const ew::Args &args);
-int binary(const ew::Args &args);
+// threads: cpu/thread_pool.hpp (the contiguous fast paths of large ops use
+// up to that many; results do not depend on it).
+int unary(const ew::Args &args, int threads = 1);
+int binary(const ew::Args &args, int threads = 1);
 
 }  // namespace cpu
 }  // namespace ek

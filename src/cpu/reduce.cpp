@@ -2,9 +2,12 @@
 // reference), integers in int64 with two's-complement wrap-around.
 #include "cpu/reduce.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cpu/strided.hpp"
+#include "cpu/thread_pool.hpp"
 
 namespace ek {
 namespace cpu {
@@ -48,14 +51,51 @@ double pairwise_typed(const char *in, int64_t stride, int64_t lo, int64_t hi, in
   return pairwise_typed<DT>(in, stride, lo, mid, kind, c) + pairwise_typed<DT>(in, stride, mid, hi, kind, c);
 }
 
-double pairwise_sum(const Line &l, int64_t n, int kind, double c) {
+double pairwise_sum(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
   switch (l.dtype) {
-    case kF32: return pairwise_typed<kF32>(l.in, l.stride, 0, n, kind, c);
-    case kF64: return pairwise_typed<kF64>(l.in, l.stride, 0, n, kind, c);
-    case kF16: return pairwise_typed<kF16>(l.in, l.stride, 0, n, kind, c);
-    case kBF16: return pairwise_typed<kBF16>(l.in, l.stride, 0, n, kind, c);
-    default: return pairwise(l, 0, n, kind, c);
+    case kF32: return pairwise_typed<kF32>(l.in, l.stride, lo, hi, kind, c);
+    case kF64: return pairwise_typed<kF64>(l.in, l.stride, lo, hi, kind, c);
+    case kF16: return pairwise_typed<kF16>(l.in, l.stride, lo, hi, kind, c);
+    case kBF16: return pairwise_typed<kBF16>(l.in, l.stride, lo, hi, kind, c);
+    default: return pairwise(l, lo, hi, kind, c);
   }
+}
+
+// The top `depth` levels of pairwise()'s tree over [lo, hi): its subranges
+// at that depth (or its leaves, if shallower), left to right.
+void split_tree(int64_t lo, int64_t hi, int depth, std::vector<int64_t> *bounds) {
+  if (depth == 0 || hi - lo <= 64) {
+    bounds->push_back(hi);
+    return;
+  }
+  const int64_t mid = lo + (hi - lo) / 2;
+  split_tree(lo, mid, depth - 1, bounds);
+  split_tree(mid, hi, depth - 1, bounds);
+}
+
+// Adds the subranges' sums back up along the same tree, in the same order.
+double join_tree(int64_t lo, int64_t hi, int depth, const double *sums, size_t *next) {
+  if (depth == 0 || hi - lo <= 64) return sums[(*next)++];
+  const int64_t mid = lo + (hi - lo) / 2;
+  const double a = join_tree(lo, mid, depth - 1, sums, next);
+  return a + join_tree(mid, hi, depth - 1, sums, next);
+}
+
+// pairwise_sum over one long line on several threads: the subtrees below a
+// fixed depth are summed in parallel and joined in pairwise()'s order, so
+// the result is the single-threaded one, bit for bit, for any thread count.
+double parallel_pairwise_sum(const Line &l, int64_t n, int kind, double c, int threads) {
+  const int64_t chunks = chunk_count(n, threads);
+  if (chunks <= 1) return pairwise_sum(l, 0, n, kind, c);
+  int depth = 0;
+  while ((int64_t(1) << depth) < chunks) ++depth;
+  std::vector<int64_t> bounds{0};
+  split_tree(0, n, depth, &bounds);
+  std::vector<double> sums(bounds.size() - 1);
+  parallel_for(threads, static_cast<int64_t>(sums.size()),
+               [&](int64_t i) { sums[i] = pairwise_sum(l, bounds[i], bounds[i + 1], kind, c); });
+  size_t next = 0;
+  return join_tree(0, n, depth, sums.data(), &next);
 }
 
 bool is_nan(double v) { return v != v; }
@@ -97,7 +137,7 @@ int64_t arg_index(const Line &l, int64_t n, int kind) {
   return best;
 }
 
-Scalar reduce_float(const Line &l, const ReducePlan &p, double c) {
+Scalar reduce_float(const Line &l, const ReducePlan &p, double c, int threads) {
   switch (p.kind) {
     case kRProd: {
       double a = 1;
@@ -105,7 +145,7 @@ Scalar reduce_float(const Line &l, const ReducePlan &p, double c) {
       return detail::scalar_float(a);
     }
     case kRMax: case kRMin: case kRMaxAbs: return detail::scalar_float(extremum(l, p.r, p.kind));
-    default: return detail::scalar_float(pairwise_sum(l, p.r, p.kind, c));
+    default: return detail::scalar_float(parallel_pairwise_sum(l, p.r, p.kind, c, threads));
   }
 }
 
@@ -137,14 +177,19 @@ bool plan_valid(const ReducePlan &p) {
 
 }  // namespace
 
-int reduce(const ReducePlan &p) {
+int reduce(const ReducePlan &p, int threads) {
   if (!plan_valid(p)) return 1;
   const auto es = static_cast<int64_t>(dtype_size(p.in_dtype));
   const auto *in = static_cast<const char *>(p.in);
   const auto out_es = static_cast<int64_t>(dtype_size(p.out_dtype));
   const bool arg = p.kind == kRArgMax || p.kind == kRArgMin;
   char *out = static_cast<char *>(p.out);
-  for_each_line(p.outer, p.r, p.inner, es, [&](int64_t first, int64_t idx) {
+  const int64_t lines = p.outer * p.inner;
+  // One line: its sum may split over threads (parallel_pairwise_sum). Many:
+  // each line on one thread, whole lines per chunk; lines are independent.
+  const int line_threads = lines == 1 ? threads : 1;
+  auto line = [&](int64_t idx) {
+    const int64_t first = ((idx / p.inner) * p.r * p.inner + idx % p.inner) * es;
     // An empty input may have no storage (in == nullptr; p.r == 0 then):
     // no arithmetic on a null pointer, the line is never read.
     const Line l{in ? in + first : in, nullptr, p.inner * es, p.in_dtype};
@@ -156,8 +201,14 @@ int reduce(const ReducePlan &p) {
       return;
     }
     const double c = p.center ? p.center[idx] : 0.0;
-    const Scalar v = p.in_dtype == kI64 ? reduce_int(l, p) : reduce_float(l, p, c);
+    const Scalar v = p.in_dtype == kI64 ? reduce_int(l, p) : reduce_float(l, p, c, line_threads);
     detail::store_scalar(out + idx * out_es, p.out_dtype, finish(v, p));
+  };
+  const int64_t chunks = lines > 1 ? std::min(chunk_count(lines * p.r, threads), lines) : 1;
+  parallel_for(threads, chunks, [&](int64_t c) {
+    const int64_t q = lines / chunks, rem = lines % chunks;
+    const int64_t lo = q * c + std::min(c, rem), hi = lo + q + (c < rem ? 1 : 0);
+    for (int64_t idx = lo; idx < hi; ++idx) line(idx);
   });
   return 0;
 }

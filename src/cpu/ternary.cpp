@@ -9,6 +9,7 @@
 #include "cpu/ternary.hpp"
 
 #include "cpu/strided.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cpu/typed.hpp"
 
 namespace ek {
@@ -59,7 +60,7 @@ int step_of(const tern::Args &g, const Strided<kSlots> &w, int k) {
 }
 
 template <typename T>
-bool fast(const tern::Args &g, const Strided<kSlots> &w) {
+bool fast(const tern::Args &g, const Strided<kSlots> &w, int threads) {
   if (w.ndim == 0 || w.run_step(0) != static_cast<int64_t>(dtype_size(g.out.dtype))) return false;
   const bool where = g.op == tern::kWhere;
   if (where ? (g.cond.dtype != kBool || w.run_step(1) != 1) : g.cond.data != nullptr) return false;
@@ -75,7 +76,7 @@ bool fast(const tern::Args &g, const Strided<kSlots> &w) {
   auto *out = static_cast<char *>(g.out.data);
   const auto *pc = static_cast<const char *>(g.cond.data), *px = static_cast<const char *>(g.x.data),
              *py = static_cast<const char *>(g.y.data);
-  w.for_each_run([&](const int64_t *off, int64_t n) {
+  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) {
     const char *c = pc ? pc + off[1] : nullptr, *x = px + off[2], *y = py ? py + off[3] : nullptr;
     const T vx = kx == kBcast ? ew::load_as<T>(x, g.x.dtype) : T(0);
     const T vy = ky == kBcast && y ? ew::load_as<T>(y, g.y.dtype) : T(0);
@@ -85,11 +86,11 @@ bool fast(const tern::Args &g, const Strided<kSlots> &w) {
 }
 
 template <typename T>
-void loop(const tern::Args &g) {
+void loop(const tern::Args &g, int threads) {
   const TensorDesc *t[kSlots] = {&g.out, &g.cond, &g.x, &g.y};
   Strided<kSlots> w(g.out.ndim, g.out.shape, t);
   w.coalesce();
-  if (fast<T>(g, w)) return;
+  if (fast<T>(g, w, threads)) return;
   char *out = static_cast<char *>(g.out.data);
   const char *pc = static_cast<const char *>(g.cond.data), *px = static_cast<const char *>(g.x.data),
              *py = static_cast<const char *>(g.y.data);
@@ -104,11 +105,11 @@ void loop(const tern::Args &g) {
 
 }  // namespace
 
-int ternary(const tern::Args &g) {
+int ternary(const tern::Args &g, int threads) {
   if (!desc_valid(g.out) || g.x.data == nullptr || g.op < tern::kWhere || g.op > tern::kAxpby) return 1;
   if (!matches_out(g.out, g.cond) || !matches_out(g.out, g.x) || !matches_out(g.out, g.y)) return 1;
   return ew::with_compute(g.compute, [&](auto t) {
-    loop<decltype(t)>(g);
+    loop<decltype(t)>(g, threads);
     return 0;
   }, 1);
 }

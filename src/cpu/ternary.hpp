@@ -8,7 +8,8 @@ namespace cpu {
 
 // 0 on success; nonzero when a descriptor is invalid, an operand's shape
 // differs from out's (broadcasts are already stride 0) or op/compute is unknown.
-int ternary(const tern::Args &args);
+// threads: as cpu::unary's (cpu/elementwise.hpp).
+int ternary(const tern::Args &args, int threads = 1);
 
 }  // namespace cpu
 }  // namespace ek

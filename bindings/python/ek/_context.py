@@ -42,7 +42,7 @@ class Context(_Handle):
     def __init__(self, device="cpu", *, memory_limit: int | None = None,
                  memory_fraction: float | None = None, allow_tf32: bool | None = None,
                  kernel_cache_dir: str | os.PathLike | None = None,
-                 log_level: str | int | None = None):
+                 log_level: str | int | None = None, num_threads: int | None = None):
         dev = parse_device(device)
         cfg = filled(lib.ek_context_config_init, _ffi.ek_context_config())
         if memory_limit is not None:
@@ -58,6 +58,8 @@ class Context(_Handle):
         if log_level is not None:
             cfg.log_level = (_LOG_LEVELS[log_level] if isinstance(log_level, str)
                              else c_int(log_level, "ek.Context: log_level"))
+        if num_threads is not None:  # CPU: threads for large ops; 0 = one per hardware thread
+            cfg.num_threads = c_int(num_threads, "ek.Context: num_threads")
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
@@ -114,6 +116,7 @@ class Context(_Handle):
             "allow_tf32": bool(cfg.allow_tf32),
             "kernel_cache_dir": os.fsdecode(cfg.kernel_cache_dir) if cfg.kernel_cache_dir else None,
             "log_level": cfg.log_level,
+            "num_threads": cfg.num_threads,
         }
 
     # -- work

@@ -221,6 +221,7 @@ class ek_context_config(ctypes.Structure):
         ('allow_tf32', ctypes.c_int),
         ('kernel_cache_dir', ctypes.c_char_p),
         ('log_level', ek_log_level),
+        ('num_threads', ctypes.c_int64),
     ]
 
 

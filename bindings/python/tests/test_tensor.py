@@ -162,6 +162,18 @@ def test_lifetimes_release_handles():
     assert ek.live_handles() == before
 
 
+def test_context_num_threads():
+    # Threads for large CPU ops; the results do not depend on the count.
+    one, four = ek.Context("cpu", num_threads=1), ek.Context("cpu", num_threads=4)
+    assert one.config["num_threads"] == 1 and four.config["num_threads"] == 4
+    assert ek.Context("cpu").config["num_threads"] >= 1
+    data = [((i * 7919) % 1000) / 997.0 for i in range(1 << 19)]
+    sums = [ek.tensor(data, dtype="float32", device=c).sum().item() for c in (one, four)]
+    assert sums[0] == sums[1]
+    with pytest.raises(ek.InvalidArgumentError, match="num_threads -1"):
+        ek.Context("cpu", num_threads=-1)
+
+
 def test_context_explicit():
     ctx = ek.Context("cpu", memory_limit=1 << 24, log_level="off")
     assert ctx.device == "cpu" and ctx.config["memory_limit"] == 1 << 24

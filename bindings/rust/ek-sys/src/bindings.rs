@@ -430,12 +430,13 @@ pub struct ek_context_config {
     pub allow_tf32: ::std::os::raw::c_int,
     pub kernel_cache_dir: *const ::std::os::raw::c_char,
     pub log_level: ek_log_level,
+    pub num_threads: i64,
 }
 #[test]
 fn bindgen_test_layout_ek_context_config() {
     assert_eq!(
         ::std::mem::size_of::<ek_context_config>(),
-        48usize,
+        56usize,
         concat!("Size of: ", stringify!(ek_context_config))
     );
     assert_eq!(
@@ -545,6 +546,23 @@ fn bindgen_test_layout_ek_context_config() {
         );
     }
     test_field_log_level();
+    fn test_field_num_threads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_context_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_threads) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_context_config),
+                "::",
+                stringify!(num_threads)
+            )
+        );
+    }
+    test_field_num_threads();
 }
 extern "C" {
     #[doc = " Sets every field to \"not set\" and struct_size to sizeof(ek_context_config)."]

@@ -111,6 +111,9 @@ impl Context {
                 if let Some(l) = c.log_level {
                     r.log_level = l.to_raw();
                 }
+                if let Some(n) = c.num_threads {
+                    r.num_threads = i64::from(n);
+                }
                 Some(r)
             }
             None => None,
@@ -153,6 +156,7 @@ impl Context {
             allow_tf32: r.allow_tf32 != 0,
             kernel_cache_dir: dir,
             log_level: LogLevel::from_raw(r.log_level).filter(|l| *l != LogLevel::Off),
+            num_threads: Some(i32::try_from(r.num_threads).unwrap_or(i32::MAX)),
         })
     }
 
@@ -180,7 +184,7 @@ impl std::fmt::Debug for Context {
 
 /// Options for [`Context::with_config`] (`ek_context_config`). Unset fields
 /// fall back to the environment (`EK_MEMORY_LIMIT`, `EK_MEMORY_FRACTION`,
-/// `EK_KERNEL_CACHE_DIR`, `EK_LOG_LEVEL`), then to the defaults. In C, 0
+/// `EK_KERNEL_CACHE_DIR`, `EK_LOG_LEVEL`, `EK_NUM_THREADS`), then to the defaults. In C, 0
 /// means "not set", so `LogLevel::Off` cannot override `EK_LOG_LEVEL`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContextConfig {
@@ -193,6 +197,10 @@ pub struct ContextConfig {
     /// Directory of the compiled-kernel cache.
     pub kernel_cache_dir: Option<PathBuf>,
     pub log_level: Option<LogLevel>,
+    /// CPU contexts: threads for large ops, 1 to 1024 (0 or unset: one per
+    /// hardware thread). Results do not depend on it. `Context::config`
+    /// reports the count in use.
+    pub num_threads: Option<i32>,
 }
 
 impl ContextConfig {
@@ -217,6 +225,10 @@ impl ContextConfig {
     }
     pub fn log_level(mut self, level: LogLevel) -> Self {
         self.log_level = Some(level);
+        self
+    }
+    pub fn num_threads(mut self, threads: i32) -> Self {
+        self.num_threads = Some(threads);
         self
     }
 }

@@ -94,6 +94,11 @@ fn devices_and_config() {
 
     let e = Context::with_config(Device::Cpu, &ContextConfig::new().memory_fraction(2.0)).unwrap_err();
     assert!(e.message.contains("ek_context_create"), "{e}");
+
+    let ctx = Context::with_config(Device::Cpu, &ContextConfig::new().num_threads(3)).unwrap();
+    assert_eq!(ctx.config().unwrap().num_threads, Some(3));
+    let e = Context::with_config(Device::Cpu, &ContextConfig::new().num_threads(-1)).unwrap_err();
+    assert!(e.message.contains("num_threads -1"), "{e}");
 }
 
 #[test]

@@ -1,0 +1,236 @@
+// The CPU backend's worker threads (src/cpu/thread_pool.cpp): the same ops on
+// a context with one thread and on one with four give the same bytes, for
+// inputs large enough to be split (elementwise with and without broadcast,
+// casts, copies, where, full sums and means, row and column sums); and the
+// num_threads config field and EK_NUM_THREADS. Threaded: scripts/test.sh runs
+// it under ThreadSanitizer.
+#include <cstddef>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "ek_test.hpp"
+
+namespace {
+using namespace ektest;
+
+// Large enough to be split over threads (cpu/thread_pool.hpp: kParallelMin
+// is 2^18), odd so that chunks and vector loops end mid-run.
+constexpr int64_t kRows = 613, kCols = 1031;
+
+ek_context cpu_context(int threads) {
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  cfg.num_threads = threads;
+  ek_context c = nullptr;
+  EXPECT_EQ(ek_context_create(ek_device{EK_CPU, 0}, &cfg, &c), EK_SUCCESS) << ek_last_error();
+  return c;
+}
+
+std::vector<uint8_t> bytes_of(ek_tensor t) {
+  const ek_tensor_info info = info_of(t);
+  std::vector<uint8_t> out(static_cast<size_t>(info.numel) * ek_dtype_size(info.dtype));
+  EXPECT_EQ(ek_tensor_to_host(nullptr, t, out.data(), out.size()), EK_SUCCESS) << ek_last_error();
+  return out;
+}
+
+// Inputs on one context; `run` makes the op's result from them.
+struct Inputs {
+  Inputs(ek_context ctx, ek_dtype dt) : c(ctx) {
+    const size_t n = static_cast<size_t>(kRows * kCols);
+    a.t = make(c, {kRows, kCols}, dt, random_values(n, 1, -4, 4));
+    b.t = make(c, {kRows, kCols}, dt, random_values(n, 2, 0.5, 3));
+    row.t = make(c, {kCols}, dt, random_values(kCols, 3, -1, 1));
+    cond.t = make(c, {kRows, kCols}, EK_BOOL, random_values(n, 4, -1, 1));
+  }
+  ek_context c;
+  Tensor a, b, row, cond;
+};
+
+class CpuThreads : public testing::Test {
+ protected:
+  void SetUp() override {
+    one_ = cpu_context(1);
+    four_ = cpu_context(4);
+  }
+  void TearDown() override {
+    ek_context_destroy(one_);
+    ek_context_destroy(four_);
+  }
+
+  // The op's result bytes on both contexts, which must be equal.
+  template <typename Op>
+  void same_bytes(const char *what, ek_dtype dt, Op op) {
+    Inputs i1(one_, dt), i4(four_, dt);
+    Tensor r1, r4;
+    ASSERT_EQ(op(i1, r1.out()), EK_SUCCESS) << what << ": " << ek_last_error();
+    ASSERT_EQ(op(i4, r4.out()), EK_SUCCESS) << what << ": " << ek_last_error();
+    EXPECT_TRUE(bytes_of(r1) == bytes_of(r4)) << what << " differs between 1 and 4 threads";
+  }
+
+  ScopedEnv env_{"EK_NUM_THREADS", nullptr};
+  ek_context one_ = nullptr, four_ = nullptr;
+};
+
+TEST_F(CpuThreads, ElementwiseSameBits) {
+  for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64, EK_FLOAT16, EK_INT32}) {
+    same_bytes("add", dt, [](Inputs &i, ek_tensor *o) { return ek_binary(nullptr, EK_BINARY_ADD, i.a, i.b, o); });
+    same_bytes("mul by a broadcast row", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_binary(nullptr, EK_BINARY_MUL, i.a, i.row, o); });
+    same_bytes("abs", dt, [](Inputs &i, ek_tensor *o) { return ek_unary(nullptr, EK_UNARY_ABS, i.a, o); });
+  }
+  same_bytes("exp", EK_FLOAT32, [](Inputs &i, ek_tensor *o) { return ek_unary(nullptr, EK_UNARY_EXP, i.a, o); });
+  same_bytes("tanh", EK_FLOAT64, [](Inputs &i, ek_tensor *o) { return ek_unary(nullptr, EK_UNARY_TANH, i.a, o); });
+}
+
+TEST_F(CpuThreads, CastsAndCopiesSameBits) {
+  for (ek_dtype to : {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT64, EK_INT32})
+    same_bytes("cast", EK_FLOAT32, [to](Inputs &i, ek_tensor *o) { return ek_cast(nullptr, i.a, to, o); });
+  same_bytes("copy", EK_FLOAT32, [](Inputs &i, ek_tensor *o) {
+    const int64_t shape[] = {kRows, kCols};
+    const ek_status s = ek_tensor_empty(nullptr, i.c, 2, shape, EK_FLOAT32, o);
+    return s != EK_SUCCESS ? s : ek_copy(nullptr, i.a, *o);
+  });
+}
+
+TEST_F(CpuThreads, WhereSameBits) {
+  for (ek_dtype dt : {EK_FLOAT32, EK_INT64}) {
+    same_bytes("where", dt, [](Inputs &i, ek_tensor *o) { return ek_where(nullptr, i.cond, i.a, i.b, o); });
+    same_bytes("where with a broadcast row", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_where(nullptr, i.cond, i.row, i.b, o); });
+  }
+}
+
+TEST_F(CpuThreads, ReductionsSameBits) {
+  static const int kRowDim[] = {1}, kColDim[] = {0};
+  for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64, EK_FLOAT16, EK_BFLOAT16}) {
+    same_bytes("sum", dt, [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_SUM, i.a, 0, nullptr, 0, o); });
+    same_bytes("mean", dt, [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_MEAN, i.a, 0, nullptr, 0, o); });
+    same_bytes("norm_l2", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_NORM_L2, i.a, 0, nullptr, 0, o); });
+    same_bytes("row sums", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_SUM, i.a, 1, kRowDim, 0, o); });
+    same_bytes("column sums", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_SUM, i.a, 1, kColDim, 0, o); });
+    same_bytes("row max", dt,
+               [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_MAX, i.a, 1, kRowDim, 0, o); });
+  }
+  same_bytes("int64 sum", EK_INT64,
+             [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_SUM, i.a, 0, nullptr, 0, o); });
+}
+
+// The single-threaded sum is the pairwise reference: the split one must be
+// it, not merely agree with another split run.
+TEST_F(CpuThreads, SumMatchesPairwiseReference) {
+  const int64_t n = kRows * kCols;
+  const Values v = random_values(static_cast<size_t>(n), 7, -1, 1);
+  std::vector<float> f(v.begin(), v.end());
+  struct Pairwise {
+    const float *x;
+    double operator()(int64_t lo, int64_t hi) const {
+      if (hi - lo <= 64) {
+        double s = 0;
+        for (int64_t k = lo; k < hi; ++k) s += x[k];
+        return s;
+      }
+      const int64_t mid = lo + (hi - lo) / 2;
+      return (*this)(lo, mid) + (*this)(mid, hi);
+    }
+  };
+  const float want = static_cast<float>(Pairwise{f.data()}(0, n));
+  Tensor x(upload(four_, {n}, EK_FLOAT32, f.data())), s;
+  ASSERT_EQ(ek_reduce(nullptr, EK_REDUCE_SUM, x, 0, nullptr, 0, s.out()), EK_SUCCESS) << ek_last_error();
+  const float got = to_host<float>(s)[0];
+  EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << got << " vs " << want;
+}
+
+// Several threads calling ek_* on one threaded context at once share the pool.
+TEST_F(CpuThreads, ConcurrentCallersShareThePool) {
+  Inputs in(four_, EK_FLOAT32);
+  Tensor ref;
+  ASSERT_EQ(ek_binary(nullptr, EK_BINARY_ADD, in.a, in.b, ref.out()), EK_SUCCESS) << ek_last_error();
+  const std::vector<uint8_t> want = bytes_of(ref);
+  std::vector<std::thread> callers;
+  std::vector<int> ok(3, 0);
+  for (int t = 0; t < 3; ++t)
+    callers.emplace_back([&, t] {
+      for (int k = 0; k < 4; ++k) {
+        ek_tensor r = nullptr;
+        if (ek_binary(nullptr, EK_BINARY_ADD, in.a, in.b, &r) != EK_SUCCESS) return;
+        std::vector<uint8_t> got(want.size());
+        const bool same = ek_tensor_to_host(nullptr, r, got.data(), got.size()) == EK_SUCCESS && got == want;
+        ek_tensor_release(r);
+        if (!same) return;
+      }
+      ok[t] = 1;
+    });
+  for (auto &c : callers) c.join();
+  for (int t = 0; t < 3; ++t) EXPECT_EQ(ok[t], 1) << "caller " << t;
+}
+
+// ----------------------------------------------------------------- config
+
+int64_t configured_threads(ek_context c) {
+  ek_context_config got = EK_CONTEXT_CONFIG_INIT;
+  EXPECT_EQ(ek_context_get_config(c, &got), EK_SUCCESS) << ek_last_error();
+  return got.num_threads;
+}
+
+TEST(CpuThreadsConfig, ReportsTheCountInUse) {
+  ScopedEnv env("EK_NUM_THREADS", nullptr);
+  ek_context c = cpu_context(3);
+  EXPECT_EQ(configured_threads(c), 3);
+  ek_context_destroy(c);
+  c = cpu_context(0);  // not set: one per hardware thread
+  const unsigned hw = std::thread::hardware_concurrency();
+  EXPECT_EQ(configured_threads(c), hw > 0 ? static_cast<int64_t>(hw) : 1);
+  ek_context_destroy(c);
+}
+
+// A caller compiled against ek.h 1.0 passes the 1.0 size: whatever lies in
+// its memory after that (here a would-be count) is never read.
+TEST(CpuThreadsConfig, AnOlderCallersStructEndsBeforeTheCount) {
+  ScopedEnv env("EK_NUM_THREADS", nullptr);
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  cfg.struct_size = offsetof(ek_context_config, num_threads);
+  cfg.num_threads = -7;  // not the caller's: past its struct
+  ek_context c = nullptr;
+  ASSERT_EQ(ek_context_create(ek_device{EK_CPU, 0}, &cfg, &c), EK_SUCCESS) << ek_last_error();
+  const unsigned hw = std::thread::hardware_concurrency();
+  EXPECT_EQ(configured_threads(c), hw > 0 ? static_cast<int64_t>(hw) : 1);
+  ek_context_destroy(c);
+}
+
+TEST(CpuThreadsConfig, EnvironmentIsHonouredAndTheFieldWins) {
+  ScopedEnv env("EK_NUM_THREADS", "2");
+  ek_context c = cpu_context(0);
+  EXPECT_EQ(configured_threads(c), 2);
+  ek_context_destroy(c);
+  c = cpu_context(5);
+  EXPECT_EQ(configured_threads(c), 5);
+  ek_context_destroy(c);
+  ASSERT_EQ(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &c), EK_SUCCESS) << ek_last_error();
+  EXPECT_EQ(configured_threads(c), 2);
+  ek_context_destroy(c);
+}
+
+TEST(CpuThreadsConfig, BadValuesAreRefused) {
+  ScopedEnv env("EK_NUM_THREADS", nullptr);
+  for (int bad : {-1, -100, 1025}) {
+    ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+    cfg.num_threads = bad;
+    ek_context c = nullptr;
+    EXPECT_EQ(ek_context_create(ek_device{EK_CPU, 0}, &cfg, &c), EK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(c, nullptr);
+    EXPECT_NE(std::strstr(ek_last_error(), "num_threads"), nullptr) << ek_last_error();
+    EXPECT_NE(std::strstr(ek_last_error(), std::to_string(bad).c_str()), nullptr) << ek_last_error();
+  }
+  for (const char *bad : {"-1", "two", "4x", "1025", " 3", "99999999999999999999"}) {
+    ScopedEnv set("EK_NUM_THREADS", bad);
+    ek_context c = nullptr;
+    EXPECT_EQ(ek_context_create(ek_device{EK_CPU, 0}, nullptr, &c), EK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(c, nullptr);
+    EXPECT_NE(std::strstr(ek_last_error(), "EK_NUM_THREADS"), nullptr) << ek_last_error();
+  }
+}
+
+}  // namespace
