@@ -15,13 +15,15 @@ namespace {
 
 using detail::Scalar;
 
-double mapped(const Line &l, int64_t k, int kind, double c) {
-  double v = l.f(k);
+// A summed element: v, |v|, v^2 or (v - c)^2 by the reduction's kind.
+inline double map_value(double v, int kind, double c) {
   if (kind == kRSumAbs) return std::fabs(v);
   if (kind == kRSumSq) return v * v;
   if (kind == kRSumSqDev) return (v - c) * (v - c);
   return v;
 }
+
+double mapped(const Line &l, int64_t k, int kind, double c) { return map_value(l.f(k), kind, c); }
 
 // Pairwise summation: blocks of 64 summed in order, halves combined
 // recursively, so the rounding error grows with log(n), not n.
@@ -35,19 +37,34 @@ double pairwise(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
   return pairwise(l, lo, mid, kind, c) + pairwise(l, mid, hi, kind, c);
 }
 
+template <int DT>
+double typed_at(const char *in, int64_t stride, int64_t k, int kind, double c) {
+  return map_value(detail::load_scalar(in + k * stride, DT).f, kind, c);
+}
+
 // pairwise() with the dtype fixed at compile time: the same loads, the same
-// order, no per-element dtype switch.
+// order, no per-element dtype switch. A node of two leaves (65 to 128
+// elements) sums both in one loop: each leaf still adds its elements in
+// order, so the result is pairwise()'s bit for bit, but the two chains of
+// dependent additions overlap instead of running one after the other.
 template <int DT>
 double pairwise_typed(const char *in, int64_t stride, int64_t lo, int64_t hi, int kind, double c) {
+  const int64_t mid = lo + (hi - lo) / 2;
   if (hi - lo <= 64) {
     double s = 0;
-    for (int64_t k = lo; k < hi; ++k) {
-      const double v = detail::load_scalar(in + k * stride, DT).f;
-      s += kind == kRSumAbs ? std::fabs(v) : kind == kRSumSq ? v * v : kind == kRSumSqDev ? (v - c) * (v - c) : v;
-    }
+    for (int64_t k = lo; k < hi; ++k) s += typed_at<DT>(in, stride, k, kind, c);
     return s;
   }
-  int64_t mid = lo + (hi - lo) / 2;
+  if (hi - lo <= 128) {
+    const int64_t na = mid - lo;  // the right leaf has na or na + 1 elements
+    double a = 0, b = 0;
+    for (int64_t k = 0; k < na; ++k) {
+      a += typed_at<DT>(in, stride, lo + k, kind, c);
+      b += typed_at<DT>(in, stride, mid + k, kind, c);
+    }
+    if (hi - mid > na) b += typed_at<DT>(in, stride, hi - 1, kind, c);
+    return a + b;
+  }
   return pairwise_typed<DT>(in, stride, lo, mid, kind, c) + pairwise_typed<DT>(in, stride, mid, hi, kind, c);
 }
 
