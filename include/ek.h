@@ -140,7 +140,9 @@ EK_API const char *ek_version_string(void);
   X(EK_ERROR_COMPILE, 12, "compilation failed")                              \
   X(EK_ERROR_LIBRARY, 13, "library not found")                               \
   X(EK_ERROR_IO, 14, "input/output error")                                   \
-  X(EK_ERROR_INTERNAL, 15, "internal error")
+  X(EK_ERROR_INTERNAL, 15, "internal error")                                 \
+  X(EK_ERROR_CAPTURE, 16, "not allowed while a stream is capturing a graph")   \
+  X(EK_ERROR_TIMEOUT, 17, "timed out")
 
 typedef enum {
 #define EK_STATUS_ENUM_(name, value, text) name = value,

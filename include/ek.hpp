@@ -64,6 +64,8 @@ enum class Status : int {
   ErrorLibrary = EK_ERROR_LIBRARY,
   ErrorIo = EK_ERROR_IO,
   ErrorInternal = EK_ERROR_INTERNAL,
+  ErrorCapture = EK_ERROR_CAPTURE,
+  ErrorTimeout = EK_ERROR_TIMEOUT,
 };
 
 /// ek_device_type.

@@ -30,11 +30,13 @@ const (
 	StatusLibrary         Status = C.EK_ERROR_LIBRARY
 	StatusIO              Status = C.EK_ERROR_IO
 	StatusInternal        Status = C.EK_ERROR_INTERNAL
+	StatusCapture         Status = C.EK_ERROR_CAPTURE
+	StatusTimeout         Status = C.EK_ERROR_TIMEOUT
 )
 
 // Statuss lists every Status in the order of ek.h's EK_STATUS_LIST.
 func Statuss() []Status {
-	return []Status{StatusSuccess, StatusInvalidArgument, StatusNullPointer, StatusShape, StatusDType, StatusIndex, StatusOverflow, StatusOutOfMemory, StatusNoDevice, StatusDevice, StatusNotSupported, StatusNotReady, StatusCompile, StatusLibrary, StatusIO, StatusInternal}
+	return []Status{StatusSuccess, StatusInvalidArgument, StatusNullPointer, StatusShape, StatusDType, StatusIndex, StatusOverflow, StatusOutOfMemory, StatusNoDevice, StatusDevice, StatusNotSupported, StatusNotReady, StatusCompile, StatusLibrary, StatusIO, StatusInternal, StatusCapture, StatusTimeout}
 }
 
 // DeviceType mirrors ek.h's ek_device_type.

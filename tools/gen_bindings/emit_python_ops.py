@@ -322,9 +322,10 @@ ERRORS = {"EK_ERROR_INVALID_ARGUMENT": ("InvalidArgumentError", "ValueError"),
           "EK_ERROR_OVERFLOW": ("EkOverflowError", "OverflowError"),
           "EK_ERROR_OUT_OF_MEMORY": ("OutOfMemoryError", "MemoryError"),
           "EK_ERROR_NOT_SUPPORTED": ("NotSupportedError", "NotImplementedError"),
-          "EK_ERROR_IO": ("EkIOError", "OSError")}
+          "EK_ERROR_IO": ("EkIOError", "OSError"),
+          "EK_ERROR_TIMEOUT": ("EkTimeoutError", "TimeoutError")}
 ALIAS_ERRORS = {"IndexError_": "EkIndexError", "OverflowError_": "EkOverflowError",
-                "IOError_": "EkIOError"}
+                "IOError_": "EkIOError", "TimeoutError_": "EkTimeoutError"}
 
 
 def status(model: Model) -> str:

@@ -1908,6 +1908,10 @@ def check(status: int) -> None:
     unless it is EK_SUCCESS; ShutdownError once the interpreter's exit began.
     """
 
+class CaptureError(Error, RuntimeError):
+    """EK_ERROR_CAPTURE: not allowed while a stream is capturing a graph."""
+    status: Any
+
 class CompileError(Error, RuntimeError):
     """EK_ERROR_COMPILE: compilation failed."""
     status: Any
@@ -1930,6 +1934,10 @@ class EkIndexError(Error, IndexError):
 
 class EkOverflowError(Error, OverflowError):
     """EK_ERROR_OVERFLOW: size overflow."""
+    status: Any
+
+class EkTimeoutError(Error, TimeoutError):
+    """EK_ERROR_TIMEOUT: timed out."""
     status: Any
 
 IOError_ = EkIOError
@@ -1973,6 +1981,8 @@ OverflowError_ = EkOverflowError
 class ShapeError(Error, ValueError):
     """EK_ERROR_SHAPE: shape mismatch."""
     status: Any
+
+TimeoutError_ = EkTimeoutError
 
 LIBRARY_PATH: Any
 

@@ -32,6 +32,8 @@ EK_ERROR_COMPILE = 12
 EK_ERROR_LIBRARY = 13
 EK_ERROR_IO = 14
 EK_ERROR_INTERNAL = 15
+EK_ERROR_CAPTURE = 16
+EK_ERROR_TIMEOUT = 17
 
 STATUS_NAMES = {
     0: 'EK_SUCCESS',
@@ -50,6 +52,8 @@ STATUS_NAMES = {
     13: 'EK_ERROR_LIBRARY',
     14: 'EK_ERROR_IO',
     15: 'EK_ERROR_INTERNAL',
+    16: 'EK_ERROR_CAPTURE',
+    17: 'EK_ERROR_TIMEOUT',
 }
 
 STATUS_DESCRIPTIONS = {
@@ -69,6 +73,8 @@ STATUS_DESCRIPTIONS = {
     13: 'library not found',
     14: 'input/output error',
     15: 'internal error',
+    16: 'not allowed while a stream is capturing a graph',
+    17: 'timed out',
 }
 
 # ------------------------------------------------------------------ #define constants
@@ -100,6 +106,8 @@ ek_status_values = {
     'EK_ERROR_LIBRARY': 13,
     'EK_ERROR_IO': 14,
     'EK_ERROR_INTERNAL': 15,
+    'EK_ERROR_CAPTURE': 16,
+    'EK_ERROR_TIMEOUT': 17,
 }
 # value -> the name without EK_, lower case
 ek_status_names = {
@@ -119,6 +127,8 @@ ek_status_names = {
     13: 'error_library',
     14: 'error_io',
     15: 'error_internal',
+    16: 'error_capture',
+    17: 'error_timeout',
 }
 
 

@@ -81,9 +81,20 @@ class InternalError(Error, RuntimeError):
     status = 15
 
 
+class CaptureError(Error, RuntimeError):
+    """EK_ERROR_CAPTURE: not allowed while a stream is capturing a graph."""
+    status = 16
+
+
+class EkTimeoutError(Error, TimeoutError):
+    """EK_ERROR_TIMEOUT: timed out."""
+    status = 17
+
+
 IndexError_ = EkIndexError
 OverflowError_ = EkOverflowError
 IOError_ = EkIOError
+TimeoutError_ = EkTimeoutError
 
-BY_STATUS = {c.status: c for c in (InvalidArgumentError, NullPointerError, ShapeError, DtypeError, EkIndexError, EkOverflowError, OutOfMemoryError, NoDeviceError, DeviceError, NotSupportedError, NotReadyError, CompileError, LibraryError, EkIOError, InternalError)}
-__all__ = ['CompileError', 'DeviceError', 'DtypeError', 'EkIOError', 'EkIndexError', 'EkOverflowError', 'IOError_', 'IndexError_', 'InternalError', 'InvalidArgumentError', 'LibraryError', 'NoDeviceError', 'NotReadyError', 'NotSupportedError', 'NullPointerError', 'OutOfMemoryError', 'OverflowError_', 'ShapeError']
+BY_STATUS = {c.status: c for c in (InvalidArgumentError, NullPointerError, ShapeError, DtypeError, EkIndexError, EkOverflowError, OutOfMemoryError, NoDeviceError, DeviceError, NotSupportedError, NotReadyError, CompileError, LibraryError, EkIOError, InternalError, CaptureError, EkTimeoutError)}
+__all__ = ['CaptureError', 'CompileError', 'DeviceError', 'DtypeError', 'EkIOError', 'EkIndexError', 'EkOverflowError', 'EkTimeoutError', 'IOError_', 'IndexError_', 'InternalError', 'InvalidArgumentError', 'LibraryError', 'NoDeviceError', 'NotReadyError', 'NotSupportedError', 'NullPointerError', 'OutOfMemoryError', 'OverflowError_', 'ShapeError', 'TimeoutError_']

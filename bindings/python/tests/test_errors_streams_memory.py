@@ -30,6 +30,8 @@ def test_exception_classes():
         "EK_ERROR_LIBRARY": (ek.LibraryError, ek.Error),
         "EK_ERROR_IO": (ek.IOError_, OSError),
         "EK_ERROR_INTERNAL": (ek.InternalError, ek.Error),
+        "EK_ERROR_CAPTURE": (ek.CaptureError, RuntimeError),
+        "EK_ERROR_TIMEOUT": (ek.TimeoutError_, TimeoutError),
     }
     for name, (cls, base) in pairs.items():
         e = _errors.error_for(getattr(_ffi, name), "msg")

@@ -65,6 +65,12 @@ impl ek_status {
 impl ek_status {
     pub const EK_ERROR_INTERNAL: ek_status = ek_status(15);
 }
+impl ek_status {
+    pub const EK_ERROR_CAPTURE: ek_status = ek_status(16);
+}
+impl ek_status {
+    pub const EK_ERROR_TIMEOUT: ek_status = ek_status(17);
+}
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct ek_status(pub ::std::os::raw::c_uint);

@@ -392,6 +392,10 @@ impl Status {
     pub const IO: Status = Status(sys::ek_status::EK_ERROR_IO.0);
     /// Internal error (`EK_ERROR_INTERNAL`).
     pub const INTERNAL: Status = Status(sys::ek_status::EK_ERROR_INTERNAL.0);
+    /// Not allowed while a stream is capturing a graph (`EK_ERROR_CAPTURE`).
+    pub const CAPTURE: Status = Status(sys::ek_status::EK_ERROR_CAPTURE.0);
+    /// Timed out (`EK_ERROR_TIMEOUT`).
+    pub const TIMEOUT: Status = Status(sys::ek_status::EK_ERROR_TIMEOUT.0);
 }
 
 impl Tensor {
