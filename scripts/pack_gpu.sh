@@ -2,9 +2,20 @@
 # Gathers what scripts/gpu_batch.sh runs into .carry/ (ignored by git): the
 # library, test, example and bench binaries from build/, and the Rust and Go
 # test binaries (built here: the GPU machine has no cargo or go).
+# PACK=bindings packs only the Rust and Go parts (the native ones are then
+# built on the GPU machine by scripts/gpu_build.sh, with the gtest this packs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/{lib,tests,examples,bench,rust,go,overhead}
+if [ "${PACK:-all}" = bindings ]; then
+  mkdir -p .carry/gtest/{lib/pkgconfig,include}
+  cp /usr/lib/x86_64-linux-gnu/libgtest*.a .carry/gtest/lib/
+  cp -r /usr/include/gtest .carry/gtest/include/
+  for pc in gtest gtest_main; do
+    sed 's|^libdir=.*|libdir=${pcfiledir}/..|; s|^includedir=.*|includedir=${pcfiledir}/../../include|' \
+      /usr/lib/x86_64-linux-gnu/pkgconfig/$pc.pc > .carry/gtest/lib/pkgconfig/$pc.pc
+  done
+else
 # libek.so, libek.so.MAJOR and libek.so.MAJOR.MINOR.PATCH (not the .p object dir).
 find build -maxdepth 1 -name 'libek.so*' ! -type d -exec cp -P {} .carry/lib/ \;
 find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda_copy_check \) -exec cp {} .carry/tests/ \;
@@ -13,6 +24,7 @@ cp build/examples/quickstart build/examples/quickstart_cpp build/examples/custom
    build/examples/scale.fatbin .carry/examples/
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
    build/bench/col_variants build/bench/bench_handles .carry/bench/
+fi
 export PKG_CONFIG_PATH="$PWD/build/meson-uninstalled" LD_LIBRARY_PATH="$PWD/build"
 if [ -d bindings/rust ]; then
   (cd bindings/rust && cargo test --offline --no-run --message-format=json 2>/dev/null) |

@@ -64,10 +64,18 @@ def int_array(seq, what: str = "dims") -> ctypes.Array:
     return (ctypes.c_int * len(vals))(*vals)
 
 
+_INT64_ARRAYS = [ctypes.c_int64 * n for n in range(9)]  # shapes: types made once
+
+
 def int64_array(seq, what: str = "shape") -> ctypes.Array:
-    """A sequence of ints as an int64_t[]."""
-    vals = [c_int64(v, what) for v in seq]
-    return (ctypes.c_int64 * len(vals))(*vals)
+    """A sequence of ints as an int64_t[] (ctypes would wrap out-of-range
+    values silently, so the range is checked first)."""
+    vals = list(map(operator.index, seq))
+    if vals and (min(vals) < INT64_MIN or max(vals) > INT64_MAX):
+        for v in vals:
+            c_int64(v, what)
+    n = len(vals)
+    return (_INT64_ARRAYS[n] if n < 9 else ctypes.c_int64 * n)(*vals)
 
 
 def filled(fn, obj, *args):

@@ -221,6 +221,7 @@ _all_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()
 _seed: list = [None]  # the last ek.manual_seed(seed), for contexts created after it
 
 _defaults: dict = {}
+_by_name: dict = {}  # device string as passed -> its default Context (a parse saved)
 _defaults_lock = threading.Lock()
 
 
@@ -230,6 +231,9 @@ def context(device="cpu") -> Context:
     is returned as is."""
     if isinstance(device, Context):
         return device
+    ctx = _by_name.get(device) if isinstance(device, str) else None
+    if ctx is not None and ctx._h:
+        return ctx
     dev = parse_device(device)
     ctx = _defaults.get(dev)
     if ctx is None or not ctx._h:  # a closed default is replaced
@@ -237,4 +241,6 @@ def context(device="cpu") -> Context:
             ctx = _defaults.get(dev)
             if ctx is None or not ctx._h:
                 ctx = _defaults[dev] = Context(dev)
+    if isinstance(device, str) and len(_by_name) < 64:
+        _by_name[device] = ctx  # the common call, context("cuda"), skips parsing
     return ctx

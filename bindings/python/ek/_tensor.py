@@ -16,7 +16,7 @@ from ._context import Context, context
 from ._dtype import DType, dtype as _as_dtype, from_code
 from ._errors import DtypeError, ShapeError, ShutdownError, check, shut_down
 from ._lib import lib
-from ._stream import _current_handle
+from ._stream import _current_handle, _entered
 
 __all__ = ["Tensor"]
 
@@ -404,7 +404,19 @@ class Tensor:
 
 
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
-    return _capi.tensor_empty(shape, dt, device=ctx)
+    """ek_tensor_empty, called directly: allocation is the commonest small op,
+    and the generated layer's argument conversions cost more than the call."""
+    dims = int64_array(shape)
+    h = _ffi.ek_tensor()
+    rc = _c_tensor_empty(_current_handle(ctx) if _entered[0] else None, ctx._handle(), len(dims),
+                         dims, dt.code, _byref(h))
+    if rc:
+        check(rc)
+    return Tensor._wrap(h, ctx)
+
+
+_c_tensor_empty = lib.ek_tensor_empty
+_byref = ctypes.byref
 
 
 def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
