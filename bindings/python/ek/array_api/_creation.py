@@ -131,6 +131,9 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """Ones on diagonal k; any k (one past the matrix is all zeros)."""
+    cols = n_rows if n_cols is None else n_cols
+    k = max(-n_rows, min(k, cols))
     return ek.eye(n_rows, n_cols, k=k, dtype=dtype, device=_device(device))
 
 

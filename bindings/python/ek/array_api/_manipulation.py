@@ -45,7 +45,7 @@ def unstack(x, /, *, axis=0):
     return ek.unstack(x, axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"ek.array_api.expand_dims: axis {axis} is out of range for "
                          f"{x.ndim + 1} dims")
