@@ -50,7 +50,7 @@ def status(name: str) -> tuple:
     if name in NOT_SUPPORTED:
         return "no", NOT_SUPPORTED[name]
     if name in _DTYPES and not hasattr(xp, name):
-        return "waits", f"ek.{name} (the dtypes work)"
+        return "waits", f"ek.{name}"
     missing = _pending.missing(name)
     if missing:
         return "waits", ", ".join(f"ek.{m}" for m in missing)
