@@ -7,7 +7,7 @@ from __future__ import annotations
 from ._errors import DtypeError
 from ._tensor import Tensor, tensor_methods
 
-__all__: list = []
+__all__ = []
 
 
 @tensor_methods
