@@ -81,8 +81,16 @@ def test_asarray_defaults_and_copy(device):
     assert xp.asarray(x) is x and xp.asarray(x, copy=True) is not x
     with pytest.raises(ValueError, match="copy=False"):
         xp.asarray(x, dtype=xp.float32, copy=False)
-    with pytest.raises(ValueError, match="copy=False"):
+    with pytest.raises(ValueError, match="copy=False, but a list cannot be shared"):
         xp.asarray([1, 2], copy=False)
+
+
+def test_asarray_shares_dlpack_memory():
+    n = np.arange(4.0)
+    shared, copied = xp.asarray(n, copy=False), xp.asarray(n, copy=True)
+    n[0] = 9
+    assert shared[0].item() == 9 and copied[0].item() == 0
+    assert xp.asarray(n).dtype is xp.float64  # a NumPy array keeps its dtype
 
 
 def test_creation(device):

@@ -59,24 +59,27 @@ def _copy_rule(x, dtype, device, copy):
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """An array of obj: an ek array (itself unless dtype, device or copy=True
-    ask otherwise), a Python scalar or nested sequence (bool, int64 or float32
-    by default), a NumPy array or an object with __dlpack__ or the buffer
-    protocol (copied; copy=False raises for those)."""
+    ask otherwise), an object with __dlpack__ (a NumPy array, a PyTorch or
+    CuPy tensor: shared unless copy=True or a conversion needs a copy), or a
+    Python scalar or nested sequence (copied; bool, int64 or float32 by
+    default). copy=False raises ValueError where a copy would be needed."""
     if isinstance(obj, ek.Tensor):
         return _copy_rule(obj, dtype, device, copy)
-    if copy is False and not hasattr(obj, "__dlpack__"):
+    if hasattr(obj, "__dlpack__") and not copy:
+        try:
+            shared = ek.from_dlpack(obj)
+        except (TypeError, BufferError):  # an ek-less dtype or a read-only buffer
+            shared = None
+        if shared is not None:
+            return _copy_rule(shared, dtype, device, copy)
+    if copy is False:
         raise ValueError(f"ek.array_api.asarray: copy=False, but a {type(obj).__name__} "
                          f"cannot be shared without a copy")
-    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
-        return _copy_rule(ek.from_dlpack(obj, copy=copy), dtype, device, None)
-    if isinstance(obj, (np.ndarray, np.generic)):
-        arr = np.asarray(obj)
-        return _host(arr, dtype or arr.dtype, _device(device))
     arr = np.asarray(obj)
-    if dtype is None:
+    if dtype is None and not isinstance(obj, (np.ndarray, np.generic)):
         dtype = {"b": "bool", "i": "int64", "u": "int64", "f": "float32",
                  "c": "complex64"}.get(arr.dtype.kind, arr.dtype)
-    return _host(arr, dtype, _device(device))
+    return _host(arr, dtype or arr.dtype, _device(device))
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
