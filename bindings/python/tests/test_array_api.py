@@ -61,7 +61,7 @@ def test_dtype_functions():
 def test_array_attributes(device):
     x = A(np.arange(24.0).reshape(2, 3, 4), device)
     assert x.mT.shape == (2, 4, 3) and np.array_equal(x.mT.numpy(), np.swapaxes(x.numpy(), -1, -2))
-    assert x.device == (device if device == "cpu" else x.device) and xp.size(x) == 24
+    assert x.device.startswith(device) and xp.size(x) == 24
     assert x.to_device(x.device) is x
     assert int(A(7, device).__index__()) == 7 and [10, 11, 12][A(1, device)] == 11
     with pytest.raises(TypeError, match="needs a 0-d integer tensor"):
@@ -182,6 +182,12 @@ def test_searching(device):
     assert xp.where(x > 0, x, A(-1, device)).tolist() == [[-1, 3], [4, -1]]
 
 
+def _complex(device):
+    """[1+2j], or a float array where ek has no complex dtype yet (the
+    wrapper raises NotImplementedError before looking at it)."""
+    return A([1 + 2j], device) if hasattr(xp, "complex64") else A([1.0], device)
+
+
 _PENDING_CALLS = {
     "sort": lambda d: (xp.sort(A([3, 1, 2], d)), [1, 2, 3]),
     "argsort": lambda d: (xp.argsort(A([3, 1, 2], d), descending=True), [0, 2, 1]),
@@ -192,11 +198,11 @@ _PENDING_CALLS = {
     "unique_all": lambda d: (xp.unique_all(A([2, 1, 2, 1], d)).indices, [1, 0]),
     "count_nonzero": lambda d: (xp.count_nonzero(A([[0, 1], [2, 3]], d), axis=1), [1, 2]),
     "diff": lambda d: (xp.diff(A([1, 4, 9], d)), [3, 5]),
-    "tensordot": lambda d: (xp.tensordot(A([[1, 2]], d), A([[3, 4]], d), axes=2), 11),
+    "tensordot": lambda d: (xp.tensordot(A([[1.0, 2.0]], d), A([[3.0, 4.0]], d), axes=2), 11.0),
     "vecdot": lambda d: (xp.vecdot(A([1.0, 2.0], d), A([3.0, 4.0], d)), 11.0),
-    "real": lambda d: (xp.real(A([1.0], d)), [1.0]),
-    "imag": lambda d: (xp.imag(A([1.0], d)), [0.0]),
-    "conj": lambda d: (xp.conj(A([1.0], d)), [1.0]),
+    "real": lambda d: (xp.real(_complex(d)), [1.0]),
+    "imag": lambda d: (xp.imag(_complex(d)), [2.0]),
+    "conj": lambda d: (xp.conj(_complex(d)), [1 - 2j]),
 }
 
 
