@@ -13,18 +13,14 @@ import numpy as np
 import ek
 from .._dtype import DType, DTYPES
 
-__all__ = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float32", "float64", "complex64", "complex128", "astype", "can_cast", "finfo",
-           "iinfo", "isdtype", "result_type"]
-
 # The standard's dtypes that this build of ek has (uint16..uint64 and complex
 # come with the "dtypes" work); float16 and bfloat16 are ek extras, accepted
 # everywhere but not listed by __array_namespace_info__().dtypes().
 STANDARD_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                   "uint64", "float32", "float64", "complex64", "complex128")
 _std = {n: DTYPES[n] for n in STANDARD_NAMES if n in DTYPES}
-__all__ = [n for n in __all__ if n not in STANDARD_NAMES or n in _std]
 globals().update(_std)
+__all__ = list(_std) + ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 _KINDS = {
     "bool": lambda n: n == "bool",
@@ -35,10 +31,6 @@ _KINDS = {
     "complex floating": lambda n: n.startswith("complex"),
     "numeric": lambda n: n != "bool",
 }
-
-
-def _name(dt) -> str:
-    return ek.dtype(dt).name
 
 
 def _category(name: str) -> str:

@@ -5,14 +5,13 @@ from rows()."""
 
 from __future__ import annotations
 
-from . import _pending
+from . import _dtypes, _pending
 
 CATEGORIES = {
     "Constants": "e inf nan newaxis pi",
     "Creation": "arange asarray empty empty_like eye from_dlpack full full_like linspace "
                 "meshgrid ones ones_like tril triu zeros zeros_like",
-    "Data types": "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 "
-                  "complex64 complex128",
+    "Data types": " ".join(_dtypes.STANDARD_NAMES),
     "Data type functions": "astype can_cast finfo iinfo isdtype result_type",
     "Elementwise": "abs acos acosh add asin asinh atan atan2 atanh bitwise_and "
                    "bitwise_left_shift bitwise_invert bitwise_or bitwise_right_shift "
