@@ -22,7 +22,8 @@ export EK_LIBRARY=${EK_LIBRARY:-$root/build-cpu/libek.so.0}
 export PYTHONPATH=$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}
 export ARRAY_API_TESTS_MODULE=ek.array_api
 export ARRAY_API_TESTS_VERSION=${ARRAY_API_TESTS_VERSION:-2024.12}
-[ -f "$EK_LIBRARY" ] || { echo "array_api_conformance: $EK_LIBRARY not found (build first)" >&2; exit 2; }
+[ -f "$EK_LIBRARY" ] ||
+  { echo "array_api_conformance: $EK_LIBRARY not found (build first)" >&2; exit 2; }
 
 if [ ! -d "$dir/array_api_tests" ]; then
   git clone -q https://github.com/data-apis/array-api-tests "$dir"
@@ -103,10 +104,11 @@ set -e
 python3 - "${TMPDIR:-/tmp}/array_api_conformance.log" <<'PY'
 import re, sys
 last = open(sys.argv[1]).read().strip().splitlines()[-1]
-n = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|xfailed|xpassed|skipped|error)", last)}
-ran = n.get("passed", 0) + n.get("failed", 0) + n.get("error", 0)
-exp = n.get("xfailed", 0)
-print(f"array API conformance: {n.get('passed', 0)}/{ran} passed ({100 * n.get('passed', 0) / max(ran, 1):.1f}%), "
-      f"{exp} expected failures, {n.get('skipped', 0)} skipped")
+n = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|xfailed|xpassed|skipped|error)",
+                                      last)}
+ok = n.get("passed", 0)
+ran = ok + n.get("failed", 0) + n.get("error", 0)
+print(f"array API conformance: {ok}/{ran} passed ({100 * ok / max(ran, 1):.1f}%), "
+      f"{n.get('xfailed', 0)} expected failures, {n.get('skipped', 0)} skipped")
 PY
 exit "$rc"
