@@ -1697,8 +1697,8 @@ class Tensor:
         """A view with the last two dims swapped (a stack of matrices transposed)."""
     def to_device(self, device, /, *, stream=None) -> Tensor:
         """This tensor on device ("cpu", "cuda:N" or a Context): self when
-        already there, else a copy (stream: ignored, ek orders copies on the
-        current streams).
+        already there, else a copy, made on ``stream`` (an ek.Stream) when
+        given, else on the current stream.
         """
     def __index__(self) -> int:
         ...

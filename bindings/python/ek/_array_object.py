@@ -5,6 +5,7 @@ __index__ and __complex__ (the namespace itself is ek.array_api)."""
 from __future__ import annotations
 
 from ._errors import DtypeError
+from ._stream import Stream
 from ._tensor import Tensor, tensor_methods
 
 __all__ = []
@@ -30,9 +31,15 @@ class ArrayApiMethods:
 
     def to_device(self, device, /, *, stream=None) -> Tensor:
         """This tensor on device ("cpu", "cuda:N" or a Context): self when
-        already there, else a copy (stream: ignored, ek orders copies on the
-        current streams)."""
-        return self.to(device)
+        already there, else a copy, made on ``stream`` (an ek.Stream) when
+        given, else on the current stream."""
+        if stream is None:
+            return self.to(device)
+        if not isinstance(stream, Stream):
+            raise TypeError(f"Tensor.to_device: stream must be an ek.Stream, not "
+                            f"{type(stream).__name__}")
+        with stream:
+            return self.to(device)
 
     def __index__(self) -> int:
         if not self.dtype.name.startswith(("int", "uint")) or self.ndim != 0:

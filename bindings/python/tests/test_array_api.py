@@ -63,6 +63,10 @@ def test_array_attributes(device):
     assert x.mT.shape == (2, 4, 3) and np.array_equal(x.mT.numpy(), np.swapaxes(x.numpy(), -1, -2))
     assert x.device.startswith(device) and xp.size(x) == 24
     assert x.to_device(x.device) is x
+    moved = x.to_device("cpu", stream=ek.current_stream(device))
+    assert moved.device == "cpu" and np.array_equal(moved.numpy(), x.numpy())
+    with pytest.raises(TypeError, match="stream must be an ek.Stream, not int"):
+        x.to_device("cpu", stream=0)
     assert int(A(7, device).__index__()) == 7 and [10, 11, 12][A(1, device)] == 11
     with pytest.raises(TypeError, match="needs a 0-d integer tensor"):
         A(1.5, device).__index__()
