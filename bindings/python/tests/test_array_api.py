@@ -231,3 +231,12 @@ def test_every_standard_name_is_defined_or_documented():
             v = getattr(xp, name)
             assert callable(v) or isinstance(v, ek.DType) or name in _table.CONSTANTS, name
     assert not math.isnan(xp.pi) and xp.newaxis is None
+
+
+def test_dlpack_protocol_as_the_standard_says():
+    x = xp.asarray([1.0, 2.0], dtype=xp.float64)
+    shared = np.from_dlpack(x)
+    copied = np.from_dlpack(x, copy=True)  # x.__dlpack__(copy=True, max_version=...)
+    x[0] = 5.0
+    assert shared[0] == 5.0 and copied[0] == 1.0
+    assert x.__dlpack__(dl_device=x.__dlpack_device__(), max_version=(1, 0)) is not None
