@@ -1688,6 +1688,22 @@ class Tensor:
         """
     @property
     def __cuda_array_interface__(self) -> Any: ...
+    def __array_namespace__(self, *, api_version=None):
+        """The array API namespace of this tensor: ek.array_api (api_version
+        None, "2023.12" or "2024.12"; ValueError otherwise).
+        """
+    @property
+    def mT(self) -> Tensor:
+        """A view with the last two dims swapped (a stack of matrices transposed)."""
+    def to_device(self, device, /, *, stream=None) -> Tensor:
+        """This tensor on device ("cpu", "cuda:N" or a Context): self when
+        already there, else a copy, made on ``stream`` (an ek.Stream) when
+        given, else on the current stream.
+        """
+    def __index__(self) -> int:
+        ...
+    def __complex__(self) -> complex:
+        ...
 
 class Context:
     """A libek context on one device: its memory pool, default stream, caches.
