@@ -1,0 +1,179 @@
+// The loops of cpu/simd.hpp, compiled once per ISA level: meson.build builds
+// this file with -DEK_SIMD_ISA=baseline|avx2|avx512 and the matching -m
+// flags, each into its own namespace, and simd.cpp picks one table. Plain
+// C++ written for the auto-vectorizer; -ffp-contract=off keeps every level's
+// arithmetic the same.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "cpu/simd.hpp"
+#include "cpu/typed.hpp"
+#include "cpu/vecmath.hpp"
+#include "ops/reduce_plan.hpp"
+#include "util/half.hpp"
+
+#ifndef EK_SIMD_ISA
+#error "EK_SIMD_ISA names the ISA level this copy is built for"
+#endif
+
+namespace ek {
+namespace cpu {
+namespace simd {
+namespace EK_SIMD_ISA {
+namespace {
+
+// The level's vector of doubles, and of as many floats. GCC's vector
+// extensions instead of the auto-vectorizer, whose choices vary with the
+// loop's shape; every operation is per lane, so the vector width never
+// changes a result.
+#if defined(__AVX512F__)
+constexpr int kVecBytes = 64;
+#elif defined(__AVX2__)
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+typedef double VecD __attribute__((vector_size(kVecBytes)));
+typedef float VecF __attribute__((vector_size(kVecBytes / 2)));
+typedef int64_t VecI __attribute__((vector_size(kVecBytes)));
+constexpr int64_t kVL = kVecBytes / 8;  // doubles per vector
+static_assert(kLanes % kVL == 0, "a leaf's lanes fill whole vectors");
+
+// Element k of a run as a double. A cast, not detail::widen_f32: a NaN stays
+// NaN either way, and the cast vectorizes.
+template <int DT>
+inline double load(const char *p, int64_t k) {
+  if constexpr (DT == kF32) {
+    float v;
+    std::memcpy(&v, p + 4 * k, 4);
+    return static_cast<double>(v);
+  } else if constexpr (DT == kF64) {
+    double v;
+    std::memcpy(&v, p + 8 * k, 8);
+    return v;
+  } else {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * k, 2);
+    return static_cast<double>(DT == kF16 ? half::f16_to_f32(h) : half::bf16_to_f32(h));
+  }
+}
+
+// Elements k .. k + kVL - 1 as doubles.
+template <int DT>
+inline VecD load_vec(const char *p, int64_t k) {
+  VecD v;
+  if constexpr (DT == kF32) {
+    VecF f;
+    std::memcpy(&f, p + 4 * k, sizeof f);
+    v = __builtin_convertvector(f, VecD);
+  } else if constexpr (DT == kF64) {
+    std::memcpy(&v, p + 8 * k, sizeof v);
+  } else {
+    for (int64_t l = 0; l < kVL; ++l) v[l] = load<DT>(p, k + l);
+  }
+  return v;
+}
+
+inline double abs_bits(double v) {
+  uint64_t u;
+  std::memcpy(&u, &v, 8);
+  u &= ~(uint64_t(1) << 63);
+  std::memcpy(&v, &u, 8);
+  return v;
+}
+
+// The summed element: v, |v|, v^2 or (v - c)^2, for a double or a vector.
+template <int KIND, typename V>
+inline V mapped(V v, V c) {
+  if constexpr (KIND == kRSumAbs) {
+    if constexpr (std::is_same<V, double>::value) {
+      return abs_bits(v);
+    } else {
+      return reinterpret_cast<V>(reinterpret_cast<VecI>(v) & ~(VecI{} + (int64_t(1) << 63)));
+    }
+  }
+  if constexpr (KIND == kRSumSq) return v * v;
+  if constexpr (KIND == kRSumSqDev) return (v - c) * (v - c);
+  return v;
+}
+
+inline VecD load_acc(const double *p) {
+  VecD v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_acc(double *p, VecD v) { std::memcpy(p, &v, sizeof v); }
+
+// The lanes' balanced tree of adjacent pairs (simd.hpp); lane j at l[j * s].
+inline double combine_lanes(const double *l, int64_t s) {
+  double t[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) t[j] = l[j * s];
+  for (int64_t width = kLanes; width > 1; width /= 2)
+    for (int64_t j = 0; j < width / 2; ++j) t[j] = t[2 * j] + t[2 * j + 1];
+  return t[0];
+}
+
+template <int DT, int KIND>
+double leaf(const char *in, int64_t n, double c) {
+  constexpr int64_t kVecs = kLanes / kVL;
+  VecD acc[kVecs] = {};
+  const VecD cv = VecD{} + c;
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    for (int64_t u = 0; u < kVecs; ++u) acc[u] += mapped<KIND>(load_vec<DT>(in, k + u * kVL), cv);
+  double lane[kLanes];
+  for (int64_t u = 0; u < kVecs; ++u) store_acc(lane + u * kVL, acc[u]);
+  for (int64_t j = 0; k + j < n; ++j) lane[j] += mapped<KIND>(load<DT>(in, k + j), c);
+  return combine_lanes(lane, 1);
+}
+
+// Lane by lane: lane j's rows (j, j + kLanes, ...) added into one vector of
+// w partials that stays in cache while whole rows stream through, the same
+// column of the lane's next row prefetched as a line is read (rows lie far
+// apart, the hardware prefetcher would not follow). The same additions in
+// the same order per element as lane-interleaved code.
+template <int DT, int KIND>
+void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, const double *c, double *acc,
+               double *res) {
+  constexpr int64_t kLine = 64 / kSize<DT>;  // elements per cache line
+  constexpr int64_t kStep = kLine > kVL ? kVL : kLine;
+  for (int64_t j = 0; j < kLanes; ++j) {
+    double *a = acc + j * w;
+    std::fill(a, a + w, 0.0);
+    for (int64_t k = j; k < rows; k += kLanes) {
+      const char *row = in + k * row_stride;
+      const char *next = k + kLanes < rows ? row + kLanes * row_stride : row;
+      int64_t i = 0;
+      for (; i + kLine <= w; i += kLine) {
+        __builtin_prefetch(next + i * kSize<DT>);
+        for (int64_t u = i; u < i + kLine; u += kStep) {
+          const VecD cv = KIND == kRSumSqDev ? load_acc(c + u) : VecD{};
+          store_acc(a + u, load_acc(a + u) + mapped<KIND>(load_vec<DT>(row, u), cv));
+        }
+      }
+      for (; i < w; ++i) a[i] += mapped<KIND>(load<DT>(row, i), KIND == kRSumSqDev ? c[i] : 0.0);
+    }
+  }
+  for (int64_t i = 0; i < w; ++i) res[i] = combine_lanes(acc + i, w);
+}
+
+void exp_f32(float *out, const float *in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = vecmath::exp_f32(in[i]);
+}
+
+}  // namespace
+
+#define EK_KINDS(F, DT) {&F<DT, kRSum>, &F<DT, kRSumAbs>, &F<DT, kRSumSq>, &F<DT, kRSumSqDev>}
+extern const Kernels table;
+const Kernels table = {
+    {EK_KINDS(leaf, kF32), EK_KINDS(leaf, kF64), EK_KINDS(leaf, kF16), EK_KINDS(leaf, kBF16)},
+    {EK_KINDS(rows_leaf, kF32), EK_KINDS(rows_leaf, kF64), EK_KINDS(rows_leaf, kF16), EK_KINDS(rows_leaf, kBF16)},
+    &exp_f32,
+};
+#undef EK_KINDS
+
+}  // namespace EK_SIMD_ISA
+}  // namespace simd
+}  // namespace cpu
+}  // namespace ek
