@@ -4,14 +4,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/internal.hpp"
 #include "ops/tensor_desc.hpp"
 
 namespace ek {
 namespace cpu {
 namespace simd {
 namespace baseline { extern const Kernels table; }
-#if EK_SIMD_X86
+#if defined(__x86_64__)  // meson.build builds the avx2 and avx512 levels there
 namespace avx2 { extern const Kernels table; }
 namespace avx512 { extern const Kernels table; }
 #endif
@@ -32,15 +31,13 @@ Isa choose() {
   if (!v || !*v) return best;
   for (int l = 0; l < kIsaCount; ++l)
     if (std::strcmp(v, kNames[l]) == 0 && cpu_has(static_cast<Isa>(l))) return static_cast<Isa>(l);
-  log_message(EK_LOG_WARN, process_log_level(),
-              "EK_CPU_ISA=%s is not one of baseline, avx2, avx512 this CPU supports: using %s", v, kNames[best]);
-  return best;
+  return best;  // not a level, or one the CPU lacks: ignored
 }
 
 }  // namespace
 
 bool cpu_has(Isa level) {
-#if EK_SIMD_X86
+#if defined(__x86_64__)  // meson.build builds the avx2 and avx512 levels there
   if (level == kAvx2) return __builtin_cpu_supports("avx2");
   if (level == kAvx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #endif
@@ -56,7 +53,7 @@ Isa isa() {
 
 const Kernels *kernels_for(Isa level) {
   if (!cpu_has(level)) return nullptr;
-#if EK_SIMD_X86
+#if defined(__x86_64__)  // meson.build builds the avx2 and avx512 levels there
   if (level == kAvx2) return &avx2::table;
   if (level == kAvx512) return &avx512::table;
 #endif

@@ -5,8 +5,8 @@
 // and no reassociation: vector lanes do what the scalar code says, in the
 // same order, so all levels give the same bits (tests/test_cpu_simd.cpp).
 //
-// EK_CPU_ISA=baseline|avx2|avx512 forces a level (one the CPU lacks is
-// refused: the best available one is used and a warning logged).
+// EK_CPU_ISA=baseline|avx2|avx512 forces a level, read once per process (an
+// unknown one, or one the CPU lacks, is ignored: the best available is used).
 #pragma once
 #include <cstdint>
 

@@ -158,8 +158,25 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
   for (int64_t i = 0; i < w; ++i) res[i] = combine_lanes(acc + i, w);
 }
 
+// Whole vectors, then the scalar code (the same per lane) for the tail.
 void exp_f32(float *out, const float *in, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = vecmath::exp_f32(in[i]);
+  constexpr int64_t kFL = kVecBytes / 4;
+  typedef float Vec __attribute__((vector_size(kVecBytes)));
+  const char *src = reinterpret_cast<const char *>(in);
+  char *dst = reinterpret_cast<char *>(out);
+  int64_t i = 0;
+  for (; i + kFL <= n; i += kFL) {
+    Vec v;
+    std::memcpy(&v, src + 4 * i, sizeof v);
+    v = vecmath::exp_f32(v);
+    std::memcpy(dst + 4 * i, &v, sizeof v);
+  }
+  for (; i < n; ++i) {
+    float v;
+    std::memcpy(&v, src + 4 * i, 4);
+    v = vecmath::exp_f32(v);
+    std::memcpy(dst + 4 * i, &v, 4);
+  }
 }
 
 }  // namespace
