@@ -142,4 +142,37 @@ TEST(CpuSimd, SumLeavesAgreeBitForBit) {
   }
 }
 
+// Softmax rows of several lengths (vector bodies and tails), one with a NaN
+// and one of -inf: every level gives the baseline's bits, rows sum to 1.
+TEST(CpuSimd, SoftmaxLevelsAgreeBitForBit) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0.0f, 4.0f);
+  for (int64_t n : {1, 7, 16, 33, 1000, 4099}) {
+    std::vector<float> x(n);
+    for (float &v : x) v = dist(rng);
+    for (int log_softmax : {0, 1}) {
+      std::vector<float> want(n), got(n);
+      levels().front()->softmax_f32(want.data(), x.data(), n, log_softmax);
+      double total = 0;
+      for (float v : want) total += log_softmax ? std::exp(static_cast<double>(v)) : v;
+      EXPECT_NEAR(total, 1.0, 1e-5) << "n " << n;
+      for (const Kernels *k : levels()) {
+        k->softmax_f32(got.data(), x.data(), n, log_softmax);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * n), 0) << "n " << n << " log " << log_softmax;
+        std::vector<float> inplace = x;  // out == in
+        k->softmax_f32(inplace.data(), inplace.data(), n, log_softmax);
+        EXPECT_EQ(std::memcmp(inplace.data(), want.data(), 4 * n), 0) << "in place, n " << n;
+      }
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const std::vector<float> &row : {std::vector<float>{1, std::nanf(""), 2}, std::vector<float>{-inf, -inf}}) {
+    std::vector<float> y(row.size());
+    for (const Kernels *k : levels()) {
+      k->softmax_f32(y.data(), row.data(), static_cast<int64_t>(row.size()), 0);
+      for (float v : y) EXPECT_TRUE(std::isnan(v));
+    }
+  }
+}
+
 }  // namespace

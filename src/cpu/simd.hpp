@@ -42,10 +42,15 @@ using RowsLeafFn = void (*)(const char *in, int64_t row_stride, int64_t rows, in
 // out[i] = exp(in[i]) in float32 (vecmath.hpp: the error bound).
 using ExpF32Fn = void (*)(float *out, const float *in, int64_t n);
 
+// Softmax (log_softmax != 0: log-softmax) of one contiguous float32 row of
+// n elements; out may be in.
+using SoftmaxF32Fn = void (*)(float *out, const float *in, int64_t n, int log_softmax);
+
 struct Kernels {
   LeafFn leaf[kSumDtypes][kSumKinds];
   RowsLeafFn rows_leaf[kSumDtypes][kSumKinds];
   ExpF32Fn exp_f32;
+  SoftmaxF32Fn softmax_f32;
 };
 
 // The level in use (EK_CPU_ISA or the best the CPU supports; decided once).

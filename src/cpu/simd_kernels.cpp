@@ -4,6 +4,7 @@
 // C++ written for the auto-vectorizer; -ffp-contract=off keeps every level's
 // arithmetic the same.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -179,6 +180,72 @@ void exp_f32(float *out, const float *in, int64_t n) {
   }
 }
 
+// A float32 softmax row (simd.hpp). Rounding: exp in float (vecmath), the
+// sum of the exps in double (kLanes lanes, as a sum leaf), the outputs from
+// double, rounded once: exp(x - m) * (1 / s), or (x - m) - log(s).
+void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
+  constexpr int64_t kFL = kVecBytes / 4;  // floats per vector
+  typedef float VecW __attribute__((vector_size(kVecBytes)));
+  const char *src = reinterpret_cast<const char *>(in);
+  char *dst = reinterpret_cast<char *>(out);
+  // The max, NaN-propagating: a NaN anywhere makes the row NaN.
+  const float inf = __builtin_inff();
+  VecW mv = VecW{} - inf;
+  int64_t i = 0;
+  for (; i + kFL <= n; i += kFL) {
+    VecW v;
+    std::memcpy(&v, src + 4 * i, sizeof v);
+    mv = (v > mv) | (v != v) ? v : mv;
+  }
+  float m = -inf;
+  for (int64_t l = 0; l < kFL; ++l) m = mv[l] > m || mv[l] != mv[l] ? mv[l] : m;
+  for (; i < n; ++i) {
+    const float v = static_cast<float>(load<kF32>(src, i));
+    m = v > m || v != v ? v : m;
+  }
+  if (m != m) {  // one NaN for the whole row, whichever NaN the input held
+    const float nan = __builtin_nanf("");
+    for (i = 0; i < n; ++i) std::memcpy(dst + 4 * i, &nan, 4);
+    return;
+  }
+  // exp(x - m), summed in lanes (stored to out for softmax: in == out is fine,
+  // the max is known and each x is read before its slot is written).
+  double lane[kLanes] = {};
+  VecD acc[kLanes / kVL] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    float e[kLanes];
+    for (int64_t u = 0; u < kLanes; u += kFL) {
+      VecW v;
+      std::memcpy(&v, src + 4 * (k + u), sizeof v);
+      v = vecmath::exp_f32(v - m);
+      std::memcpy(e + u, &v, sizeof v);
+    }
+    if (!log_softmax) std::memcpy(dst + 4 * k, e, sizeof e);
+    for (int64_t u = 0; u < kLanes / kVL; ++u) acc[u] += load_vec<kF32>(reinterpret_cast<const char *>(e), u * kVL);
+  }
+  for (int64_t u = 0; u < kLanes / kVL; ++u) store_acc(lane + u * kVL, acc[u]);
+  for (int64_t j = 0; k + j < n; ++j) {
+    const float e = vecmath::exp_f32(static_cast<float>(load<kF32>(src, k + j)) - m);
+    if (!log_softmax) std::memcpy(dst + 4 * (k + j), &e, 4);
+    lane[j] += static_cast<double>(e);
+  }
+  const double sum = combine_lanes(lane, 1);
+  // The outputs, in vectors of kVL doubles.
+  const double scale = 1.0 / sum, shift = std::log(sum);
+  const char *from = log_softmax ? src : dst;
+  for (i = 0; i + kVL <= n; i += kVL) {
+    const VecD x = load_vec<kF32>(from, i);
+    const VecF y = __builtin_convertvector(log_softmax ? (x - static_cast<double>(m)) - shift : x * scale, VecF);
+    std::memcpy(dst + 4 * i, &y, sizeof y);
+  }
+  for (; i < n; ++i) {
+    const double x = load<kF32>(from, i);
+    const float y = static_cast<float>(log_softmax ? (x - static_cast<double>(m)) - shift : x * scale);
+    std::memcpy(dst + 4 * i, &y, 4);
+  }
+}
+
 }  // namespace
 
 #define EK_KINDS(F, DT) {&F<DT, kRSum>, &F<DT, kRSumAbs>, &F<DT, kRSumSq>, &F<DT, kRSumSqDev>}
@@ -187,6 +254,7 @@ const Kernels table = {
     {EK_KINDS(leaf, kF32), EK_KINDS(leaf, kF64), EK_KINDS(leaf, kF16), EK_KINDS(leaf, kBF16)},
     {EK_KINDS(rows_leaf, kF32), EK_KINDS(rows_leaf, kF64), EK_KINDS(rows_leaf, kF16), EK_KINDS(rows_leaf, kBF16)},
     &exp_f32,
+    &softmax_f32,
 };
 #undef EK_KINDS
 
