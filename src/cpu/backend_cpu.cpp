@@ -101,8 +101,8 @@ ek_status find_bad_indices(ek_context, ek_stream, const TensorDesc *index, const
   return EK_SUCCESS;
 }
 
-ek_status index(ek_context, ek_stream, const IndexPlan &p) {
-  EK_CHECK(cpu::run_index(p) == 0, EK_ERROR_INTERNAL, "the CPU index kernel rejected its plan");
+ek_status index(ek_context ctx, ek_stream, const IndexPlan &p) {
+  EK_CHECK(cpu::run_index(p, threads(ctx)) == 0, EK_ERROR_INTERNAL, "the CPU index kernel rejected its plan");
   return EK_SUCCESS;
 }
 
