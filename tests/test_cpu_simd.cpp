@@ -175,4 +175,28 @@ TEST(CpuSimd, SoftmaxLevelsAgreeBitForBit) {
   }
 }
 
+// add/sub/mul/div, run or single value on either side: every level gives
+// plain IEEE float arithmetic, element by element.
+TEST(CpuSimd, BinaryMatchesScalarArithmetic) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> dist(0.0f, 10.0f);
+  const int64_t n = 1003;
+  std::vector<float> a(n), b(n), got(n);
+  for (int64_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
+  a[5] = std::nanf(""), b[6] = 0.0f, a[7] = -0.0f;
+  const float va = 2.5f, vb = -0.75f;
+  for (const Kernels *k : levels())
+    for (int op = 0; op < ek::cpu::simd::kBinaryOps; ++op)
+      for (int step = 0; step < ek::cpu::simd::kBinarySteps; ++step) {
+        const char *pa = reinterpret_cast<const char *>(a.data()), *pb = reinterpret_cast<const char *>(b.data());
+        k->binary_f32[op][step](reinterpret_cast<char *>(got.data()), step == 2 ? nullptr : pa,
+                                step == 1 ? nullptr : pb, va, vb, n);
+        for (int64_t i = 0; i < n; ++i) {
+          const float x = step == 2 ? va : a[i], y = step == 1 ? vb : b[i];
+          const float want = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+          ASSERT_EQ(bits(got[i]), bits(want)) << "op " << op << " step " << step << " i " << i;
+        }
+      }
+}
+
 }  // namespace

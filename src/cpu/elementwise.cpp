@@ -101,8 +101,24 @@ UnaryRun<T> unary_run_for(int op) {
   }
 }
 
+// add/sub/mul/div of float32: the ISA level's vector kernel (plain IEEE
+// operations, so the bits are binary_run's).
+template <int OP, int KA, int KB>
+void binary_run_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, int) {
+  simd::kernels().binary_f32[OP][KA == kVec ? (KB == kVec ? 0 : 1) : 2](out, a, b, va, vb, n);
+}
+
 template <typename T, int DT, int KA, int KB>
 BinaryRun<T> binary_op_run(int op) {
+  if constexpr (std::is_same<T, float>::value && DT == kF32) {
+    switch (op) {
+      case EK_BINARY_ADD: return &binary_run_f32<0, KA, KB>;
+      case EK_BINARY_SUB: return &binary_run_f32<1, KA, KB>;
+      case EK_BINARY_MUL: return &binary_run_f32<2, KA, KB>;
+      case EK_BINARY_DIV: return &binary_run_f32<3, KA, KB>;
+      default: break;
+    }
+  }
   switch (op) {
 #define EK_CASE(o) case o: return &binary_run<T, DT, o, KA, KB>;
     EK_CASE(EK_BINARY_ADD) EK_CASE(EK_BINARY_SUB) EK_CASE(EK_BINARY_MUL) EK_CASE(EK_BINARY_DIV)

@@ -46,11 +46,18 @@ using ExpF32Fn = void (*)(float *out, const float *in, int64_t n);
 // n elements; out may be in.
 using SoftmaxF32Fn = void (*)(float *out, const float *in, int64_t n, int log_softmax);
 
+// out = a op b over n float32 elements (op: add, sub, mul, div), a and b
+// runs or, where the table's step slot says so, the single values va / vb.
+using BinaryF32Fn = void (*)(char *out, const char *a, const char *b, float va, float vb, int64_t n);
+constexpr int kBinaryOps = 4;  // add, sub, mul, div
+constexpr int kBinarySteps = 3;  // (run, run), (run, value), (value, run)
+
 struct Kernels {
   LeafFn leaf[kSumDtypes][kSumKinds];
   RowsLeafFn rows_leaf[kSumDtypes][kSumKinds];
   ExpF32Fn exp_f32;
   SoftmaxF32Fn softmax_f32;
+  BinaryF32Fn binary_f32[kBinaryOps][kBinarySteps];
 };
 
 // The level in use (EK_CPU_ISA or the best the CPU supports; decided once).

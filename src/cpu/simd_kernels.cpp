@@ -246,6 +246,34 @@ void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
   }
 }
 
+// out = a op b on float32 runs; KA/KB: 0 a run, 1 one value (va/vb).
+template <int OP, int KA, int KB>
+void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n) {
+  constexpr int64_t kFL = kVecBytes / 4;
+  typedef float VecW __attribute__((vector_size(kVecBytes)));
+  auto op = [](auto x, auto y) {
+    if constexpr (OP == 0) return x + y;
+    if constexpr (OP == 1) return x - y;
+    if constexpr (OP == 2) return x * y;
+    return x / y;
+  };
+  const VecW bva = VecW{} + va, bvb = VecW{} + vb;
+  int64_t i = 0;
+  for (; i + kFL <= n; i += kFL) {
+    VecW x = bva, y = bvb;
+    if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
+    if (KB == 0) std::memcpy(&y, b + 4 * i, sizeof y);
+    const VecW r = op(x, y);
+    std::memcpy(out + 4 * i, &r, sizeof r);
+  }
+  for (; i < n; ++i) {
+    const float x = KA == 0 ? static_cast<float>(load<kF32>(a, i)) : va;
+    const float y = KB == 0 ? static_cast<float>(load<kF32>(b, i)) : vb;
+    const float r = op(x, y);
+    std::memcpy(out + 4 * i, &r, 4);
+  }
+}
+
 }  // namespace
 
 #define EK_KINDS(F, DT) {&F<DT, kRSum>, &F<DT, kRSumAbs>, &F<DT, kRSumSq>, &F<DT, kRSumSqDev>}
@@ -255,6 +283,9 @@ const Kernels table = {
     {EK_KINDS(rows_leaf, kF32), EK_KINDS(rows_leaf, kF64), EK_KINDS(rows_leaf, kF16), EK_KINDS(rows_leaf, kBF16)},
     &exp_f32,
     &softmax_f32,
+#define EK_STEPS(OP) {&binary_f32<OP, 0, 0>, &binary_f32<OP, 0, 1>, &binary_f32<OP, 1, 0>}
+    {EK_STEPS(0), EK_STEPS(1), EK_STEPS(2), EK_STEPS(3)},
+#undef EK_STEPS
 };
 #undef EK_KINDS
 
