@@ -154,6 +154,23 @@ TEST_F(CpuThreads, SumMatchesPairwiseReference) {
   EXPECT_EQ(std::memcmp(&got64, &want64, sizeof got64), 0) << got64 << " vs " << want64;
 }
 
+// One summation order whatever the layout: column sums (whole rows added
+// into lane vectors) are the row sums of the transposed copy, bit for bit.
+TEST_F(CpuThreads, ColumnSumsMatchRowSumsOfTheTranspose) {
+  const Values v = random_values(static_cast<size_t>(kRows * kCols), 3, -1, 1);
+  Values t(v.size());
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t c = 0; c < kCols; ++c) t[c * kRows + r] = v[r * kCols + c];
+  static const int kDim0[] = {0}, kDim1[] = {1};
+  for (ek_reduce_op op : {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_NORM_L1, EK_REDUCE_NORM_L2}) {
+    Tensor x(upload(four_, {kRows, kCols}, EK_FLOAT64, v.data())), xt(upload(four_, {kCols, kRows}, EK_FLOAT64, t.data()));
+    Tensor cols, rows;
+    ASSERT_EQ(ek_reduce(nullptr, op, x, 1, kDim0, 0, cols.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_reduce(nullptr, op, xt, 1, kDim1, 0, rows.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(bytes_of(cols), bytes_of(rows)) << "op " << op;
+  }
+}
+
 // Several threads calling ek_* on one threaded context at once share the pool.
 TEST_F(CpuThreads, ConcurrentCallersShareThePool) {
   Inputs in(four_, EK_FLOAT32);

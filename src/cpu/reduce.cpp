@@ -191,11 +191,14 @@ bool plan_valid(const ReducePlan &p) {
 
 bool is_sum_kind(int kind) { return kind >= kRSum && kind <= kRSumSqDev; }
 
-// A float sum over a non-innermost dim: tiles of up to kTile lines side by
-// side (ColumnSums), the tiles spread over threads.
+// A float sum over a non-innermost dim: tiles of lines side by side
+// (ColumnSums), the tiles spread over threads. A line's order does not depend
+// on its tile, so the width only trades long contiguous row reads (up to
+// 2048 elements) against enough tiles for every thread.
 void reduce_columns(const ReducePlan &p, int threads) {
-  constexpr int64_t kTile = 2048;  // kLanes * kTile doubles of lanes stay in L1
-  const int64_t tiles = (p.inner + kTile - 1) / kTile, tasks = p.outer * tiles;
+  const int64_t per_thread = (p.inner + threads - 1) / std::max(threads, 1);  // lines
+  const int64_t tile = std::max<int64_t>(256, std::min<int64_t>(2048, (per_thread + 63) / 64 * 64));
+  const int64_t tiles = (p.inner + tile - 1) / tile, tasks = p.outer * tiles;
   const auto es = static_cast<int64_t>(dtype_size(p.in_dtype));
   const auto out_es = static_cast<int64_t>(dtype_size(p.out_dtype));
   const int64_t chunks = std::min(chunk_count(p.outer * p.r * p.inner, threads), tasks);
@@ -203,7 +206,7 @@ void reduce_columns(const ReducePlan &p, int threads) {
     const int64_t q = tasks / chunks, rem = tasks % chunks;
     const int64_t lo = q * chunk + std::min(chunk, rem), hi = lo + q + (chunk < rem ? 1 : 0);
     for (int64_t t = lo; t < hi; ++t) {
-      const int64_t o = t / tiles, i0 = (t % tiles) * kTile, w = std::min(kTile, p.inner - i0);
+      const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, p.inner - i0);
       const int64_t first = o * p.inner + i0;  // the first line's index
       ColumnSums cols(p, w);
       const double *sums = cols.sums((o * p.r * p.inner + i0) * es, p.center ? p.center + first : nullptr);
