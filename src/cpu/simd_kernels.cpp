@@ -1,8 +1,8 @@
 // The loops of cpu/simd.hpp, compiled once per ISA level: meson.build builds
 // this file with -DEK_SIMD_ISA=baseline|avx2|avx512 and the matching -m
-// flags, each into its own namespace, and simd.cpp picks one table. Plain
-// C++ written for the auto-vectorizer; -ffp-contract=off keeps every level's
-// arithmetic the same.
+// flags, each into its own namespace, and simd.cpp picks one table. GCC
+// vector types of the level's width; -ffp-contract=off and per-lane
+// operations keep every level's arithmetic the same.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -138,7 +138,7 @@ template <int DT, int KIND>
 void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, const double *c, double *acc,
                double *res) {
   constexpr int64_t kLine = 64 / kSize<DT>;  // elements per cache line
-  constexpr int64_t kStep = kLine > kVL ? kVL : kLine;
+  static_assert(kLine % kVL == 0, "a line holds whole vectors");
   for (int64_t j = 0; j < kLanes; ++j) {
     double *a = acc + j * w;
     std::fill(a, a + w, 0.0);
@@ -148,7 +148,7 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
       int64_t i = 0;
       for (; i + kLine <= w; i += kLine) {
         __builtin_prefetch(next + i * kSize<DT>);
-        for (int64_t u = i; u < i + kLine; u += kStep) {
+        for (int64_t u = i; u < i + kLine; u += kVL) {
           const VecD cv = KIND == kRSumSqDev ? load_acc(c + u) : VecD{};
           store_acc(a + u, load_acc(a + u) + mapped<KIND>(load_vec<DT>(row, u), cv));
         }
