@@ -10,6 +10,11 @@ reports the median of ``--repeat`` runs in ms and the libek / NumPy time ratio
     EK_LIBRARY=build-cpu/libek.so.0 PYTHONPATH=bindings/python \\
         python3 bench/cpu_vs_numpy.py [--json out.json] [--quick]
 
+With all cores (``EK_NUM_THREADS=<cores>``) the memory-bound rows (copy,
+add, mul, exp, sum) are also reported in GB/s and as a share of the best
+copy bandwidth measured in the same run: NumPy's ``copyto`` (one memcpy) or
+libek's copy (threaded); the issue's target is 80%.
+
 ``--quick`` (CI) uses small sizes and few runs: a smoke test of every row in a
 few seconds, its ratios are call-overhead bound and mean little.
 
@@ -45,6 +50,13 @@ def _binary(opname):
         ek_op, np_op = getattr(ek, opname), getattr(np, {"add": "add", "mul": "multiply"}[opname])
         return (lambda: ek_op(ea, eb, out=ec)), (lambda: np_op(a, b, out=c))
     return setup
+
+
+def _copy(n, ek, np_):
+    a = _rand(n)
+    c = np.empty_like(a)
+    ea, ec = ek.from_numpy(a), ek.from_numpy(c)
+    return (lambda: ec.copy_(ea)), (lambda: np.copyto(c, a))
 
 
 def _exp(n, ek, np_):
@@ -140,6 +152,7 @@ def _matmul(n, ek, np_):
 
 # (name, setup); n is the element count of the large operand (16M f32 by default).
 ROWS = [
+    ("copy (memcpy)", _copy),
     ("add", _binary("add")),
     ("mul", _binary("mul")),
     ("exp", _exp),
@@ -155,6 +168,11 @@ ROWS = [
     ("cumsum", _cumsum),
     ("matmul (sqrt(n/4))^2 f32", _matmul),
 ]
+
+
+# Bytes each row moves per element of n (read + written), for GB/s: the
+# memory-bound rows, reported as a share of the copy's bandwidth.
+BYTES_PER_ELEMENT = {"copy (memcpy)": 8, "add": 12, "mul": 12, "exp": 8, "sum": 4}
 
 
 def _median_ms(fn, repeat):
@@ -184,9 +202,24 @@ def run(n, repeat, only=None):
         e1, n1 = _median_ms(ek_sync, repeat), _median_ms(np_fn, repeat)
         e2, n2 = _median_ms(ek_sync, repeat), _median_ms(np_fn, repeat)
         e, t = min(e1, e2), min(n1, n2)
-        results.append({"op": name, "n": n, "ek_ms": e, "numpy_ms": t, "ratio": e / t if t else None})
+        row = {"op": name, "n": n, "ek_ms": e, "numpy_ms": t, "ratio": e / t if t else None}
+        if name in BYTES_PER_ELEMENT:
+            nbytes = BYTES_PER_ELEMENT[name] * n
+            row["ek_gbs"], row["numpy_gbs"] = nbytes / e / 1e6, nbytes / t / 1e6
+        results.append(row)
         print(f"  {name}: ek {e:.2f} ms, numpy {t:.2f} ms", file=sys.stderr)
     return results
+
+
+def bandwidth(results):
+    """The memory-bound rows' libek GB/s as % of the best copy: NumPy's
+    (one memcpy) or libek's (a copy on EK_NUM_THREADS threads)."""
+    copy = next((r for r in results if r["op"] == "copy (memcpy)"), None)
+    if not copy:
+        return []
+    best = max(copy["ek_gbs"], copy["numpy_gbs"])
+    return [{"op": r["op"], "ek_gbs": r["ek_gbs"], "copy_gbs": best, "percent": 100 * r["ek_gbs"] / best}
+            for r in results if "ek_gbs" in r]
 
 
 def markdown(results):
@@ -194,6 +227,11 @@ def markdown(results):
              "| --- | --- | --- | --- |"]
     for r in results:
         lines.append(f"| {r['op']} | {r['numpy_ms']:.2f} | {r['ek_ms']:.2f} | {r['ratio']:.2f} |")
+    bw = bandwidth(results)
+    if bw:
+        lines += ["", "| memory-bound op (libek, %s threads) | GB/s | %% of copy (%.1f GB/s) |"
+                  % (os.environ.get("EK_NUM_THREADS"), bw[0]["copy_gbs"]), "| --- | --- | --- |"]
+        lines += [f"| {b['op']} | {b['ek_gbs']:.1f} | {b['percent']:.0f}% |" for b in bw]
     return "\n".join(lines)
 
 
@@ -212,7 +250,7 @@ def main():
         meta = {"numpy": np.__version__, "python": platform.python_version(), "machine": platform.machine(),
                 "cpus": os.cpu_count(), "threads": os.environ.get("EK_NUM_THREADS"), "repeat": repeat}
         with open(args.json, "w") as f:
-            json.dump({"meta": meta, "results": results}, f, indent=1)
+            json.dump({"meta": meta, "results": results, "bandwidth": bandwidth(results)}, f, indent=1)
             f.write("\n")
 
 

@@ -118,29 +118,57 @@ TEST_F(CpuThreads, ReductionsSameBits) {
              [](Inputs &i, ek_tensor *o) { return ek_reduce(nullptr, EK_REDUCE_SUM, i.a, 0, nullptr, 0, o); });
 }
 
-// The single-threaded sum is the pairwise reference: the split one must be
-// it, not merely agree with another split run.
+// The single-threaded sum is the pairwise reference (cpu/simd.hpp: halves
+// down to leaves of at most 1024 elements, a leaf in 16 interleaved lanes
+// added as a balanced tree): the split one must be it, not merely agree
+// with another split run.
 TEST_F(CpuThreads, SumMatchesPairwiseReference) {
   const int64_t n = kRows * kCols;
   const Values v = random_values(static_cast<size_t>(n), 7, -1, 1);
   std::vector<float> f(v.begin(), v.end());
   struct Pairwise {
-    const float *x;
+    const double *x;
     double operator()(int64_t lo, int64_t hi) const {
-      if (hi - lo <= 64) {
-        double s = 0;
-        for (int64_t k = lo; k < hi; ++k) s += x[k];
-        return s;
+      if (hi - lo <= 1024) {
+        double lane[16] = {};
+        for (int64_t k = lo; k < hi; ++k) lane[(k - lo) % 16] += x[k];
+        for (int width = 16; width > 1; width /= 2)
+          for (int j = 0; j < width / 2; ++j) lane[j] = lane[2 * j] + lane[2 * j + 1];
+        return lane[0];
       }
       const int64_t mid = lo + (hi - lo) / 2;
       return (*this)(lo, mid) + (*this)(mid, hi);
     }
   };
-  const float want = static_cast<float>(Pairwise{f.data()}(0, n));
+  const std::vector<double> fd(f.begin(), f.end());  // the float32 values, exactly
+  const float want = static_cast<float>(Pairwise{fd.data()}(0, n));
   Tensor x(upload(four_, {n}, EK_FLOAT32, f.data())), s;
   ASSERT_EQ(ek_reduce(nullptr, EK_REDUCE_SUM, x, 0, nullptr, 0, s.out()), EK_SUCCESS) << ek_last_error();
   const float got = to_host<float>(s)[0];
   EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << got << " vs " << want;
+  // In float64 the double sum is the result itself: every bit of the order shows.
+  const double want64 = Pairwise{v.data()}(0, n);
+  Tensor x64(upload(four_, {n}, EK_FLOAT64, v.data())), s64;
+  ASSERT_EQ(ek_reduce(nullptr, EK_REDUCE_SUM, x64, 0, nullptr, 0, s64.out()), EK_SUCCESS) << ek_last_error();
+  const double got64 = to_host<double>(s64)[0];
+  EXPECT_EQ(std::memcmp(&got64, &want64, sizeof got64), 0) << got64 << " vs " << want64;
+}
+
+// One summation order whatever the layout: column sums (whole rows added
+// into lane vectors) are the row sums of the transposed copy, bit for bit.
+TEST_F(CpuThreads, ColumnSumsMatchRowSumsOfTheTranspose) {
+  const Values v = random_values(static_cast<size_t>(kRows * kCols), 3, -1, 1);
+  Values t(v.size());
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t c = 0; c < kCols; ++c) t[c * kRows + r] = v[r * kCols + c];
+  static const int kDim0[] = {0}, kDim1[] = {1};
+  for (ek_reduce_op op : {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_NORM_L1, EK_REDUCE_NORM_L2}) {
+    Tensor x(upload(four_, {kRows, kCols}, EK_FLOAT64, v.data())), xt(upload(four_, {kCols, kRows}, EK_FLOAT64, t.data()));
+    Tensor cols, rows;
+    ASSERT_EQ(ek_reduce(nullptr, op, x, 1, kDim0, 0, cols.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_reduce(nullptr, op, xt, 1, kDim1, 0, rows.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(bytes_of(cols), bytes_of(rows)) << "op " << op;
+  }
 }
 
 // Several threads calling ek_* on one threaded context at once share the pool.

@@ -64,13 +64,13 @@ ek_status reduce(ek_context ctx, ek_stream, const ReducePlan &p) {
   return EK_SUCCESS;
 }
 
-ek_status softmax(ek_context, ek_stream, const DimPlan &p, int kind) {
-  EK_CHECK(cpu::softmax(p, kind) == 0, EK_ERROR_INTERNAL, "cpu softmax rejected its plan");
+ek_status softmax(ek_context ctx, ek_stream, const DimPlan &p, int kind) {
+  EK_CHECK(cpu::softmax(p, kind, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu softmax rejected its plan");
   return EK_SUCCESS;
 }
 
-ek_status scan(ek_context, ek_stream, const DimPlan &p, int kind) {
-  EK_CHECK(cpu::scan(p, kind) == 0, EK_ERROR_INTERNAL, "cpu scan rejected its plan");
+ek_status scan(ek_context ctx, ek_stream, const DimPlan &p, int kind) {
+  EK_CHECK(cpu::scan(p, kind, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu scan rejected its plan");
   return EK_SUCCESS;
 }
 
@@ -101,8 +101,8 @@ ek_status find_bad_indices(ek_context, ek_stream, const TensorDesc *index, const
   return EK_SUCCESS;
 }
 
-ek_status index(ek_context, ek_stream, const IndexPlan &p) {
-  EK_CHECK(cpu::run_index(p) == 0, EK_ERROR_INTERNAL, "the CPU index kernel rejected its plan");
+ek_status index(ek_context ctx, ek_stream, const IndexPlan &p) {
+  EK_CHECK(cpu::run_index(p, threads(ctx)) == 0, EK_ERROR_INTERNAL, "the CPU index kernel rejected its plan");
   return EK_SUCCESS;
 }
 

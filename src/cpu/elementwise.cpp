@@ -7,12 +7,16 @@
 // broadcast in every operand, a run is one loop instantiated per (compute
 // type, dtype, op, step kinds) (cpu/typed.hpp), the common ops with the op
 // fixed at compile time (others switch per element). Same per-element
-// functions in the same order as the strided loops: bit-identical results.
+// functions in the same order as the strided loops: bit-identical results
+// (exp of float32 runs take the vector kernel of cpu/vecmath.hpp, which
+// computes per lane what unary_value does).
 #include "cpu/elementwise.hpp"
 
+#include "cpu/simd.hpp"
 #include "cpu/strided.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/typed.hpp"
+#include "cpu/vecmath.hpp"
 
 namespace ek {
 namespace cpu {
@@ -45,6 +49,16 @@ constexpr bool kFloatDtype = DT >= kF16 && DT <= kF64;
 template <typename T, int DT>
 constexpr bool kFastPair = kFloat<T> == kFloatDtype<DT>;
 
+// The CPU's unary op: the shared one, but exp in float32 compute is
+// vecmath's (at most 1 ulp), so the vector kernel of a contiguous float32
+// run and every other layout or dtype give the same bits.
+template <typename T>
+inline T unary_value(int op, T x) {
+  if constexpr (std::is_same<T, float>::value)
+    if (op == EK_UNARY_EXP) return vecmath::exp_f32(x);
+  return ew::unary_op<T>(op, x);
+}
+
 template <typename T>
 using UnaryRun = void (*)(char *, const char *, int64_t, int);
 template <typename T>
@@ -54,7 +68,7 @@ template <typename T, int DT, int OP>
 void unary_run(char *out, const char *x, int64_t n, int op) {
   constexpr int64_t es = kSize<DT>;
   for (int64_t i = 0; i < n; ++i)
-    ew::store_as<T>(out + i * es, DT, ew::unary_op<T>(OP == kAnyOp ? op : OP, ew::load_as<T>(x + i * es, DT)));
+    ew::store_as<T>(out + i * es, DT, unary_value<T>(OP == kAnyOp ? op : OP, ew::load_as<T>(x + i * es, DT)));
 }
 
 // KA/KB: Step kinds; a broadcast operand's value is va/vb.
@@ -68,8 +82,15 @@ void binary_run(char *out, const char *a, const char *b, T va, T vb, int64_t n, 
   }
 }
 
+// exp of float32: the vector kernel of the CPU's ISA level (cpu/vecmath.hpp).
+void exp_run_f32(char *out, const char *x, int64_t n, int) {
+  simd::kernels().exp_f32(reinterpret_cast<float *>(out), reinterpret_cast<const float *>(x), n);
+}
+
 template <typename T, int DT>
 UnaryRun<T> unary_run_for(int op) {
+  if constexpr (std::is_same<T, float>::value && DT == kF32)
+    if (op == EK_UNARY_EXP) return &exp_run_f32;
   switch (op) {
 #define EK_CASE(o) case o: return &unary_run<T, DT, o>;
     EK_CASE(EK_UNARY_NEG) EK_CASE(EK_UNARY_ABS) EK_CASE(EK_UNARY_EXP) EK_CASE(EK_UNARY_LOG)
@@ -80,8 +101,24 @@ UnaryRun<T> unary_run_for(int op) {
   }
 }
 
+// add/sub/mul/div of float32: the ISA level's vector kernel (plain IEEE
+// operations, so the bits are binary_run's).
+template <int OP, int KA, int KB>
+void binary_run_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, int) {
+  simd::kernels().binary_f32[OP][KA == kVec ? (KB == kVec ? 0 : 1) : 2](out, a, b, va, vb, n);
+}
+
 template <typename T, int DT, int KA, int KB>
 BinaryRun<T> binary_op_run(int op) {
+  if constexpr (std::is_same<T, float>::value && DT == kF32) {
+    switch (op) {
+      case EK_BINARY_ADD: return &binary_run_f32<0, KA, KB>;
+      case EK_BINARY_SUB: return &binary_run_f32<1, KA, KB>;
+      case EK_BINARY_MUL: return &binary_run_f32<2, KA, KB>;
+      case EK_BINARY_DIV: return &binary_run_f32<3, KA, KB>;
+      default: break;
+    }
+  }
   switch (op) {
 #define EK_CASE(o) case o: return &binary_run<T, DT, o, KA, KB>;
     EK_CASE(EK_BINARY_ADD) EK_CASE(EK_BINARY_SUB) EK_CASE(EK_BINARY_MUL) EK_CASE(EK_BINARY_DIV)
@@ -163,7 +200,7 @@ void unary_loop(const ew::Args &g, int threads) {
   char *out = static_cast<char *>(g.out.data);
   const char *x = static_cast<const char *>(g.a.data);
   w.for_each([&](const int64_t *off, const int64_t *) {
-    ew::store_as<T>(out + off[0], g.out.dtype, ew::unary_op<T>(g.op, ew::load_as<T>(x + off[1], g.a.dtype)));
+    ew::store_as<T>(out + off[0], g.out.dtype, unary_value<T>(g.op, ew::load_as<T>(x + off[1], g.a.dtype)));
   });
 }
 

@@ -1,10 +1,11 @@
 // CPU indexing loops: walk the iteration space in C order (cpu/strided.hpp),
-// one element at a time. Clarity over speed; the CUDA backend is the fast one.
+// one element at a time, or one contiguous run at a time (gather_runs).
 #include "cpu/indexing.hpp"
 
 #include <cstring>
 
 #include "cpu/strided.hpp"
+#include "cpu/thread_pool.hpp"
 
 namespace ek {
 namespace cpu {
@@ -41,6 +42,23 @@ int64_t target_offset(const IndexPlan &p, const int64_t *off) {
   return bytes;
 }
 
+// Gathers whose innermost runs are contiguous in dense and target and
+// constant in every index (index_select, a row gather): one memcpy per run,
+// spread over threads (they write disjoint runs of dense).
+template <typename W>
+bool gather_runs(const IndexPlan &p, const W &w, int threads) {
+  const auto es = static_cast<int64_t>(dtype_size(p.dense.dtype));
+  if (p.kind != kIxGather || w.ndim == 0 || w.run_step(0) != es || w.run_step(1) != es) return false;
+  for (int k = 0; k < p.nindex; ++k)
+    if (w.run_step(2 + k) != 0) return false;
+  const char *target = static_cast<const char *>(p.target.data);
+  char *dense = static_cast<char *>(p.dense.data);
+  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) {
+    std::memcpy(dense + off[0], target + target_offset(p, off), static_cast<size_t>(n * es));
+  });
+  return true;
+}
+
 }  // namespace
 
 int64_t first_bad_index(const TensorDesc &index, int64_t size) {
@@ -56,7 +74,7 @@ int64_t first_bad_index(const TensorDesc &index, int64_t size) {
   return bad;
 }
 
-int run_index(const IndexPlan &p) {
+int run_index(const IndexPlan &p, int threads) {
   if (!desc_valid(p.target) || !desc_valid(p.dense) || p.target.dtype != p.dense.dtype ||
       !desc_same_shape(p.target, p.dense) || p.nindex < 0 || p.nindex > kMaxDims || p.bad)
     return 1;
@@ -68,6 +86,7 @@ int run_index(const IndexPlan &p) {
   Strided<2 + kMaxDims> w(p.dense.ndim, p.dense.shape, walked);
   w.coalesce();
   char *target = static_cast<char *>(p.target.data), *dense = static_cast<char *>(p.dense.data);
+  if (gather_runs(p, w, threads)) return 0;
   w.for_each([&](const int64_t *off, const int64_t *) {
     char *t = target + target_offset(p, off);
     char *d = dense + off[0];
@@ -102,9 +121,42 @@ int masked_fill(const MaskedFillPlan &p) {
 
 int64_t count_true(const uint8_t *mask, int64_t n) {
   int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += mask[i] != 0;
+  for (int64_t i = 0; i < n; ++i) count += mask[i] != 0 ? 1 : 0;
   return count;
 }
+
+namespace {
+
+// masked_select of a contiguous source without a branch per element: each
+// element is written to the next slot and the slot advances only when its
+// mask is set, so an unselected one is overwritten by the next selected one;
+// writing stops once `count` slots are filled (never past the end).
+template <size_t ES>
+void select_contiguous(char *out, int64_t out_step, const char *in, const uint8_t *mask, int64_t n,
+                       int64_t count) {
+  int64_t r = 0;
+  for (int64_t i = 0; i < n && r < count; ++i) {
+    std::memcpy(out + r * out_step, in + i * static_cast<int64_t>(ES), ES);
+    r += mask[i] != 0;
+  }
+}
+
+bool select_fast(const CompactPlan &p, const Strided<1> &w) {
+  const auto es = static_cast<int64_t>(dtype_size(p.compact.dtype));
+  if (p.kind != kCompactSelect || w.ndim != 1 || w.run_step(0) != es || p.compact.ndim < 1) return false;
+  char *out = static_cast<char *>(p.compact.data);
+  const char *in = static_cast<const char *>(p.dense.data);
+  const int64_t step = p.compact.strides[0] * es, count = p.compact.shape[0];
+  switch (es) {
+    case 1: select_contiguous<1>(out, step, in, p.mask, p.n, count); return true;
+    case 2: select_contiguous<2>(out, step, in, p.mask, p.n, count); return true;
+    case 4: select_contiguous<4>(out, step, in, p.mask, p.n, count); return true;
+    case 8: select_contiguous<8>(out, step, in, p.mask, p.n, count); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 int compact_write(const CompactPlan &p) {
   if (p.n != desc_numel(p.dense) || p.dense.ndim < 0 || p.dense.ndim > kMaxDims ||
@@ -113,6 +165,7 @@ int compact_write(const CompactPlan &p) {
   const size_t es = dtype_size(p.compact.dtype);
   Strided<1> w(p.dense.ndim, p.dense.shape, {&p.dense});
   if (p.kind != kCompactNonzero) w.coalesce();  // nonzero writes the coordinates
+  if (select_fast(p, w)) return 0;
   char *dense = static_cast<char *>(p.dense.data);
   int64_t i = 0, rank = 0;
   w.for_each([&](const int64_t *off, const int64_t *idx) {

@@ -10,7 +10,7 @@ namespace cpu {
 int64_t first_bad_index(const TensorDesc &index, int64_t size);
 
 // Each returns 0 on success, nonzero for an invalid plan.
-int run_index(const IndexPlan &p);
+int run_index(const IndexPlan &p, int threads = 1);  // threads: as cpu::unary's
 int masked_fill(const MaskedFillPlan &p);
 int64_t count_true(const uint8_t *mask, int64_t n);
 int compact_write(const CompactPlan &p);

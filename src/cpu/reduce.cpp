@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/simd.hpp"
 #include "cpu/strided.hpp"
 #include "cpu/thread_pool.hpp"
 
@@ -15,73 +16,30 @@ namespace {
 
 using detail::Scalar;
 
-// A summed element: v, |v|, v^2 or (v - c)^2 by the reduction's kind.
-inline double map_value(double v, int kind, double c) {
-  if (kind == kRSumAbs) return std::fabs(v);
-  if (kind == kRSumSq) return v * v;
-  if (kind == kRSumSqDev) return (v - c) * (v - c);
-  return v;
+// One leaf of a line's sum (cpu/simd.hpp: the order), through the ISA
+// level's kernel: a contiguous run, or a strided one as a single column.
+double leaf_sum(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
+  const simd::Kernels &k = simd::kernels();
+  const int slot = simd::dtype_slot(l.dtype);
+  const auto es = static_cast<int64_t>(dtype_size(l.dtype));
+  if (l.stride == es) return k.leaf[slot][kind](l.in + lo * es, hi - lo, c);
+  double acc[simd::kLanes], res;
+  k.rows_leaf[slot][kind](l.in + lo * l.stride, l.stride, hi - lo, 1, &c, acc, &res);
+  return res;
 }
 
-double mapped(const Line &l, int64_t k, int kind, double c) { return map_value(l.f(k), kind, c); }
-
-// Pairwise summation: blocks of 64 summed in order, halves combined
-// recursively, so the rounding error grows with log(n), not n.
-double pairwise(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
-  if (hi - lo <= 64) {
-    double s = 0;
-    for (int64_t k = lo; k < hi; ++k) s += mapped(l, k, kind, c);
-    return s;
-  }
-  int64_t mid = lo + (hi - lo) / 2;
-  return pairwise(l, lo, mid, kind, c) + pairwise(l, mid, hi, kind, c);
-}
-
-template <int DT>
-double typed_at(const char *in, int64_t stride, int64_t k, int kind, double c) {
-  return map_value(detail::load_scalar(in + k * stride, DT).f, kind, c);
-}
-
-// pairwise() with the dtype fixed at compile time: the same loads, the same
-// order, no per-element dtype switch. A node of two leaves (65 to 128
-// elements) sums both in one loop: each leaf still adds its elements in
-// order, so the result is pairwise()'s bit for bit, but the two chains of
-// dependent additions overlap instead of running one after the other.
-template <int DT>
-double pairwise_typed(const char *in, int64_t stride, int64_t lo, int64_t hi, int kind, double c) {
-  const int64_t mid = lo + (hi - lo) / 2;
-  if (hi - lo <= 64) {
-    double s = 0;
-    for (int64_t k = lo; k < hi; ++k) s += typed_at<DT>(in, stride, k, kind, c);
-    return s;
-  }
-  if (hi - lo <= 128) {
-    const int64_t na = mid - lo;  // the right leaf has na or na + 1 elements
-    double a = 0, b = 0;
-    for (int64_t k = 0; k < na; ++k) {
-      a += typed_at<DT>(in, stride, lo + k, kind, c);
-      b += typed_at<DT>(in, stride, mid + k, kind, c);
-    }
-    if (hi - mid > na) b += typed_at<DT>(in, stride, hi - 1, kind, c);
-    return a + b;
-  }
-  return pairwise_typed<DT>(in, stride, lo, mid, kind, c) + pairwise_typed<DT>(in, stride, mid, hi, kind, c);
-}
-
+// Pairwise summation over [lo, hi): halves summed recursively and added,
+// leaves of at most kLeaf elements summed in lanes (cpu/simd.hpp).
 double pairwise_sum(const Line &l, int64_t lo, int64_t hi, int kind, double c) {
-  switch (l.dtype) {
-    case kF32: return pairwise_typed<kF32>(l.in, l.stride, lo, hi, kind, c);
-    case kF64: return pairwise_typed<kF64>(l.in, l.stride, lo, hi, kind, c);
-    case kF16: return pairwise_typed<kF16>(l.in, l.stride, lo, hi, kind, c);
-    case kBF16: return pairwise_typed<kBF16>(l.in, l.stride, lo, hi, kind, c);
-    default: return pairwise(l, lo, hi, kind, c);
-  }
+  if (hi - lo <= simd::kLeaf) return leaf_sum(l, lo, hi, kind, c);
+  const int64_t mid = lo + (hi - lo) / 2;
+  return pairwise_sum(l, lo, mid, kind, c) + pairwise_sum(l, mid, hi, kind, c);
 }
 
-// The top `depth` levels of pairwise()'s tree over [lo, hi): its subranges
+// The top `depth` levels of pairwise_sum's tree over [lo, hi): its subranges
 // at that depth (or its leaves, if shallower), left to right.
 void split_tree(int64_t lo, int64_t hi, int depth, std::vector<int64_t> *bounds) {
-  if (depth == 0 || hi - lo <= 64) {
+  if (depth == 0 || hi - lo <= simd::kLeaf) {
     bounds->push_back(hi);
     return;
   }
@@ -92,14 +50,14 @@ void split_tree(int64_t lo, int64_t hi, int depth, std::vector<int64_t> *bounds)
 
 // Adds the subranges' sums back up along the same tree, in the same order.
 double join_tree(int64_t lo, int64_t hi, int depth, const double *sums, size_t *next) {
-  if (depth == 0 || hi - lo <= 64) return sums[(*next)++];
+  if (depth == 0 || hi - lo <= simd::kLeaf) return sums[(*next)++];
   const int64_t mid = lo + (hi - lo) / 2;
   const double a = join_tree(lo, mid, depth - 1, sums, next);
   return a + join_tree(mid, hi, depth - 1, sums, next);
 }
 
 // pairwise_sum over one long line on several threads: the subtrees below a
-// fixed depth are summed in parallel and joined in pairwise()'s order, so
+// fixed depth are summed in parallel and joined in pairwise_sum's order, so
 // the result is the single-threaded one, bit for bit, for any thread count.
 double parallel_pairwise_sum(const Line &l, int64_t n, int kind, double c, int threads) {
   const int64_t chunks = chunk_count(n, threads);
@@ -114,6 +72,45 @@ double parallel_pairwise_sum(const Line &l, int64_t n, int kind, double c, int t
   size_t next = 0;
   return join_tree(0, n, depth, sums.data(), &next);
 }
+
+// The sums of w lines side by side (a reduction over a non-innermost dim):
+// each line summed in pairwise_sum's order, bit for bit, but a leaf adds
+// whole rows of w elements into lane vectors, so the loads are contiguous.
+class ColumnSums {
+ public:
+  ColumnSums(const ReducePlan &p, int64_t w) : p_(p), w_(w), es_(dtype_size(p.in_dtype)) {
+    int levels = 1;  // the tree's depth, at least
+    for (int64_t n = p.r; n > simd::kLeaf; n = n - n / 2) ++levels;
+    scratch_.resize(static_cast<size_t>((simd::kLanes + levels + 1) * w));
+    leaf_ = simd::kernels().rows_leaf[simd::dtype_slot(p.in_dtype)][p.kind];
+  }
+  // Lines first .. first + w - 1 (index o * inner + i) of outer slice o, their
+  // first elements at byte offset `at`; the sums go to res() (w of them).
+  const double *sums(int64_t at, const double *c) {
+    tree(static_cast<const char *>(p_.in) + at, 0, p_.r, c, scratch_.data() + simd::kLanes * w_, 0);
+    return scratch_.data() + simd::kLanes * w_;
+  }
+
+ private:
+  void tree(const char *in, int64_t lo, int64_t hi, const double *c, double *res, int level) {
+    const int64_t row = p_.inner * es_;
+    if (hi - lo <= simd::kLeaf) {
+      leaf_(in + lo * row, row, hi - lo, w_, c, scratch_.data(), res);
+      return;
+    }
+    const int64_t mid = lo + (hi - lo) / 2;
+    double *right = scratch_.data() + (simd::kLanes + level + 1) * w_;
+    tree(in, lo, mid, c, res, level + 1);
+    tree(in, mid, hi, c, right, level + 1);
+    for (int64_t i = 0; i < w_; ++i) res[i] += right[i];
+  }
+
+  const ReducePlan &p_;
+  int64_t w_;
+  int64_t es_;
+  simd::RowsLeafFn leaf_;
+  std::vector<double> scratch_;
+};
 
 bool is_nan(double v) { return v != v; }
 
@@ -192,6 +189,34 @@ bool plan_valid(const ReducePlan &p) {
          (p.in || p.outer * p.r * p.inner == 0);
 }
 
+bool is_sum_kind(int kind) { return kind >= kRSum && kind <= kRSumSqDev; }
+
+// A float sum over a non-innermost dim: tiles of lines side by side
+// (ColumnSums), the tiles spread over threads. A line's order does not depend
+// on its tile, so the width only trades long contiguous row reads (up to
+// 2048 elements) against enough tiles for every thread.
+void reduce_columns(const ReducePlan &p, int threads) {
+  const int64_t per_thread = (p.inner + threads - 1) / std::max(threads, 1);  // lines
+  const int64_t tile = std::max<int64_t>(256, std::min<int64_t>(2048, (per_thread + 63) / 64 * 64));
+  const int64_t tiles = (p.inner + tile - 1) / tile, tasks = p.outer * tiles;
+  const auto es = static_cast<int64_t>(dtype_size(p.in_dtype));
+  const auto out_es = static_cast<int64_t>(dtype_size(p.out_dtype));
+  const int64_t chunks = std::min(chunk_count(p.outer * p.r * p.inner, threads), tasks);
+  parallel_for(threads, chunks, [&](int64_t chunk) {
+    const int64_t q = tasks / chunks, rem = tasks % chunks;
+    const int64_t lo = q * chunk + std::min(chunk, rem), hi = lo + q + (chunk < rem ? 1 : 0);
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, p.inner - i0);
+      const int64_t first = o * p.inner + i0;  // the first line's index
+      ColumnSums cols(p, w);
+      const double *sums = cols.sums((o * p.r * p.inner + i0) * es, p.center ? p.center + first : nullptr);
+      for (int64_t i = 0; i < w; ++i)
+        detail::store_scalar(static_cast<char *>(p.out) + (first + i) * out_es, p.out_dtype,
+                             finish(detail::scalar_float(sums[i]), p));
+    }
+  });
+}
+
 }  // namespace
 
 int reduce(const ReducePlan &p, int threads) {
@@ -202,6 +227,10 @@ int reduce(const ReducePlan &p, int threads) {
   const bool arg = p.kind == kRArgMax || p.kind == kRArgMin;
   char *out = static_cast<char *>(p.out);
   const int64_t lines = p.outer * p.inner;
+  if (p.inner > 1 && p.r > 0 && p.in_dtype != kI64 && is_sum_kind(p.kind)) {
+    reduce_columns(p, threads);
+    return 0;
+  }
   // One line: its sum may split over threads (parallel_pairwise_sum). Many:
   // each line on one thread, whole lines per chunk; lines are independent.
   const int line_threads = lines == 1 ? threads : 1;

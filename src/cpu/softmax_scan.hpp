@@ -6,10 +6,12 @@
 namespace ek {
 namespace cpu {
 
-// Compute in double (int64 with two's-complement wrap-around for kI64 scans);
-// 0 on success, nonzero for an invalid plan.
-int softmax(const DimPlan &p, int kind);
-int scan(const DimPlan &p, int kind);
+// Compute in double (int64 with two's-complement wrap-around for kI64 scans),
+// except softmax of contiguous float32 rows (cpu/simd.hpp: SoftmaxF32Fn, exp
+// in float); 0 on success, nonzero for an invalid plan. threads: as
+// cpu::unary's; whole lines per thread, so results never depend on it.
+int softmax(const DimPlan &p, int kind, int threads = 1);
+int scan(const DimPlan &p, int kind, int threads = 1);
 
 }  // namespace cpu
 }  // namespace ek

@@ -108,14 +108,5 @@ struct Line {
   void put(int64_t k, const detail::Scalar &v) const { detail::store_scalar(out + k * stride, dtype, v); }
 };
 
-// f(first, index) for every line of an (outer, n, inner) block of es-byte
-// elements: first the byte offset of its element 0, index = o * inner + i
-// (C order over the block without the line's dim).
-template <typename F>
-void for_each_line(int64_t outer, int64_t n, int64_t inner, int64_t es, F &&f) {
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) f((o * n * inner + i) * es, o * inner + i);
-}
-
 }  // namespace cpu
 }  // namespace ek
