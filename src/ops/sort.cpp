@@ -135,6 +135,8 @@ struct Call {
 };
 
 ek_status begin(ek_stream stream, const ek_tensor_s *x, Call *c) {
+  EK_CHECK(sortkey::supported(x->dtype), EK_ERROR_DTYPE, "%s elements cannot be ordered yet",
+           ek_dtype_name(x->dtype));
   c->ctx = x->storage->ctx;
   return resolve_stream(c->ctx, stream, &c->s);
 }
@@ -221,6 +223,7 @@ ek_status searchsorted_entry(ek_stream stream, ek_tensor seq, ek_tensor values, 
   EK_CHECK(od == EK_INT64 || p.m <= INT32_MAX, EK_ERROR_OVERFLOW,
            "int32 output cannot hold positions up to %lld", static_cast<long long>(p.m));
   const ek_dtype dt = promote(seq->dtype, values->dtype);
+  EK_CHECK(sortkey::supported(dt), EK_ERROR_DTYPE, "%s elements cannot be ordered yet", ek_dtype_name(dt));
   return fill_out(c.ctx, c.s, values->ndim, values->shape, out_dtype, out, [&](ek_tensor o) {
     EK_FORWARD(check_no_overlap(o, seq, "out"));
     EK_FORWARD(check_no_overlap(o, values, "out"));
@@ -276,6 +279,7 @@ ek_status unique_entry(ek_stream stream, ek_tensor x, ek_tensor *values, ek_tens
         RowsOut io(c.ctx, c.s, i, x->ndim ? x->ndim - 1 : 0);
         EK_FORWARD(io.init());
         p.inverse = static_cast<int64_t *>(io.get());
+        p.count = count;
         RowsOut vo(c.ctx, c.s, v, 0), ko(c.ctx, c.s, k, 0);
         EK_FORWARD(vo.init());
         EK_FORWARD(ko.init());
@@ -357,8 +361,8 @@ ek_status diff_entry(ek_stream stream, ek_tensor x, int64_t n, int dim, ek_tenso
   const int64_t steps = std::min<int64_t>(n, cur->shape[d]);
   ek_status st = EK_SUCCESS;
   if (steps == 0) {
-    Call c;
-    st = begin(stream, cur, &c);
+    Call c{cur->storage->ctx, nullptr};
+    st = resolve_stream(c.ctx, stream, &c.s);
     if (st == EK_SUCCESS)
       st = fill_out(c.ctx, c.s, cur->ndim, cur->shape, cur->dtype, out,
                     [&](ek_tensor o) { return ek_copy(stream, cur, o); });

@@ -13,8 +13,14 @@
 namespace ek {
 namespace sortkey {
 
-// Width of a dtype's key in bytes: its element size (bool and u8 share 1).
-inline int key_bytes(int dtype) { return static_cast<int>(dtype_size(dtype)); }
+// The dtypes these keys order (the host refuses others with EK_ERROR_DTYPE).
+inline bool supported(int dtype) { return dtype >= kBool && dtype <= kF64; }
+
+// Width of a dtype's key in bytes: its element size (usable on the device,
+// which dtype_size is not).
+EK_HD int key_bytes(int dtype) {
+  return dtype == kI64 || dtype == kF64 ? 8 : dtype == kI32 || dtype == kF32 ? 4 : dtype >= kI16 ? 2 : 1;
+}
 
 // IEEE bits of `bits` wide with `mant` mantissa bits to an ordered key.
 template <typename U>
@@ -47,7 +53,7 @@ EK_HD uint64_t key_of(const void *p, int dtype) {
 
 // Whether key is a NaN's (unique keeps NaNs apart).
 EK_HD bool key_is_nan(uint64_t key, int dtype) {
-  if (!dtype_is_float(dtype)) return false;
+  if (dtype < kF16 || dtype > kF64) return false;
   const int bits = key_bytes(dtype) * 8;
   const uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
   return key == all;
@@ -88,14 +94,15 @@ struct SearchPlan {
 };
 
 // unique over n elements already sorted (stable, ascending) with perm[i] the
-// input position of sorted[i]. count: the number of distinct elements.
+// input position of sorted[i] (perm may be null when inverse is). count: the
+// number of distinct elements (set once unique_count has returned it).
 // Outputs (any may be null): values (count, dtype), counts (count, int64),
 // inverse (n, int64, indexed by input position).
 struct UniquePlan {
   const void *sorted = nullptr;
   const int64_t *perm = nullptr;
   int dtype = kF32;
-  int64_t n = 0;
+  int64_t n = 0, count = 0;
   void *values = nullptr;
   int64_t *counts = nullptr, *inverse = nullptr;
 };
