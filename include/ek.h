@@ -1099,7 +1099,9 @@ EK_API ek_status ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_sca
 /** values = x sorted along dim, indices = where each value was (torch.sort).
  *  values or indices may be NULL (not computed; not both: argsort passes
  *  values NULL). descending reverses the order; stable keeps equal elements
- *  in their input order (without it their order is unspecified). */
+ *  in their input order (without it their order is unspecified). Values are
+ *  x's elements bit for bit, except that CUDA may sort the keys alone when
+ *  indices is NULL and stable is 0: NaNs then come out as the canonical NaN. */
 EK_API ek_status ek_sort(ek_stream stream, ek_tensor x, int dim, int descending, int stable,
                          ek_tensor *values, ek_tensor *indices);
 /** The k largest (largest != 0) or smallest elements along dim and their
@@ -1122,8 +1124,8 @@ EK_API ek_status ek_topk(ek_stream stream, ek_tensor x, int64_t k, int dim, int 
 EK_API ek_status ek_searchsorted(ek_stream stream, ek_tensor sorted_sequence, ek_tensor values,
                                  int right, ek_dtype out_dtype, ek_tensor *out);
 /** The distinct elements of x (flattened), sorted ascending (torch.unique
- *  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (the
- *  value kept is the first in a stable sort); each NaN is distinct (as the
+ *  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which
+ *  of the two stands for it is unspecified); each NaN is distinct (as the
  *  array API standard and torch on CUDA). inverse (may be NULL: not
  *  computed) gets an int64 tensor of x's shape with each element's position
  *  in *values; counts (may be NULL) an int64 1-D tensor of how many times

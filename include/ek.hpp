@@ -1051,7 +1051,8 @@ Tensor axpby(const Scalar &alpha, const Tensor &x, const Scalar &beta, const Ten
 /// values = x sorted along dim, indices = where each value was (torch.sort). values or indices
 /// may be NULL (not computed; not both: argsort passes values NULL). descending reverses the
 /// order; stable keeps equal elements in their input order (without it their order is
-/// unspecified).
+/// unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone
+/// when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
 std::pair<Tensor, Tensor> sort(const Tensor &x, int dim, bool descending = false, bool stable = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {});
 
 /// The k largest (largest != 0) or smallest elements along dim and their int64 indices
@@ -1071,10 +1072,10 @@ std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int dim, bool largest
 Tensor searchsorted(const Tensor &sorted_sequence, const Tensor &values, bool right, DType out_dtype, Tensor *out = nullptr, StreamArg stream = {});
 
 /// The distinct elements of x (flattened), sorted ascending (torch.unique with sorted=True):
-/// 1-D in x's dtype. -0.0 and +0.0 are one element (the value kept is the first in a stable
-/// sort); each NaN is distinct (as the array API standard and torch on CUDA). inverse (may be
-/// NULL: not computed) gets an int64 tensor of x's shape with each element's position in
-/// *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs.
+/// 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for it is
+/// unspecified); each NaN is distinct (as the array API standard and torch on CUDA). inverse
+/// (may be NULL: not computed) gets an int64 tensor of x's shape with each element's position
+/// in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs.
 /// Synchronous on CUDA: the number of distinct elements is read on the host (as
 /// ek_masked_select), so *values and *counts must be NULL or already have that length.
 std::pair<Tensor, Tensor> unique(const Tensor &x, Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {});

@@ -5,21 +5,24 @@
 // int32 position in the row; CUB sorts the pairs (DeviceRadixSort for one
 // row, DeviceSegmentedSort's stable sort for several), and a last kernel
 // gathers the values from x by position, so -0.0 and NaN payloads come out
-// as they went in.
+// as they went in. A single row that needs neither positions nor stability
+// (SortPlan::keys_only) sorts keys alone and turns them back into values.
 // topk (small k): a radix select, 8 key bits per pass over the row (a
 // histogram of the digit among the elements matching the prefix found so
 // far, then one block per row picks the digit holding the k-th largest),
 // finds the k-th key exactly; one pass then collects the k winners, and
 // CUB sorts only those. Large k or short rows sort whole rows instead.
-// unique: a head flag per sorted element, CUB's inclusive scan numbers the
-// groups, and the host reads the count before the outputs are written.
+// unique: CUB's DeviceSelect lists the positions where a group of equal
+// sorted elements starts, and its count is read back; values and counts come
+// from those starts, the inverse from a binary search among them.
 #include "kernels/sort.cuh"
 
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 
@@ -173,6 +176,67 @@ size_t sort_rows_workspace(int dtype, int64_t rows, int64_t n) {
   });
 }
 
+// ---------------------------------------------------------------- keys only
+
+template <typename K>
+__global__ void make_raw_keys(const void *in, int dtype, int64_t n, bool reverse, K *keys) {
+  const int es = sortkey::key_bytes(dtype);
+  const K flip = reverse ? static_cast<K>(~K(0)) : K(0);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    keys[i] = static_cast<K>(sortkey::key_of(static_cast<const char *>(in) + i * es, dtype, false)) ^ flip;
+}
+
+// The element whose key (merge_zeros false) is k; a NaN's key gives the canonical NaN.
+template <typename K>
+__device__ __forceinline__ K value_of_key(K k, int dtype) {
+  const K sign = K(1) << (sizeof(K) * 8 - 1);
+  switch (dtype) {
+    case kBool: case kU8: return k;
+    case kI8: case kI16: case kI32: case kI64: return k ^ sign;
+    default: break;
+  }
+  if (k == static_cast<K>(~K(0))) {  // NaN: sign clear, exponent all ones, top mantissa bit set
+    const int mant = dtype == kF16 ? 10 : dtype == kBF16 ? 7 : dtype == kF32 ? 23 : 52;
+    return static_cast<K>((sign - 1) & ~((K(1) << (mant - 1)) - 1));
+  }
+  return (k & sign) ? static_cast<K>(k & ~sign) : static_cast<K>(~k);
+}
+
+template <typename K>
+__global__ void values_from_keys(const K *keys, int dtype, int64_t n, bool reverse, K *values) {
+  const K flip = reverse ? static_cast<K>(~K(0)) : K(0);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    values[i] = value_of_key<K>(keys[i] ^ flip, dtype);
+}
+
+template <typename K>
+struct KeyBufs {
+  K *k0, *k1;
+  void *temp;
+  size_t temp_bytes = 0;
+  KeyBufs(Carve &c, int64_t n) : k0(c.take<K>(n)), k1(c.take<K>(n)) {
+    cub::DoubleBuffer<K> kb(k0, k1);
+    cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, kb, n, 0, int(sizeof(K) * 8), cudaStream_t{});
+    temp = c.take<char>(temp_bytes);
+  }
+};
+
+bool sorts_keys_only(const SortPlan &p) { return p.keys_only && p.rows == 1 && p.values && !p.indices; }
+
+template <typename K>
+cudaError_t sort_keys(const SortPlan &p, void *ws, cudaStream_t st) {
+  Carve c(ws);
+  KeyBufs<K> b(c, p.n);
+  make_raw_keys<K><<<grid_for(p.n), kBlock, 0, st>>>(p.in, p.dtype, p.n, p.descending, b.k0);
+  cub::DoubleBuffer<K> kb(b.k0, b.k1);
+  size_t bytes = b.temp_bytes;
+  cudaError_t e = cub::DeviceRadixSort::SortKeys(b.temp, bytes, kb, p.n, 0, int(sizeof(K) * 8), st);
+  if (e != cudaSuccess) return e;
+  values_from_keys<K><<<grid_for(p.n), kBlock, 0, st>>>(kb.Current(), p.dtype, p.n, p.descending,
+                                                         static_cast<K *>(p.values));
+  return cudaGetLastError();
+}
+
 // ---------------------------------------------------------------- topk
 
 // The prefix of the k-th largest key found so far and how many elements
@@ -315,52 +379,70 @@ __global__ void search(SearchPlan p) {
 
 // ---------------------------------------------------------------- unique
 
-__global__ void unique_heads(const void *sorted, int dtype, int64_t n, int64_t *gid) {
-  const size_t es = sortkey::key_bytes(dtype);
-  const char *s = static_cast<const char *>(sorted);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+// Whether sorted element i starts a group (NaNs each start their own).
+struct StartsGroup {
+  const void *sorted;
+  int dtype;
+  __device__ bool operator()(int64_t i) const {
+    const int es = sortkey::key_bytes(dtype);
+    const char *s = static_cast<const char *>(sorted);
     const uint64_t k = sortkey::key_of(s + i * es, dtype);
-    gid[i] = i == 0 || k != sortkey::key_of(s + (i - 1) * es, dtype) || sortkey::key_is_nan(k, dtype);
+    return i == 0 || k != sortkey::key_of(s + (i - 1) * es, dtype) || sortkey::key_is_nan(k, dtype);
+  }
+};
+
+// Group g's first element and size.
+__global__ void unique_groups(UniquePlan p, const int64_t *starts) {
+  const int es = sortkey::key_bytes(p.dtype);
+  for (int64_t g = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; g < p.count; g += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t first = starts[g], end = g + 1 < p.count ? starts[g + 1] : p.n;
+    if (p.values)
+      copy_elem(static_cast<char *>(p.values) + g * es, static_cast<const char *>(p.sorted) + first * es, es);
+    if (p.counts) p.counts[g] = end - first;
   }
 }
 
-__global__ void unique_scatter(UniquePlan p, const int64_t *gid, int64_t *starts) {
-  const size_t es = sortkey::key_bytes(p.dtype);
+// inverse[perm[i]] = the group of sorted element i: the last start <= i.
+__global__ void unique_inverse(UniquePlan p, const int64_t *starts) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < p.n; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t g = gid[i] - 1;
-    if (i == 0 || gid[i - 1] != gid[i]) {
-      starts[g] = i;
-      if (p.values)
-        copy_elem(static_cast<char *>(p.values) + g * es, static_cast<const char *>(p.sorted) + i * es, es);
+    int64_t lo = 0, hi = p.count;  // first start > i, minus one
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (starts[mid] <= i) lo = mid + 1;
+      else hi = mid;
     }
-    if (i == p.n - 1) starts[g + 1] = p.n;
-    if (p.inverse) p.inverse[p.perm[i]] = g;
+    p.inverse[p.perm[i]] = lo - 1;
   }
-}
-
-__global__ void unique_counts(int64_t count, const int64_t *starts, int64_t *counts) {
-  for (int64_t g = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; g < count; g += int64_t(gridDim.x) * blockDim.x)
-    counts[g] = starts[g + 1] - starts[g];
 }
 
 struct UniqueBufs {
-  int64_t *count, *gid, *starts;
+  int64_t *count, *starts;
   void *temp;
   size_t temp_bytes = 0;
-  UniqueBufs(Carve &c, int64_t n) : count(c.take<int64_t>(1)), gid(c.take<int64_t>(n)), starts(c.take<int64_t>(n + 1)) {
-    cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, gid, gid, n, cudaStream_t{});
+  UniqueBufs(Carve &c, const UniquePlan &p) : count(c.take<int64_t>(1)), starts(c.take<int64_t>(p.n)) {
+    cub::DeviceSelect::If(nullptr, temp_bytes, thrust::counting_iterator<int64_t>(0), starts, count, p.n,
+                          StartsGroup{p.sorted, p.dtype}, cudaStream_t{});
     temp = c.take<char>(temp_bytes);
   }
 };
 
 }  // namespace
 
-size_t sort_workspace(const SortPlan &p) { return sort_rows_workspace(p.dtype, p.rows, p.n); }
+size_t sort_workspace(const SortPlan &p) {
+  if (!sorts_keys_only(p)) return sort_rows_workspace(p.dtype, p.rows, p.n);
+  return with_key(p.dtype, [&](auto key) {
+    Carve c(nullptr);
+    KeyBufs<decltype(key)> b(c, p.n);
+    return c.used();
+  });
+}
 
 int sort(const SortPlan &p, void *workspace, void *stream) {
+  auto st = static_cast<cudaStream_t>(stream);
   return with_key(p.dtype, [&](auto key) {
-    return sort_rows<decltype(key)>(p.in, p.dtype, p.rows, p.n, p.n, p.descending, p.values, p.indices, workspace,
-                                    static_cast<cudaStream_t>(stream));
+    using K = decltype(key);
+    if (sorts_keys_only(p)) return sort_keys<K>(p, workspace, st);
+    return sort_rows<K>(p.in, p.dtype, p.rows, p.n, p.n, p.descending, p.values, p.indices, workspace, st);
   });
 }
 
@@ -392,27 +474,25 @@ int searchsorted(const SearchPlan &p, void *stream) {
 
 size_t unique_workspace(const UniquePlan &p) {
   Carve c(nullptr);
-  UniqueBufs b(c, p.n);
+  UniqueBufs b(c, p);
   return c.used();
 }
 
 int unique_count(const UniquePlan &p, void *workspace, void *stream) {
-  auto st = static_cast<cudaStream_t>(stream);
   Carve c(workspace);
-  UniqueBufs b(c, p.n);
-  unique_heads<<<grid_for(p.n), kBlock, 0, st>>>(p.sorted, p.dtype, p.n, b.gid);
+  UniqueBufs b(c, p);
   size_t bytes = b.temp_bytes;
-  cudaError_t e = cub::DeviceScan::InclusiveSum(b.temp, bytes, b.gid, b.gid, p.n, st);
-  if (e != cudaSuccess) return e;
-  return cudaMemcpyAsync(b.count, b.gid + p.n - 1, sizeof(int64_t), cudaMemcpyDeviceToDevice, st);
+  return cub::DeviceSelect::If(b.temp, bytes, thrust::counting_iterator<int64_t>(0), b.starts, b.count, p.n,
+                               StartsGroup{p.sorted, p.dtype}, static_cast<cudaStream_t>(stream));
 }
 
 int unique_write(const UniquePlan &p, const void *workspace, void *stream) {
   auto st = static_cast<cudaStream_t>(stream);
   Carve c(const_cast<void *>(workspace));
-  UniqueBufs b(c, p.n);
-  unique_scatter<<<grid_for(p.n), kBlock, 0, st>>>(p, b.gid, b.starts);
-  if (p.counts) unique_counts<<<grid_for(p.count), kBlock, 0, st>>>(p.count, b.starts, p.counts);
+  c.take<int64_t>(1);  // the count, as UniqueBufs lays them out
+  const int64_t *starts = c.take<int64_t>(p.n);
+  if (p.values || p.counts) unique_groups<<<grid_for(p.count), kBlock, 0, st>>>(p, starts);
+  if (p.inverse) unique_inverse<<<grid_for(p.n), kBlock, 0, st>>>(p, starts);
   return cudaGetLastError();
 }
 

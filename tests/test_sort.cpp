@@ -266,8 +266,7 @@ TEST_P(Sort, UniqueValuesInverseCounts) {
     EK_OK(ek_unique(nullptr, x, u.out(), inv.out(), cnt.out()));
     Values got = values_of(u);
     ASSERT_EQ(got.size(), 5u);  // 0, 1, 3, NaN, NaN
-    EXPECT_EQ(got[0], 0);
-    EXPECT_TRUE(std::signbit(got[0])) << "the first of -0.0 and +0.0 in a stable sort";
+    EXPECT_EQ(got[0], 0);  // -0.0 or +0.0: one element
     EXPECT_EQ(got[1], 1);
     EXPECT_EQ(got[2], 3);
     EXPECT_TRUE(std::isnan(got[3]) && std::isnan(got[4]));

@@ -2792,7 +2792,8 @@ func (t *Tensor) SortOn(dim int, descending bool, stable bool, s *Stream, values
 // Sort wraps ek_sort: values = x sorted along dim, indices = where each value was (torch.sort).
 // values or indices may be NULL (not computed; not both: argsort passes values NULL). descending
 // reverses the order; stable keeps equal elements in their input order (without it their order is
-// unspecified).
+// unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone when
+// indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
 func (t *Tensor) Sort(dim int, descending bool, stable bool) (*Tensor, *Tensor, error) {
 	return t.SortOn(dim, descending, stable, nil, nil, nil)
 }

@@ -157,6 +157,7 @@ ek_status sort_entry(ek_stream stream, ek_tensor x, int dim, int descending, int
                        p.n = len;
                        p.descending = descending != 0;
                        p.stable = stable != 0;
+                       p.keys_only = !i && !p.stable;
                        p.values = v;
                        p.indices = i;
                        return c.ctx->backend->sort(c.ctx, c.s, p);
@@ -259,11 +260,12 @@ ek_status unique_entry(ek_stream stream, ek_tensor x, ek_tensor *values, ek_tens
     SortPlan sp;
     EK_FORWARD(pack_rows(c.ctx, c.s, x, x->ndim ? x->ndim - 1 : 0, x->dtype, &flat, &sp.in));
     EK_FORWARD(sorted.allocate(n * es));
-    EK_FORWARD(perm.allocate(n * sizeof(int64_t)));
+    if (inverse) EK_FORWARD(perm.allocate(n * sizeof(int64_t)));  // only the inverse needs it
     sp.dtype = x->dtype;
     sp.rows = 1;
     sp.n = n;
-    sp.stable = true;
+    sp.stable = inverse != nullptr;
+    sp.keys_only = !inverse;
     sp.values = sorted.get();
     sp.indices = static_cast<int64_t *>(perm.get());
     EK_FORWARD(c.ctx->backend->sort(c.ctx, c.s, sp));

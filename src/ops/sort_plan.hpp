@@ -22,20 +22,22 @@ EK_HD int key_bytes(int dtype) {
   return dtype == kI64 || dtype == kF64 ? 8 : dtype == kI32 || dtype == kF32 ? 4 : dtype >= kI16 ? 2 : 1;
 }
 
-// IEEE bits of `bits` wide with `mant` mantissa bits to an ordered key.
+// IEEE bits with `mant_bits` mantissa bits to an ordered key. merge_zeros
+// false keeps -0.0 just below +0.0 (a one-to-one map but for NaNs, so
+// CUDA's keys-only sorts can turn keys back into values).
 template <typename U>
-EK_HD U float_key(U u, int mant_bits) {
+EK_HD U float_key(U u, int mant_bits, bool merge_zeros = true) {
   constexpr int kBits = sizeof(U) * 8;
   const U sign = U(1) << (kBits - 1);
   const U exp_mask = static_cast<U>(~sign) & static_cast<U>(~((U(1) << mant_bits) - 1));
   const U mag = u & static_cast<U>(~sign);
   if (mag > exp_mask) return static_cast<U>(~U(0));  // every NaN: above +inf's key
-  if (mag == 0) return sign;                         // -0.0 and +0.0: one key
+  if (mag == 0 && merge_zeros) return sign;          // -0.0 and +0.0: one key
   return (u & sign) ? static_cast<U>(~u) : static_cast<U>(u | sign);
 }
 
 // The key of element p of dtype as a uint64 (the low key_bytes(dtype) bytes).
-EK_HD uint64_t key_of(const void *p, int dtype) {
+EK_HD uint64_t key_of(const void *p, int dtype, bool merge_zeros = true) {
   using detail::ld;
   switch (dtype) {
     case kBool: return ld<uint8_t>(p) != 0;
@@ -44,10 +46,10 @@ EK_HD uint64_t key_of(const void *p, int dtype) {
     case kI16: return static_cast<uint16_t>(ld<uint16_t>(p) ^ 0x8000u);
     case kI32: return ld<uint32_t>(p) ^ 0x80000000u;
     case kI64: return ld<uint64_t>(p) ^ 0x8000000000000000ull;
-    case kF16: return float_key<uint16_t>(ld<uint16_t>(p), 10);
-    case kBF16: return float_key<uint16_t>(ld<uint16_t>(p), 7);
-    case kF32: return float_key<uint32_t>(ld<uint32_t>(p), 23);
-    default: return float_key<uint64_t>(ld<uint64_t>(p), 52);
+    case kF16: return float_key<uint16_t>(ld<uint16_t>(p), 10, merge_zeros);
+    case kBF16: return float_key<uint16_t>(ld<uint16_t>(p), 7, merge_zeros);
+    case kF32: return float_key<uint32_t>(ld<uint32_t>(p), 23, merge_zeros);
+    default: return float_key<uint64_t>(ld<uint64_t>(p), 52, merge_zeros);
   }
 }
 
@@ -62,12 +64,15 @@ EK_HD bool key_is_nan(uint64_t key, int dtype) {
 }  // namespace sortkey
 
 // rows x n contiguous elements of dtype; outputs rows x n (values in dtype,
-// indices int64), either may be null.
+// indices int64), either may be null. keys_only: indices are not wanted and
+// the order of equal elements is free, so a backend may sort keys alone and
+// turn them back into values (-0.0 then sorts below +0.0, NaNs come out as
+// the canonical NaN).
 struct SortPlan {
   const void *in = nullptr;
   int dtype = kF32;
   int64_t rows = 0, n = 0;
-  bool descending = false, stable = false;
+  bool descending = false, stable = false, keys_only = false;
   void *values = nullptr;
   int64_t *indices = nullptr;
 };

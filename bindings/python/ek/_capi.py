@@ -425,7 +425,8 @@ def sort(x, dim, descending, stable, *, out=None):
     """ek_sort: values = x sorted along dim, indices = where each value was (torch.sort). values or
     indices may be NULL (not computed; not both: argsort passes values NULL). descending
     reverses the order; stable keeps equal elements in their input order (without it their order
-    is unspecified).
+    is unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys
+    alone when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
     """
     x = _arg(x, None)
     ctx = x._ctx
@@ -462,8 +463,8 @@ def searchsorted(sorted_sequence, values, right, out_dtype, *, out=None):
 
 def unique(x, *, out=None):
     """ek_unique: The distinct elements of x (flattened), sorted ascending (torch.unique with
-    sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (the value kept is the first
-    in a stable sort); each NaN is distinct (as the array API standard and torch on CUDA).
+    sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for
+    it is unspecified); each NaN is distinct (as the array API standard and torch on CUDA).
     inverse (may be NULL: not computed) gets an int64 tensor of x's shape with each element's
     position in *values; counts (may be NULL) an int64 1-D tensor of how many times each value
     occurs. Synchronous on CUDA: the number of distinct elements is read on the host (as

@@ -1491,7 +1491,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'dim', 'descending', 'stable', 'values', 'indices'),
-        'values = x sorted along dim, indices = where each value was (torch.sort). values or indices may be NULL (not computed; not both: argsort passes values NULL). descending reverses the order; stable keeps equal elements in their input order (without it their order is unspecified).',
+        "values = x sorted along dim, indices = where each value was (torch.sort). values or indices may be NULL (not computed; not both: argsort passes values NULL). descending reverses the order; stable keeps equal elements in their input order (without it their order is unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.",
     ),
     'ek_topk': (
         ek_status,
@@ -1509,7 +1509,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'values', 'inverse', 'counts'),
-        "The distinct elements of x (flattened), sorted ascending (torch.unique with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (the value kept is the first in a stable sort); each NaN is distinct (as the array API standard and torch on CUDA). inverse (may be NULL: not computed) gets an int64 tensor of x's shape with each element's position in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs. Synchronous on CUDA: the number of distinct elements is read on the host (as ek_masked_select), so *values and *counts must be NULL or already have that length.",
+        "The distinct elements of x (flattened), sorted ascending (torch.unique with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for it is unspecified); each NaN is distinct (as the array API standard and torch on CUDA). inverse (may be NULL: not computed) gets an int64 tensor of x's shape with each element's position in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs. Synchronous on CUDA: the number of distinct elements is read on the host (as ek_masked_select), so *values and *counts must be NULL or already have that length.",
     ),
     'ek_count_nonzero': (
         ek_status,
