@@ -38,6 +38,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -1078,7 +1079,7 @@ Tensor searchsorted(const Tensor &sorted_sequence, const Tensor &values, bool ri
 /// in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs.
 /// Synchronous on CUDA: the number of distinct elements is read on the host (as
 /// ek_masked_select), so *values and *counts must be NULL or already have that length.
-std::pair<Tensor, Tensor> unique(const Tensor &x, Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {});
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor &x, Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {});
 
 /// The number of nonzero elements (NaN is nonzero, -0.0 is not) over the ndims dims listed
 /// (ndims == 0: every dim; dims may then be NULL) as int64, keepdim as ek_reduce
@@ -1904,7 +1905,7 @@ class Tensor : public detail::Shared<ek_tensor> {
   std::pair<Tensor, Tensor> sort(int dim, bool descending = false, bool stable = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {}) const { return ek::sort(*this, dim, descending, stable, values, indices, stream); }
   std::pair<Tensor, Tensor> topk(int64_t k, int dim, bool largest = false, bool sorted = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {}) const { return ek::topk(*this, k, dim, largest, sorted, values, indices, stream); }
   Tensor searchsorted(const Tensor &values, bool right, DType out_dtype, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::searchsorted(*this, values, right, out_dtype, out, stream); }
-  std::pair<Tensor, Tensor> unique(Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {}) const { return ek::unique(*this, values, inverse, counts, stream); }
+  std::tuple<Tensor, Tensor, Tensor> unique(Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {}) const { return ek::unique(*this, values, inverse, counts, stream); }
   Tensor count_nonzero(Span<int> dims = {}, bool keepdim = false, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::count_nonzero(*this, dims, keepdim, out, stream); }
   Tensor diff(int64_t n, int dim, const Tensor &prepend, const Tensor &append, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::diff(*this, n, dim, prepend, append, out, stream); }
   Tensor softmax(SoftmaxKind kind, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::softmax(kind, *this, dim, out, stream); }
@@ -2323,7 +2324,7 @@ inline Tensor searchsorted(const Tensor &sorted_sequence, const Tensor &values, 
   detail::check(ek_searchsorted(stream.c, sorted_sequence.get(), values.get(), right ? 1 : 0, static_cast<ek_dtype>(out_dtype), &o_out));
   return detail::result(out, o_out);
 }
-inline std::pair<Tensor, Tensor> unique(const Tensor &x, Tensor *values, Tensor *inverse, Tensor *counts, StreamArg stream) {
+inline std::tuple<Tensor, Tensor, Tensor> unique(const Tensor &x, Tensor *values, Tensor *inverse, Tensor *counts, StreamArg stream) {
   ek_tensor o_values = detail::out_of(values);
   ek_tensor o_inverse = detail::out_of(inverse);
   ek_tensor o_counts = detail::out_of(counts);

@@ -2778,7 +2778,9 @@ extern "C" {
     #[doc = " values = x sorted along dim, indices = where each value was (torch.sort)."]
     #[doc = "  values or indices may be NULL (not computed; not both: argsort passes"]
     #[doc = "  values NULL). descending reverses the order; stable keeps equal elements"]
-    #[doc = "  in their input order (without it their order is unspecified)."]
+    #[doc = "  in their input order (without it their order is unspecified). Values are"]
+    #[doc = "  x's elements bit for bit, except that CUDA may sort the keys alone when"]
+    #[doc = "  indices is NULL and stable is 0: NaNs then come out as the canonical NaN."]
     pub fn ek_sort(
         stream: ek_stream,
         x: ek_tensor,
@@ -2828,8 +2830,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " The distinct elements of x (flattened), sorted ascending (torch.unique"]
-    #[doc = "  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (the"]
-    #[doc = "  value kept is the first in a stable sort); each NaN is distinct (as the"]
+    #[doc = "  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which"]
+    #[doc = "  of the two stands for it is unspecified); each NaN is distinct (as the"]
     #[doc = "  array API standard and torch on CUDA). inverse (may be NULL: not"]
     #[doc = "  computed) gets an int64 tensor of x's shape with each element's position"]
     #[doc = "  in *values; counts (may be NULL) an int64 1-D tensor of how many times"]
