@@ -1082,6 +1082,71 @@ EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_sc
 EK_API ek_status ek_axpby(ek_stream stream, ek_scalar alpha, ek_tensor x, ek_scalar beta,
                           ek_tensor y, ek_tensor *out);
 
+/* ---------------------------------------------------------------- sorting and searching
+ * PyTorch semantics over one order for every dtype: integers and bool by
+ * value; floats with -0.0 == +0.0 and NaN greater than +inf (so NaNs come
+ * last ascending and first descending, as torch.sort); NaNs equal one
+ * another when ordering (a stable sort keeps their input order). f16/bf16
+ * compare exactly, without a conversion. Indices are int64 positions along
+ * the sorted dim. Dims may be negative; a 0-d x takes dim 0 or -1. Inputs may
+ * have any strides; outputs follow the op-output convention (*out NULL
+ * allocates; a given one must have the result's shape and dtype and must not
+ * overlap an input, EK_ERROR_INVALID_ARGUMENT). The CUDA backend sorts with
+ * CUB (radix sorts of the ordered keys: equal keys keep their order, so every
+ * sort there is stable); the CPU uses std::stable_sort / std::sort on the same
+ * keys. Every input of one call belongs to one context. */
+
+/** values = x sorted along dim, indices = where each value was (torch.sort).
+ *  values or indices may be NULL (not computed; not both: argsort passes
+ *  values NULL). descending reverses the order; stable keeps equal elements
+ *  in their input order (without it their order is unspecified). Values are
+ *  x's elements bit for bit, except that CUDA may sort the keys alone when
+ *  indices is NULL and stable is 0: NaNs then come out as the canonical NaN. */
+EK_API ek_status ek_sort(ek_stream stream, ek_tensor x, int dim, int descending, int stable,
+                         ek_tensor *values, ek_tensor *indices);
+/** The k largest (largest != 0) or smallest elements along dim and their
+ *  int64 indices (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX
+ *  otherwise); both results have x's shape with dim's size k. sorted != 0
+ *  orders them (largest first when largest); otherwise their order is
+ *  unspecified. Among equal elements at the k-th place, which are taken is
+ *  unspecified. values or indices may be NULL (not both). */
+EK_API ek_status ek_topk(ek_stream stream, ek_tensor x, int64_t k, int dim, int largest,
+                         int sorted, ek_tensor *values, ek_tensor *indices);
+/** For each element v of values, the index where v would be inserted into
+ *  the sorted innermost dim of sorted_sequence (torch.searchsorted): the
+ *  first position whose element is >= v (right == 0) or > v (right != 0),
+ *  in the order above (NaN greatest). sorted_sequence is 1-D (every value
+ *  searches it) or has values' leading dims (EK_ERROR_SHAPE otherwise); a
+ *  1-D sorted_sequence with 0-d values is allowed. Both are converted to
+ *  their promoted dtype (as ek_binary) before comparing. out_dtype is
+ *  EK_INT64 or EK_INT32 (EK_ERROR_DTYPE otherwise); out has values' shape.
+ *  An unsorted sequence gives unspecified positions, never a fault. */
+EK_API ek_status ek_searchsorted(ek_stream stream, ek_tensor sorted_sequence, ek_tensor values,
+                                 int right, ek_dtype out_dtype, ek_tensor *out);
+/** The distinct elements of x (flattened), sorted ascending (torch.unique
+ *  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which
+ *  of the two stands for it is unspecified); each NaN is distinct (as the
+ *  array API standard and torch on CUDA). inverse (may be NULL: not
+ *  computed) gets an int64 tensor of x's shape with each element's position
+ *  in *values; counts (may be NULL) an int64 1-D tensor of how many times
+ *  each value occurs. Synchronous on CUDA: the number of distinct elements
+ *  is read on the host (as ek_masked_select), so *values and *counts must be
+ *  NULL or already have that length. */
+EK_API ek_status ek_unique(ek_stream stream, ek_tensor x, ek_tensor *values, ek_tensor *inverse,
+                           ek_tensor *counts);
+/** The number of nonzero elements (NaN is nonzero, -0.0 is not) over the
+ *  ndims dims listed (ndims == 0: every dim; dims may then be NULL) as int64,
+ *  keepdim as ek_reduce (torch.count_nonzero). */
+EK_API ek_status ek_count_nonzero(ek_stream stream, ek_tensor x, int ndims, const int *dims,
+                                  int keepdim, ek_tensor *out);
+/** The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] -
+ *  x[i], applied n >= 0 times (n == 0 copies x); bool uses != (logical
+ *  xor), as torch. prepend and append (each may be NULL) are joined to x
+ *  along dim first (as ek_concat: x's ndim, equal sizes outside dim, dtypes
+ *  promoted). dim's size shrinks by n, down to 0. x must not be 0-d. */
+EK_API ek_status ek_diff(ek_stream stream, ek_tensor x, int64_t n, int dim, ek_tensor prepend,
+                         ek_tensor append, ek_tensor *out);
+
 /* ---------------------------------------------------------------- softmax and scans
  * One dim of x (negative counts from the end; a 0-d x takes dim 0 or -1, as
  * PyTorch; out of range: EK_ERROR_INDEX). x may have any strides (broadcast

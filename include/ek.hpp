@@ -38,6 +38,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -1048,6 +1049,49 @@ Tensor lerp(const Tensor &start, const Tensor &end, const Scalar &weight, Tensor
 /// above INT64_MAX is refused) and the arithmetic wraps.
 Tensor axpby(const Scalar &alpha, const Tensor &x, const Scalar &beta, const Tensor &y, Tensor *out = nullptr, StreamArg stream = {});
 
+/// values = x sorted along dim, indices = where each value was (torch.sort). values or indices
+/// may be NULL (not computed; not both: argsort passes values NULL). descending reverses the
+/// order; stable keeps equal elements in their input order (without it their order is
+/// unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone
+/// when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
+std::pair<Tensor, Tensor> sort(const Tensor &x, int dim, bool descending = false, bool stable = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {});
+
+/// The k largest (largest != 0) or smallest elements along dim and their int64 indices
+/// (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX otherwise); both results have x's shape
+/// with dim's size k. sorted != 0 orders them (largest first when largest); otherwise their
+/// order is unspecified. Among equal elements at the k-th place, which are taken is
+/// unspecified. values or indices may be NULL (not both).
+std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int dim, bool largest = false, bool sorted = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {});
+
+/// For each element v of values, the index where v would be inserted into the sorted innermost
+/// dim of sorted_sequence (torch.searchsorted): the first position whose element is >= v (right
+/// == 0) or > v (right != 0), in the order above (NaN greatest). sorted_sequence is 1-D (every
+/// value searches it) or has values' leading dims (EK_ERROR_SHAPE otherwise); a 1-D
+/// sorted_sequence with 0-d values is allowed. Both are converted to their promoted dtype (as
+/// ek_binary) before comparing. out_dtype is EK_INT64 or EK_INT32 (EK_ERROR_DTYPE otherwise);
+/// out has values' shape. An unsorted sequence gives unspecified positions, never a fault.
+Tensor searchsorted(const Tensor &sorted_sequence, const Tensor &values, bool right, DType out_dtype, Tensor *out = nullptr, StreamArg stream = {});
+
+/// The distinct elements of x (flattened), sorted ascending (torch.unique with sorted=True):
+/// 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for it is
+/// unspecified); each NaN is distinct (as the array API standard and torch on CUDA). inverse
+/// (may be NULL: not computed) gets an int64 tensor of x's shape with each element's position
+/// in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs.
+/// Synchronous on CUDA: the number of distinct elements is read on the host (as
+/// ek_masked_select), so *values and *counts must be NULL or already have that length.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor &x, Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {});
+
+/// The number of nonzero elements (NaN is nonzero, -0.0 is not) over the ndims dims listed
+/// (ndims == 0: every dim; dims may then be NULL) as int64, keepdim as ek_reduce
+/// (torch.count_nonzero).
+Tensor count_nonzero(const Tensor &x, Span<int> dims = {}, bool keepdim = false, Tensor *out = nullptr, StreamArg stream = {});
+
+/// The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] - x[i], applied n >= 0
+/// times (n == 0 copies x); bool uses != (logical xor), as torch. prepend and append (each may
+/// be NULL) are joined to x along dim first (as ek_concat: x's ndim, equal sizes outside dim,
+/// dtypes promoted). dim's size shrinks by n, down to 0. x must not be 0-d.
+Tensor diff(const Tensor &x, int64_t n, int dim, const Tensor &prepend, const Tensor &append, Tensor *out = nullptr, StreamArg stream = {});
+
 /// softmax (EK_SOFTMAX_PLAIN) or log_softmax (EK_SOFTMAX_LOG) along dim, float tensors only
 /// (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in
 /// f64). Stable for large values, with PyTorch's results for non-finite values: PLAIN gives NaN
@@ -1858,6 +1902,12 @@ class Tensor : public detail::Shared<ek_tensor> {
   Tensor clamp(const std::optional<Scalar> &lo = std::nullopt, const std::optional<Scalar> &hi = std::nullopt, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::clamp(*this, lo, hi, out, stream); }
   Tensor lerp(const Tensor &end, const Scalar &weight, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::lerp(*this, end, weight, out, stream); }
   Tensor axpby(const Scalar &alpha, const Scalar &beta, const Tensor &y, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::axpby(alpha, *this, beta, y, out, stream); }
+  std::pair<Tensor, Tensor> sort(int dim, bool descending = false, bool stable = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {}) const { return ek::sort(*this, dim, descending, stable, values, indices, stream); }
+  std::pair<Tensor, Tensor> topk(int64_t k, int dim, bool largest = false, bool sorted = false, Tensor *values = nullptr, Tensor *indices = nullptr, StreamArg stream = {}) const { return ek::topk(*this, k, dim, largest, sorted, values, indices, stream); }
+  Tensor searchsorted(const Tensor &values, bool right, DType out_dtype, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::searchsorted(*this, values, right, out_dtype, out, stream); }
+  std::tuple<Tensor, Tensor, Tensor> unique(Tensor *values = nullptr, Tensor *inverse = nullptr, Tensor *counts = nullptr, StreamArg stream = {}) const { return ek::unique(*this, values, inverse, counts, stream); }
+  Tensor count_nonzero(Span<int> dims = {}, bool keepdim = false, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::count_nonzero(*this, dims, keepdim, out, stream); }
+  Tensor diff(int64_t n, int dim, const Tensor &prepend, const Tensor &append, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::diff(*this, n, dim, prepend, append, out, stream); }
   Tensor softmax(SoftmaxKind kind, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::softmax(kind, *this, dim, out, stream); }
   Tensor scan(ScanOp op, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::scan(op, *this, dim, out, stream); }
   Tensor matmul(const Tensor &b, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::matmul(*this, b, out, stream); }
@@ -2255,6 +2305,42 @@ inline Tensor lerp(const Tensor &start, const Tensor &end, const Scalar &weight,
 inline Tensor axpby(const Scalar &alpha, const Tensor &x, const Scalar &beta, const Tensor &y, Tensor *out, StreamArg stream) {
   ek_tensor o_out = detail::out_of(out);
   detail::check(ek_axpby(stream.c, alpha.c(), x.get(), beta.c(), y.get(), &o_out));
+  return detail::result(out, o_out);
+}
+inline std::pair<Tensor, Tensor> sort(const Tensor &x, int dim, bool descending, bool stable, Tensor *values, Tensor *indices, StreamArg stream) {
+  ek_tensor o_values = detail::out_of(values);
+  ek_tensor o_indices = detail::out_of(indices);
+  detail::check(ek_sort(stream.c, x.get(), dim, descending ? 1 : 0, stable ? 1 : 0, &o_values, &o_indices));
+  return {detail::result(values, o_values), detail::result(indices, o_indices)};
+}
+inline std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int dim, bool largest, bool sorted, Tensor *values, Tensor *indices, StreamArg stream) {
+  ek_tensor o_values = detail::out_of(values);
+  ek_tensor o_indices = detail::out_of(indices);
+  detail::check(ek_topk(stream.c, x.get(), k, dim, largest ? 1 : 0, sorted ? 1 : 0, &o_values, &o_indices));
+  return {detail::result(values, o_values), detail::result(indices, o_indices)};
+}
+inline Tensor searchsorted(const Tensor &sorted_sequence, const Tensor &values, bool right, DType out_dtype, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_searchsorted(stream.c, sorted_sequence.get(), values.get(), right ? 1 : 0, static_cast<ek_dtype>(out_dtype), &o_out));
+  return detail::result(out, o_out);
+}
+inline std::tuple<Tensor, Tensor, Tensor> unique(const Tensor &x, Tensor *values, Tensor *inverse, Tensor *counts, StreamArg stream) {
+  ek_tensor o_values = detail::out_of(values);
+  ek_tensor o_inverse = detail::out_of(inverse);
+  ek_tensor o_counts = detail::out_of(counts);
+  detail::check(ek_unique(stream.c, x.get(), &o_values, &o_inverse, &o_counts));
+  return {detail::result(values, o_values), detail::result(inverse, o_inverse), detail::result(counts, o_counts)};
+}
+inline Tensor count_nonzero(const Tensor &x, Span<int> dims, bool keepdim, Tensor *out, StreamArg stream) {
+  const auto c_dims = detail::c_array(dims);
+  const auto ndims = detail::count<int>("ek_count_nonzero", "dims", {c_dims.size()});
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_count_nonzero(stream.c, x.get(), ndims, c_dims.data(), keepdim ? 1 : 0, &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor diff(const Tensor &x, int64_t n, int dim, const Tensor &prepend, const Tensor &append, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_diff(stream.c, x.get(), n, dim, prepend.get(), append.get(), &o_out));
   return detail::result(out, o_out);
 }
 inline Tensor softmax(SoftmaxKind kind, const Tensor &x, int dim, Tensor *out, StreamArg stream) {

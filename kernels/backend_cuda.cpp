@@ -13,6 +13,7 @@
 #include "kernels/reduce.cuh"
 #include "kernels/scan.cuh"
 #include "kernels/softmax.cuh"
+#include "kernels/sort.cuh"
 #include "kernels/ternary.cuh"
 
 namespace ek {
@@ -128,6 +129,51 @@ ek_status compact_write(ek_context ctx, ek_stream s, const CompactPlan &p, const
 
 ek_status triangle(ek_context ctx, ek_stream s, const TrianglePlan &p) {
   return launch(ctx, "triangle kernel", [&] { return cuda::triangle(p, s->native); });
+}
+
+// CUB's sorts here number positions in int32.
+ek_status check_row(int64_t n) {
+  EK_CHECK(n <= cuda::kMaxSortRow, EK_ERROR_NOT_SUPPORTED,
+           "rows of %lld elements are longer than the CUDA sorts support (%lld)", static_cast<long long>(n),
+           static_cast<long long>(cuda::kMaxSortRow));
+  return EK_SUCCESS;
+}
+
+ek_status sort(ek_context ctx, ek_stream s, const SortPlan &p) {
+  EK_FORWARD(check_row(p.n));
+  EK_FORWARD(activate(ctx));
+  Scratch work(ctx, s);
+  EK_FORWARD(work.allocate(cuda::sort_workspace(p)));
+  return gpu::check_launch(cuda::sort(p, work.get(), s->native), "sort kernels");
+}
+
+ek_status topk(ek_context ctx, ek_stream s, const TopkPlan &p) {
+  EK_FORWARD(check_row(p.n));
+  EK_FORWARD(activate(ctx));
+  Scratch work(ctx, s);
+  EK_FORWARD(work.allocate(cuda::topk_workspace(p)));
+  return gpu::check_launch(cuda::topk(p, work.get(), s->native), "topk kernels");
+}
+
+ek_status searchsorted(ek_context ctx, ek_stream s, const SearchPlan &p) {
+  return launch(ctx, "searchsorted kernel", [&] { return cuda::searchsorted(p, s->native); });
+}
+
+// The count goes through pinned memory, read right after the sync (as compact_count).
+ek_status unique_count(ek_context ctx, ek_stream s, const UniquePlan &p, Scratch *work, int64_t *count) {
+  EK_FORWARD(activate(ctx));
+  EK_FORWARD(work->allocate(cuda::unique_workspace(p)));
+  EK_FORWARD(gpu::check_launch(cuda::unique_count(p, work->get(), s->native), "unique kernels"));
+  StreamPinned pinned(s);
+  EK_FORWARD(pinned.init());
+  EK_FORWARD(memcpy_any(ctx, pinned.host(kWordUniqueCount), work->get(), sizeof *count, s));
+  EK_FORWARD(gpu::stream_synchronize(s->native));
+  *count = pinned.get(kWordUniqueCount);
+  return EK_SUCCESS;
+}
+
+ek_status unique_write(ek_context ctx, ek_stream s, const UniquePlan &p, const void *work) {
+  return launch(ctx, "unique kernels", [&] { return cuda::unique_write(p, work, s->native); });
 }
 
 }  // namespace

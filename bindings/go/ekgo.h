@@ -738,6 +738,103 @@ static inline ekgo_status ekgo_into_ek_axpby(uintptr_t stream, ek_scalar alpha, 
   r.status = ekgo_fail(ek_axpby((ek_stream)stream, alpha, (ek_tensor)x, beta, (ek_tensor)y, &o0), &r.msg);
   return r;
 }
+static inline ek_status ekgo_ek_sort(ek_stream stream, ek_tensor x, int dim, int descending, int stable, ek_tensor * values, ek_tensor * indices, char **msg) {
+  return ekgo_fail(ek_sort(stream, x, dim, descending, stable, values, indices), msg);
+}
+static inline ekgo_result ekgo_op_ek_sort(uintptr_t stream, uintptr_t x, int dim, int descending, int stable, uintptr_t values, uintptr_t indices) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)values;
+  r.out[1] = (ek_tensor)indices;
+  r.status = ekgo_fail(ek_sort((ek_stream)stream, (ek_tensor)x, dim, descending, stable, &r.out[0], &r.out[1]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_sort(uintptr_t stream, uintptr_t x, int dim, int descending, int stable, uintptr_t values, uintptr_t indices) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)values;
+  ek_tensor o1 = (ek_tensor)indices;
+  r.status = ekgo_fail(ek_sort((ek_stream)stream, (ek_tensor)x, dim, descending, stable, &o0, &o1), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_topk(ek_stream stream, ek_tensor x, int64_t k, int dim, int largest, int sorted, ek_tensor * values, ek_tensor * indices, char **msg) {
+  return ekgo_fail(ek_topk(stream, x, k, dim, largest, sorted, values, indices), msg);
+}
+static inline ekgo_result ekgo_op_ek_topk(uintptr_t stream, uintptr_t x, int64_t k, int dim, int largest, int sorted, uintptr_t values, uintptr_t indices) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)values;
+  r.out[1] = (ek_tensor)indices;
+  r.status = ekgo_fail(ek_topk((ek_stream)stream, (ek_tensor)x, k, dim, largest, sorted, &r.out[0], &r.out[1]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_topk(uintptr_t stream, uintptr_t x, int64_t k, int dim, int largest, int sorted, uintptr_t values, uintptr_t indices) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)values;
+  ek_tensor o1 = (ek_tensor)indices;
+  r.status = ekgo_fail(ek_topk((ek_stream)stream, (ek_tensor)x, k, dim, largest, sorted, &o0, &o1), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_searchsorted(ek_stream stream, ek_tensor sorted_sequence, ek_tensor values, int right, ek_dtype out_dtype, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_searchsorted(stream, sorted_sequence, values, right, out_dtype, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_searchsorted(uintptr_t stream, uintptr_t sorted_sequence, uintptr_t values, int right, ek_dtype out_dtype, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_searchsorted((ek_stream)stream, (ek_tensor)sorted_sequence, (ek_tensor)values, right, out_dtype, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_searchsorted(uintptr_t stream, uintptr_t sorted_sequence, uintptr_t values, int right, ek_dtype out_dtype, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_searchsorted((ek_stream)stream, (ek_tensor)sorted_sequence, (ek_tensor)values, right, out_dtype, &o0), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_unique(ek_stream stream, ek_tensor x, ek_tensor * values, ek_tensor * inverse, ek_tensor * counts, char **msg) {
+  return ekgo_fail(ek_unique(stream, x, values, inverse, counts), msg);
+}
+static inline ek_status ekgo_ek_count_nonzero(ek_stream stream, ek_tensor x, int ndims, const int * dims, int keepdim, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_count_nonzero(stream, x, ndims, dims, keepdim, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_count_nonzero(uintptr_t stream, uintptr_t x, int ndims, const int * dims, int keepdim, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_count_nonzero((ek_stream)stream, (ek_tensor)x, ndims, dims, keepdim, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_count_nonzero(uintptr_t stream, uintptr_t x, int ndims, const int * dims, int keepdim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_count_nonzero((ek_stream)stream, (ek_tensor)x, ndims, dims, keepdim, &o0), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_diff(ek_stream stream, ek_tensor x, int64_t n, int dim, ek_tensor prepend, ek_tensor append, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_diff(stream, x, n, dim, prepend, append, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_diff(uintptr_t stream, uintptr_t x, int64_t n, int dim, uintptr_t prepend, uintptr_t append, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_diff((ek_stream)stream, (ek_tensor)x, n, dim, (ek_tensor)prepend, (ek_tensor)append, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_diff(uintptr_t stream, uintptr_t x, int64_t n, int dim, uintptr_t prepend, uintptr_t append, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_diff((ek_stream)stream, (ek_tensor)x, n, dim, (ek_tensor)prepend, (ek_tensor)append, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_softmax(ek_stream stream, ek_softmax_kind kind, ek_tensor x, int dim, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_softmax(stream, kind, x, dim, out), msg);
 }

@@ -2776,6 +2776,194 @@ func AxpbyInto(alpha any, x *Tensor, beta any, y *Tensor, out *Tensor) error {
 	return check(r.status, r.msg)
 }
 
+// ---------------------------------------------------------------- ek_sort
+
+// SortOn is Sort on stream s (nil: the default stream), writing into values and indices when not
+// nil (ek_sort).
+func (t *Tensor) SortOn(dim int, descending bool, stable bool, s *Stream, values *Tensor, indices *Tensor) (*Tensor, *Tensor, error) {
+	pn, err := pin(s, t, values, indices)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pn.unpin()
+	return result2(C.ekgo_op_ek_sort(hs(s), h(t), C.int(dim), b2i(descending), b2i(stable), h(values), h(indices)), values, indices, contextOf(t))
+}
+
+// Sort wraps ek_sort: values = x sorted along dim, indices = where each value was (torch.sort).
+// values or indices may be NULL (not computed; not both: argsort passes values NULL). descending
+// reverses the order; stable keeps equal elements in their input order (without it their order is
+// unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone when
+// indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
+func (t *Tensor) Sort(dim int, descending bool, stable bool) (*Tensor, *Tensor, error) {
+	return t.SortOn(dim, descending, stable, nil, nil, nil)
+}
+
+// SortInto writes Sort into values and indices (ek_sort; where ek.h allows, an output may be an
+// input: in place, converted to the output's dtype).
+func (t *Tensor) SortInto(dim int, descending bool, stable bool, values *Tensor, indices *Tensor) error {
+	if values == nil || indices == nil {
+		return closedError()
+	}
+	pn, err := pin(t, values, indices)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_sort(0, h(t), C.int(dim), b2i(descending), b2i(stable), h(values), h(indices))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_topk
+
+// TopkOn is Topk on stream s (nil: the default stream), writing into values and indices when not
+// nil (ek_topk).
+func (t *Tensor) TopkOn(k int64, dim int, largest bool, sorted bool, s *Stream, values *Tensor, indices *Tensor) (*Tensor, *Tensor, error) {
+	pn, err := pin(s, t, values, indices)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pn.unpin()
+	return result2(C.ekgo_op_ek_topk(hs(s), h(t), C.int64_t(k), C.int(dim), b2i(largest), b2i(sorted), h(values), h(indices)), values, indices, contextOf(t))
+}
+
+// Topk wraps ek_topk: The k largest (largest != 0) or smallest elements along dim and their int64
+// indices (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX otherwise); both results have x's
+// shape with dim's size k. sorted != 0 orders them (largest first when largest); otherwise their
+// order is unspecified. Among equal elements at the k-th place, which are taken is unspecified.
+// values or indices may be NULL (not both).
+func (t *Tensor) Topk(k int64, dim int, largest bool, sorted bool) (*Tensor, *Tensor, error) {
+	return t.TopkOn(k, dim, largest, sorted, nil, nil, nil)
+}
+
+// TopkInto writes Topk into values and indices (ek_topk; where ek.h allows, an output may be an
+// input: in place, converted to the output's dtype).
+func (t *Tensor) TopkInto(k int64, dim int, largest bool, sorted bool, values *Tensor, indices *Tensor) error {
+	if values == nil || indices == nil {
+		return closedError()
+	}
+	pn, err := pin(t, values, indices)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_topk(0, h(t), C.int64_t(k), C.int(dim), b2i(largest), b2i(sorted), h(values), h(indices))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_searchsorted
+
+// SearchsortedOn is Searchsorted on stream s (nil: the default stream), writing into out when not
+// nil (ek_searchsorted).
+func (t *Tensor) SearchsortedOn(values *Tensor, right bool, dt DType, s *Stream, out *Tensor) (*Tensor, error) {
+	pn, err := pin(s, t, values, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_searchsorted(hs(s), h(t), h(values), b2i(right), C.ek_dtype(dt), h(out)), out, contextOf(t))
+}
+
+// Searchsorted wraps ek_searchsorted: For each element v of values, the index where v would be
+// inserted into the sorted innermost dim of sorted_sequence (torch.searchsorted): the first
+// position whose element is >= v (right == 0) or > v (right != 0), in the order above (NaN
+// greatest). sorted_sequence is 1-D (every value searches it) or has values' leading dims
+// (EK_ERROR_SHAPE otherwise); a 1-D sorted_sequence with 0-d values is allowed. Both are converted
+// to their promoted dtype (as ek_binary) before comparing. out_dtype is EK_INT64 or EK_INT32
+// (EK_ERROR_DTYPE otherwise); out has values' shape. An unsorted sequence gives unspecified
+// positions, never a fault.
+func (t *Tensor) Searchsorted(values *Tensor, right bool, dt DType) (*Tensor, error) {
+	return t.SearchsortedOn(values, right, dt, nil, nil)
+}
+
+// SearchsortedInto writes Searchsorted into out (ek_searchsorted; where ek.h allows, an output may
+// be an input: in place, converted to the output's dtype).
+func (t *Tensor) SearchsortedInto(values *Tensor, right bool, dt DType, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	pn, err := pin(t, values, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_searchsorted(0, h(t), h(values), b2i(right), C.ek_dtype(dt), h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_count_nonzero
+
+// CountNonzeroOn is CountNonzero on stream s (nil: the default stream), writing into out when not
+// nil (ek_count_nonzero).
+func (t *Tensor) CountNonzeroOn(dims []int, keepdim bool, s *Stream, out *Tensor) (*Tensor, error) {
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	pn, err := pin(s, t, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_count_nonzero(hs(s), h(t), C.int(len(dims)), dimsC, b2i(keepdim), h(out)), out, contextOf(t))
+}
+
+// CountNonzero wraps ek_count_nonzero: The number of nonzero elements (NaN is nonzero, -0.0 is
+// not) over the ndims dims listed (ndims == 0: every dim; dims may then be NULL) as int64, keepdim
+// as ek_reduce (torch.count_nonzero).
+func (t *Tensor) CountNonzero(dims []int, keepdim bool) (*Tensor, error) {
+	return t.CountNonzeroOn(dims, keepdim, nil, nil)
+}
+
+// CountNonzeroInto writes CountNonzero into out (ek_count_nonzero; where ek.h allows, an output
+// may be an input: in place, converted to the output's dtype).
+func (t *Tensor) CountNonzeroInto(dims []int, keepdim bool, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	dimsC, keepdims := intptr(dims)
+	defer runtime.KeepAlive(keepdims)
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_count_nonzero(0, h(t), C.int(len(dims)), dimsC, b2i(keepdim), h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_diff
+
+// DiffOn is Diff on stream s (nil: the default stream), writing into out when not nil (ek_diff).
+func (t *Tensor) DiffOn(n int64, dim int, prepend *Tensor, append *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pn, err := pin(s, t, prepend, append, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_diff(hs(s), h(t), C.int64_t(n), C.int(dim), h(prepend), h(append), h(out)), out, contextOf(t))
+}
+
+// Diff wraps ek_diff: The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] -
+// x[i], applied n >= 0 times (n == 0 copies x); bool uses != (logical xor), as torch. prepend and
+// append (each may be NULL) are joined to x along dim first (as ek_concat: x's ndim, equal sizes
+// outside dim, dtypes promoted). dim's size shrinks by n, down to 0. x must not be 0-d.
+func (t *Tensor) Diff(n int64, dim int, prepend *Tensor, append *Tensor) (*Tensor, error) {
+	return t.DiffOn(n, dim, prepend, append, nil, nil)
+}
+
+// DiffInto writes Diff into out (ek_diff; where ek.h allows, an output may be an input: in place,
+// converted to the output's dtype).
+func (t *Tensor) DiffInto(n int64, dim int, prepend *Tensor, append *Tensor, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	pn, err := pin(t, prepend, append, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_diff(0, h(t), C.int64_t(n), C.int(dim), h(prepend), h(append), h(out))
+	return check(r.status, r.msg)
+}
+
 // ---------------------------------------------------------------- ek_softmax
 
 // SoftmaxOfOn is SoftmaxOf on stream s (nil: the default stream), writing into out when not nil

@@ -35,6 +35,10 @@ struct GemmPlan;
 struct IndexPlan;
 struct MaskedFillPlan;
 struct CompactPlan;
+struct SortPlan;
+struct TopkPlan;
+struct SearchPlan;
+struct UniquePlan;
 class Scratch;
 
 struct Backend {
@@ -68,6 +72,15 @@ struct Backend {
   ek_status (*compact_write)(ek_context ctx, ek_stream s, const CompactPlan &p, const void *work);
   // ---- creation (creation.cpp)
   ek_status (*triangle)(ek_context ctx, ek_stream s, const TrianglePlan &p);
+  // ---- sorting and searching (sort.cpp)
+  ek_status (*sort)(ek_context ctx, ek_stream s, const SortPlan &p);
+  ek_status (*topk)(ek_context ctx, ek_stream s, const TopkPlan &p);
+  ek_status (*searchsorted)(ek_context ctx, ek_stream s, const SearchPlan &p);
+  // The number of distinct elements of p.sorted, returned once known; work
+  // keeps what unique_write needs (allocated here, on s).
+  ek_status (*unique_count)(ek_context ctx, ek_stream s, const UniquePlan &p, Scratch *work,
+                            int64_t *count);
+  ek_status (*unique_write)(ek_context ctx, ek_stream s, const UniquePlan &p, const void *work);
 };
 
 // Every entry of Backend, once: each backend file builds its table with
@@ -78,7 +91,8 @@ struct Backend {
   X(copy) X(fill) X(arange) X(unary) X(binary) X(ternary) X(random) X(reduce) X(softmax) \
   X(scan) X(gemm) X(find_bad_indices) X(index) X(masked_fill) X(compact_count)            \
   X(compact_write)                                                                        \
-  X(triangle)
+  X(triangle)                                                                             \
+  X(sort) X(topk) X(searchsorted) X(unique_count) X(unique_write)
 #define EK_BACKEND_COUNT_(name) +1
 static_assert(sizeof(Backend) == (0 EK_BACKEND_ENTRIES(EK_BACKEND_COUNT_)) * sizeof(void (*)()),
               "EK_BACKEND_ENTRIES names every entry of Backend");

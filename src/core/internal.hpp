@@ -412,7 +412,7 @@ void release_stream_scratch(ek_stream s);
 // copy into pageable memory. A StreamPinned holds s's lock from setting a word
 // to reading it back, so threads sharing s cannot mix up their results; each
 // use has its own word.
-enum StreamWord : int { kWordBadIndex = 0, kWordMaskCount = 1 };
+enum StreamWord : int { kWordBadIndex = 0, kWordMaskCount = 1, kWordUniqueCount = 2 };
 constexpr int kStreamPinnedWords = 8;  // 64 bytes
 
 class StreamPinned {

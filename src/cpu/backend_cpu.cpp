@@ -12,6 +12,7 @@
 #include "cpu/random.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/softmax_scan.hpp"
+#include "cpu/sort.hpp"
 #include "cpu/ternary.hpp"
 #include "core/internal.hpp"
 
@@ -126,6 +127,31 @@ ek_status compact_write(ek_context, ek_stream, const CompactPlan &p, const void 
 
 ek_status triangle(ek_context, ek_stream, const TrianglePlan &p) {
   EK_CHECK(cpu::triangle(p) == 0, EK_ERROR_INTERNAL, "the CPU triangle loop rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status sort(ek_context, ek_stream, const SortPlan &p) {
+  EK_CHECK(cpu::sort(p) == 0, EK_ERROR_INTERNAL, "the CPU sort rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status topk(ek_context, ek_stream, const TopkPlan &p) {
+  EK_CHECK(cpu::topk(p) == 0, EK_ERROR_INTERNAL, "the CPU topk rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status searchsorted(ek_context, ek_stream, const SearchPlan &p) {
+  EK_CHECK(cpu::searchsorted(p) == 0, EK_ERROR_INTERNAL, "the CPU searchsorted rejected its plan");
+  return EK_SUCCESS;
+}
+
+ek_status unique_count(ek_context, ek_stream, const UniquePlan &p, Scratch *, int64_t *count) {
+  *count = cpu::unique_count(p);
+  return EK_SUCCESS;
+}
+
+ek_status unique_write(ek_context, ek_stream, const UniquePlan &p, const void *) {
+  EK_CHECK(cpu::unique_write(p) == 0, EK_ERROR_INTERNAL, "the CPU unique rejected its plan");
   return EK_SUCCESS;
 }
 

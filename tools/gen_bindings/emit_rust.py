@@ -19,7 +19,8 @@ import header
 
 PATH = "bindings/rust/ek/src/generated.rs"
 
-HAND = {"ek_meshgrid", "ek_view_split_sizes", "ek_reduce_with_indices", "ek_view_slice"}
+HAND = {"ek_meshgrid", "ek_view_split_sizes", "ek_reduce_with_indices", "ek_view_slice",
+        "ek_sort", "ek_topk", "ek_unique", "ek_diff"}  # sort.rs: several or optional tensors
 NAMES = {"ek_view_reshape": "view"}
 PLAIN = {"ek_where": "where_"}  # the p form's name when not the base name
 STATIC = {"ek_where", "ek_axpby", "ek_concat", "ek_stack"}  # no self

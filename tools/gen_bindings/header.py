@@ -96,7 +96,8 @@ class Function:
 
 
 # int parameters that are booleans (nonzero = true).
-FLAGS = frozenset({"keepdim", "accumulate", "scalar_first", "endpoint", "flags_bool"})
+FLAGS = frozenset({"keepdim", "accumulate", "scalar_first", "endpoint", "flags_bool", "descending", "stable",
+                   "largest", "sorted", "right"})
 # Integer parameters that give the length of the array parameters after them.
 COUNT_NAMES = re.compile(r"n|ndims?|nshifts|n_\w+")
 INTS = {"int": "int", "int64_t": "int64", "uint64_t": "uint64", "size_t": "size",

@@ -48,11 +48,13 @@ from ._reduce import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._join import *  # noqa: F401,F403
 from ._random import *  # noqa: F401,F403
+from ._sort import *  # noqa: F401,F403
 from ._dlpack import from_dlpack
 from ._array_object import *  # noqa: F401,F403  (mT, to_device, __array_namespace__, ...)
 from . import array_api  # noqa: F401  (the Python array API standard namespace)
 from . import (_capi, _context, _creation, _elementwise, _indexing, _join, _kernels, _log,
                _memory, _ops, _profiler, _random, _reduce, _status, _stream)
+from . import _sort
 
 half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
 long, int = int64, int32  # noqa: A001
@@ -90,6 +92,6 @@ __all__ = ["Tensor", "DType", "dtype", "cuda", "version", "version_info", "devic
            "device_info", "memory_stats", "memory_snapshot", "memory_snapshot_json",
            "LIBRARY_PATH", "Error", "ShutdownError", "from_dlpack"]
 for _m in (_context, _stream, _log, _status, _kernels, _profiler, _creation, _memory, _ops,
-           _elementwise, _reduce, _indexing, _join, _random):
+           _elementwise, _reduce, _indexing, _join, _random, _sort):
     __all__ += _m.__all__
 del _m, annotations

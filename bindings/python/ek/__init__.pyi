@@ -1675,6 +1675,18 @@ class Tensor:
         t's shape, dtype and device with probability p; ``bernoulli(p, size=...)``
         with a number p: a new tensor (dtype default float32, bool allowed).
         """
+    def sort(self, dim: int=-1, descending: bool=False, stable: bool=False) -> SortResult:
+        """See ``ek.sort``."""
+    def argsort(self, dim: int=-1, descending: bool=False, stable: bool=False) -> Tensor:
+        """See ``ek.argsort``."""
+    def topk(self, k: int, dim: int=-1, largest: bool=True, sorted: bool=True) -> TopkResult:
+        """See ``ek.topk``."""
+    def unique(self, sorted: bool=True, return_inverse: bool=False, return_counts: bool=False, dim=None):
+        """See ``ek.unique``."""
+    def count_nonzero(self, dim=None, keepdim: bool=False) -> Tensor:
+        """See ``ek.count_nonzero``."""
+    def diff(self, n: int=1, dim: int=-1, prepend=None, append=None) -> Tensor:
+        """See ``ek.diff``."""
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory (Array API protocol).
         ``max_version >= (1, 0)`` gives a "dltensor_versioned" capsule, otherwise
@@ -3566,6 +3578,54 @@ def randint_like(t, low=0, high=None, *, dtype=None, device=None) -> Tensor:
     """randint with t's shape (and dtype/device unless given): ``randint_like(t,
     high)`` or ``randint_like(t, low, high)``.
     """
+
+def sort(input, dim: int=-1, descending: bool=False, stable: bool=False, *, out=None) -> SortResult:
+    """input sorted along dim and where each value came from (int64), as
+    torch.sort (ek_sort). ``stable`` keeps equal elements in input order.
+    """
+
+def argsort(input, dim: int=-1, descending: bool=False, stable: bool=False) -> Tensor:
+    """The int64 indices that sort input along dim (torch.argsort; ek_sort
+    without values).
+    """
+
+def topk(input, k: int, dim: int=-1, largest: bool=True, sorted: bool=True, *, out=None) -> TopkResult:
+    """The k largest (or smallest) elements along dim and their int64 indices
+    (torch.topk; ek_topk). Which of several elements equal to the k-th are
+    taken is unspecified.
+    """
+
+def searchsorted(sorted_sequence, values, *, right: bool=False, out_int32: bool=False, side: str | None=None, out=None) -> Tensor:
+    """Insertion positions of values in the innermost dim of sorted_sequence
+    (torch.searchsorted; ek_searchsorted): 1-D, or sharing values' leading
+    dims. ``side="right"`` is ``right=True``; int32 positions with out_int32.
+    """
+
+def unique(input, sorted: bool=True, return_inverse: bool=False, return_counts: bool=False, dim=None):
+    """The distinct elements of input, flattened and sorted (torch.unique;
+    ek_unique); with return_inverse and/or return_counts a tuple (values,
+    inverse?, counts?) as torch. Each NaN is distinct; -0.0 equals +0.0.
+    Synchronous on CUDA (the count is read back). ``sorted=False`` still
+    sorts; ``dim`` is not supported.
+    """
+
+def count_nonzero(input, dim=None, keepdim: bool=False, *, axis=None, keepdims: bool | None=None, out=None) -> Tensor:
+    """The number of nonzero elements over dim (None: all; an int or a
+    tuple), int64 (torch.count_nonzero; ek_count_nonzero). NaN counts.
+    """
+
+def diff(input, n: int=1, dim: int=-1, prepend=None, append=None, *, axis=None, out=None) -> Tensor:
+    """The n-th forward difference along dim (torch.diff; ek_diff); prepend
+    and append are joined to input along dim first. bool uses !=.
+    """
+
+class SortResult(NamedTuple):
+    values: Any
+    indices: Any
+
+class TopkResult(NamedTuple):
+    values: Any
+    indices: Any
 
 def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     """A tensor sharing the memory of ``x``: any object with ``__dlpack__`` (a

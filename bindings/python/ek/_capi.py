@@ -421,6 +421,84 @@ def axpby(alpha, x, beta, y, *, out=None):
     return _call(_lib.ek_axpby, ctx, out, _stream(ctx), _scalar(alpha, 'ek_axpby: alpha'), x._h, _scalar(beta, 'ek_axpby: beta'), y._h)
 
 
+def sort(x, dim, descending, stable, *, out=None):
+    """ek_sort: values = x sorted along dim, indices = where each value was (torch.sort). values or
+    indices may be NULL (not computed; not both: argsort passes values NULL). descending
+    reverses the order; stable keeps equal elements in their input order (without it their order
+    is unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys
+    alone when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call_n(_lib.ek_sort, ctx, out, 2, _stream(ctx), x._h, _int(dim, 'ek_sort: dim'), 1 if descending else 0, 1 if stable else 0)
+
+
+def topk(x, k, dim, largest, sorted, *, out=None):
+    """ek_topk: The k largest (largest != 0) or smallest elements along dim and their int64 indices
+    (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX otherwise); both results have x's shape
+    with dim's size k. sorted != 0 orders them (largest first when largest); otherwise their
+    order is unspecified. Among equal elements at the k-th place, which are taken is
+    unspecified. values or indices may be NULL (not both).
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call_n(_lib.ek_topk, ctx, out, 2, _stream(ctx), x._h, _int64(k, 'ek_topk: k'), _int(dim, 'ek_topk: dim'), 1 if largest else 0, 1 if sorted else 0)
+
+
+def searchsorted(sorted_sequence, values, right, out_dtype, *, out=None):
+    """ek_searchsorted: For each element v of values, the index where v would be inserted into the
+    sorted innermost dim of sorted_sequence (torch.searchsorted): the first position whose
+    element is >= v (right == 0) or > v (right != 0), in the order above (NaN greatest).
+    sorted_sequence is 1-D (every value searches it) or has values' leading dims (EK_ERROR_SHAPE
+    otherwise); a 1-D sorted_sequence with 0-d values is allowed. Both are converted to their
+    promoted dtype (as ek_binary) before comparing. out_dtype is EK_INT64 or EK_INT32
+    (EK_ERROR_DTYPE otherwise); out has values' shape. An unsorted sequence gives unspecified
+    positions, never a fault.
+    """
+    sorted_sequence = _arg(sorted_sequence, values)
+    values = _arg(values, sorted_sequence)
+    ctx = sorted_sequence._ctx
+    return _call(_lib.ek_searchsorted, ctx, out, _stream(ctx), sorted_sequence._h, values._h, 1 if right else 0, _dtype(out_dtype).code)
+
+
+def unique(x, *, out=None):
+    """ek_unique: The distinct elements of x (flattened), sorted ascending (torch.unique with
+    sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for
+    it is unspecified); each NaN is distinct (as the array API standard and torch on CUDA).
+    inverse (may be NULL: not computed) gets an int64 tensor of x's shape with each element's
+    position in *values; counts (may be NULL) an int64 1-D tensor of how many times each value
+    occurs. Synchronous on CUDA: the number of distinct elements is read on the host (as
+    ek_masked_select), so *values and *counts must be NULL or already have that length.
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call_n(_lib.ek_unique, ctx, out, 3, _stream(ctx), x._h)
+
+
+def count_nonzero(x, dims, keepdim, *, out=None):
+    """ek_count_nonzero: The number of nonzero elements (NaN is nonzero, -0.0 is not) over the
+    ndims dims listed (ndims == 0: every dim; dims may then be NULL) as int64, keepdim as
+    ek_reduce (torch.count_nonzero).
+    """
+    x = _arg(x, None)
+    dims_ = _ints(dims, 'ek_count_nonzero: dims', x)
+    ctx = x._ctx
+    return _call(_lib.ek_count_nonzero, ctx, out, _stream(ctx), x._h, len(dims_), dims_, 1 if keepdim else 0)
+
+
+def diff(x, n, dim, prepend, append, *, out=None):
+    """ek_diff: The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] - x[i],
+    applied n >= 0 times (n == 0 copies x); bool uses != (logical xor), as torch. prepend and
+    append (each may be NULL) are joined to x along dim first (as ek_concat: x's ndim, equal
+    sizes outside dim, dtypes promoted). dim's size shrinks by n, down to 0. x must not be 0-d.
+    """
+    x = _arg(x, prepend)
+    prepend = _arg(prepend, x)
+    append = _arg(append, x)
+    ctx = x._ctx
+    return _call(_lib.ek_diff, ctx, out, _stream(ctx), x._h, _int64(n, 'ek_diff: n'), _int(dim, 'ek_diff: dim'), prepend._h, append._h)
+
+
 def softmax(kind, x, dim, *, out=None):
     """ek_softmax: softmax (EK_SOFTMAX_PLAIN) or log_softmax (EK_SOFTMAX_LOG) along dim, float
     tensors only (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in
@@ -605,6 +683,12 @@ SIGNATURES = {
     'clamp': ('ek_clamp', ('stream', 'tensor', 'opt_scalar', 'opt_scalar', 'out')),
     'lerp': ('ek_lerp', ('stream', 'tensor', 'tensor', 'scalar', 'out')),
     'axpby': ('ek_axpby', ('stream', 'scalar', 'tensor', 'scalar', 'tensor', 'out')),
+    'sort': ('ek_sort', ('stream', 'tensor', 'int', 'flag', 'flag', 'out', 'out')),
+    'topk': ('ek_topk', ('stream', 'tensor', 'int64', 'int', 'flag', 'flag', 'out', 'out')),
+    'searchsorted': ('ek_searchsorted', ('stream', 'tensor', 'tensor', 'flag', 'dtype', 'out')),
+    'unique': ('ek_unique', ('stream', 'tensor', 'out', 'out', 'out')),
+    'count_nonzero': ('ek_count_nonzero', ('stream', 'tensor', 'count', 'array:int', 'flag', 'out')),
+    'diff': ('ek_diff', ('stream', 'tensor', 'int64', 'int', 'tensor', 'tensor', 'out')),
     'softmax': ('ek_softmax', ('stream', 'enum', 'tensor', 'int', 'out')),
     'scan': ('ek_scan', ('stream', 'enum', 'tensor', 'int', 'out')),
     'matmul': ('ek_matmul', ('stream', 'tensor', 'tensor', 'out')),

@@ -1487,6 +1487,42 @@ FUNCTIONS = {
         ('stream', 'alpha', 'x', 'beta', 'y', 'out'),
         "out = alpha * x + beta * y in one pass (the fused update; out == y accumulates in place). Broadcast and promotion as ek_binary ADD; alpha and beta are applied in the compute type (float: fma(alpha, x, beta * y)); with integer (or bool) operands they must be integers (EK_ERROR_INVALID_ARGUMENT otherwise, as PyTorch's alpha; an integer kind is exact, a uint64 above INT64_MAX is refused) and the arithmetic wraps.",
     ),
+    'ek_sort': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'dim', 'descending', 'stable', 'values', 'indices'),
+        "values = x sorted along dim, indices = where each value was (torch.sort). values or indices may be NULL (not computed; not both: argsort passes values NULL). descending reverses the order; stable keeps equal elements in their input order (without it their order is unspecified). Values are x's elements bit for bit, except that CUDA may sort the keys alone when indices is NULL and stable is 0: NaNs then come out as the canonical NaN.",
+    ),
+    'ek_topk': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'),
+        "The k largest (largest != 0) or smallest elements along dim and their int64 indices (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX otherwise); both results have x's shape with dim's size k. sorted != 0 orders them (largest first when largest); otherwise their order is unspecified. Among equal elements at the k-th place, which are taken is unspecified. values or indices may be NULL (not both).",
+    ),
+    'ek_searchsorted': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.c_int, ek_dtype, ctypes.POINTER(ek_tensor)],
+        ('stream', 'sorted_sequence', 'values', 'right', 'out_dtype', 'out'),
+        "For each element v of values, the index where v would be inserted into the sorted innermost dim of sorted_sequence (torch.searchsorted): the first position whose element is >= v (right == 0) or > v (right != 0), in the order above (NaN greatest). sorted_sequence is 1-D (every value searches it) or has values' leading dims (EK_ERROR_SHAPE otherwise); a 1-D sorted_sequence with 0-d values is allowed. Both are converted to their promoted dtype (as ek_binary) before comparing. out_dtype is EK_INT64 or EK_INT32 (EK_ERROR_DTYPE otherwise); out has values' shape. An unsorted sequence gives unspecified positions, never a fault.",
+    ),
+    'ek_unique': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor), ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'values', 'inverse', 'counts'),
+        "The distinct elements of x (flattened), sorted ascending (torch.unique with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which of the two stands for it is unspecified); each NaN is distinct (as the array API standard and torch on CUDA). inverse (may be NULL: not computed) gets an int64 tensor of x's shape with each element's position in *values; counts (may be NULL) an int64 1-D tensor of how many times each value occurs. Synchronous on CUDA: the number of distinct elements is read on the host (as ek_masked_select), so *values and *counts must be NULL or already have that length.",
+    ),
+    'ek_count_nonzero': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'ndims', 'dims', 'keepdim', 'out'),
+        'The number of nonzero elements (NaN is nonzero, -0.0 is not) over the ndims dims listed (ndims == 0: every dim; dims may then be NULL) as int64, keepdim as ek_reduce (torch.count_nonzero).',
+    ),
+    'ek_diff': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.c_int64, ctypes.c_int, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'n', 'dim', 'prepend', 'append', 'out'),
+        "The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] - x[i], applied n >= 0 times (n == 0 copies x); bool uses != (logical xor), as torch. prepend and append (each may be NULL) are joined to x along dim first (as ek_concat: x's ndim, equal sizes outside dim, dtypes promoted). dim's size shrinks by n, down to 0. x must not be 0-d.",
+    ),
     'ek_softmax': (
         ek_status,
         [ek_stream, ek_softmax_kind, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],

@@ -2774,6 +2774,107 @@ extern "C" {
         out: *mut ek_tensor,
     ) -> ek_status;
 }
+extern "C" {
+    #[doc = " values = x sorted along dim, indices = where each value was (torch.sort)."]
+    #[doc = "  values or indices may be NULL (not computed; not both: argsort passes"]
+    #[doc = "  values NULL). descending reverses the order; stable keeps equal elements"]
+    #[doc = "  in their input order (without it their order is unspecified). Values are"]
+    #[doc = "  x's elements bit for bit, except that CUDA may sort the keys alone when"]
+    #[doc = "  indices is NULL and stable is 0: NaNs then come out as the canonical NaN."]
+    pub fn ek_sort(
+        stream: ek_stream,
+        x: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        descending: ::std::os::raw::c_int,
+        stable: ::std::os::raw::c_int,
+        values: *mut ek_tensor,
+        indices: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The k largest (largest != 0) or smallest elements along dim and their"]
+    #[doc = "  int64 indices (torch.topk), 0 <= k <= size of dim (EK_ERROR_INDEX"]
+    #[doc = "  otherwise); both results have x's shape with dim's size k. sorted != 0"]
+    #[doc = "  orders them (largest first when largest); otherwise their order is"]
+    #[doc = "  unspecified. Among equal elements at the k-th place, which are taken is"]
+    #[doc = "  unspecified. values or indices may be NULL (not both)."]
+    pub fn ek_topk(
+        stream: ek_stream,
+        x: ek_tensor,
+        k: i64,
+        dim: ::std::os::raw::c_int,
+        largest: ::std::os::raw::c_int,
+        sorted: ::std::os::raw::c_int,
+        values: *mut ek_tensor,
+        indices: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " For each element v of values, the index where v would be inserted into"]
+    #[doc = "  the sorted innermost dim of sorted_sequence (torch.searchsorted): the"]
+    #[doc = "  first position whose element is >= v (right == 0) or > v (right != 0),"]
+    #[doc = "  in the order above (NaN greatest). sorted_sequence is 1-D (every value"]
+    #[doc = "  searches it) or has values' leading dims (EK_ERROR_SHAPE otherwise); a"]
+    #[doc = "  1-D sorted_sequence with 0-d values is allowed. Both are converted to"]
+    #[doc = "  their promoted dtype (as ek_binary) before comparing. out_dtype is"]
+    #[doc = "  EK_INT64 or EK_INT32 (EK_ERROR_DTYPE otherwise); out has values' shape."]
+    #[doc = "  An unsorted sequence gives unspecified positions, never a fault."]
+    pub fn ek_searchsorted(
+        stream: ek_stream,
+        sorted_sequence: ek_tensor,
+        values: ek_tensor,
+        right: ::std::os::raw::c_int,
+        out_dtype: ek_dtype,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The distinct elements of x (flattened), sorted ascending (torch.unique"]
+    #[doc = "  with sorted=True): 1-D in x's dtype. -0.0 and +0.0 are one element (which"]
+    #[doc = "  of the two stands for it is unspecified); each NaN is distinct (as the"]
+    #[doc = "  array API standard and torch on CUDA). inverse (may be NULL: not"]
+    #[doc = "  computed) gets an int64 tensor of x's shape with each element's position"]
+    #[doc = "  in *values; counts (may be NULL) an int64 1-D tensor of how many times"]
+    #[doc = "  each value occurs. Synchronous on CUDA: the number of distinct elements"]
+    #[doc = "  is read on the host (as ek_masked_select), so *values and *counts must be"]
+    #[doc = "  NULL or already have that length."]
+    pub fn ek_unique(
+        stream: ek_stream,
+        x: ek_tensor,
+        values: *mut ek_tensor,
+        inverse: *mut ek_tensor,
+        counts: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The number of nonzero elements (NaN is nonzero, -0.0 is not) over the"]
+    #[doc = "  ndims dims listed (ndims == 0: every dim; dims may then be NULL) as int64,"]
+    #[doc = "  keepdim as ek_reduce (torch.count_nonzero)."]
+    pub fn ek_count_nonzero(
+        stream: ek_stream,
+        x: ek_tensor,
+        ndims: ::std::os::raw::c_int,
+        dims: *const ::std::os::raw::c_int,
+        keepdim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The n-th forward difference along dim (torch.diff): out[i] = x[i + 1] -"]
+    #[doc = "  x[i], applied n >= 0 times (n == 0 copies x); bool uses != (logical"]
+    #[doc = "  xor), as torch. prepend and append (each may be NULL) are joined to x"]
+    #[doc = "  along dim first (as ek_concat: x's ndim, equal sizes outside dim, dtypes"]
+    #[doc = "  promoted). dim's size shrinks by n, down to 0. x must not be 0-d."]
+    pub fn ek_diff(
+        stream: ek_stream,
+        x: ek_tensor,
+        n: i64,
+        dim: ::std::os::raw::c_int,
+        prepend: ek_tensor,
+        append: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
 impl ek_softmax_kind {
     pub const EK_SOFTMAX_PLAIN: ek_softmax_kind = ek_softmax_kind(0);
 }

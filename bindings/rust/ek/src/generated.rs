@@ -1739,6 +1739,48 @@ impl Tensor {
         x.produce(out, |o| unsafe { sys::ek_axpby(stream.as_raw(), alpha, x.as_raw(), beta, y.as_raw(), o) })
     }
 
+    /// For each element v of values, the index where v would be inserted into the sorted innermost
+    /// dim of sorted_sequence (torch.searchsorted): the first position whose element is >= v (right
+    /// == 0) or > v (right != 0), in the order above (NaN greatest). sorted_sequence is 1-D (every
+    /// value searches it) or has values' leading dims (EK_ERROR_SHAPE otherwise); a 1-D
+    /// sorted_sequence with 0-d values is allowed. Both are converted to their promoted dtype (as
+    /// ek_binary) before comparing. out_dtype is EK_INT64 or EK_INT32 (EK_ERROR_DTYPE otherwise);
+    /// out has values' shape. An unsorted sequence gives unspecified positions, never a fault
+    /// (`ek_searchsorted`).
+    pub fn searchsorted(&self, values: &Tensor, right: bool, out_dtype: DType) -> Result<Tensor> {
+        self.produce(None, |o| unsafe { sys::ek_searchsorted(std::ptr::null_mut(), self.as_raw(), values.as_raw(), right as i32, out_dtype.to_raw(), o) })
+    }
+
+    /// [`Tensor::searchsorted`] written into `out` (its shape and dtype are checked).
+    pub fn searchsorted_into(&self, values: &Tensor, right: bool, out_dtype: DType, out: &Tensor) -> Result<()> {
+        Tensor::write_into(out, |o| unsafe { sys::ek_searchsorted(std::ptr::null_mut(), self.as_raw(), values.as_raw(), right as i32, out_dtype.to_raw(), o) })
+    }
+
+    /// [`Tensor::searchsorted`], ordered on `stream`, into `out` when given.
+    pub fn searchsorted_on(&self, values: &Tensor, right: bool, out_dtype: DType, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.produce(out, |o| unsafe { sys::ek_searchsorted(stream.as_raw(), self.as_raw(), values.as_raw(), right as i32, out_dtype.to_raw(), o) })
+    }
+
+    /// The number of nonzero elements (NaN is nonzero, -0.0 is not) over the ndims dims listed
+    /// (ndims == 0: every dim; dims may then be NULL) as int64, keepdim as ek_reduce
+    /// (torch.count_nonzero) (`ek_count_nonzero`).
+    pub fn count_nonzero(&self, dims: &[i32], keepdim: bool) -> Result<Tensor> {
+        let ndims = len_i32(dims.len())?;
+        self.produce(None, |o| unsafe { sys::ek_count_nonzero(std::ptr::null_mut(), self.as_raw(), ndims, ptr(&dims), keepdim as i32, o) })
+    }
+
+    /// [`Tensor::count_nonzero`] written into `out` (its shape and dtype are checked).
+    pub fn count_nonzero_into(&self, dims: &[i32], keepdim: bool, out: &Tensor) -> Result<()> {
+        let ndims = len_i32(dims.len())?;
+        Tensor::write_into(out, |o| unsafe { sys::ek_count_nonzero(std::ptr::null_mut(), self.as_raw(), ndims, ptr(&dims), keepdim as i32, o) })
+    }
+
+    /// [`Tensor::count_nonzero`], ordered on `stream`, into `out` when given.
+    pub fn count_nonzero_on(&self, dims: &[i32], keepdim: bool, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        let ndims = len_i32(dims.len())?;
+        self.produce(out, |o| unsafe { sys::ek_count_nonzero(stream.as_raw(), self.as_raw(), ndims, ptr(&dims), keepdim as i32, o) })
+    }
+
     /// softmax (EK_SOFTMAX_PLAIN) or log_softmax (EK_SOFTMAX_LOG) along dim, float tensors only
     /// (EK_ERROR_DTYPE otherwise); the result has x's dtype (f16/bf16/f32 compute in f32, f64 in
     /// f64). Stable for large values, with PyTorch's results for non-finite values: PLAIN gives NaN

@@ -151,6 +151,7 @@ mod random;
 mod reduce;
 mod scalar;
 mod sized;
+mod sort;
 mod stream;
 mod tensor;
 
@@ -166,6 +167,7 @@ pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, Kern
 pub use log::{clear_log_callback, set_log_callback};
 pub use memory::{MemoryBlock, MemoryEvent, MemoryStats};
 pub use profiler::ProfileRecord;
+pub use sort::Unique;
 pub use random::{PhiloxState, RandomDist};
 pub use scalar::Scalar;
 pub use stream::{Event, Stream};
