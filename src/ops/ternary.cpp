@@ -151,6 +151,9 @@ EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
   EK_CHECK_NULL(out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   EK_CHECK(x->dtype != EK_BOOL, EK_ERROR_DTYPE, "clamp of a bool tensor is not defined");
+  // Its bounds travel as int64 coefficients, which cannot order uint64's upper half.
+  EK_CHECK(x->dtype != EK_UINT64, EK_ERROR_DTYPE,
+           "clamp of a uint64 tensor is not supported: use ek_binary_scalar MAXIMUM and MINIMUM");
   tern::Args g{};
   g.op = tern::kClamp;
   g.compute = compute_of(x->dtype);

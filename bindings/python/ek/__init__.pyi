@@ -3321,6 +3321,12 @@ float32: DType
 
 float64: DType
 
+uint16: DType
+
+uint32: DType
+
+uint64: DType
+
 def positive(input):
     """+x: the tensor itself (as torch.positive)."""
 
