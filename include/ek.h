@@ -1079,8 +1079,8 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
  *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
  *  truncated toward zero and saturated to x's range, so the result is the
  *  exact clamp cast to x's dtype (an integer bound is exact: int64 beyond
- *  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool or uint64 x:
- *  EK_ERROR_DTYPE (uint64: use MAXIMUM and MINIMUM, which order it as unsigned). */
+ *  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+ *  uint64 x is ordered as unsigned. */
 EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
                           const ek_scalar *hi, ek_tensor *out);
 /** out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE

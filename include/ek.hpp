@@ -1035,8 +1035,8 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, Tensor *out =
 /// everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
 /// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
 /// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-/// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool or uint64 x:
-/// EK_ERROR_DTYPE (uint64: use MAXIMUM and MINIMUM, which order it as unsigned).
+/// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+/// uint64 x is ordered as unsigned.
 Tensor clamp(const Tensor &x, const std::optional<Scalar> &lo = std::nullopt, const std::optional<Scalar> &hi = std::nullopt, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start

@@ -117,6 +117,22 @@ TEST_P(DtypesExt, Uint64UnaryAndScalar) {
   for (size_t i = 0; i < kBig.size(); ++i) EXPECT_EQ(g[i], kBig[i] > kTop + 1) << i;
 }
 
+TEST_P(DtypesExt, ClampOrdersUint64AsUnsigned) {
+  Tensor a(u64(kBig)), both, low, in_place(u64(kBig));
+  const ek_scalar lo = ek_scalar_uint(kTop), hi = ek_scalar_float(1.8e19), neg = ek_scalar_int(-5);
+  EK_OK(ek_clamp(nullptr, a, &lo, &hi, both.out()));
+  EK_OK(ek_clamp(nullptr, a, &neg, nullptr, low.out()));
+  ek_tensor same = in_place;
+  EK_OK(ek_clamp(nullptr, in_place, &lo, nullptr, &same));
+  const U64s b = to_host<uint64_t>(both), l = to_host<uint64_t>(low), p = to_host<uint64_t>(in_place);
+  for (size_t i = 0; i < kBig.size(); ++i) {
+    const uint64_t v = kBig[i], top = 18000000000000000000u;
+    EXPECT_EQ(b[i], v < kTop ? kTop : (v > top ? top : v)) << i;
+    EXPECT_EQ(l[i], v) << i;
+    EXPECT_EQ(p[i], v < kTop ? kTop : v) << i;
+  }
+}
+
 TEST_P(DtypesExt, NonContiguousAndEmpty) {
   // [2, 5] transposed to [5, 2]: maximum against its own reversal in order.
   Tensor base(u64(kBig, {2, 5})), t(ektest::transposed(base, 0, 1)), out;

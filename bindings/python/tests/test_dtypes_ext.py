@@ -52,6 +52,7 @@ def test_uint64_order_dependent_ops(device):
     assert a.max().item() == 2**64 - 1 and a.argmax().item() == 6
     assert a.sum().dtype is ek.uint64 and a.sum().item() == int(BIG.sum(dtype=np.uint64))
     np.testing.assert_array_equal((a > 2**63).numpy(), BIG > 2**63)
+    np.testing.assert_array_equal(a.clamp(2**63, 2**64 - 10).numpy(), np.clip(BIG, 2**63, 2**64 - 10))
 
 
 def test_bad_fill_value_names_value_and_dtype():

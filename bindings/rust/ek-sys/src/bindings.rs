@@ -2745,8 +2745,8 @@ extern "C" {
     #[doc = "  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are"]
     #[doc = "  truncated toward zero and saturated to x's range, so the result is the"]
     #[doc = "  exact clamp cast to x's dtype (an integer bound is exact: int64 beyond"]
-    #[doc = "  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool or uint64 x:"]
-    #[doc = "  EK_ERROR_DTYPE (uint64: use MAXIMUM and MINIMUM, which order it as unsigned)."]
+    #[doc = "  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE."]
+    #[doc = "  uint64 x is ordered as unsigned."]
     pub fn ek_clamp(
         stream: ek_stream,
         x: ek_tensor,
