@@ -468,9 +468,12 @@ typedef enum {
   EK_FLOAT16 = 6,
   EK_BFLOAT16 = 7,
   EK_FLOAT32 = 8,
-  EK_FLOAT64 = 9
+  EK_FLOAT64 = 9,
+  EK_UINT16 = 10,
+  EK_UINT32 = 11,
+  EK_UINT64 = 12
 } ek_dtype;
-#define EK_NUM_DTYPES 10
+#define EK_NUM_DTYPES 13
 /* The most dims a tensor may have. No struct of the ABI depends on it, so a
  * minor release may raise it. */
 #define EK_MAX_DIMS 8
@@ -487,8 +490,20 @@ typedef enum {
  *  - -> float16/bfloat16: through float32, round to nearest even, overflow to
  *    inf; -> float32/float64: one round to nearest even. NaN keeps its sign
  *    only (payloads are dropped).
+ *  - uint64 -> float: from the exact unsigned value (2^64 - 1 -> 1.8e19);
+ *    float -> uint64 saturates to [0, 2^64 - 1] like the other integers.
  * Values passed as ek_scalar to ek_fill and ek_masked_fill are stricter:
- * see ek_scalar. */
+ * see ek_scalar.
+ *
+ * Unsigned dtypes (uint8, uint16, uint32, uint64) promote as NumPy: with a
+ * wider signed integer they take that type; with a signed integer of the same
+ * or greater width the next wider signed type (uint16 + int16 -> int32,
+ * uint32 + int32 -> int64); uint64 with any signed integer -> float64, as
+ * NumPy (there is no wider signed type). Arithmetic wraps modulo 2^bits; the
+ * order-dependent ops (compare, maximum/minimum, floor_divide, remainder,
+ * shift_right, abs, sign, reductions max/min/argmax/argmin) use the unsigned
+ * order. sum/prod/cumsum/cumprod of uint64 give uint64 (the same
+ * bits as the int64 that smaller integers give). */
 
 /** Bytes per element; 0 for an unknown dtype. */
 EK_API size_t ek_dtype_size(ek_dtype dtype);
@@ -1064,7 +1079,8 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
  *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
  *  truncated toward zero and saturated to x's range, so the result is the
  *  exact clamp cast to x's dtype (an integer bound is exact: int64 beyond
- *  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. */
+ *  2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+ *  uint64 x is ordered as unsigned. */
 EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
                           const ek_scalar *hi, ek_tensor *out);
 /** out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE

@@ -102,6 +102,9 @@ enum class DType : int {
   Bfloat16 = EK_BFLOAT16,
   Float32 = EK_FLOAT32,
   Float64 = EK_FLOAT64,
+  Uint16 = EK_UINT16,
+  Uint32 = EK_UINT32,
+  Uint64 = EK_UINT64,
 };
 
 /// ek_scalar_kind.
@@ -1034,6 +1037,7 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, Tensor *out =
 /// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
 /// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
 /// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+/// uint64 x is ordered as unsigned.
 Tensor clamp(const Tensor &x, const std::optional<Scalar> &lo = std::nullopt, const std::optional<Scalar> &hi = std::nullopt, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start

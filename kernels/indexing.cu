@@ -235,10 +235,10 @@ int launch_add(const IndexArgs<U> &a, int64_t n, int dtype, cudaStream_t st) {
   switch (dtype) {
     case kF32: return launch_index<float>(a, n, AtomicAddOp<float, float>{}, st);
     case kF64: return launch_index<double>(a, n, AtomicAddOp<double, double>{}, st);
-    case kI32: return launch_index<uint32_t>(a, n, AtomicAddOp<uint32_t, unsigned>{}, st);
-    case kI64:
+    case kI32: case kU32: return launch_index<uint32_t>(a, n, AtomicAddOp<uint32_t, unsigned>{}, st);
+    case kI64: case kU64:
       return launch_index<uint64_t>(a, n, AtomicAddOp<uint64_t, unsigned long long>{}, st);
-    case kI16: case kF16: case kBF16:
+    case kI16: case kU16: case kF16: case kBF16:
       return launch_index<uint16_t>(a, n, SubwordAddOp<uint16_t>{dtype}, st);
     default: return launch_index<uint8_t>(a, n, SubwordAddOp<uint8_t>{dtype}, st);
   }

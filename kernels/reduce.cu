@@ -134,9 +134,9 @@ __device__ State<A> group_reduce(const Op<A, Fam> &op, State<A> s, int group) {
 // dtype_size is host-only: the same table (tensor_desc.hpp) for device code.
 __device__ __forceinline__ int64_t elem_size(int dtype) {
   switch (dtype) {
-    case kI16: case kF16: case kBF16: return 2;
-    case kI32: case kF32: return 4;
-    case kI64: case kF64: return 8;
+    case kI16: case kU16: case kF16: case kBF16: return 2;
+    case kI32: case kU32: case kF32: return 4;
+    case kI64: case kU64: case kF64: return 8;
     default: return 1;
   }
 }

@@ -276,7 +276,7 @@ int scan(const DimPlan &p, int kind, void *workspace, void *stream) {
     case kBF16: return launch<BF16>(p, mul, workspace, st);
     case kF32: return launch<float>(p, mul, workspace, st);
     case kF64: return launch<double>(p, mul, workspace, st);
-    case kI64: return launch<int64_t>(p, mul, workspace, st);
+    case kI64: case kU64: return launch<int64_t>(p, mul, workspace, st);
     default: return cudaErrorInvalidValue;
   }
 }

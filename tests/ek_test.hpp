@@ -137,12 +137,15 @@ std::vector<T> to_host(ek_tensor t) {
 using Shape = std::vector<int64_t>;
 using Values = std::vector<double>;
 
-constexpr ek_dtype kAllDtypes[] = {EK_BOOL,  EK_UINT8,   EK_INT8,     EK_INT16,   EK_INT32,
-                                   EK_INT64, EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
+constexpr ek_dtype kAllDtypes[] = {EK_BOOL,    EK_UINT8,    EK_INT8,    EK_INT16,  EK_INT32,
+                                   EK_INT64,   EK_FLOAT16,  EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64,
+                                   EK_UINT16,  EK_UINT32,   EK_UINT64};
 constexpr ek_dtype kFloatDtypes[] = {EK_FLOAT16, EK_BFLOAT16, EK_FLOAT32, EK_FLOAT64};
-constexpr ek_dtype kIntDtypes[] = {EK_BOOL, EK_UINT8, EK_INT8, EK_INT16, EK_INT32, EK_INT64};
+constexpr ek_dtype kIntDtypes[] = {EK_BOOL,  EK_UINT8,  EK_INT8,   EK_INT16, EK_INT32,
+                                   EK_INT64, EK_UINT16, EK_UINT32, EK_UINT64};
 
-inline bool is_float(ek_dtype dt) { return dt >= EK_FLOAT16; }
+inline bool is_float(ek_dtype dt) { return dt >= EK_FLOAT16 && dt <= EK_FLOAT64; }
+inline bool is_unsigned(ek_dtype dt) { return dt == EK_UINT8 || (dt >= EK_UINT16 && dt <= EK_UINT64); }
 
 inline int64_t numel_of(const Shape &shape) {
   int64_t n = 1;

@@ -139,7 +139,7 @@ double special(uint32_t r) {
 double draw(Gen g, ek_dtype dt, uint32_t &seed) {
   const uint32_t r = lcg(seed);
   const double u = r / 16777216.0;  // [0, 1)
-  const bool fl = ektest::is_float(dt), uns = dt == EK_UINT8;
+  const bool fl = ektest::is_float(dt), uns = ektest::is_unsigned(dt);
   if (dt == EK_BOOL) return g == Gen::kPositive || g == Gen::kNonzero ? 1 : g == Gen::kSparse ? r % 10 < 3 : r % 2;
   switch (g) {
     case Gen::kSpecials:

@@ -258,7 +258,8 @@ TEST_P(Creation, EyeRejectsBadInput) {
   EK_FAILS(ek_eye(nullptr, ctx, -1, 3, 0, EK_FLOAT32, t.out()), EK_ERROR_SHAPE, "n = -1, m = 3");
   EXPECT_NE(std::string(ek_last_error()).find("ek_eye"), std::string::npos);
   EK_FAILS(ek_eye(nullptr, ctx, 3, -2, 0, EK_FLOAT32, t.out()), EK_ERROR_SHAPE, "m = -2");
-  EK_FAILS(ek_eye(nullptr, ctx, 3, 3, 0, static_cast<ek_dtype>(10), t.out()), EK_ERROR_DTYPE, "10");
+  EK_FAILS(ek_eye(nullptr, ctx, 3, 3, 0, static_cast<ek_dtype>(EK_NUM_DTYPES), t.out()), EK_ERROR_DTYPE,
+           std::to_string(EK_NUM_DTYPES));
   EK_FAILS(ek_eye(nullptr, ctx, int64_t{1} << 40, int64_t{1} << 40, 0, EK_FLOAT32, t.out()),
            EK_ERROR_OVERFLOW, "overflows");
   EK_FAILS(ek_eye(nullptr, ctx, 3, 3, 0, EK_FLOAT32, nullptr), EK_ERROR_NULL_POINTER, "out");

@@ -32,6 +32,9 @@ DlCode expected_code(ek_dtype dt) {
     case EK_FLOAT16: return {2, 16};
     case EK_BFLOAT16: return {4, 16};
     case EK_FLOAT32: return {2, 32};
+    case EK_UINT16: return {1, 16};
+    case EK_UINT32: return {1, 32};
+    case EK_UINT64: return {1, 64};
     default: return {2, 64};
   }
 }

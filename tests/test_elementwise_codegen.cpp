@@ -81,7 +81,8 @@ void dump(const std::string &file, const std::string &source) {
 
 TEST(ElementwiseCodegen, ParsesEveryDtypeName) {
   const char *names[] = {"bool",    "uint8",    "int8",    "int16",   "int32",
-                         "int64",   "float16",  "bfloat16", "float32", "float64"};
+                         "int64",   "float16",  "bfloat16", "float32", "float64",
+                         "uint16",  "uint32",   "uint64"};
   for (int dt = 0; dt < kNumDTypes; ++dt) EXPECT_EQ(dtype_from_name(names[dt]), dt) << names[dt];
   EXPECT_EQ(dtype_from_name("float"), -1);
   EXPECT_EQ(dtype_from_name("Float32"), -1);

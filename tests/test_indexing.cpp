@@ -56,8 +56,8 @@ Values sample(ek_dtype dt, int64_t n, uint32_t seed) {
   for (auto &x : v) {
     uint32_t r = next(seed);
     if (dt == EK_BOOL) x = r % 2;
-    else if (dt == EK_UINT8) x = r % 101;
-    else if (dt >= EK_FLOAT16) x = static_cast<double>(static_cast<int>(r % 401) - 200) / 4;
+    else if (ektest::is_unsigned(dt)) x = r % 101;
+    else if (ektest::is_float(dt)) x = static_cast<double>(static_cast<int>(r % 401) - 200) / 4;
     else x = static_cast<int>(r % 101) - 50;
   }
   return v;
@@ -70,7 +70,7 @@ Values sample_small(ek_dtype dt, int64_t n, uint32_t seed) {
   for (auto &x : v) {
     uint32_t r = next(seed);
     if (dt == EK_BOOL) x = r % 2;
-    else if (dt == EK_UINT8) x = r % 33;
+    else if (ektest::is_unsigned(dt)) x = r % 33;
     else x = static_cast<int>(r % 33) - 16;
   }
   return v;
@@ -117,6 +117,8 @@ double wrap_to(double v, ek_dtype dt) {
     case EK_UINT8: return static_cast<uint8_t>(i);
     case EK_INT8: return static_cast<int8_t>(static_cast<uint8_t>(i));
     case EK_INT16: return static_cast<int16_t>(static_cast<uint16_t>(i));
+    case EK_UINT16: return static_cast<uint16_t>(i);
+    case EK_UINT32: return static_cast<uint32_t>(i);
     default: return v;
   }
 }

@@ -19,7 +19,7 @@ type BFloat16Bits uint16
 
 // Element lists the Go types whose memory layout is a dtype's.
 type Element interface {
-	bool | uint8 | int8 | int16 | int32 | int64 | float32 | float64 | Float16Bits | BFloat16Bits
+	bool | uint8 | int8 | int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 | Float16Bits | BFloat16Bits
 }
 
 // DTypeOf is the dtype whose elements are Ts.
@@ -38,6 +38,12 @@ func DTypeOf[T Element]() DType {
 		return Int32
 	case int64:
 		return Int64
+	case uint16:
+		return Uint16
+	case uint32:
+		return Uint32
+	case uint64:
+		return Uint64
 	case float32:
 		return Float32
 	case float64:

@@ -93,6 +93,9 @@ const (
 	BFloat16 DType = C.EK_BFLOAT16
 	Float32  DType = C.EK_FLOAT32
 	Float64  DType = C.EK_FLOAT64
+	Uint16   DType = C.EK_UINT16
+	Uint32   DType = C.EK_UINT32
+	Uint64   DType = C.EK_UINT64
 )
 
 // MeshgridIndexing mirrors ek.h's ek_meshgrid_indexing.

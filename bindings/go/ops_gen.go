@@ -2652,7 +2652,8 @@ func (t *Tensor) ClampOn(lo any, hi any, s *Stream, out *Tensor) (*Tensor, error
 // gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
 // ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result
 // is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a
-// NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+// NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is
+// ordered as unsigned.
 func (t *Tensor) Clamp(lo any, hi any) (*Tensor, error) {
 	return t.ClampOn(lo, hi, nil, nil)
 }

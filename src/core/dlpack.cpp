@@ -19,8 +19,9 @@ using dlpack::kDLUInt;
 // ek dtype code -> DLPack (code, bits); the table is indexed by ek_dtype.
 constexpr DLDataType kDataTypes[EK_NUM_DTYPES] = {
     {kDLBool, 8, 1},  {kDLUInt, 8, 1},  {kDLInt, 8, 1},    {kDLInt, 16, 1},   {kDLInt, 32, 1},
-    {kDLInt, 64, 1},  {kDLFloat, 16, 1}, {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1}};
-static_assert(EK_BOOL == 0 && EK_FLOAT64 == 9 && EK_NUM_DTYPES == 10, "kDataTypes order");
+    {kDLInt, 64, 1},  {kDLFloat, 16, 1}, {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1},
+    {kDLUInt, 16, 1}, {kDLUInt, 32, 1},  {kDLUInt, 64, 1}};
+static_assert(EK_BOOL == 0 && EK_FLOAT64 == 9 && EK_UINT64 == 12 && EK_NUM_DTYPES == 13, "kDataTypes order");
 
 bool dtype_from_dlpack(DLDataType t, ek_dtype *out) {
   if (t.lanes != 1) return false;

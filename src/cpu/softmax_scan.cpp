@@ -34,7 +34,7 @@ void softmax_line(const Line &l, int64_t n, int kind) {
 }
 
 void scan_line(const Line &l, int64_t n, int kind) {
-  if (l.dtype == kI64) {
+  if (l.dtype == kI64 || l.dtype == kU64) {
     uint64_t acc = 0;
     for (int64_t k = 0; k < n; ++k) {
       auto v = static_cast<uint64_t>(l.i(k));
@@ -52,7 +52,7 @@ void scan_line(const Line &l, int64_t n, int kind) {
 }
 
 bool plan_valid(const DimPlan &p, bool allow_int) {
-  bool dtype_ok = dtype_is_float(p.dtype) || (allow_int && p.dtype == kI64);
+  bool dtype_ok = dtype_is_float(p.dtype) || (allow_int && (p.dtype == kI64 || p.dtype == kU64));
   bool empty = p.outer * p.n * p.inner == 0;
   return dtype_ok && p.outer >= 0 && p.n >= 0 && p.inner >= 0 && (empty || (p.in && p.out));
 }

@@ -14,7 +14,9 @@ namespace cpu {
 
 // Element size of a dtype, at compile time.
 template <int DT>
-constexpr int64_t kSize = DT == kF64 || DT == kI64 ? 8 : DT == kF32 || DT == kI32 ? 4 : DT == kF16 || DT == kBF16 || DT == kI16 ? 2 : 1;
+constexpr int64_t kSize = DT == kF64 || DT == kI64 || DT == kU64 ? 8
+                          : DT == kF32 || DT == kI32 || DT == kU32 ? 4
+                          : DT == kF16 || DT == kBF16 || DT == kI16 || DT == kU16 ? 2 : 1;
 
 // How an operand moves along a run: one element after the other, or not at
 // all (a broadcast or host scalar: one value for the whole run).

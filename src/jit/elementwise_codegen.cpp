@@ -18,12 +18,15 @@ namespace {
 // Indexed by dtype code (tensor_desc.hpp): names as ek_dtype_name, the type
 // an element is stored as, and the type the body sees.
 const char *const kNames[kNumDTypes] = {"bool",    "uint8",    "int8",    "int16",   "int32",
-                                        "int64",   "float16",  "bfloat16", "float32", "float64"};
+                                        "int64",   "float16",  "bfloat16", "float32", "float64",
+                                        "uint16",  "uint32",   "uint64"};
 const char *const kStorage[kNumDTypes] = {
     "unsigned char",  "unsigned char",  "signed char", "short", "int",
-    "long long",      "unsigned short", "unsigned short", "float", "double"};
+    "long long",      "unsigned short", "unsigned short", "float", "double",
+    "unsigned short", "unsigned int",   "unsigned long long"};
 const char *const kValue[kNumDTypes] = {"bool",      "unsigned char", "signed char", "short", "int",
-                                        "long long", "float",         "float",       "float", "double"};
+                                        "long long", "float",         "float",       "float", "double",
+                                        "unsigned short", "unsigned int", "unsigned long long"};
 
 const char *const kKeywords[] = {
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
@@ -111,8 +114,8 @@ bool parse_one(const std::string &item, std::vector<Param> *out, std::string *er
   }
   int dt = dtype_from_name(tokens[0]);
   if (dt < 0) {
-    *error = format("unknown type '%s' in '%s' (types: bool, int8, uint8, int16, int32, int64, "
-                    "float16, bfloat16, float32, float64)", tokens[0].c_str(), item.c_str());
+    *error = format("unknown type '%s' in '%s' (types: bool, int8, uint8, int16, uint16, int32, "
+                    "uint32, int64, uint64, float16, bfloat16, float32, float64)", tokens[0].c_str(), item.c_str());
     return false;
   }
   if (!check_name(tokens[1], item, error)) return false;

@@ -34,7 +34,9 @@ ek_status binary_types(const ops::BinaryTraits &t, ek_dtype common, ek_dtype *re
 
 // The op the backends run: NEXTAFTER of a 16-bit float result steps in that
 // type, not in its float32 compute type.
-int plan_op(int op, ek_dtype result) {
+// uint64 operands in int64 compute take the unsigned form of order-dependent ops.
+int plan_op(int op, ek_dtype result, ek_dtype common, int compute) {
+  if (common == EK_UINT64 && compute == ew::kCI64 && ew::order_dependent(true, op)) return ew::kUnsignedOp + op;
   if (op != EK_BINARY_NEXTAFTER) return op;
   if (result == EK_FLOAT16) return ew::kNextafterF16;
   return result == EK_BFLOAT16 ? ew::kNextafterBF16 : op;
@@ -94,6 +96,7 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
   ew::Args g{};
   g.op = iop;
   g.compute = compute_for(t->result, x->dtype);
+  if (x->dtype == EK_UINT64 && g.compute == ew::kCI64 && ew::order_dependent(false, iop)) g.op += ew::kUnsignedOp;
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
@@ -125,7 +128,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   ek_dtype result = EK_FLOAT32;
   const ek_dtype common = promote(a->dtype, b->dtype);
   EK_FORWARD(binary_types(*t, common, &result, &g.compute));
-  g.op = plan_op(iop, result);
+  g.op = plan_op(iop, result, common, g.compute);
   // Tensor operands convert to the common type before the op: an integer
   // meeting a half type rounds to it (ek_binary_scalar's value does not).
   g.round = common == EK_FLOAT16 ? ew::kRoundF16 : (common == EK_BFLOAT16 ? ew::kRoundBF16 : ew::kRoundNone);
@@ -146,11 +149,15 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   g.op = iop;
   g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;
   ek_dtype result = EK_FLOAT32;
-  EK_FORWARD(binary_types(*t, promote_scalar(a->dtype, scalar), &result, &g.compute));
-  g.op = plan_op(iop, result);
+  const ek_dtype common = promote_scalar(a->dtype, scalar);
+  EK_FORWARD(binary_types(*t, common, &result, &g.compute));
+  g.op = plan_op(iop, result, common, g.compute);
   // Integer compute takes the value exactly; float compute converts it once.
   g.sf = scalar_to_double(scalar);
-  if (g.compute == ew::kCI64)
+  // uint64 compute takes a uint64 value as its bits.
+  if (g.compute == ew::kCI64 && common == EK_UINT64 && scalar.kind == EK_SCALAR_UINT64)
+    g.si = static_cast<int64_t>(scalar.u);
+  else if (g.compute == ew::kCI64)
     EK_CHECK(scalar_to_int64(scalar, &g.si), EK_ERROR_INVALID_ARGUMENT,
              "scalar %s does not fit int64, the compute type of %s with a %s tensor",
              format_scalar(scalar).c_str(), binary_op_name(iop), ek_dtype_name(a->dtype));

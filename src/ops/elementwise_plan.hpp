@@ -81,6 +81,21 @@ EK_HD bool is_inf(T x) { return !is_nan(x) && is_nan(x - x); }
 // a float16 or bfloat16 result, which computes in float32 but must step by
 // one ulp of the 16-bit type (a float32 ulp would round away).
 enum InternalOp : int { kNextafterF16 = 1000, kNextafterBF16 = 1001 };
+// kUnsignedOp + op: op on uint64 operands in int64 compute (their bits), for
+// the ops whose result depends on the order or the sign (the others wrap
+// identically); the host picks it (unsigned_op).
+constexpr int kUnsignedOp = 2000;
+
+// Whether op of uint64 operands needs its kUnsignedOp form.
+inline bool order_dependent(bool binary, int op) {
+  if (!binary) return op == EK_UNARY_ABS || op == EK_UNARY_SIGN || op == EK_UNARY_RELU || op == EK_UNARY_SIGNBIT;
+  switch (op) {
+    case EK_BINARY_FLOOR_DIV: case EK_BINARY_REMAINDER: case EK_BINARY_POW: case EK_BINARY_MAXIMUM:
+    case EK_BINARY_MINIMUM: case EK_BINARY_LT: case EK_BINARY_LE: case EK_BINARY_GT: case EK_BINARY_GE:
+    case EK_BINARY_SHIFT_LEFT: case EK_BINARY_SHIFT_RIGHT: return true;
+    default: return false;
+  }
+}
 
 // ------------------------------------------------------------ load / store --
 
@@ -94,6 +109,9 @@ EK_HD T load_as(const char *p, int dtype) {
     case kI16: return T(ld<int16_t>(p));
     case kI32: return T(ld<int32_t>(p));
     case kI64: return T(ld<int64_t>(p));
+    case kU16: return T(ld<uint16_t>(p));
+    case kU32: return T(ld<uint32_t>(p));
+    case kU64: return T(ld<uint64_t>(p));  // int64 compute: the same bits (see kUnsignedOp)
     case kF16: return T(half::f16_to_f32(ld<uint16_t>(p)));
     case kBF16: return T(half::bf16_to_f32(ld<uint16_t>(p)));
     case kF32: return T(ld<float>(p));
@@ -131,6 +149,9 @@ EK_HD void store_as(char *p, int dtype, T v) {
     case kI16: st<int16_t>(p, int16_t(uint16_t(uint64_t(i)))); break;
     case kI32: st<int32_t>(p, int32_t(uint32_t(uint64_t(i)))); break;
     case kI64: st<int64_t>(p, i); break;
+    case kU16: st<uint16_t>(p, uint16_t(uint64_t(i))); break;
+    case kU32: st<uint32_t>(p, uint32_t(uint64_t(i))); break;
+    case kU64: st<uint64_t>(p, uint64_t(i)); break;
     case kF16: st<uint16_t>(p, half::f32_to_f16(float(v))); break;
     case kBF16: st<uint16_t>(p, half::f32_to_bf16(float(v))); break;
     case kF32: st<float>(p, float(v)); break;
@@ -210,7 +231,9 @@ EK_HD int64_t unary_int(int op, int64_t x) {
     case EK_UNARY_ISNAN: case EK_UNARY_ISINF: return 0;
     case EK_UNARY_ISFINITE: return 1;
     case EK_UNARY_SIGNBIT: return x < 0;
-    default: return x;
+    case kUnsignedOp + EK_UNARY_SIGN: return x != 0;
+    case kUnsignedOp + EK_UNARY_SIGNBIT: return 0;
+    default: return x;  // kUnsignedOp + ABS and RELU: the identity
   }
 }
 
@@ -333,8 +356,32 @@ EK_HD int64_t shift_int(bool left, int64_t a, int64_t b) {
   return a >> b;  // arithmetic shift (implementation-defined pre-C++20; all our compilers)
 }
 
+// binary_int's kUnsignedOp forms: a and b are uint64 bits.
+EK_HD int64_t binary_uint(int op, uint64_t a, uint64_t b) {
+  switch (op) {
+    case EK_BINARY_FLOOR_DIV: return b == 0 ? 0 : int64_t(a / b);
+    case EK_BINARY_REMAINDER: return b == 0 ? 0 : int64_t(a % b);
+    case EK_BINARY_POW: {
+      uint64_t r = 1;
+      for (; b > 0; b >>= 1, a *= a)
+        if (b & 1) r *= a;
+      return int64_t(r);
+    }
+    case EK_BINARY_MAXIMUM: return int64_t(a > b ? a : b);
+    case EK_BINARY_MINIMUM: return int64_t(a < b ? a : b);
+    case EK_BINARY_LT: return a < b;
+    case EK_BINARY_LE: return a <= b;
+    case EK_BINARY_GT: return a > b;
+    case EK_BINARY_GE: return a >= b;
+    case EK_BINARY_SHIFT_LEFT: return b >= 64 ? 0 : int64_t(a << b);
+    case EK_BINARY_SHIFT_RIGHT: return b >= 64 ? 0 : int64_t(a >> b);
+    default: return int64_t(a);
+  }
+}
+
 EK_HD int64_t binary_int(int op, int64_t a, int64_t b) {
   const uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  if (op >= kUnsignedOp) return binary_uint(op - kUnsignedOp, ua, ub);
   switch (op) {
     case EK_BINARY_ADD: return int64_t(ua + ub);
     case EK_BINARY_SUB: return int64_t(ua - ub);

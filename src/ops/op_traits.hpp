@@ -231,7 +231,7 @@ inline ek_dtype result_dtype(Result r, ek_dtype in) {
     case Result::kSame: return in;
     case Result::kBool: return EK_BOOL;
     case Result::kFloat: return is_float ? in : EK_FLOAT32;
-    case Result::kWideInt: return is_float ? in : EK_INT64;
+    case Result::kWideInt: return is_float || in == EK_UINT64 ? in : EK_INT64;
     case Result::kInt64: return EK_INT64;
   }
   return in;

@@ -17,9 +17,21 @@ inline ek_dtype promote(ek_dtype a, ek_dtype b) {
     if ((a == EK_FLOAT16 && b == EK_BFLOAT16) || (a == EK_BFLOAT16 && b == EK_FLOAT16)) return EK_FLOAT32;
     return a > b ? a : b;
   }
-  // u8 with i8 needs i16; u8 with a wider signed type takes that type.
-  if ((a == EK_UINT8 && b == EK_INT8) || (a == EK_INT8 && b == EK_UINT8)) return EK_INT16;
-  return a > b ? a : b;
+  // Integers (NumPy): the wider of one signedness; unsigned with a wider
+  // signed type takes that type, with a signed type as wide or narrower the
+  // next wider signed type; uint64 with a signed type has none: float64.
+  const bool ua = dtype_is_unsigned(a), ub = dtype_is_unsigned(b);
+  const size_t wa = dtype_size(a), wb = dtype_size(b);
+  if (ua == ub) return wa >= wb ? a : b;
+  const ek_dtype u = ua ? a : b, i = ua ? b : a;
+  const size_t wu = ua ? wa : wb, wi = ua ? wb : wa;
+  if (wi > wu) return i;
+  switch (wu) {
+    case 1: return EK_INT16;
+    case 2: return EK_INT32;
+    case 4: return EK_INT64;
+    default: return u == EK_UINT64 ? EK_FLOAT64 : i;
+  }
 }
 
 // A scalar (ek_binary_scalar) is weakly typed: its kind's category only

@@ -23,6 +23,9 @@ void integer_limits(ek_dtype dt, __int128 *lo, __int128 *hi_excl) {
     case EK_INT16: *lo = -32768, *hi_excl = 32768; return;
     case EK_INT32: *lo = -(int64_t{1} << 31), *hi_excl = int64_t{1} << 31; return;
     case EK_INT64: *lo = -two63, *hi_excl = two63; return;
+    case EK_UINT16: *lo = 0, *hi_excl = 65536; return;
+    case EK_UINT32: *lo = 0, *hi_excl = int64_t{1} << 32; return;
+    case EK_UINT64: *lo = 0, *hi_excl = two63 * 2; return;
     case EK_FLOAT16: *lo = -2048, *hi_excl = 2049; return;
     case EK_BFLOAT16: *lo = -256, *hi_excl = 257; return;
     case EK_FLOAT32: *lo = -(int64_t{1} << 24), *hi_excl = (int64_t{1} << 24) + 1; return;
@@ -53,7 +56,7 @@ ek_status randint_range(const ek_scalar &a, const ek_scalar &b, ek_dtype dt, rng
   EK_CHECK(ia >= lo && ib <= hi_excl, EK_ERROR_INVALID_ARGUMENT,
            "randint range [%s, %s) does not fit %s (integers in [%.17g, %.17g))", as.c_str(),
            bs.c_str(), ek_dtype_name(dt), static_cast<double>(lo), static_cast<double>(hi_excl));
-  g->first = static_cast<int64_t>(ia);
+  g->first = static_cast<int64_t>(static_cast<uint64_t>(ia));  // uint64's upper half: its bits
   g->span = static_cast<uint64_t>(ib - 1 - ia);
   g->a = static_cast<double>(ia);
   g->b = static_cast<double>(ib);

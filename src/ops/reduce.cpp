@@ -12,6 +12,7 @@
 #include "core/backend.hpp"
 #include "ops/reduce_plan.hpp"
 #include "core/internal.hpp"
+#include "ops/elementwise_plan.hpp"
 #include "ops/op_traits.hpp"
 #include "core/profiler.hpp"
 
@@ -97,9 +98,26 @@ struct Input {
   Input(ek_context ctx, ek_stream s) : packed(ctx, s), booleans(ctx, s) {}
 };
 
+// d ^= INT64_MIN in place: uint64 bits so flipped compare as int64 in the
+// unsigned order, so max/min/argmax/argmin of uint64 run on the int64 kernels.
+ek_status flip_sign_bits(ek_context ctx, ek_stream s, const TensorDesc &d) {
+  if (desc_numel(d) == 0) return EK_SUCCESS;
+  ew::Args g{};
+  g.op = EK_BINARY_BITWISE_XOR;
+  g.compute = ew::kCI64;
+  g.scalar = ew::kScalarB;
+  g.si = INT64_MIN;
+  g.out = g.a = d;
+  return ctx->backend->binary(ctx, s, g);
+}
+
+bool unsigned_order(ek_dtype dt, int kind) {
+  return dt == EK_UINT64 && (kind == kRMax || kind == kRMin || kind == kRArgMax || kind == kRArgMin);
+}
+
 // Fills p->in/in_dtype/outer/r/inner; nonzero: values become (x != 0) as int64.
 ek_status prepare_input(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &rd,
-                        bool nonzero, Input *buf, ReducePlan *p) {
+                        bool nonzero, bool flip, Input *buf, ReducePlan *p) {
   ek_dtype sdt = nonzero ? EK_INT64 : storage_dtype(x->dtype);
   p->in_dtype = sdt;
   // any/all reduce x != 0, never x itself: an int64 x read in place made
@@ -126,6 +144,7 @@ ek_status prepare_input(ek_context ctx, ek_stream s, const ek_tensor_s *x, const
   EK_FORWARD(buf->packed.allocate(static_cast<size_t>(n) * dtype_size(sdt)));
   TensorDesc dst = contiguous_like(buf->packed.get(), sdt, src);
   EK_FORWARD(device_copy(ctx, s, dst, src));
+  if (flip) EK_FORWARD(flip_sign_bits(ctx, s, dst));
   p->in = buf->packed.get();
   return EK_SUCCESS;
 }
@@ -177,7 +196,8 @@ ek_status run(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &
               const Job &job, ek_tensor values, ek_tensor indices) {
   Input in(ctx, s);
   ReducePlan p;
-  EK_FORWARD(prepare_input(ctx, s, x, rd, job.nonzero, &in, &p));
+  const bool flip = !job.nonzero && unsigned_order(x->dtype, job.kind);  // any/all: x != 0 as int64
+  EK_FORWARD(prepare_input(ctx, s, x, rd, job.nonzero, flip, &in, &p));
   p.kind = job.kind;
   p.divisor = job.divisor;
   p.take_sqrt = job.take_sqrt;
@@ -191,6 +211,7 @@ ek_status run(ek_context ctx, ek_stream s, const ek_tensor_s *x, const Reduced &
   p.indices = static_cast<int64_t *>(iptr);
   EK_FORWARD(launch(ctx, s, p));
   EK_FORWARD(vo.finish());
+  if (flip && values) EK_FORWARD(flip_sign_bits(ctx, s, tensor_desc(values)));
   return io.finish();
 }
 

@@ -12,14 +12,15 @@ ek_status launch(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
   return ctx->backend->scan(ctx, s, p, kind);
 }
 
-// bool and integers accumulate (and return) int64, floats keep their dtype.
+// bool and integers accumulate (and return) int64 (uint64: uint64, the same
+// bits), floats keep their dtype.
 ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor *out) {
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   // Recorded as "cumsum" or "cumprod", as the bindings name them.
   EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
-  ek_dtype out_dtype = dtype_is_float(x->dtype) ? x->dtype : EK_INT64;
+  ek_dtype out_dtype = dtype_is_float(x->dtype) || x->dtype == EK_UINT64 ? x->dtype : EK_INT64;
   return dimop::entry(stream, x, dim, out_dtype, out,
                       [kind](ek_context ctx, ek_stream s, const DimPlan &p) {
                         return launch(ctx, s, p, kind);

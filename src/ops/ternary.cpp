@@ -82,12 +82,25 @@ int64_t int_bound(const ek_scalar &v, ek_dtype dt) {
   switch (raw_enum(v.kind)) {
     case EK_SCALAR_FLOAT64: return detail::float_to_int(v.f, dt);
     case EK_SCALAR_UINT64:
+      if (dt == EK_UINT64) return static_cast<int64_t>(v.u);  // its bits
       return v.u > static_cast<uint64_t>(detail::int_max(dt)) ? detail::int_max(dt)
                                                               : static_cast<int64_t>(v.u);
     default:
       return v.i < detail::int_min(dt) ? detail::int_min(dt)
                                        : (v.i > detail::int_max(dt) ? detail::int_max(dt) : v.i);
   }
+}
+
+// uint64 x: the kernel orders int64 coefficients as signed, so the bounds (as
+// uint64 bits) go through maximum and minimum, which order uint64 as unsigned.
+ek_status clamp_u64(ek_stream stream, ek_tensor x, const int64_t *lo, const int64_t *hi, ek_tensor *out) {
+  if (!hi) return ek_binary_scalar(stream, EK_BINARY_MAXIMUM, x, ek_scalar_uint(uint64_t(*lo)), 0, out);
+  if (!lo) return ek_binary_scalar(stream, EK_BINARY_MINIMUM, x, ek_scalar_uint(uint64_t(*hi)), 0, out);
+  ek_tensor low = nullptr;
+  EK_FORWARD(ek_binary_scalar(stream, EK_BINARY_MAXIMUM, x, ek_scalar_uint(uint64_t(*lo)), 0, &low));
+  const ek_status st = ek_binary_scalar(stream, EK_BINARY_MINIMUM, low, ek_scalar_uint(uint64_t(*hi)), 0, out);
+  ek_tensor_release(low);
+  return st;
 }
 
 ek_status clamp_coefficients(ek_dtype dt, const ek_scalar *lo, const ek_scalar *hi,
@@ -155,6 +168,7 @@ EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
   g.op = tern::kClamp;
   g.compute = compute_of(x->dtype);
   EK_FORWARD(clamp_coefficients(x->dtype, lo, hi, &g));
+  if (x->dtype == EK_UINT64 && (lo || hi)) return clamp_u64(stream, x, lo ? &g.ci[0] : nullptr, hi ? &g.ci[1] : nullptr, out);
   return run(stream, Operands{{nullptr, x, nullptr}, {nullptr, "x", nullptr}}, x->ndim, x->shape,
              x->dtype, g, out);
 }

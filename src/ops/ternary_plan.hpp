@@ -43,9 +43,9 @@ EK_HD T coeff(const Args &g, int k) {
 EK_HD bool is_true(const char *p, int dtype) {
   using detail::ld;
   switch (dtype) {
-    case kI16: return ld<int16_t>(p) != 0;
-    case kI32: return ld<int32_t>(p) != 0;
-    case kI64: return ld<int64_t>(p) != 0;
+    case kI16: case kU16: return ld<int16_t>(p) != 0;
+    case kI32: case kU32: return ld<int32_t>(p) != 0;
+    case kI64: case kU64: return ld<int64_t>(p) != 0;
     case kF16: case kBF16: return (ld<uint16_t>(p) & 0x7fffu) != 0;
     case kF32: return ld<float>(p) != 0.f;
     case kF64: return ld<double>(p) != 0.0;

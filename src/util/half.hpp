@@ -82,14 +82,18 @@ EK_HD bool is_float_dtype(int dtype) { return dtype >= kF16 && dtype <= kF64; }
 
 // Common compute type of a cast: floats travel as double, integers (and bool)
 // as int64, so only the (runtime) load and store switch on dtype.
+// A uint64 value travels as its int64 bits with is_u64 set, which only the
+// conversion to float reads (integer stores wrap to the same bits anyway).
 struct Scalar {
   double f;
   int64_t i;
   bool is_float;
+  bool is_u64;
 };
 
-EK_HD Scalar scalar_int(int64_t i) { return Scalar{0.0, i, false}; }
-EK_HD Scalar scalar_float(double f) { return Scalar{f, 0, true}; }
+EK_HD Scalar scalar_int(int64_t i) { return Scalar{0.0, i, false, false}; }
+EK_HD Scalar scalar_u64(uint64_t u) { return Scalar{0.0, int64_t(u), false, true}; }
+EK_HD Scalar scalar_float(double f) { return Scalar{f, 0, true, false}; }
 
 // Canonical quiet NaN with a given sign bit, built from bits (no arithmetic).
 EK_HD double nan_f64(bool neg) { return half::bits_f64((neg ? 0xfff8000000000000ull : 0x7ff8000000000000ull)); }
@@ -110,7 +114,7 @@ EK_HD float narrow_f64(double d) {
 // Range of an integer dtype (bool: 0..1; other dtypes: int64's).
 EK_HD int64_t int_min(int dtype) {
   switch (dtype) {
-    case kBool: case kU8: return 0;
+    case kBool: case kU8: case kU16: case kU32: case kU64: return 0;
     case kI8: return INT8_MIN;
     case kI16: return INT16_MIN;
     case kI32: return INT32_MIN;
@@ -124,7 +128,9 @@ EK_HD int64_t int_max(int dtype) {
     case kI8: return INT8_MAX;
     case kI16: return INT16_MAX;
     case kI32: return INT32_MAX;
-    default: return INT64_MAX;
+    case kU16: return UINT16_MAX;
+    case kU32: return UINT32_MAX;
+    default: return INT64_MAX;  // uint64 too: float_to_int and scalar_element widen it
   }
 }
 // int_max + 1 as an exact double (a power of two).
@@ -138,6 +144,8 @@ EK_HD double int_above(int dtype) {
 // behaviour in C++ and differs by hardware.
 EK_HD int64_t float_to_int(double d, int dtype) {
   if (d != d) return 0;
+  if (dtype == kU64 && d >= 0x1p63)  // the upper half of uint64, as its int64 bits
+    return d >= 0x1p64 ? -1 : int64_t(uint64_t(d));
   if (d >= int_above(dtype)) return int_max(dtype);
   if (d <= double(int_min(dtype))) return int_min(dtype);
   return static_cast<int64_t>(d);
@@ -173,6 +181,9 @@ EK_HD Scalar load_scalar(const void *p, int dtype) {
     case kI16: return scalar_int(ld<int16_t>(p));
     case kI32: return scalar_int(ld<int32_t>(p));
     case kI64: return scalar_int(ld<int64_t>(p));
+    case kU16: return scalar_int(ld<uint16_t>(p));
+    case kU32: return scalar_int(ld<uint32_t>(p));
+    case kU64: return scalar_u64(ld<uint64_t>(p));
     case kF16: return scalar_float(widen_f32(half::f16_to_f32(ld<uint16_t>(p))));
     case kBF16: return scalar_float(widen_f32(half::bf16_to_f32(ld<uint16_t>(p))));
     case kF32: return scalar_float(widen_f32(ld<float>(p)));
@@ -184,7 +195,10 @@ EK_HD Scalar load_scalar(const void *p, int dtype) {
 }
 
 // Value as f32: integers convert directly (one rounding), floats narrow once.
-EK_HD float scalar_to_f32(const Scalar &v) { return v.is_float ? narrow_f64(v.f) : static_cast<float>(v.i); }
+EK_HD float scalar_to_f32(const Scalar &v) {
+  return v.is_float ? narrow_f64(v.f) : v.is_u64 ? static_cast<float>(uint64_t(v.i)) : static_cast<float>(v.i);
+}
+EK_HD double int_to_f64(const Scalar &v) { return v.is_u64 ? static_cast<double>(uint64_t(v.i)) : static_cast<double>(v.i); }
 
 EK_HD void store_scalar(void *p, int dtype, const Scalar &v) {
   int64_t i = v.is_float ? float_to_int(v.f, dtype) : v.i;  // integers wrap below
@@ -195,10 +209,13 @@ EK_HD void store_scalar(void *p, int dtype, const Scalar &v) {
     case kI16: st<int16_t>(p, static_cast<int16_t>(static_cast<uint16_t>(i))); break;
     case kI32: st<int32_t>(p, static_cast<int32_t>(static_cast<uint32_t>(i))); break;
     case kI64: st<int64_t>(p, i); break;
+    case kU16: st<uint16_t>(p, static_cast<uint16_t>(i)); break;
+    case kU32: st<uint32_t>(p, static_cast<uint32_t>(i)); break;
+    case kU64: st<uint64_t>(p, uint64_t(i)); break;
     case kF16: st<uint16_t>(p, half::f32_to_f16(scalar_to_f32(v))); break;
     case kBF16: st<uint16_t>(p, half::f32_to_bf16(scalar_to_f32(v))); break;
     case kF32: st<float>(p, scalar_to_f32(v)); break;
-    default: st<double>(p, v.is_float ? (v.f != v.f ? nan_f64(sign_f64(v.f)) : v.f) : static_cast<double>(v.i)); break;
+    default: st<double>(p, v.is_float ? (v.f != v.f ? nan_f64(sign_f64(v.f)) : v.f) : int_to_f64(v)); break;
   }
 }
 
@@ -219,12 +236,15 @@ inline bool scalar_element(const ek_scalar &v, int dtype, uint64_t *bits) {
     store_scalar(bits, dtype, scalar_float(widen_f32(f)));
   } else {
     int64_t i = v.i;
+    const bool u64 = dtype == kU64;
     if (is_u) {
-      if (v.u > uint64_t(int_max(dtype))) return false;
+      if (v.u > (u64 ? UINT64_MAX : uint64_t(int_max(dtype)))) return false;
+      if (u64) return store_scalar(bits, dtype, scalar_u64(v.u)), true;
       i = int64_t(v.u);
     } else if (is_f) {
       const double t = std::trunc(v.f);  // NaN and inf fail one comparison below
-      if (!(t >= double(int_min(dtype)) && t < int_above(dtype))) return false;
+      if (!(t >= double(int_min(dtype)) && t < (u64 ? 0x1p64 : int_above(dtype)))) return false;
+      if (u64) return store_scalar(bits, dtype, scalar_float(t)), true;
       i = int64_t(t);
     }
     if (i < int_min(dtype) || i > int_max(dtype)) return false;

@@ -3349,6 +3349,12 @@ float32: DType
 
 float64: DType
 
+uint16: DType
+
+uint32: DType
+
+uint64: DType
+
 def positive(input):
     """+x: the tensor itself (as torch.positive)."""
 

@@ -390,6 +390,7 @@ def clamp(x, lo, hi, *, out=None):
     as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
     result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
     included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+    uint64 x is ordered as unsigned.
     """
     x = _arg(x, None)
     ctx = x._ctx

@@ -31,7 +31,7 @@ class DType:
 
     @property
     def is_signed(self) -> bool:
-        return self.name not in ("bool", "uint8")
+        return self.name != "bool" and not self.name.startswith("uint")
 
     def __repr__(self) -> str:
         return f"ek.{'bool_' if self.name == 'bool' else self.name}"

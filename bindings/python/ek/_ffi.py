@@ -79,7 +79,7 @@ STATUS_DESCRIPTIONS = {
 
 # ------------------------------------------------------------------ #define constants
 
-EK_NUM_DTYPES = 10
+EK_NUM_DTYPES = 13
 EK_MAX_DIMS = 8
 EK_DLPACK_COPY = 1
 EK_DLPACK_NO_COPY = 2
@@ -306,6 +306,9 @@ EK_FLOAT16 = 6
 EK_BFLOAT16 = 7
 EK_FLOAT32 = 8
 EK_FLOAT64 = 9
+EK_UINT16 = 10
+EK_UINT32 = 11
+EK_UINT64 = 12
 ek_dtype_values = {
     'EK_BOOL': 0,
     'EK_UINT8': 1,
@@ -317,6 +320,9 @@ ek_dtype_values = {
     'EK_BFLOAT16': 7,
     'EK_FLOAT32': 8,
     'EK_FLOAT64': 9,
+    'EK_UINT16': 10,
+    'EK_UINT32': 11,
+    'EK_UINT64': 12,
 }
 # value -> the name without EK_, lower case
 ek_dtype_names = {
@@ -330,6 +336,9 @@ ek_dtype_names = {
     7: 'bfloat16',
     8: 'float32',
     9: 'float64',
+    10: 'uint16',
+    11: 'uint32',
+    12: 'uint64',
 }
 
 
@@ -1473,7 +1482,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'lo', 'hi', 'out'),
-        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.",
+        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned.",
     ),
     'ek_lerp': (
         ek_status,

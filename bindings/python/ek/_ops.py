@@ -4417,6 +4417,9 @@ float16 = _DTYPES['float16']
 bfloat16 = _DTYPES['bfloat16']
 float32 = _DTYPES['float32']
 float64 = _DTYPES['float64']
+uint16 = _DTYPES['uint16']
+uint32 = _DTYPES['uint32']
+uint64 = _DTYPES['uint64']
 
 __all__ = [
     'neg',
@@ -4535,6 +4538,9 @@ __all__ = [
     'bfloat16',
     'float32',
     'float64',
+    'uint16',
+    'uint32',
+    'uint64',
 ]
 
 OPS = (

@@ -427,7 +427,7 @@ def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:
         dt = _as_dtype(arr.dtype)
     except DtypeError:
         raise DtypeError(f"ek.from_numpy: NumPy dtype {arr.dtype} is not supported "
-                         f"(bool, uint8, int8..int64, float16, float32, float64)") from None
+                         f"(bool, int8..int64, uint8..uint64, float16, float32, float64)") from None
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
     return _from_host(arr.ctypes.data if arr.size else None, arr.shape, dt, ctx)

@@ -5,7 +5,7 @@ import numpy as np
 import ek
 
 NP_DTYPES = [ek.bool_, ek.uint8, ek.int8, ek.int16, ek.int32, ek.int64, ek.float16,
-             ek.float32, ek.float64]
+             ek.float32, ek.float64, ek.uint16, ek.uint32, ek.uint64]
 INT_DTYPES = [ek.uint8, ek.int8, ek.int16, ek.int32, ek.int64]
 FLOAT_DTYPES = [ek.float16, ek.float32, ek.float64]
 
@@ -41,7 +41,7 @@ def sample(dt, shape=(3, 4), seed=0, low=None, high=None, positive=False):
         if positive:
             a = np.abs(a) + 0.1
         return a.astype(dt.numpy)
-    lo = (1 if positive else 0 if dt is ek.uint8 else -20) if low is None else low
+    lo = (1 if positive else 0 if not dt.is_signed else -20) if low is None else low
     hi = 20 if high is None else high
     return rng.integers(lo, hi, shape).astype(dt.numpy)
 

@@ -21,6 +21,9 @@ pub enum DType {
     BF16,
     F32,
     F64,
+    U16,
+    U32,
+    U64,
     Unknown(u32),
 }
 
@@ -38,6 +41,9 @@ impl DType {
             DType::BF16 => D::EK_BFLOAT16,
             DType::F32 => D::EK_FLOAT32,
             DType::F64 => D::EK_FLOAT64,
+            DType::U16 => D::EK_UINT16,
+            DType::U32 => D::EK_UINT32,
+            DType::U64 => D::EK_UINT64,
             DType::Unknown(v) => D(v),
         }
     }
@@ -55,6 +61,9 @@ impl DType {
             D::EK_BFLOAT16 => DType::BF16,
             D::EK_FLOAT32 => DType::F32,
             D::EK_FLOAT64 => DType::F64,
+            D::EK_UINT16 => DType::U16,
+            D::EK_UINT32 => DType::U32,
+            D::EK_UINT64 => DType::U64,
             D(v) => DType::Unknown(v),
         }
     }
@@ -103,7 +112,8 @@ mod sealed {
 
 /// A host type whose values are a tensor's elements: its memory layout is the
 /// one the library uses for `DTYPE`. Sealed; implemented for `bool`, `u8`,
-/// `i8`, `i16`, `i32`, `i64`, `f32`, `f64`, [`F16Bits`] and [`BF16Bits`].
+/// `i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `u64`, `f32`, `f64`, [`F16Bits`] and
+/// [`BF16Bits`].
 ///
 /// ```
 /// use ek::Element;
@@ -143,6 +153,9 @@ element!(i8, I8);
 element!(i16, I16);
 element!(i32, I32);
 element!(i64, I64);
+element!(u16, U16);
+element!(u32, U32);
+element!(u64, U64);
 element!(f32, F32);
 element!(f64, F64);
 element!(F16Bits, F16);

@@ -1658,8 +1658,8 @@ impl Tensor {
     /// everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
     /// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
     /// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-    /// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE
-    /// (`ek_clamp`).
+    /// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+    /// uint64 x is ordered as unsigned (`ek_clamp`).
     pub fn clamp<L: Into<Scalar>, H: Into<Scalar>>(&self, lo: Option<L>, hi: Option<H>) -> Result<Tensor> {
         let lo = lo.map(|v| v.into().to_raw());
         let hi = hi.map(|v| v.into().to_raw());

@@ -20,6 +20,9 @@ fn every_element_type() {
     round_trip(&[i16::MIN, -2, 3, i16::MAX]);
     round_trip(&[i32::MIN, -2, 3, i32::MAX]);
     round_trip(&[i64::MIN, -2, 3, i64::MAX]);
+    round_trip(&[0u16, 1, 300, u16::MAX]);
+    round_trip(&[0u32, 1, 70000, u32::MAX]);
+    round_trip(&[0u64, 1, 1 << 63, u64::MAX]);
     round_trip(&[f32::MIN_POSITIVE, -0.5, 1e30, f32::INFINITY]);
     round_trip(&[f64::MIN_POSITIVE, -0.5, 1e300, f64::NEG_INFINITY]);
     round_trip(&[F16Bits(0x3c00), F16Bits(0xc000), F16Bits(0), F16Bits(0x7bff)]);
