@@ -38,7 +38,7 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 // Small integers (many duplicates) that every dtype holds exactly.
 Values dup_values(ek_dtype dt, size_t n, uint32_t seed) {
-  Values v = ektest::random_values(n, seed, dt == EK_BOOL ? 0 : (dt == EK_UINT8 ? 0 : -20), dt == EK_BOOL ? 2 : 20);
+  Values v = ektest::random_values(n, seed, dt == EK_BOOL || ektest::is_unsigned(dt) ? 0 : -20, dt == EK_BOOL ? 2 : 20);
   for (double &x : v) x = std::floor(x);
   return v;
 }
@@ -74,6 +74,21 @@ TEST_P(Sort, EveryDtypeBothOrdersStable) {
       check_sort(dt, 3, 37, desc, true);
       check_sort(dt, 1, 300, desc, false);
     }
+}
+
+// uint64 orders as unsigned: values above 2^63 sort above small ones.
+TEST_P(Sort, Uint64AboveInt64Max) {
+  const std::vector<uint64_t> xs = {uint64_t(1) << 63 | 1, 1, ~uint64_t(0), 0, uint64_t(1) << 63};
+  const int64_t n = static_cast<int64_t>(xs.size());
+  ek_tensor x = nullptr, values = nullptr, indices = nullptr;
+  ASSERT_EQ(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_UINT64, xs.data(), &x), EK_SUCCESS) << ek_last_error();
+  ASSERT_EQ(ek_sort(nullptr, x, 0, 0, 1, &values, &indices), EK_SUCCESS) << ek_last_error();
+  EXPECT_EQ(ektest::to_host<uint64_t>(values),
+            (std::vector<uint64_t>{0, 1, uint64_t(1) << 63, uint64_t(1) << 63 | 1, ~uint64_t(0)}));
+  EXPECT_EQ(ektest::to_host<int64_t>(indices), (std::vector<int64_t>{3, 1, 4, 0, 2}));
+  ek_tensor_release(x);
+  ek_tensor_release(values);
+  ek_tensor_release(indices);
 }
 
 // Values alone, not stable: CUDA may sort the keys alone and turn them back.

@@ -14,12 +14,17 @@ namespace ek {
 namespace sortkey {
 
 // The dtypes these keys order (the host refuses others with EK_ERROR_DTYPE).
-inline bool supported(int dtype) { return dtype >= kBool && dtype <= kF64; }
+inline bool supported(int dtype) { return dtype >= kBool && dtype <= kU64; }
 
 // Width of a dtype's key in bytes: its element size (usable on the device,
 // which dtype_size is not).
 EK_HD int key_bytes(int dtype) {
-  return dtype == kI64 || dtype == kF64 ? 8 : dtype == kI32 || dtype == kF32 ? 4 : dtype >= kI16 ? 2 : 1;
+  switch (dtype) {
+    case kI64: case kU64: case kF64: return 8;
+    case kI32: case kU32: case kF32: return 4;
+    case kI16: case kU16: case kF16: case kBF16: return 2;
+    default: return 1;
+  }
 }
 
 // IEEE bits with `mant_bits` mantissa bits to an ordered key. merge_zeros
@@ -46,10 +51,14 @@ EK_HD uint64_t key_of(const void *p, int dtype, bool merge_zeros = true) {
     case kI16: return static_cast<uint16_t>(ld<uint16_t>(p) ^ 0x8000u);
     case kI32: return ld<uint32_t>(p) ^ 0x80000000u;
     case kI64: return ld<uint64_t>(p) ^ 0x8000000000000000ull;
+    case kU16: return ld<uint16_t>(p);
+    case kU32: return ld<uint32_t>(p);
+    case kU64: return ld<uint64_t>(p);
     case kF16: return float_key<uint16_t>(ld<uint16_t>(p), 10, merge_zeros);
     case kBF16: return float_key<uint16_t>(ld<uint16_t>(p), 7, merge_zeros);
     case kF32: return float_key<uint32_t>(ld<uint32_t>(p), 23, merge_zeros);
-    default: return float_key<uint64_t>(ld<uint64_t>(p), 52, merge_zeros);
+    case kF64: return float_key<uint64_t>(ld<uint64_t>(p), 52, merge_zeros);
+    default: return 0;
   }
 }
 
