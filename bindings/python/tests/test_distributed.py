@@ -89,7 +89,7 @@ def test_launcher_sets_the_environment(tmp_path):
         assert len(dist.read_unique_id()) == 128
         line = " ".join(["rank", os.environ["EK_RANK"], os.environ["EK_WORLD_SIZE"],
                          os.environ["EK_LOCAL_RANK"]])
-        os.write(1, (line + "\n").encode())  # one write: lines of ranks never interleave
+        os.write(1, (line + "\\n").encode())  # one write: lines of ranks never interleave
     """, 3)
     assert r.returncode == 0, r.stderr
     assert sorted(r.stdout.split("\n"))[1:] == ["rank 0 3 0", "rank 1 3 1", "rank 2 3 2"]
@@ -149,7 +149,7 @@ _COLLECTIVES = """
     dist.barrier()
     dist.destroy_process_group()
     import os
-    os.write(1, f"ok {r}\n".encode())
+    os.write(1, f"ok {r}\\n".encode())
 """
 
 
