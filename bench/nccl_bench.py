@@ -10,7 +10,8 @@ all_gather: the gathered output; reduce_scatter: the input to scatter), float32,
 1 MiB to 4 GiB in steps of x8, plus 256 MiB and 1 GiB (the issue's anchor
 rows). Each case: warm-up, then reps of `iters` back-to-back collectives
 between two CUDA events of the framework on its stream; the median time per
-collective; algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
+collective; libek runs twice, with NCCL's non-blocking (the default) and
+blocking communicators (ek_comm_config.blocking); algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
 (n-1)/n (all_gather, reduce_scatter), as nccl-tests. Rank 0 writes the JSON
 (default bench/results/nccl.json) and prints a Markdown table.
 """
@@ -58,10 +59,8 @@ def timed(run, record_start, record_end, elapsed_ms, sync, size, reps):
 
 
 # ---------------------------------------------------------------- libek
-def bench_ek(coll, size, n, dev, reps):
+def bench_ek(coll, size, n, dev, reps, comm):
     import ek
-    import ek.distributed as dist
-    comm = dist._comm()
     elems = size // 4
     part = elems // n
     if coll == "all_reduce":
@@ -123,13 +122,21 @@ def worker(a):
         have_torch = True
     except Exception as e:  # noqa: BLE001 - reported in the JSON, libek still measured
         torch_error = repr(e)
+    # A second libek communicator in NCCL's blocking mode (ek_comm_config.blocking),
+    # its id sent by torch.distributed.
+    blocking = None
+    if have_torch:
+        uid = [dist.get_unique_id() if rank == 0 else None]
+        tdist.broadcast_object_list(uid, src=0)
+        blocking = dist.Communicator(dev, n, uid[0], rank, timeout=300, blocking=True)
+    runs = [("ek", lambda *x: bench_ek(*x, dist._comm()))]
+    if blocking is not None:
+        runs += [("ek_blocking", lambda *x: bench_ek(*x, blocking)), ("torch", bench_torch)]
     rows = []
     for coll in COLLS:
         for size in sizes(a.max_mib):
             row = {"collective": coll, "size_bytes": size, "ranks": n}
-            for name, fn in (("ek", bench_ek), ("torch", bench_torch)):
-                if name == "torch" and not have_torch:
-                    continue
+            for name, fn in runs:
                 med, best = fn(coll, size, n, dev, a.reps)
                 algbw = size / (med * 1e-3) / 1e9
                 row[name] = {"median_ms": med, "min_ms": best, "algbw_GBps": algbw,
@@ -145,6 +152,8 @@ def worker(a):
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)
         print_table(doc)
+    if blocking is not None:
+        blocking.close()
     if have_torch:
         tdist.destroy_process_group()
     dist.destroy_process_group()
@@ -152,14 +161,14 @@ def worker(a):
 
 def print_table(doc):
     print(f"\n{doc['ranks']} ranks, float32; busbw GB/s (median time)\n")
-    print("| collective | size | libek busbw | torch busbw | libek / torch |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| collective | size | libek | libek, blocking | torch | libek / torch | blocking / torch |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    cell = lambda v: f"{v['busbw_GBps']:.1f} ({v['median_ms'] * 1e3:.0f} us)" if v else "-"  # noqa: E731
     for r in doc["rows"]:
-        e, t = r["ek"], r.get("torch")
+        e, b, t = r["ek"], r.get("ek_blocking"), r.get("torch")
         size = f"{r['size_bytes'] // MIB} MiB" if r["size_bytes"] < 1 << 30 else f"{r['size_bytes'] >> 30} GiB"
-        tb = f"{t['busbw_GBps']:.1f} ({t['median_ms'] * 1e3:.0f} us)" if t else "-"
-        ratio = f"{e['busbw_GBps'] / t['busbw_GBps']:.3f}" if t else "-"
-        print(f"| {r['collective']} | {size} | {e['busbw_GBps']:.1f} ({e['median_ms'] * 1e3:.0f} us) | {tb} | {ratio} |")
+        ratio = lambda v: f"{v['busbw_GBps'] / t['busbw_GBps']:.3f}" if v and t else "-"  # noqa: E731
+        print(f"| {r['collective']} | {size} | {cell(e)} | {cell(b)} | {cell(t)} | {ratio(e)} | {ratio(b)} |")
 
 
 def main():

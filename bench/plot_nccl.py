@@ -38,10 +38,11 @@ def main():
     for ax, coll in zip(axes, COLLS):
         rows = [r for r in doc["rows"] if r["collective"] == coll]
         xs = [r["size_bytes"] for r in rows]
-        for name, style in (("ek", "o-"), ("torch", "s--")):
+        labels = {"ek": "libek", "ek_blocking": "libek (blocking comm)", "torch": "torch.distributed"}
+        for name, style in (("ek", "o-"), ("ek_blocking", "^-"), ("torch", "s--")):
             ys = [r[name]["busbw_GBps"] for r in rows if name in r]
             if ys:
-                ax.plot(xs[:len(ys)], ys, style, label="libek" if name == "ek" else "torch.distributed")
+                ax.plot(xs[:len(ys)], ys, style, label=labels[name])
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [size_label(x) for x in xs], rotation=45, fontsize=8)
         ax.set_title(f"{coll} ({doc['ranks']} GPUs, {doc['dtype']})")

@@ -1722,11 +1722,12 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * libnccl.so.2 (then libnccl.so). libek loads and runs without NCCL; asking
  * for a communicator there is EK_ERROR_LIBRARY, "NCCL not found (...)" naming
  * the files tried. CPU contexts have no communicators (EK_ERROR_NOT_SUPPORTED).
- * Every communicator is one rank on one CUDA context, is non-blocking inside
- * NCCL, and has a timeout (ek_comm_config.timeout_ms): initialization, split,
- * group end, destroy and ek_comm_synchronize that do not finish in time abort
- * the communicator (ncclCommAbort) and return EK_ERROR_TIMEOUT, so a rank that
- * dies or never joins gives the others an error, not a hang. An aborted
+ * Every communicator is one rank on one CUDA context, non-blocking inside NCCL
+ * unless ek_comm_config.blocking says otherwise, and has a timeout
+ * (ek_comm_config.timeout_ms): initialization, split, group end, destroy and
+ * ek_comm_synchronize that do not finish in time abort the communicator
+ * (ncclCommAbort) and return EK_ERROR_TIMEOUT, so a rank that dies or never
+ * joins gives the others an error, not a hang. An aborted
  * communicator only accepts ek_comm_destroy and the getters.
  *
  * One process per GPU: rank 0 calls ek_comm_get_unique_id and sends the 128
@@ -1749,8 +1750,15 @@ typedef struct {
      ek_comm_synchronize) may take before EK_ERROR_TIMEOUT; <= 0: the default,
      EK_COMM_TIMEOUT_MS from the environment or else 600000 (10 minutes). */
   int64_t timeout_ms;
+  /* 0 (default): NCCL's non-blocking mode, every step above bounded by the
+     timeout; NCCL 2.2x then launches each collective from a helper thread it
+     starts, a few tens of microseconds a call. 1: NCCL's blocking mode:
+     collectives launch on the calling thread (the lowest latency), but
+     init, split and group end wait without a timeout (ek_comm_synchronize
+     still honours it). */
+  int32_t blocking;
 } ek_comm_config;
-#define EK_COMM_CONFIG_INIT {sizeof(ek_comm_config), 0}
+#define EK_COMM_CONFIG_INIT {sizeof(ek_comm_config), 0, 0}
 /* ek_comm_split's color for ranks that join no new communicator. */
 #define EK_COMM_SPLIT_NOCOLOR (-1)
 

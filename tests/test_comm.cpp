@@ -414,13 +414,19 @@ TEST(CommGpu, OneProcessPerGpu) {
   EK_OK(ek_comm_synchronize(nullptr, c.r.comm));
 }
 
+// init_all in NCCL's blocking mode (the per-process tests cover the default).
 TEST(CommGpu, OneProcessAllGpus) {
   EK_NEED_GPUS(1);
   const int n = cuda_count();
   std::vector<ek_context> ctxs(n);
   for (int i = 0; i < n; ++i) EK_OK(ek_context_create(ek_device{EK_CUDA, i}, nullptr, &ctxs[i]));
   std::vector<ek_comm> comms(n);
-  EK_OK(ek_comm_init_all(n, ctxs.data(), nullptr, comms.data()));
+  ek_comm_config config = EK_COMM_CONFIG_INIT;
+  config.blocking = 2;
+  EK_FAILS(ek_comm_init_all(n, ctxs.data(), &config, comms.data()), EK_ERROR_INVALID_ARGUMENT,
+           "config->blocking is 2");
+  config.blocking = 1;  // NCCL's blocking mode here; the one-process-per-GPU tests use the default
+  EK_OK(ek_comm_init_all(n, ctxs.data(), &config, comms.data()));
   std::vector<Rank> ranks(n);
   for (int i = 0; i < n; ++i) {
     ranks[i] = Rank{ctxs[i], comms[i], i};

@@ -16,6 +16,7 @@ struct ek_comm_s {
   ek_status dead = EK_SUCCESS;  // why native is gone: EK_ERROR_TIMEOUT or _DEVICE (abort)
   int rank = 0, size = 0;
   int64_t timeout_ms = 0;
+  bool blocking = false;  // ek_comm_config.blocking, inherited by splits
 };
 
 namespace ek {
@@ -30,11 +31,17 @@ int64_t default_timeout_ms() {
   return ms;
 }
 
-ek_status timeout_of(const ek_comm_config *config, int64_t fallback, int64_t *ms) {
-  *ms = fallback;
+// The timeout and the blocking mode of config, else of the fallbacks.
+ek_status read_config(const ek_comm_config *config, int64_t timeout_fallback,
+                      bool blocking_fallback, int64_t *ms, bool *blocking) {
+  *ms = timeout_fallback;
+  *blocking = blocking_fallback;
   if (!config) return EK_SUCCESS;
   EK_CHECK_STRUCT(config, ek_comm_config);
+  EK_CHECK(config->blocking == 0 || config->blocking == 1, EK_ERROR_INVALID_ARGUMENT,
+           "config->blocking is %d; expected 0 or 1", static_cast<int>(config->blocking));
   if (config->timeout_ms > 0) *ms = config->timeout_ms;
+  *blocking = config->blocking != 0;
   return EK_SUCCESS;
 }
 
@@ -72,11 +79,12 @@ ek_status check_cuda_context(ek_context ctx, const char *name) {
   return EK_SUCCESS;
 }
 
-ek_comm new_comm(ek_context ctx, void *native, int64_t timeout_ms) {
+ek_comm new_comm(ek_context ctx, void *native, int64_t timeout_ms, bool blocking) {
   auto *c = new ek_comm_s;
   c->ctx = ctx;
   c->native = native;
   c->timeout_ms = timeout_ms;
+  c->blocking = blocking;
   if (nccl::rank_and_size(native, &c->rank, &c->size) != EK_SUCCESS) c->rank = c->size = -1;
   ctx->live_objects++;
   handle_created();
@@ -105,9 +113,8 @@ ek_status group_finish() {
       natives.push_back(c->native);
       timeouts.push_back(c->timeout_ms);
     }
-  std::vector<char> aborted(natives.size() + 1, 0);
-  ek_status st = nccl::group_end(natives.data(), timeouts.data(), natives.size(),
-                                 reinterpret_cast<bool *>(aborted.data()));
+  std::unique_ptr<bool[]> aborted(new bool[natives.size() + 1]());
+  ek_status st = nccl::group_end(natives.data(), timeouts.data(), natives.size(), aborted.get());
   size_t k = 0;
   for (ek_comm c : comms)
     if (c->native && aborted[k++]) note(c, EK_ERROR_TIMEOUT);
@@ -243,10 +250,11 @@ EK_API ek_status ek_comm_init_rank(ek_context ctx, int nranks, const ek_comm_uni
   EK_CHECK(nranks >= 1 && rank >= 0 && rank < nranks, EK_ERROR_INVALID_ARGUMENT,
            "rank %d of nranks %d: need nranks >= 1 and 0 <= rank < nranks", rank, nranks);
   int64_t timeout = 0;
-  EK_FORWARD(timeout_of(config, default_timeout_ms(), &timeout));
+  bool blocking = false;
+  EK_FORWARD(read_config(config, default_timeout_ms(), false, &timeout, &blocking));
   void *native = nullptr;
-  EK_FORWARD(nccl::init_rank(ctx->device.index, nranks, *id, rank, timeout, &native));
-  *comm = new_comm(ctx, native, timeout);
+  EK_FORWARD(nccl::init_rank(ctx->device.index, nranks, *id, rank, timeout, blocking, &native));
+  *comm = new_comm(ctx, native, timeout, blocking);
   return EK_SUCCESS;
 }
 
@@ -267,10 +275,11 @@ EK_API ek_status ek_comm_init_all(int n, const ek_context *ctxs, const ek_comm_c
                devices[i]);
   }
   int64_t timeout = 0;
-  EK_FORWARD(timeout_of(config, default_timeout_ms(), &timeout));
+  bool blocking = false;
+  EK_FORWARD(read_config(config, default_timeout_ms(), false, &timeout, &blocking));
   std::vector<void *> natives(n);
-  EK_FORWARD(nccl::init_all(n, devices.data(), timeout, natives.data()));
-  for (int i = 0; i < n; ++i) comms[i] = new_comm(ctxs[i], natives[i], timeout);
+  EK_FORWARD(nccl::init_all(n, devices.data(), timeout, blocking, natives.data()));
+  for (int i = 0; i < n; ++i) comms[i] = new_comm(ctxs[i], natives[i], timeout, blocking);
   return EK_SUCCESS;
 }
 
@@ -282,11 +291,12 @@ EK_API ek_status ek_comm_split(ek_comm comm, int color, int key, const ek_comm_c
   EK_CHECK(color >= 0 || color == EK_COMM_SPLIT_NOCOLOR, EK_ERROR_INVALID_ARGUMENT,
            "color %d: need color >= 0 or EK_COMM_SPLIT_NOCOLOR", color);
   int64_t timeout = 0;
-  EK_FORWARD(timeout_of(config, comm->timeout_ms, &timeout));
+  bool blocking = false;
+  EK_FORWARD(read_config(config, comm->timeout_ms, comm->blocking, &timeout, &blocking));
   EK_FORWARD(activate(comm->ctx));
   void *native = nullptr;
-  EK_FORWARD(note(comm, nccl::split(comm->native, color, key, timeout, &native)));
-  *out = native ? new_comm(comm->ctx, native, timeout) : nullptr;
+  EK_FORWARD(note(comm, nccl::split(comm->native, color, key, timeout, blocking, &native)));
+  *out = native ? new_comm(comm->ctx, native, timeout, blocking) : nullptr;
   return EK_SUCCESS;
 }
 

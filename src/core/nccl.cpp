@@ -195,10 +195,11 @@ ek_status get_unique_id(ek_comm_unique_id *id) {
 }
 
 ek_status init_rank(int device, int nranks, const ek_comm_unique_id &id, int rank,
-                    int64_t timeout_ms, void **comm) {
+                    int64_t timeout_ms, bool blocking, void **comm) {
   EK_NCCL_LIB(l);
   EK_FORWARD(gpu::set_device(device));
   Config config;
+  config.blocking = blocking;
   Comm c = nullptr;
   Result r = l->init_rank_config(&c, nranks, to_nccl(id), rank, &config);
   ek_status st = start_and_wait(l, r, c, timeout_ms, "ncclCommInitRankConfig", true);
@@ -209,11 +210,12 @@ ek_status init_rank(int device, int nranks, const ek_comm_unique_id &id, int ran
   return EK_SUCCESS;
 }
 
-ek_status init_all(int n, const int *devices, int64_t timeout_ms, void **comms) {
+ek_status init_all(int n, const int *devices, int64_t timeout_ms, bool blocking, void **comms) {
   EK_NCCL_LIB(l);
   UniqueId u;
   EK_FORWARD(check(l, l->get_unique_id(&u), "ncclGetUniqueId"));
   Config config;
+  config.blocking = blocking;
   for (int i = 0; i < n; ++i) comms[i] = nullptr;
   Result r = l->group_start();
   for (int i = 0; i < n && r == kSuccess; ++i) {
@@ -234,9 +236,10 @@ ek_status init_all(int n, const int *devices, int64_t timeout_ms, void **comms) 
   return st;
 }
 
-ek_status split(void *comm, int color, int key, int64_t timeout_ms, void **out) {
+ek_status split(void *comm, int color, int key, int64_t timeout_ms, bool blocking, void **out) {
   EK_NCCL_LIB(l);
   Config config;
+  config.blocking = blocking;
   Comm c = nullptr;
   Result r = l->split(comm, color, key, &c, &config);
   // The parent carries the split's progress; NOCOLOR ranks get no new comm.

@@ -30,11 +30,12 @@ struct Call {
 // aborts the communicator: EK_ERROR_TIMEOUT from a call given a communicator
 // means it has been aborted (freed by NCCL); no other failure frees it.
 ek_status get_unique_id(ek_comm_unique_id *id);
+// blocking: NCCL's blocking mode (ek.h: ek_comm_config.blocking).
 ek_status init_rank(int device, int nranks, const ek_comm_unique_id &id, int rank,
-                    int64_t timeout_ms, void **comm);
-ek_status init_all(int n, const int *devices, int64_t timeout_ms, void **comms);
+                    int64_t timeout_ms, bool blocking, void **comm);
+ek_status init_all(int n, const int *devices, int64_t timeout_ms, bool blocking, void **comms);
 // *out nullptr for EK_COMM_SPLIT_NOCOLOR.
-ek_status split(void *comm, int color, int key, int64_t timeout_ms, void **out);
+ek_status split(void *comm, int color, int key, int64_t timeout_ms, bool blocking, void **out);
 ek_status rank_and_size(void *comm, int *rank, int *size);
 ek_status async_error(void *comm);  // EK_SUCCESS, EK_ERROR_NOT_READY or the error
 ek_status abort(void *comm);

@@ -39,8 +39,9 @@ def get_unique_id() -> bytes:
     return ctypes.string_at(ctypes.addressof(uid), 128)  # .internal would stop at a NUL
 
 
-def _config(timeout: float | None) -> _ffi.ek_comm_config:
+def _config(timeout: float | None, blocking: bool = False) -> _ffi.ek_comm_config:
     cfg = _ffi.new(_ffi.ek_comm_config)
+    cfg.blocking = 1 if blocking else 0
     if timeout is not None:
         if timeout <= 0:
             raise InvalidArgumentError(f"ek.distributed: timeout must be > 0 seconds, got {timeout}")
@@ -70,15 +71,18 @@ class Communicator(_Handle):
     named by ``uid`` (``get_unique_id()`` on rank 0); ``Communicator.init_all``
     makes every rank of one in this process. ``timeout`` (seconds; default
     EK_COMM_TIMEOUT_MS or 10 minutes) turns a rank that never joins or dies
-    into ``ek.EkTimeoutError``. Collectives run on ``stream`` (default: the
+    into ``ek.EkTimeoutError``. ``blocking=True`` picks NCCL's blocking mode
+    (lower launch latency; init and split then wait without a timeout: see
+    ek_comm_config in ek.h). Collectives run on ``stream`` (default: the
     current stream of the context) and return before the GPU has done them.
     """
 
     def __init__(self, device, world_size: int, unique_id: bytes, rank: int,
-                 timeout: float | None = None):
+                 timeout: float | None = None, blocking: bool = False):
         ctx = context(device)
         h = filled(lib.ek_comm_init_rank, _ffi.ek_comm(), ctx._handle(), world_size,
-                   ctypes.byref(_unique_id(unique_id)), rank, ctypes.byref(_config(timeout)))
+                   ctypes.byref(_unique_id(unique_id)), rank,
+                   ctypes.byref(_config(timeout, blocking)))
         self._own(h, _DESTROY, ctx)
 
     @classmethod
@@ -88,13 +92,13 @@ class Communicator(_Handle):
         return self
 
     @classmethod
-    def init_all(cls, devices, timeout: float | None = None) -> list:
+    def init_all(cls, devices, timeout: float | None = None, blocking: bool = False) -> list:
         """One communicator over ``devices`` (e.g. ["cuda:0", "cuda:1"]) in
         this process: element i is rank i. Drive them inside ``group()``."""
         ctxs = [context(d) for d in devices]
         arr = (_ffi.ek_context * len(ctxs))(*[c._handle() for c in ctxs])
         out = (_ffi.ek_comm * len(ctxs))()
-        check(lib.ek_comm_init_all(len(ctxs), arr, ctypes.byref(_config(timeout)), out))
+        check(lib.ek_comm_init_all(len(ctxs), arr, ctypes.byref(_config(timeout, blocking)), out))
         return [cls._wrap(out[i], c) for i, c in enumerate(ctxs)]
 
     def __repr__(self) -> str:

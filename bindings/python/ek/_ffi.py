@@ -908,6 +908,7 @@ class ek_comm_config(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_size_t),
         ('timeout_ms', ctypes.c_int64),
+        ('blocking', ctypes.c_int32),
     ]
 
 

@@ -61,13 +61,13 @@ def device() -> str:
     return f"cuda:{get_local_rank()}"
 
 
-def init_process_group(timeout: float | None = None) -> Communicator:
+def init_process_group(timeout: float | None = None, blocking: bool = False) -> Communicator:
     """Join the job's communicator (rank EK_RANK of EK_WORLD_SIZE, on
     ``device()``) and make it the default of the module-level functions."""
     if _default[0] is not None:
         raise RuntimeError("ek.distributed: init_process_group was already called")
     comm = Communicator(device(), _env_int("EK_WORLD_SIZE"), read_unique_id(),
-                        _env_int("EK_RANK"), timeout=timeout)
+                        _env_int("EK_RANK"), timeout=timeout, blocking=blocking)
     _default[0] = comm
     return comm
 

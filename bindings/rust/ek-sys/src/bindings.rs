@@ -4171,12 +4171,13 @@ fn bindgen_test_layout_ek_comm_unique_id() {
 pub struct ek_comm_config {
     pub struct_size: usize,
     pub timeout_ms: i64,
+    pub blocking: i32,
 }
 #[test]
 fn bindgen_test_layout_ek_comm_config() {
     assert_eq!(
         ::std::mem::size_of::<ek_comm_config>(),
-        16usize,
+        24usize,
         concat!("Size of: ", stringify!(ek_comm_config))
     );
     assert_eq!(
@@ -4218,6 +4219,23 @@ fn bindgen_test_layout_ek_comm_config() {
         );
     }
     test_field_timeout_ms();
+    fn test_field_blocking() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).blocking) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_comm_config),
+                "::",
+                stringify!(blocking)
+            )
+        );
+    }
+    test_field_blocking();
 }
 extern "C" {
     #[doc = " A new unique id (rank 0 makes it; every rank of the communicator uses it)."]

@@ -37,7 +37,7 @@ impl UniqueId {
 
 fn config(timeout: Option<Duration>) -> sys::ek_comm_config {
     let ms = timeout.map_or(0, |t| t.as_millis().clamp(1, i64::MAX as u128) as i64);
-    sys::ek_comm_config { struct_size: std::mem::size_of::<sys::ek_comm_config>(), timeout_ms: ms }
+    sys::ek_comm_config { struct_size: std::mem::size_of::<sys::ek_comm_config>(), timeout_ms: ms, blocking: 0 }
 }
 
 /// One rank of a communicator on a CUDA context (`ek_comm`); destroyed on drop.
