@@ -1762,7 +1762,9 @@ typedef struct {
 /* ek_comm_split's color for ranks that join no new communicator. */
 #define EK_COMM_SPLIT_NOCOLOR (-1)
 
-/** A new unique id (rank 0 makes it; every rank of the communicator uses it). */
+/** A new unique id (every rank of the communicator uses it). The process that
+ *  makes it hosts NCCL's bootstrap root, which must live until every rank has
+ *  joined (a launcher or rank 0; no GPU needed). */
 EK_API ek_status ek_comm_get_unique_id(ek_comm_unique_id *id);
 /** This process's rank (0 <= rank < nranks) of the communicator named by id,
  *  on ctx's device. Returns when all nranks ranks have joined, or with

@@ -1747,7 +1747,7 @@ FUNCTIONS = {
         ek_status,
         [ctypes.POINTER(ek_comm_unique_id)],
         ('id',),
-        'A new unique id (rank 0 makes it; every rank of the communicator uses it).',
+        "A new unique id (every rank of the communicator uses it). The process that makes it hosts NCCL's bootstrap root, which must live until every rank has joined (a launcher or rank 0; no GPU needed).",
     ),
     'ek_comm_init_rank': (
         ek_status,

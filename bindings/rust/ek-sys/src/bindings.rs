@@ -4238,7 +4238,9 @@ fn bindgen_test_layout_ek_comm_config() {
     test_field_blocking();
 }
 extern "C" {
-    #[doc = " A new unique id (rank 0 makes it; every rank of the communicator uses it)."]
+    #[doc = " A new unique id (every rank of the communicator uses it). The process that"]
+    #[doc = "  makes it hosts NCCL's bootstrap root, which must live until every rank has"]
+    #[doc = "  joined (a launcher or rank 0; no GPU needed)."]
     pub fn ek_comm_get_unique_id(id: *mut ek_comm_unique_id) -> ek_status;
 }
 extern "C" {
