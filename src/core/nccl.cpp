@@ -149,10 +149,17 @@ Clock::time_point deadline_of(int64_t timeout_ms) {
   return Clock::now() + std::chrono::milliseconds(timeout_ms);
 }
 
+// Between two polls: yield for the first 2 ms (a non-blocking launch takes
+// NCCL's helper thread tens of microseconds, and latency counts), then sleep.
+void between_polls(Clock::time_point start) {
+  if (Clock::now() - start < std::chrono::milliseconds(2)) std::this_thread::yield();
+  else std::this_thread::sleep_for(std::chrono::microseconds(100));
+}
+
 // Polls c until its pending step is done; past the deadline, aborts it.
 ek_status wait_ready(const Library *l, Comm c, Clock::time_point deadline, const char *what,
                      int64_t timeout_ms) {
-  for (int spins = 0;; ++spins) {
+  for (const auto start = Clock::now();;) {
     Result state = kSuccess;
     EK_FORWARD(check(l, l->async_error(c, &state), "ncclCommGetAsyncError", c));
     if (state != kInProgress) return check(l, state, what, c);
@@ -162,8 +169,7 @@ ek_status wait_ready(const Library *l, Comm c, Clock::time_point deadline, const
                   "%s did not finish within %lld ms (a rank missing, dead or stuck?); the "
                   "communicator was aborted", what, static_cast<long long>(timeout_ms));
     }
-    if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(200));
-    else std::this_thread::yield();
+    between_polls(start);
   }
 }
 
@@ -344,7 +350,7 @@ ek_status group_end(void *const *comms, const int64_t *timeouts_ms, size_t n, bo
 ek_status synchronize(void *comm, void *stream, int64_t timeout_ms) {
   EK_NCCL_LIB(l);
   const auto deadline = deadline_of(timeout_ms);
-  for (int spins = 0;; ++spins) {
+  for (const auto start = Clock::now();;) {
     bool done = false;
     EK_FORWARD(gpu::stream_query(stream, &done));
     if (done) return EK_SUCCESS;
@@ -357,8 +363,7 @@ ek_status synchronize(void *comm, void *stream, int64_t timeout_ms) {
                   "the stream's collectives did not finish within %lld ms (a rank missing, dead "
                   "or stuck?); the communicator was aborted", static_cast<long long>(timeout_ms));
     }
-    if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    else std::this_thread::yield();
+    between_polls(start);
   }
 }
 
