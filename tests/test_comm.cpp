@@ -492,8 +492,9 @@ TEST(CommGpu, Split) {
   for (int q : members) sum += q;
   expect_values(out, {sum}, EK_INT64, "all_reduce on the split");
   EK_OK(ek_comm_destroy(sub));
-  ek_comm none = reinterpret_cast<ek_comm>(&c);
+  ek_comm none = nullptr;
   EK_FAILS(ek_comm_split(c.r.comm, -2, 0, nullptr, &none), EK_ERROR_INVALID_ARGUMENT, "color -2");
+  EXPECT_EQ(none, nullptr);
 }
 
 // ---------------------------------------------------------------- GPU: failures
@@ -619,7 +620,10 @@ TEST(PeerCopy, ContiguousStridedCasting) {
     EK_OK(ek_copy(nullptr, src, every_other));
     expect_values(every_other, v, EK_FLOAT64, "peer copy into a strided view");
 
-    Tensor empty_a(make(a, {0, 3}, EK_FLOAT32, {})), empty_b(make(b, {0, 3}, EK_FLOAT32, {}));
+    const int64_t none[2] = {0, 3};
+    Tensor empty_a, empty_b;
+    EK_OK(ek_tensor_empty(nullptr, a, 2, none, EK_FLOAT32, empty_a.out()));
+    EK_OK(ek_tensor_empty(nullptr, b, 2, none, EK_FLOAT32, empty_b.out()));
     EK_OK(ek_copy(nullptr, empty_a, empty_b));
     // The stream must be dst's: a stream of src's context is refused.
     ek_stream sa = nullptr;
