@@ -28,18 +28,18 @@ struct UniqueId {
 };
 static_assert(sizeof(UniqueId) == sizeof(ek_comm_unique_id), "128 bytes both");
 
-// ncclConfig_t as NCCL 2.14 defined it: newer libraries read a config by its
-// version, so only these fields are seen and the rest keep their defaults.
+// ncclConfig_t exactly as NCCL 2.14 defined it: NCCL reads a config by its
+// version, so a newer library sees only these fields and keeps its defaults
+// for the rest. The last int was tail padding there; it lies where later
+// layouts put cgaClusterSize, so it holds NCCL_CONFIG_UNDEF_INT (the default).
 struct Config {
   size_t size = sizeof(Config);
   unsigned magic = 0xcafebeef;
   unsigned version = 21400;  // NCCL_VERSION(2, 14, 0)
   int blocking = 0;
-  int cga_cluster_size = INT_MIN;  // NCCL_CONFIG_UNDEF_INT: NCCL's default
-  int min_ctas = INT_MIN;
-  int max_ctas = INT_MIN;
-  const char *net_name = nullptr;
+  int tail = INT_MIN;
 };
+static_assert(sizeof(Config) == 24, "ncclConfig_v21400 is 24 bytes");
 
 struct Library {
   Result (*get_version)(int *) = nullptr;
