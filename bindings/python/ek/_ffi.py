@@ -1321,7 +1321,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_tensor],
         ('stream', 'src', 'dst'),
-        "dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides; src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's context default stream (src's when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.",
+        'dst[...] = src broadcast to dst\'s shape, cast to dst\'s dtype; any strides; src and dst may live on different devices (CPU <-> CUDA, or two CUDA contexts: see "multi-GPU" below). stream NULL: dst\'s context default stream (src\'s when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.',
     ),
     'ek_reshape': (
         ek_status,

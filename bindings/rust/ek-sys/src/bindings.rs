@@ -2086,7 +2086,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;"]
-    #[doc = "  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's"]
+    #[doc = "  src and dst may live on different devices (CPU <-> CUDA, or two CUDA"]
+    #[doc = "  contexts: see \"multi-GPU\" below). stream NULL: dst's"]
     #[doc = "  context default stream (src's when dst is on the CPU). dst must not be a"]
     #[doc = "  broadcast (stride-0) view; when dst and src overlap, the result is as if src"]
     #[doc = "  had been copied to a temporary first."]
