@@ -715,7 +715,8 @@ EK_API ek_status ek_view_as_strided(ek_tensor t, int ndim, const int64_t *shape,
 /* ---------------------------------------------------------------- data movement */
 
 /** dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;
- *  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's
+ *  src and dst may live on different devices (CPU <-> CUDA, or two CUDA
+ *  contexts: see "multi-GPU" below). stream NULL: dst's
  *  context default stream (src's when dst is on the CPU). dst must not be a
  *  broadcast (stride-0) view; when dst and src overlap, the result is as if src
  *  had been copied to a temporary first. */
@@ -1780,6 +1781,149 @@ EK_API ek_status ek_profiler_get_summary(ek_context ctx, char *buffer, size_t ca
  *  for "". EK_ERROR_NOT_READY while the profiler runs. */
 EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path);
 #endif /* EK_EXPERIMENTAL */
+
+/* ---------------------------------------------------------------- multi-GPU: peer copies and collectives */
+
+/* Peer copies: ek_copy between tensors of two CUDA contexts (on different
+ * devices, or two contexts of one device) copies device to device. It runs on
+ * `stream`, a stream of dst's context (NULL: dst's default stream). The
+ * source's pending work is awaited by an event recorded on the source
+ * context's DEFAULT stream, and that default stream then waits for the copy
+ * (an event on `stream`), so later work there that writes src cannot race with
+ * the read; work on other streams of the source context must be ordered into
+ * its default stream by the caller (ek_stream_wait_event). Peer access is
+ * enabled once per device pair where cudaDeviceCanAccessPeer allows it (over
+ * NVLink or PCIe); otherwise the CUDA driver stages the bytes through pinned
+ * host memory. Same dtype and both contiguous: one cudaMemcpyPeerAsync.
+ * Strided or casting copies: with peer access, one copy kernel on dst's device
+ * reads src in place; without it, src is packed (and cast) on its device,
+ * crosses contiguous, and is unpacked on dst's. Copies between CPU and CUDA
+ * tensors are as before.
+ *
+ * Communicators: NCCL, loaded at run time from EK_NCCL_LIBRARY when set, else
+ * libnccl.so.2 (then libnccl.so). libek loads and runs without NCCL; asking
+ * for a communicator there is EK_ERROR_LIBRARY, "NCCL not found (...)" naming
+ * the files tried. CPU contexts have no communicators (EK_ERROR_NOT_SUPPORTED).
+ * Every communicator is one rank on one CUDA context, non-blocking inside NCCL
+ * unless ek_comm_config.blocking says otherwise, and has a timeout
+ * (ek_comm_config.timeout_ms): initialization, split, group end, destroy and
+ * ek_comm_synchronize that do not finish in time abort the communicator
+ * (ncclCommAbort) and return EK_ERROR_TIMEOUT, so a rank that dies or never
+ * joins gives the others an error, not a hang. An aborted
+ * communicator only accepts ek_comm_destroy and the getters.
+ *
+ * One process per GPU: rank 0 calls ek_comm_get_unique_id and sends the 128
+ * bytes to every rank by any channel (a file, a socket, MPI, an environment
+ * variable; the Python launcher `python -m ek.distributed.launch` does it);
+ * each rank calls ek_comm_init_rank with its own context. Several nodes work
+ * the same way: the id carries the address of rank 0's NCCL bootstrap socket
+ * (NCCL_SOCKET_IFNAME picks the interface), and NCCL's own bootstrap connects
+ * the ranks. One process with several GPUs: ek_comm_init_all. */
+typedef struct ek_comm_s *ek_comm;
+
+/** NCCL's unique id, plain bytes: copy it anywhere, compare with memcmp. */
+typedef struct {
+  char internal[128];
+} ek_comm_unique_id;
+
+typedef struct {
+  size_t struct_size;
+  /* Milliseconds a blocking step (init, split, group end, destroy,
+     ek_comm_synchronize) may take before EK_ERROR_TIMEOUT; <= 0: the default,
+     EK_COMM_TIMEOUT_MS from the environment or else 600000 (10 minutes). */
+  int64_t timeout_ms;
+  /* 0 (default): NCCL's non-blocking mode, every step above bounded by the
+     timeout; NCCL 2.2x then launches each collective from a helper thread it
+     starts, a few tens of microseconds a call. 1: NCCL's blocking mode:
+     collectives launch on the calling thread (the lowest latency), but
+     init, split and group end wait without a timeout (ek_comm_synchronize
+     still honours it). */
+  int32_t blocking;
+} ek_comm_config;
+#define EK_COMM_CONFIG_INIT {sizeof(ek_comm_config), 0, 0}
+/* ek_comm_split's color for ranks that join no new communicator. */
+#define EK_COMM_SPLIT_NOCOLOR (-1)
+
+/** A new unique id (every rank of the communicator uses it). The process that
+ *  makes it hosts NCCL's bootstrap root, which must live until every rank has
+ *  joined (a launcher or rank 0; no GPU needed). */
+EK_API ek_status ek_comm_get_unique_id(ek_comm_unique_id *id);
+/** This process's rank (0 <= rank < nranks) of the communicator named by id,
+ *  on ctx's device. Returns when all nranks ranks have joined, or with
+ *  EK_ERROR_TIMEOUT. config may be NULL (defaults). */
+EK_API ek_status ek_comm_init_rank(ek_context ctx, int nranks, const ek_comm_unique_id *id,
+                                   int rank, const ek_comm_config *config, ek_comm *comm);
+/** One communicator of n ranks in this process: comms[i] is rank i on ctxs[i]
+ *  (contexts of distinct CUDA devices). */
+EK_API ek_status ek_comm_init_all(int n, const ek_context *ctxs, const ek_comm_config *config,
+                                  ek_comm *comms);
+/** Collective over comm's ranks: ranks of one color form a new communicator,
+ *  ordered by key (then by old rank). color EK_COMM_SPLIT_NOCOLOR gives
+ *  *out == NULL. config NULL: comm's timeout. */
+EK_API ek_status ek_comm_split(ek_comm comm, int color, int key, const ek_comm_config *config,
+                               ek_comm *out);
+EK_API ek_status ek_comm_get_rank(ek_comm comm, int *rank);
+EK_API ek_status ek_comm_get_size(ek_comm comm, int *size);
+/** The context the communicator runs on; borrowed. */
+EK_API ek_status ek_comm_get_context(ek_comm comm, ek_context *ctx);
+/** NCCL's asynchronous error state: EK_SUCCESS when healthy, EK_ERROR_NOT_READY
+ *  while a non-blocking step is in progress, the error (message from NCCL)
+ *  after a failure, EK_ERROR_TIMEOUT after a timeout, EK_ERROR_DEVICE after
+ *  ek_comm_abort. */
+EK_API ek_status ek_comm_get_async_error(ek_comm comm);
+/** Aborts the communicator's work at once (kernels stuck waiting for a peer
+ *  exit); other ranks then see errors or time out. */
+EK_API ek_status ek_comm_abort(ek_comm comm);
+/** Waits until stream (NULL: the default stream of comm's context) has done
+ *  its work, checking comm's asynchronous errors: EK_ERROR_TIMEOUT (comm
+ *  aborted) when a collective is still stuck after the timeout. */
+EK_API ek_status ek_comm_synchronize(ek_stream stream, ek_comm comm);
+/** Finishes comm's work (ncclCommFinalize, within the timeout, else aborts)
+ *  and frees it. NULL is a no-op. */
+EK_API ek_status ek_comm_destroy(ek_comm comm);
+
+/* Collectives. Every rank calls them in the same order with matching shapes
+ * and dtypes; they are enqueued on `stream` (a stream of comm's context; NULL:
+ * its default stream) and return before the device has done them. op: SUM,
+ * MEAN (NCCL's average), PROD, MAX and MIN of ek_reduce_op. Dtypes: every one
+ * (int16 and bool only where no arithmetic is done: broadcast, all_gather,
+ * all_to_all, send, recv; bool also with MAX and MIN). Tensors must be
+ * contiguous (EK_ERROR_INVALID_ARGUMENT otherwise: make them so with
+ * ek_contiguous) and of comm's context. *out follows the ops' rule (NULL: a
+ * new tensor; else checked); *out == x runs in place. A pooled tensor used on
+ * a stream other than the one it was allocated on is marked used there
+ * (ek_tensor_record_stream), so freeing it cannot hand its memory to other
+ * work before the collective completes, with no host wait. Between
+ * ek_comm_group_start and _end, calls are fused into one NCCL launch. */
+/** out = op over ranks of x (same shape as x). */
+EK_API ek_status ek_comm_all_reduce(ek_stream stream, ek_comm comm, ek_reduce_op op, ek_tensor x,
+                                    ek_tensor *out);
+/** out = root's x on every rank (x gives the shape elsewhere; in place with *out == x). */
+EK_API ek_status ek_comm_broadcast(ek_stream stream, ek_comm comm, int root, ek_tensor x,
+                                   ek_tensor *out);
+/** out on root = op over ranks of x; out on other ranks is written with
+ *  nothing (it may be NULL there: *out stays NULL). */
+EK_API ek_status ek_comm_reduce(ek_stream stream, ek_comm comm, ek_reduce_op op, int root,
+                                ek_tensor x, ek_tensor *out);
+/** out of shape [size, *x.shape]: out[r] = rank r's x. */
+EK_API ek_status ek_comm_all_gather(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor *out);
+/** x of shape [size, ...]: out (x.shape[1:]) on rank r = op over ranks of x[r]. */
+EK_API ek_status ek_comm_reduce_scatter(ek_stream stream, ek_comm comm, ek_reduce_op op,
+                                        ek_tensor x, ek_tensor *out);
+/** x of shape [size, ...]: out[r] on rank q = rank r's x[q] (grouped send/recv;
+ *  out may not be x). */
+EK_API ek_status ek_comm_all_to_all(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor *out);
+/** Sends x to rank peer, which receives it with ek_comm_recv. */
+EK_API ek_status ek_comm_send(ek_stream stream, ek_comm comm, ek_tensor x, int peer);
+/** Receives into t (same numel and dtype as what peer sends). */
+EK_API ek_status ek_comm_recv(ek_stream stream, ek_comm comm, int peer, ek_tensor t);
+/** Fuses this thread's following collectives (up to the matching _end) into
+ *  one launch; groups nest. Needed around a send and a recv between two ranks
+ *  that would otherwise wait for each other. */
+EK_API ek_status ek_comm_group_start(void);
+/** Launches the group; EK_ERROR_TIMEOUT when its communicators do not get it
+ *  going within their timeout. */
+EK_API ek_status ek_comm_group_end(void);
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -411,6 +411,7 @@ using KernelAttributes = ek_kernel_attributes;
 #ifdef EK_EXPERIMENTAL
 using ProfileRecord = ek_profile_record;
 #endif
+using CommConfig = ek_comm_config;
 template <class T>
 T sized() {
   T v{};
@@ -468,6 +469,10 @@ struct handle_ops<ek_elementwise> {
   static ek_status destroy(ek_elementwise h) noexcept { return ek_elementwise_destroy(h); }
 };
 #endif
+template <>
+struct handle_ops<ek_comm> {
+  static ek_status destroy(ek_comm h) noexcept { return ek_comm_destroy(h); }
+};
 
 // Created and destroyed (contexts, streams, events): moves, never copies; a
 // borrowed one (a context's default stream, a tensor's context) is not destroyed.
@@ -2881,6 +2886,129 @@ inline Kernel Module::kernel(const std::string &name) const {
   k.h_ = h;
   return k;
 }
+
+// ---------------------------------------------------------------- multi-GPU (NCCL)
+
+/// NCCL's unique id: 128 plain bytes rank 0 makes and sends to every rank.
+inline ek_comm_unique_id comm_unique_id() {
+  ek_comm_unique_id id{};
+  detail::check(ek_comm_get_unique_id(&id));
+  return id;
+}
+
+/// One rank of an NCCL communicator on a CUDA context (ek_comm_*); timeout_ms
+/// 0: EK_COMM_TIMEOUT_MS or 10 minutes.
+class Comm : public detail::Unique<ek_comm> {
+ public:
+  Comm() noexcept = default;
+  Comm(const Context &ctx, int nranks, const ek_comm_unique_id &id, int rank, int64_t timeout_ms = 0) {
+    const ek_comm_config config = config_of(timeout_ms);
+    detail::check(ek_comm_init_rank(ctx.get(), nranks, &id, rank, &config, &h_));
+  }
+  /// One communicator over ctxs (distinct CUDA devices) in this process: element i is rank i.
+  static std::vector<Comm> init_all(Span<Context> ctxs, int64_t timeout_ms = 0) {
+    std::vector<ek_context> raw;
+    for (const Context &c : ctxs) raw.push_back(c.get());
+    std::vector<ek_comm> out(raw.size(), nullptr);
+    const ek_comm_config config = config_of(timeout_ms);
+    const int n = detail::count<int>("ek_comm_init_all", "ctxs", {raw.size()});
+    detail::check(ek_comm_init_all(n, raw.data(), &config, out.data()));
+    std::vector<Comm> comms;
+    for (ek_comm h : out) comms.push_back(Comm(h));
+    return comms;
+  }
+  /// The ranks passing the same color, ordered by key; an empty Comm for EK_COMM_SPLIT_NOCOLOR.
+  Comm split(int color, int key = 0) const {
+    ek_comm h = nullptr;
+    detail::check(ek_comm_split(h_, color, key, nullptr, &h));
+    return Comm(h);
+  }
+  int rank() const {
+    int v = 0;
+    detail::check(ek_comm_get_rank(h_, &v));
+    return v;
+  }
+  int size() const {
+    int v = 0;
+    detail::check(ek_comm_get_size(h_, &v));
+    return v;
+  }
+  Context context() const {
+    ek_context c = nullptr;
+    detail::check(ek_comm_get_context(h_, &c));
+    return Context::borrow(c);
+  }
+  /// Throws NCCL's asynchronous error, if any.
+  void check_async() const { detail::check(ek_comm_get_async_error(h_)); }
+  void abort() const { detail::check(ek_comm_abort(h_)); }
+  void synchronize(StreamArg stream = {}) const { detail::check(ek_comm_synchronize(stream.c, h_)); }
+  Tensor all_reduce(ReduceOp op, const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_all_reduce(stream.c, h_, static_cast<ek_reduce_op>(op), x.get(), &o));
+    return detail::result(out, o);
+  }
+  Tensor broadcast(int root, const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_broadcast(stream.c, h_, root, x.get(), &o));
+    return detail::result(out, o);
+  }
+  /// An empty Tensor on ranks other than root given no out.
+  Tensor reduce(ReduceOp op, int root, const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_reduce(stream.c, h_, static_cast<ek_reduce_op>(op), root, x.get(), &o));
+    return detail::result(out, o);
+  }
+  Tensor all_gather(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_all_gather(stream.c, h_, x.get(), &o));
+    return detail::result(out, o);
+  }
+  Tensor reduce_scatter(ReduceOp op, const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_reduce_scatter(stream.c, h_, static_cast<ek_reduce_op>(op), x.get(), &o));
+    return detail::result(out, o);
+  }
+  Tensor all_to_all(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {}) const {
+    ek_tensor o = detail::out_of(out);
+    detail::check(ek_comm_all_to_all(stream.c, h_, x.get(), &o));
+    return detail::result(out, o);
+  }
+  void send(const Tensor &x, int peer, StreamArg stream = {}) const {
+    detail::check(ek_comm_send(stream.c, h_, x.get(), peer));
+  }
+  void recv(int peer, const Tensor &t, StreamArg stream = {}) const {
+    detail::check(ek_comm_recv(stream.c, h_, peer, t.get()));
+  }
+
+ private:
+  explicit Comm(ek_comm h) noexcept : Unique(h, true) {}
+  static ek_comm_config config_of(int64_t timeout_ms) {
+    ek_comm_config c = EK_COMM_CONFIG_INIT;
+    c.timeout_ms = timeout_ms;
+    return c;
+  }
+};
+
+/// ek_comm_group_start/_end around a scope: its collectives are fused into one launch.
+class CommGroup {
+ public:
+  CommGroup() { detail::check(ek_comm_group_start()); }
+  /// Launches the group (the destructor does it too, silently, if not called).
+  void end() {
+    if (open_) {
+      open_ = false;
+      detail::check(ek_comm_group_end());
+    }
+  }
+  ~CommGroup() {
+    if (open_) ek_comm_group_end();
+  }
+  CommGroup(const CommGroup &) = delete;
+  CommGroup &operator=(const CommGroup &) = delete;
+
+ private:
+  bool open_ = true;
+};
 
 #ifdef EK_EXPERIMENTAL
 /// An elementwise kernel from an expression (experimental; CUDA contexts).

@@ -22,6 +22,7 @@ find build/tests -maxdepth 1 -type f -executable \( -name "test_*" -o -name cuda
 cp build/tests/module_kernel.cubin build/tests/module_kernel.fatbin build/tests/module_kernel.ptx .carry/tests/
 cp build/examples/quickstart build/examples/quickstart_cpp build/examples/custom_kernel_jit build/examples/custom_kernel_static \
    build/examples/scale.fatbin .carry/examples/
+cp build/examples/data_parallel .carry/examples/  # issue 17: scripts/gpu_multi.sh
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
    build/bench/col_variants build/bench/bench_handles .carry/bench/
 fi

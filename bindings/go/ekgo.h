@@ -1119,6 +1119,69 @@ static inline ek_status ekgo_ek_profiler_write_chrome_trace(ek_context ctx, cons
   return ekgo_fail(ek_profiler_write_chrome_trace(ctx, path), msg);
 }
 #endif
+static inline ek_status ekgo_ek_comm_get_unique_id(ek_comm_unique_id * id, char **msg) {
+  return ekgo_fail(ek_comm_get_unique_id(id), msg);
+}
+static inline ek_status ekgo_ek_comm_init_rank(ek_context ctx, int nranks, const ek_comm_unique_id * id, int rank, const ek_comm_config * config, ek_comm * comm, char **msg) {
+  return ekgo_fail(ek_comm_init_rank(ctx, nranks, id, rank, config, comm), msg);
+}
+static inline ek_status ekgo_ek_comm_init_all(int n, const ek_context * ctxs, const ek_comm_config * config, ek_comm * comms, char **msg) {
+  return ekgo_fail(ek_comm_init_all(n, ctxs, config, comms), msg);
+}
+static inline ek_status ekgo_ek_comm_split(ek_comm comm, int color, int key, const ek_comm_config * config, ek_comm * out, char **msg) {
+  return ekgo_fail(ek_comm_split(comm, color, key, config, out), msg);
+}
+static inline ek_status ekgo_ek_comm_get_rank(ek_comm comm, int * rank, char **msg) {
+  return ekgo_fail(ek_comm_get_rank(comm, rank), msg);
+}
+static inline ek_status ekgo_ek_comm_get_size(ek_comm comm, int * size, char **msg) {
+  return ekgo_fail(ek_comm_get_size(comm, size), msg);
+}
+static inline ek_status ekgo_ek_comm_get_context(ek_comm comm, ek_context * ctx, char **msg) {
+  return ekgo_fail(ek_comm_get_context(comm, ctx), msg);
+}
+static inline ek_status ekgo_ek_comm_get_async_error(ek_comm comm, char **msg) {
+  return ekgo_fail(ek_comm_get_async_error(comm), msg);
+}
+static inline ek_status ekgo_ek_comm_abort(ek_comm comm, char **msg) {
+  return ekgo_fail(ek_comm_abort(comm), msg);
+}
+static inline ek_status ekgo_ek_comm_synchronize(ek_stream stream, ek_comm comm, char **msg) {
+  return ekgo_fail(ek_comm_synchronize(stream, comm), msg);
+}
+static inline ek_status ekgo_ek_comm_destroy(ek_comm comm, char **msg) {
+  return ekgo_fail(ek_comm_destroy(comm), msg);
+}
+static inline ek_status ekgo_ek_comm_all_reduce(ek_stream stream, ek_comm comm, ek_reduce_op op, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_all_reduce(stream, comm, op, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_broadcast(ek_stream stream, ek_comm comm, int root, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_broadcast(stream, comm, root, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_reduce(ek_stream stream, ek_comm comm, ek_reduce_op op, int root, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_reduce(stream, comm, op, root, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_all_gather(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_all_gather(stream, comm, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_reduce_scatter(ek_stream stream, ek_comm comm, ek_reduce_op op, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_reduce_scatter(stream, comm, op, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_all_to_all(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_comm_all_to_all(stream, comm, x, out), msg);
+}
+static inline ek_status ekgo_ek_comm_send(ek_stream stream, ek_comm comm, ek_tensor x, int peer, char **msg) {
+  return ekgo_fail(ek_comm_send(stream, comm, x, peer), msg);
+}
+static inline ek_status ekgo_ek_comm_recv(ek_stream stream, ek_comm comm, int peer, ek_tensor t, char **msg) {
+  return ekgo_fail(ek_comm_recv(stream, comm, peer, t), msg);
+}
+static inline ek_status ekgo_ek_comm_group_start(char **msg) {
+  return ekgo_fail(ek_comm_group_start(), msg);
+}
+static inline ek_status ekgo_ek_comm_group_end(char **msg) {
+  return ekgo_fail(ek_comm_group_end(), msg);
+}
 static inline ek_status ekgo_ek_live_handles(int64_t * count, char **msg) {
   return ekgo_fail(ek_live_handles(count), msg);
 }

@@ -39,6 +39,11 @@ ek_status event_elapsed(void *start, void *end, float *ms);
 ek_status memcpy_async(void *dst, const void *src, size_t bytes, void *stream);
 ek_status memset_async(void *dst, int value, size_t bytes, void *stream);
 ek_status device_synchronize();
+// Lets kernels and copies on device reach peer's memory directly (NVLink or
+// PCIe), once per ordered pair; *enabled false when the topology cannot.
+ek_status enable_peer_access(int device, int peer, bool *enabled);
+ek_status memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device,
+                            size_t bytes, void *stream);
 // Whether ptr is device (or managed) memory, as seen by the CUDA runtime.
 bool is_device_pointer(const void *ptr);
 // Maps a cudaError_t from a kernel launcher to a status with a message.

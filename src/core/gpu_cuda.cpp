@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "core/internal.hpp"
 
@@ -187,6 +190,34 @@ ek_status memset_async(void *dst, int value, size_t bytes, void *stream) {
 
 ek_status device_synchronize() {
   return from_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+ek_status enable_peer_access(int device, int peer, bool *enabled) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, bool> known;  // (device, peer) -> enabled
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find({device, peer});
+  if (it != known.end()) {
+    *enabled = it->second;
+    return EK_SUCCESS;
+  }
+  int can = 0;
+  EK_FORWARD(from_cuda(cudaDeviceCanAccessPeer(&can, device, peer), "cudaDeviceCanAccessPeer"));
+  if (can) {
+    EK_FORWARD(set_device(device));
+    cudaError_t err = cudaDeviceEnablePeerAccess(peer, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled) err = cudaSuccess;  // by another library
+    EK_FORWARD(from_cuda(err, "cudaDeviceEnablePeerAccess"));
+  }
+  *enabled = known[{device, peer}] = can != 0;
+  return EK_SUCCESS;
+}
+
+ek_status memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device,
+                            size_t bytes, void *stream) {
+  return from_cuda(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
+                                       static_cast<cudaStream_t>(stream)),
+                   "cudaMemcpyPeerAsync");
 }
 
 bool is_device_pointer(const void *ptr) {

@@ -27,6 +27,8 @@ ek_status stream_wait_event(void *, void *) { return none(); }
 ek_status event_create(bool, void **) { return none(); }
 void event_destroy(void *) {}
 ek_status event_record(void *, void *) { return none(); }
+ek_status enable_peer_access(int, int, bool *) { return none(); }
+ek_status memcpy_peer_async(void *, int, const void *, int, size_t, void *) { return none(); }
 ek_status event_query(void *, bool *) { return none(); }
 ek_status event_synchronize(void *) { return none(); }
 ek_status event_elapsed(void *, void *, float *) { return none(); }

@@ -263,6 +263,55 @@ ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
   return EK_SUCCESS;
 }
 
+// `to` waits for the work enqueued on `from` so far (any two devices).
+ek_status order_after(ek_stream from, ek_stream to) {
+  void *event = nullptr;
+  EK_FORWARD(activate(from->ctx));  // an event is recorded on its own device's streams
+  EK_FORWARD(gpu::event_create(false, &event));
+  ek_status st = gpu::event_record(event, from->native);
+  if (st == EK_SUCCESS) st = gpu::stream_wait_event(to->native, event);
+  gpu::event_destroy(event);  // CUDA keeps it until the wait is done
+  return st;
+}
+
+// Between two CUDA contexts, on dst's stream; ek.h's peer-copy paragraph says
+// how the source's default stream is ordered on both sides of the copy.
+ek_status peer_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src, const TensorDesc &sd,
+                    ek_stream stream) {
+  ek_context dctx = dst->storage->ctx, sctx = src->storage->ctx;
+  ek_stream s = nullptr, src_s = &sctx->default_stream;
+  EK_FORWARD(resolve_stream(dctx, stream, &s));
+  const size_t bytes = desc_bytes(dd);
+  if (bytes == 0) return EK_SUCCESS;
+  const int ddev = dctx->device.index, sdev = sctx->device.index;
+  bool direct = ddev == sdev;
+  if (!direct) EK_FORWARD(gpu::enable_peer_access(ddev, sdev, &direct));
+  TensorDesc packed = contiguous_desc(sd.data, dd.dtype, dd.ndim, dd.shape);
+  TensorDesc landing = contiguous_desc(dd.data, dd.dtype, dd.ndim, dd.shape);
+  const bool plain = same_layout(packed, sd) && same_layout(landing, dd);
+  // Freed on src_s after its wait for the copy below, so reuse follows the copy.
+  Scratch src_tmp(sctx, src_s), dst_tmp(dctx, s);
+  if (!plain && !direct && !same_layout(packed, sd)) {
+    EK_FORWARD(src_tmp.allocate(bytes));
+    packed.data = src_tmp.get();
+    EK_FORWARD(device_copy(sctx, src_s, packed, sd));
+  }
+  if (src->storage->pooled) EK_FORWARD(ek_tensor_record_stream(src_s, src));
+  EK_FORWARD(order_after(src_s, s));
+  EK_FORWARD(activate(dctx));
+  if (!plain && direct) {
+    EK_FORWARD(device_copy(dctx, s, dd, sd));  // reads src through peer access
+  } else {
+    if (!same_layout(landing, dd)) {
+      EK_FORWARD(dst_tmp.allocate(bytes));
+      landing.data = dst_tmp.get();
+    }
+    EK_FORWARD(gpu::memcpy_peer_async(landing.data, ddev, packed.data, sdev, bytes, s->native));
+    if (landing.data != dd.data) EK_FORWARD(device_copy(dctx, s, dd, landing));
+  }
+  return order_after(s, src_s);
+}
+
 ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
   EK_CHECK(!writes_overlap(dst), EK_ERROR_INVALID_ARGUMENT,
            "dst is a broadcast view (a stride-0 dim): its elements alias");
@@ -275,8 +324,7 @@ ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
     EK_FORWARD(resolve_stream(dctx, stream, &s));
     return same_device_copy(dctx, s, dd, sd);
   }
-  EK_CHECK(!(dctx->is_cuda() && sctx->is_cuda()), EK_ERROR_NOT_SUPPORTED,
-           "copies between two CUDA contexts go through the host: copy to a CPU tensor first");
+  if (dctx->is_cuda() && sctx->is_cuda()) return peer_copy(dst, dd, src, sd, stream);
   return cross_device_copy(dst, dd, src, sd, stream);
 }
 

@@ -86,6 +86,7 @@ EK_DLPACK_NO_COPY = 2
 EK_SLICE_MAX = 9223372036854775807
 EK_SLICE_MIN = -9223372036854775808
 EK_PROFILER_MAX_RECORDS = 262144
+EK_COMM_SPLIT_NOCOLOR = -1
 
 # enum ek_status
 ek_status = ctypes.c_int
@@ -899,6 +900,27 @@ class ek_profile_record(ctypes.Structure):
     ]
 
 
+class ek_comm_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_comm = ctypes.POINTER(ek_comm_s)
+
+
+class ek_comm_unique_id(ctypes.Structure):
+    _fields_ = [
+        ('internal', ctypes.c_char * 128),
+    ]
+
+
+class ek_comm_config(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_size_t),
+        ('timeout_ms', ctypes.c_int64),
+        ('blocking', ctypes.c_int32),
+    ]
+
+
 # ------------------------------------------------------------------ functions
 
 FUNCTIONS = {
@@ -1308,7 +1330,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_tensor],
         ('stream', 'src', 'dst'),
-        "dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides; src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's context default stream (src's when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.",
+        'dst[...] = src broadcast to dst\'s shape, cast to dst\'s dtype; any strides; src and dst may live on different devices (CPU <-> CUDA, or two CUDA contexts: see "multi-GPU" below). stream NULL: dst\'s context default stream (src\'s when dst is on the CPU). dst must not be a broadcast (stride-0) view; when dst and src overlap, the result is as if src had been copied to a temporary first.',
     ),
     'ek_reshape': (
         ek_status,
@@ -1766,6 +1788,132 @@ FUNCTIONS = {
         ('ctx', 'path'),
         'Experimental (EK_EXPERIMENTAL). Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or chrome://tracing): a host track per thread, a device track per stream and an arrow from each call to its device work. path is written as by ek_memory_write_snapshot_json: a regular file is replaced atomically, a FIFO or device (/dev/stdout) written in place, a symbolic link to a regular file refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT for "". EK_ERROR_NOT_READY while the profiler runs.',
     ),
+    'ek_comm_get_unique_id': (
+        ek_status,
+        [ctypes.POINTER(ek_comm_unique_id)],
+        ('id',),
+        "A new unique id (every rank of the communicator uses it). The process that makes it hosts NCCL's bootstrap root, which must live until every rank has joined (a launcher or rank 0; no GPU needed).",
+    ),
+    'ek_comm_init_rank': (
+        ek_status,
+        [ek_context, ctypes.c_int, ctypes.POINTER(ek_comm_unique_id), ctypes.c_int, ctypes.POINTER(ek_comm_config), ctypes.POINTER(ek_comm)],
+        ('ctx', 'nranks', 'id', 'rank', 'config', 'comm'),
+        "This process's rank (0 <= rank < nranks) of the communicator named by id, on ctx's device. Returns when all nranks ranks have joined, or with EK_ERROR_TIMEOUT. config may be NULL (defaults).",
+    ),
+    'ek_comm_init_all': (
+        ek_status,
+        [ctypes.c_int, ctypes.POINTER(ek_context), ctypes.POINTER(ek_comm_config), ctypes.POINTER(ek_comm)],
+        ('n', 'ctxs', 'config', 'comms'),
+        'One communicator of n ranks in this process: comms[i] is rank i on ctxs[i] (contexts of distinct CUDA devices).',
+    ),
+    'ek_comm_split': (
+        ek_status,
+        [ek_comm, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ek_comm_config), ctypes.POINTER(ek_comm)],
+        ('comm', 'color', 'key', 'config', 'out'),
+        "Collective over comm's ranks: ranks of one color form a new communicator, ordered by key (then by old rank). color EK_COMM_SPLIT_NOCOLOR gives *out == NULL. config NULL: comm's timeout.",
+    ),
+    'ek_comm_get_rank': (
+        ek_status,
+        [ek_comm, ctypes.POINTER(ctypes.c_int)],
+        ('comm', 'rank'),
+        '',
+    ),
+    'ek_comm_get_size': (
+        ek_status,
+        [ek_comm, ctypes.POINTER(ctypes.c_int)],
+        ('comm', 'size'),
+        '',
+    ),
+    'ek_comm_get_context': (
+        ek_status,
+        [ek_comm, ctypes.POINTER(ek_context)],
+        ('comm', 'ctx'),
+        'The context the communicator runs on; borrowed.',
+    ),
+    'ek_comm_get_async_error': (
+        ek_status,
+        [ek_comm],
+        ('comm',),
+        "NCCL's asynchronous error state: EK_SUCCESS when healthy, EK_ERROR_NOT_READY while a non-blocking step is in progress, the error (message from NCCL) after a failure, EK_ERROR_TIMEOUT after a timeout, EK_ERROR_DEVICE after ek_comm_abort.",
+    ),
+    'ek_comm_abort': (
+        ek_status,
+        [ek_comm],
+        ('comm',),
+        "Aborts the communicator's work at once (kernels stuck waiting for a peer exit); other ranks then see errors or time out.",
+    ),
+    'ek_comm_synchronize': (
+        ek_status,
+        [ek_stream, ek_comm],
+        ('stream', 'comm'),
+        "Waits until stream (NULL: the default stream of comm's context) has done its work, checking comm's asynchronous errors: EK_ERROR_TIMEOUT (comm aborted) when a collective is still stuck after the timeout.",
+    ),
+    'ek_comm_destroy': (
+        ek_status,
+        [ek_comm],
+        ('comm',),
+        "Finishes comm's work (ncclCommFinalize, within the timeout, else aborts) and frees it. NULL is a no-op.",
+    ),
+    'ek_comm_all_reduce': (
+        ek_status,
+        [ek_stream, ek_comm, ek_reduce_op, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'op', 'x', 'out'),
+        'out = op over ranks of x (same shape as x).',
+    ),
+    'ek_comm_broadcast': (
+        ek_status,
+        [ek_stream, ek_comm, ctypes.c_int, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'root', 'x', 'out'),
+        "out = root's x on every rank (x gives the shape elsewhere; in place with *out == x).",
+    ),
+    'ek_comm_reduce': (
+        ek_status,
+        [ek_stream, ek_comm, ek_reduce_op, ctypes.c_int, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'op', 'root', 'x', 'out'),
+        'out on root = op over ranks of x; out on other ranks is written with nothing (it may be NULL there: *out stays NULL).',
+    ),
+    'ek_comm_all_gather': (
+        ek_status,
+        [ek_stream, ek_comm, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'x', 'out'),
+        "out of shape [size, *x.shape]: out[r] = rank r's x.",
+    ),
+    'ek_comm_reduce_scatter': (
+        ek_status,
+        [ek_stream, ek_comm, ek_reduce_op, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'op', 'x', 'out'),
+        'x of shape [size, ...]: out (x.shape[1:]) on rank r = op over ranks of x[r].',
+    ),
+    'ek_comm_all_to_all': (
+        ek_status,
+        [ek_stream, ek_comm, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'comm', 'x', 'out'),
+        "x of shape [size, ...]: out[r] on rank q = rank r's x[q] (grouped send/recv; out may not be x).",
+    ),
+    'ek_comm_send': (
+        ek_status,
+        [ek_stream, ek_comm, ek_tensor, ctypes.c_int],
+        ('stream', 'comm', 'x', 'peer'),
+        'Sends x to rank peer, which receives it with ek_comm_recv.',
+    ),
+    'ek_comm_recv': (
+        ek_status,
+        [ek_stream, ek_comm, ctypes.c_int, ek_tensor],
+        ('stream', 'comm', 'peer', 't'),
+        'Receives into t (same numel and dtype as what peer sends).',
+    ),
+    'ek_comm_group_start': (
+        ek_status,
+        [],
+        (),
+        "Fuses this thread's following collectives (up to the matching _end) into one launch; groups nest. Needed around a send and a recv between two ranks that would otherwise wait for each other.",
+    ),
+    'ek_comm_group_end': (
+        ek_status,
+        [],
+        (),
+        'Launches the group; EK_ERROR_TIMEOUT when its communicators do not get it going within their timeout.',
+    ),
     'ek_live_handles': (
         ek_status,
         [ctypes.POINTER(ctypes.c_int64)],
@@ -1815,6 +1963,7 @@ SIZED_STRUCTS = (
     ek_philox_state,
     ek_kernel_attributes,
     ek_profile_record,
+    ek_comm_config,
 )
 
 

@@ -5,6 +5,7 @@ pub const EK_MAX_DIMS: u32 = 8;
 pub const EK_DLPACK_COPY: u32 = 1;
 pub const EK_DLPACK_NO_COPY: u32 = 2;
 pub const EK_PROFILER_MAX_RECORDS: u32 = 262144;
+pub const EK_COMM_SPLIT_NOCOLOR: i32 = -1;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __int64_t = ::std::os::raw::c_long;
 pub type __uint64_t = ::std::os::raw::c_ulong;
@@ -2094,7 +2095,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " dst[...] = src broadcast to dst's shape, cast to dst's dtype; any strides;"]
-    #[doc = "  src and dst may live on different devices (CPU <-> CUDA). stream NULL: dst's"]
+    #[doc = "  src and dst may live on different devices (CPU <-> CUDA, or two CUDA"]
+    #[doc = "  contexts: see \"multi-GPU\" below). stream NULL: dst's"]
     #[doc = "  context default stream (src's when dst is on the CPU). dst must not be a"]
     #[doc = "  broadcast (stride-0) view; when dst and src overlap, the result is as if src"]
     #[doc = "  had been copied to a temporary first."]
@@ -4233,6 +4235,283 @@ extern "C" {
         ctx: ek_context,
         path: *const ::std::os::raw::c_char,
     ) -> ek_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_comm_s {
+    _unused: [u8; 0],
+}
+pub type ek_comm = *mut ek_comm_s;
+#[doc = " NCCL's unique id, plain bytes: copy it anywhere, compare with memcmp."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_comm_unique_id {
+    pub internal: [::std::os::raw::c_char; 128usize],
+}
+#[test]
+fn bindgen_test_layout_ek_comm_unique_id() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_comm_unique_id>(),
+        128usize,
+        concat!("Size of: ", stringify!(ek_comm_unique_id))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_comm_unique_id>(),
+        1usize,
+        concat!("Alignment of ", stringify!(ek_comm_unique_id))
+    );
+    fn test_field_internal() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_comm_unique_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).internal) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_comm_unique_id),
+                "::",
+                stringify!(internal)
+            )
+        );
+    }
+    test_field_internal();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_comm_config {
+    pub struct_size: usize,
+    pub timeout_ms: i64,
+    pub blocking: i32,
+}
+#[test]
+fn bindgen_test_layout_ek_comm_config() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_comm_config>(),
+        24usize,
+        concat!("Size of: ", stringify!(ek_comm_config))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_comm_config>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_comm_config))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_comm_config),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_timeout_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).timeout_ms) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_comm_config),
+                "::",
+                stringify!(timeout_ms)
+            )
+        );
+    }
+    test_field_timeout_ms();
+    fn test_field_blocking() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).blocking) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_comm_config),
+                "::",
+                stringify!(blocking)
+            )
+        );
+    }
+    test_field_blocking();
+}
+extern "C" {
+    #[doc = " A new unique id (every rank of the communicator uses it). The process that"]
+    #[doc = "  makes it hosts NCCL's bootstrap root, which must live until every rank has"]
+    #[doc = "  joined (a launcher or rank 0; no GPU needed)."]
+    pub fn ek_comm_get_unique_id(id: *mut ek_comm_unique_id) -> ek_status;
+}
+extern "C" {
+    #[doc = " This process's rank (0 <= rank < nranks) of the communicator named by id,"]
+    #[doc = "  on ctx's device. Returns when all nranks ranks have joined, or with"]
+    #[doc = "  EK_ERROR_TIMEOUT. config may be NULL (defaults)."]
+    pub fn ek_comm_init_rank(
+        ctx: ek_context,
+        nranks: ::std::os::raw::c_int,
+        id: *const ek_comm_unique_id,
+        rank: ::std::os::raw::c_int,
+        config: *const ek_comm_config,
+        comm: *mut ek_comm,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " One communicator of n ranks in this process: comms[i] is rank i on ctxs[i]"]
+    #[doc = "  (contexts of distinct CUDA devices)."]
+    pub fn ek_comm_init_all(
+        n: ::std::os::raw::c_int,
+        ctxs: *const ek_context,
+        config: *const ek_comm_config,
+        comms: *mut ek_comm,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Collective over comm's ranks: ranks of one color form a new communicator,"]
+    #[doc = "  ordered by key (then by old rank). color EK_COMM_SPLIT_NOCOLOR gives"]
+    #[doc = "  *out == NULL. config NULL: comm's timeout."]
+    pub fn ek_comm_split(
+        comm: ek_comm,
+        color: ::std::os::raw::c_int,
+        key: ::std::os::raw::c_int,
+        config: *const ek_comm_config,
+        out: *mut ek_comm,
+    ) -> ek_status;
+}
+extern "C" {
+    pub fn ek_comm_get_rank(comm: ek_comm, rank: *mut ::std::os::raw::c_int) -> ek_status;
+}
+extern "C" {
+    pub fn ek_comm_get_size(comm: ek_comm, size: *mut ::std::os::raw::c_int) -> ek_status;
+}
+extern "C" {
+    #[doc = " The context the communicator runs on; borrowed."]
+    pub fn ek_comm_get_context(comm: ek_comm, ctx: *mut ek_context) -> ek_status;
+}
+extern "C" {
+    #[doc = " NCCL's asynchronous error state: EK_SUCCESS when healthy, EK_ERROR_NOT_READY"]
+    #[doc = "  while a non-blocking step is in progress, the error (message from NCCL)"]
+    #[doc = "  after a failure, EK_ERROR_TIMEOUT after a timeout, EK_ERROR_DEVICE after"]
+    #[doc = "  ek_comm_abort."]
+    pub fn ek_comm_get_async_error(comm: ek_comm) -> ek_status;
+}
+extern "C" {
+    #[doc = " Aborts the communicator's work at once (kernels stuck waiting for a peer"]
+    #[doc = "  exit); other ranks then see errors or time out."]
+    pub fn ek_comm_abort(comm: ek_comm) -> ek_status;
+}
+extern "C" {
+    #[doc = " Waits until stream (NULL: the default stream of comm's context) has done"]
+    #[doc = "  its work, checking comm's asynchronous errors: EK_ERROR_TIMEOUT (comm"]
+    #[doc = "  aborted) when a collective is still stuck after the timeout."]
+    pub fn ek_comm_synchronize(stream: ek_stream, comm: ek_comm) -> ek_status;
+}
+extern "C" {
+    #[doc = " Finishes comm's work (ncclCommFinalize, within the timeout, else aborts)"]
+    #[doc = "  and frees it. NULL is a no-op."]
+    pub fn ek_comm_destroy(comm: ek_comm) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = op over ranks of x (same shape as x)."]
+    pub fn ek_comm_all_reduce(
+        stream: ek_stream,
+        comm: ek_comm,
+        op: ek_reduce_op,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out = root's x on every rank (x gives the shape elsewhere; in place with *out == x)."]
+    pub fn ek_comm_broadcast(
+        stream: ek_stream,
+        comm: ek_comm,
+        root: ::std::os::raw::c_int,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out on root = op over ranks of x; out on other ranks is written with"]
+    #[doc = "  nothing (it may be NULL there: *out stays NULL)."]
+    pub fn ek_comm_reduce(
+        stream: ek_stream,
+        comm: ek_comm,
+        op: ek_reduce_op,
+        root: ::std::os::raw::c_int,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " out of shape [size, *x.shape]: out[r] = rank r's x."]
+    pub fn ek_comm_all_gather(
+        stream: ek_stream,
+        comm: ek_comm,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " x of shape [size, ...]: out (x.shape[1:]) on rank r = op over ranks of x[r]."]
+    pub fn ek_comm_reduce_scatter(
+        stream: ek_stream,
+        comm: ek_comm,
+        op: ek_reduce_op,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " x of shape [size, ...]: out[r] on rank q = rank r's x[q] (grouped send/recv;"]
+    #[doc = "  out may not be x)."]
+    pub fn ek_comm_all_to_all(
+        stream: ek_stream,
+        comm: ek_comm,
+        x: ek_tensor,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Sends x to rank peer, which receives it with ek_comm_recv."]
+    pub fn ek_comm_send(
+        stream: ek_stream,
+        comm: ek_comm,
+        x: ek_tensor,
+        peer: ::std::os::raw::c_int,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Receives into t (same numel and dtype as what peer sends)."]
+    pub fn ek_comm_recv(
+        stream: ek_stream,
+        comm: ek_comm,
+        peer: ::std::os::raw::c_int,
+        t: ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Fuses this thread's following collectives (up to the matching _end) into"]
+    #[doc = "  one launch; groups nest. Needed around a send and a recv between two ranks"]
+    #[doc = "  that would otherwise wait for each other."]
+    pub fn ek_comm_group_start() -> ek_status;
+}
+extern "C" {
+    #[doc = " Launches the group; EK_ERROR_TIMEOUT when its communicators do not get it"]
+    #[doc = "  going within their timeout."]
+    pub fn ek_comm_group_end() -> ek_status;
 }
 extern "C" {
     #[doc = " Number of live handles (contexts, streams, events, tensors, modules,"]

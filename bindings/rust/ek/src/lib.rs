@@ -134,6 +134,7 @@
 //! directory, or run under `meson devenv -C <build>`.
 #![warn(missing_debug_implementations)]
 
+mod comm;
 mod context;
 mod device;
 mod dtype;
@@ -157,6 +158,7 @@ mod tensor;
 
 pub use ek_sys as sys;
 
+pub use comm::{group, Comm, UniqueId};
 pub use context::{Context, ContextConfig};
 pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
