@@ -89,6 +89,13 @@ enum class MemoryEvent : int {
   Threshold = EK_MEMORY_EVENT_THRESHOLD,
 };
 
+/// ek_capture_mode.
+enum class CaptureMode : int {
+  Global = EK_CAPTURE_GLOBAL,
+  ThreadLocal = EK_CAPTURE_THREAD_LOCAL,
+  Relaxed = EK_CAPTURE_RELAXED,
+};
+
 /// ek_dtype.
 enum class DType : int {
   Bool = EK_BOOL,
@@ -447,6 +454,14 @@ template <>
 struct handle_ops<ek_tensor> {
   static ek_status retain(ek_tensor h) noexcept { return ek_tensor_retain(h); }
   static ek_status destroy(ek_tensor h) noexcept { return ek_tensor_release(h); }
+};
+template <>
+struct handle_ops<ek_graph> {
+  static ek_status destroy(ek_graph h) noexcept { return ek_graph_destroy(h); }
+};
+template <>
+struct handle_ops<ek_graph_pool> {
+  static ek_status destroy(ek_graph_pool h) noexcept { return ek_graph_pool_destroy(h); }
 };
 template <>
 struct handle_ops<ek_module> {
