@@ -62,6 +62,12 @@ impl GraphPool {
     }
 }
 
+impl std::fmt::Debug for GraphPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphPool").field("raw", &self.raw).finish()
+    }
+}
+
 impl Drop for GraphPool {
     /// Drops the handle; the memory lives on while graphs or tensors use it.
     fn drop(&mut self) {
@@ -104,6 +110,12 @@ impl Graph {
     pub fn upload(&self, stream: Option<&Stream>) -> Result<()> {
         // SAFETY: live handles.
         check(unsafe { sys::ek_graph_upload(raw_stream(stream), self.raw) })
+    }
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph").field("raw", &self.raw).finish()
     }
 }
 
