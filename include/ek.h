@@ -491,8 +491,9 @@ EK_API ek_status ek_memory_set_callback(ek_context ctx, ek_memory_callback callb
  *
  * Capture safety: calls that wait for the device or read a device value on
  * the host return EK_ERROR_CAPTURE (the capture stays valid) when their
- * stream is capturing: ek_stream_synchronize, ek_tensor_to_host and the other
- * synchronous copies, ek_masked_select, ek_nonzero and the other ops the
+ * stream is capturing: ek_stream_synchronize, ek_tensor_to_host,
+ * ek_tensor_from_host and the other synchronous copies (checked before they
+ * enqueue anything), ek_masked_select, ek_nonzero and the other ops the
  * indexing section calls synchronous, ek_memory_empty_cache, an NVRTC compile
  * (kernel-cache miss) and ek_context_synchronize while any capture is
  * underway in the process; ek_record_stream on a capturing stream.

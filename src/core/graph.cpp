@@ -219,6 +219,13 @@ ek_status capture_random(ek_stream s, uint64_t n, uint64_t *offset, const uint64
   return EK_SUCCESS;
 }
 
+ek_status refuse_capture(ek_stream s) {
+  EK_CHECK(!stream_capturing(s), EK_ERROR_CAPTURE,
+           "the stream is capturing a graph: this call waits for the device or reads a result "
+           "back, which is not allowed until ek_graph_capture_end");
+  return EK_SUCCESS;
+}
+
 ek_status replay_errors(ek_stream s) {
   std::lock_guard<std::mutex> lock(s->pinned_mutex);
   if (!s->pinned_host) return EK_SUCCESS;

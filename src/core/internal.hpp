@@ -451,6 +451,10 @@ bool capture_keeps(ek_context ctx, void *native, void *ptr, uint64_t stream_id);
 // relative to the device word *base, which each replay sets to the
 // generator's offset (and then advances it by what the graph draws).
 ek_status capture_random(ek_stream s, uint64_t n, uint64_t *offset, const uint64_t **base);
+// EK_ERROR_CAPTURE when s captures, for the calls that wait for the device or
+// read a result back: checked before they enqueue anything (a captured copy
+// to pageable memory would invalidate the capture).
+ek_status refuse_capture(ek_stream s);
 // After s was synchronized: EK_ERROR_INDEX when a checked gather captured on
 // s met a bad index during a replay (the device error word is then cleared).
 ek_status replay_errors(ek_stream s);

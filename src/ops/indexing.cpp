@@ -426,7 +426,10 @@ class CountedMask {
   }
 
  private:
-  ek_status count() { return ctx_->backend->compact_count(ctx_, s_, bytes_, n_, &work_, &count_); }
+  ek_status count() {
+    EK_FORWARD(refuse_capture(s_));  // the count is read on the host
+    return ctx_->backend->compact_count(ctx_, s_, bytes_, n_, &work_, &count_);
+  }
 
   ek_context ctx_;
   ek_stream s_;
