@@ -83,8 +83,8 @@ impl Drop for GraphPool {
 /// let s = ek::Stream::new(&ctx)?;
 /// let x = ek::Tensor::from_slice_on(&ctx, &[3], &[1f32, 2., 3.], &s)?;
 /// let mut y = None;
-/// let g = s.capture(None, ek::CaptureMode::Global, |_| {
-///     y = Some(x.exp()?);
+/// let g = s.capture(None, ek::CaptureMode::Global, |st| {
+///     y = Some(x.unary_on(ek::UnaryOp::Exp, st, None)?);
 ///     Ok(())
 /// })?;
 /// g.launch(Some(&s))?;
@@ -143,8 +143,10 @@ impl Stream {
         Ok(Graph { raw, _ctx: self.context().inner })
     }
 
-    /// Captures the work `body` enqueues on this stream into a graph. The
-    /// capture is ended even when `body` fails (its error is returned then).
+    /// Captures the work `body` enqueues on this stream into a graph (ops
+    /// reach it through their `_on` forms; the plain forms run on the
+    /// context's default stream, which is captured only when `self` is it).
+    /// The capture is ended even when `body` fails (its error is returned then).
     pub fn capture<F>(&self, pool: Option<&GraphPool>, mode: CaptureMode, body: F) -> Result<Graph>
     where
         F: FnOnce(&Stream) -> Result<()>,

@@ -2,7 +2,7 @@
 //! CPU backend's refusal and bad input everywhere.
 mod common;
 
-use ek::{CaptureMode, Context, Device, GraphPool, Status, Stream, Tensor};
+use ek::{CaptureMode, Context, Device, GraphPool, Status, Stream, Tensor, UnaryOp};
 
 #[test]
 fn cpu_capture_is_not_supported() {
@@ -31,7 +31,7 @@ fn cuda_capture_and_replay() {
     let g = s
         .capture(Some(&pool), CaptureMode::ThreadLocal, |st| {
             assert!(st.is_capturing().unwrap());
-            y = Some(x.neg()?);
+            y = Some(x.unary_on(UnaryOp::Neg, st, None)?);
             Ok(())
         })
         .unwrap();
