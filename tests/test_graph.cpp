@@ -66,6 +66,14 @@ class GraphTest : public ektest::DeviceTest {
     ASSERT_EQ(ek_graph_capture_begin(stream, pool, mode), EK_SUCCESS) << ek_last_error();
   }
   void end(Graph *g) { ASSERT_EQ(ek_graph_capture_end(stream, &g->g), EK_SUCCESS) << ek_last_error(); }
+  std::string snapshot() {
+    size_t length = 0;
+    EXPECT_EQ(ek_memory_get_snapshot_json(ctx, nullptr, 0, &length), EK_SUCCESS);
+    std::string json(length + 1, '\0');
+    EXPECT_EQ(ek_memory_get_snapshot_json(ctx, &json[0], json.size(), &length), EK_SUCCESS);
+    json.resize(length);
+    return json;
+  }
   void launch(ek_graph g) { ASSERT_EQ(ek_graph_launch(stream, g), EK_SUCCESS) << ek_last_error(); }
   Stream stream;
 };
@@ -265,19 +273,12 @@ TEST_P(GraphTest, TwoGraphsShareAPoolAndItIsFreedWithThem) {
     launch(g1);
     launch(g2);
     EXPECT_EQ(host(y2)[1023], 3.0f);
-    size_t length = 0;
-    EK_OK(ek_memory_get_snapshot_json(ctx, nullptr, 0, &length));
-    std::string json(length + 1, '\0');
-    EK_OK(ek_memory_get_snapshot_json(ctx, &json[0], json.size(), &length));
-    EXPECT_NE(json.find("\"graph_pools\": [\n  {\"id\": "), std::string::npos) << json;
+    EXPECT_NE(snapshot().find("\"graph_pools\": [\n  {\"id\": "), std::string::npos);
   }
   ek_tensor_release(y1.t);  // the graph pool's last blocks
   ek_tensor_release(y2.t);
   y1.t = y2.t = nullptr;
-  size_t length = 0;
-  char json[4096];
-  EK_OK(ek_memory_get_snapshot_json(ctx, json, sizeof json, &length));
-  EXPECT_NE(std::string(json).find("\"graph_pools\": []"), std::string::npos) << json;
+  EXPECT_NE(snapshot().find("\"graph_pools\": []"), std::string::npos) << snapshot();
 }
 
 TEST_P(GraphTest, TempsAreReusedInsideACaptureAndEagerBlocksAreKept) {

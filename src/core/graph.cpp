@@ -11,6 +11,7 @@
 #include "core/backend.hpp"
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "ops/gemm_plan.hpp"
 
 namespace ek {
 namespace {
@@ -91,8 +92,12 @@ ek_status cuda_only(ek_context ctx, const char *what) {
 }
 
 // What the capture needs of s is made before it begins: cudaMalloc and
-// cudaHostAlloc are refused inside a global capture.
+// cudaHostAlloc are refused inside a global capture. cuBLAS's handle is made
+// by an empty product (a context without cuBLAS just cannot capture products).
 ek_status prepare_stream(ek_stream s) {
+  std::string saved = last_error_message();
+  if (s->ctx->backend->gemm(s->ctx, s, GemmPlan{}) != EK_SUCCESS)
+    restore_last_error(std::move(saved));
   void *scratch = nullptr;
   EK_FORWARD(stream_scratch(s, &scratch));
   StreamPinned pinned(s);
