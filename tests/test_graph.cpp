@@ -3,6 +3,7 @@
 // numbers across replays, index errors found by a replay, four threads
 // capturing at once. On the CPU backend capture is EK_ERROR_NOT_SUPPORTED.
 // The cases named Sanitizer* are the subset meant for compute-sanitizer.
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -351,4 +352,35 @@ TEST_P(GraphTest, FourThreadsCaptureAtOnceThreadLocal) {
     EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_EQ(results[t], -(t + 10.0f)) << "thread " << t;
   }
+}
+
+TEST_P(GraphTest, ElementwiseBuilderAfterAWarmCompileAndMissesRefused) {
+  CUDA_ONLY();
+  ek_elementwise k = nullptr;
+  EK_OK(ek_elementwise_create(ctx, "float32 x", "float32 z", "z = x * 2.0f + 1.0f", "graph_axpb",
+                              &k));
+  Tensor x(filled({300}, 1.0));
+  ek_tensor in[1] = {x};
+  ek_tensor warm[1] = {nullptr};
+  EK_OK(ek_elementwise_launch(stream, k, in, 1, warm, 1));  // compiles: not in a capture
+  ek_tensor_release(warm[0]);
+  // A body never compiled before (a fresh constant): a kernel-cache miss.
+  const long long fresh =
+      std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007;
+  const std::string body = "z = x + " + std::to_string(fresh) + ".0f";
+  ek_elementwise miss = nullptr;
+  EK_OK(ek_elementwise_create(ctx, "float32 x", "float32 z", body.c_str(), "graph_miss", &miss));
+  ek_tensor out[1] = {nullptr}, never[1] = {nullptr};
+  Graph g;
+  begin();
+  EK_OK(ek_elementwise_launch(stream, k, in, 1, out, 1));
+  EK_FAILS(ek_elementwise_launch(stream, miss, in, 1, never, 1), EK_ERROR_CAPTURE, "NVRTC");
+  end(&g);
+  Tensor y(out[0]);
+  Tensor src(filled({300}, 4.0));
+  EK_OK(ek_copy(stream, src, x));
+  launch(g);
+  EXPECT_EQ(host(y)[299], 9.0f);
+  EK_OK(ek_elementwise_destroy(miss));
+  EK_OK(ek_elementwise_destroy(k));
 }
