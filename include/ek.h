@@ -456,6 +456,122 @@ typedef void (*ek_memory_callback)(ek_context ctx, ek_memory_event event, uint64
 EK_API ek_status ek_memory_set_callback(ek_context ctx, ek_memory_callback callback,
                                         void *user_data, uint64_t threshold_bytes);
 
+/* ---------------------------------------------------------------- graphs
+ * CUDA graphs: the work enqueued on a stream between ek_graph_capture_begin
+ * and ek_graph_capture_end is recorded, not run, and ek_graph_launch replays
+ * it with one launch (well under a microsecond of host time per captured op).
+ * Any op on any stream of the context can be captured: cuBLAS products, user
+ * kernels (compiled before the capture: a kernel-cache miss would compile
+ * with NVRTC, which is refused), elementwise-builder kernels, indexing and
+ * random ops. Another stream joins the capture by waiting on an event
+ * recorded on a capturing stream (ek_stream_wait_event), and must be joined
+ * back the same way before the capture ends, as in CUDA.
+ *
+ * Memory: while a stream is capturing, allocations on it (and on streams
+ * joined into its capture) come from the capture's graph pool, not from the
+ * context's pool; tensors created during the capture keep their addresses in
+ * every replay. A block freed during the capture goes back to the graph pool
+ * and may serve later allocations of the same capture on the same stream
+ * (graph order); it never returns to the context's pool. A block of the
+ * context's pool freed on a capturing stream is kept by the graph until
+ * ek_graph_destroy (the graph's nodes may still read it). The graph pool's
+ * memory is given back to the device when the pool handle, every graph
+ * captured into it and every block still allocated from it are gone.
+ * Graphs that share one pool (ek_graph_pool_create) may reuse each other's
+ * freed blocks, so they must be replayed in the order they were captured
+ * (as with torch.cuda.graph_pool_handle). A graph reads and writes the
+ * addresses it was captured with: to replay on new data, overwrite its input
+ * tensors in place (ek_copy) and read its outputs after the launch.
+ * ek_graph_pool_get_stats reports a graph pool; the JSON snapshot (ek_memory_write_snapshot_json) has a last member
+ * "graph_pools": [{"id": N, "stats": {...}, "segments": [...]}], each pool's
+ * stats and segments in the format of the context pool's. While any capture of the context is underway,
+ * no pool of the context queries or waits on events (CUDA forbids it): a
+ * stream then reuses only blocks freed on itself and the cache is not
+ * released on out of memory.
+ *
+ * Capture safety: calls that wait for the device or read a device value on
+ * the host return EK_ERROR_CAPTURE (the capture stays valid) when their
+ * stream is capturing: ek_stream_synchronize, ek_tensor_to_host,
+ * ek_tensor_from_host and the other synchronous copies (checked before they
+ * enqueue anything), ek_masked_select, ek_nonzero and the other ops the
+ * indexing section calls synchronous, ek_memory_empty_cache, an NVRTC compile
+ * (kernel-cache miss) and ek_context_synchronize while any capture is
+ * underway in the process; ek_record_stream on a capturing stream.
+ * Destroying a capturing stream fails the same way. Checked gathers
+ * (index_select, gather, ...) do not wait during a capture: an index out of
+ * range met by a replay is reported (EK_ERROR_INDEX) by the next
+ * ek_stream_synchronize of the stream that captured the gather.
+ *
+ * Random numbers: ek_random with the context's generator (state NULL) is
+ * captured with the seed of that moment and an offset relative to a device
+ * word that ek_graph_launch sets to the generator's offset before each replay,
+ * advancing the generator by the replay's draws: every replay draws new
+ * numbers, the same ones the captured calls would draw eagerly at that point
+ * of the generator's sequence. An explicit ek_philox_state is captured as a
+ * constant: every replay then draws the same numbers.
+ *
+ * Errors: beginning a capture on a stream that is already capturing, on a
+ * graph pool that is capturing elsewhere, ending one on a stream that does
+ * not capture, or a capture that CUDA invalidated (an illegal call in between)
+ * is EK_ERROR_CAPTURE with CUDA's reason; a failed end leaves the stream not
+ * capturing and frees what the capture allocated.
+ *
+ * CPU backend: there is nothing to capture (work runs when called), so
+ * ek_graph_capture_begin and ek_graph_pool_create return EK_ERROR_NOT_SUPPORTED;
+ * ek_stream_is_capturing reports 0. Programs run the same step eagerly there. */
+
+typedef struct ek_graph_s *ek_graph;
+typedef struct ek_graph_pool_s *ek_graph_pool;
+
+/* The modes of cudaStreamCaptureMode (same values): which other calls CUDA
+ * refuses while the capture runs. GLOBAL: potentially unsafe calls
+ * (cudaMalloc, synchronization) from any thread; THREAD_LOCAL: from this
+ * thread only; RELAXED: none. */
+#define EK_CAPTURE_MODE_LIST(X)                       \
+  X(EK_CAPTURE_GLOBAL, 0, "global")                   \
+  X(EK_CAPTURE_THREAD_LOCAL, 1, "thread_local")       \
+  X(EK_CAPTURE_RELAXED, 2, "relaxed")
+
+typedef enum {
+#define EK_OP_ENUM_(name, value, text) name = value,
+  EK_CAPTURE_MODE_LIST(EK_OP_ENUM_)
+#undef EK_OP_ENUM_
+} ek_capture_mode;
+
+/** A graph pool that several captures may share (torch.cuda.graph_pool_handle).
+ *  Destroy with ek_graph_pool_destroy; its memory lives on while graphs
+ *  captured into it or blocks allocated from it live. CUDA contexts only. */
+EK_API ek_status ek_graph_pool_create(ek_context ctx, ek_graph_pool *out);
+/** Drops the handle. NULL is a no-op. */
+EK_API ek_status ek_graph_pool_destroy(ek_graph_pool pool);
+/** The graph pool's statistics (stats->struct_size set by the caller), as
+ *  ek_memory_get_stats reports the context's pool; limit_bytes is 0. */
+EK_API ek_status ek_graph_pool_get_stats(ek_graph_pool pool, ek_memory_stats *stats);
+
+/** Starts capturing the work enqueued on stream (not NULL:
+ *  ek_context_get_default_stream gives the default one) into a graph. pool NULL: a new pool private to the graph; else the
+ *  given pool (of the stream's context), which must not be capturing already.
+ *  End with ek_graph_capture_end on the same stream. */
+EK_API ek_status ek_graph_capture_begin(ek_stream stream, ek_graph_pool pool,
+                                        ek_capture_mode mode);
+/** Ends the capture begun on stream and instantiates it as *out (destroy with
+ *  ek_graph_destroy). */
+EK_API ek_status ek_graph_capture_end(ek_stream stream, ek_graph *out);
+/** Uploads the graph to the device ahead of its first launch, on stream, so
+ *  that launch costs no setup. Optional. */
+EK_API ek_status ek_graph_upload(ek_stream stream, ek_graph graph);
+/** Replays the graph on stream (NULL: the default stream of the graph's
+ *  context), after the work already enqueued there. When the graph draws
+ *  from the context's generator, a one-element fill runs first (see above). */
+EK_API ek_status ek_graph_launch(ek_stream stream, ek_graph graph);
+/** Frees the graph and its hold on its pool. The context-pool blocks it kept
+ *  go back after the device finished its replays (a device-wide wait, skipped
+ *  while another capture is underway). NULL is a no-op. */
+EK_API ek_status ek_graph_destroy(ek_graph graph);
+/** *capturing = 1 when stream is capturing a graph, its own or one it joined
+ *  (stream must not be NULL: ek_context_get_default_stream gives the default). */
+EK_API ek_status ek_stream_is_capturing(ek_stream stream, int *capturing);
+
 /* ---------------------------------------------------------------- dtypes */
 
 typedef enum {
@@ -1462,7 +1578,10 @@ EK_API ek_status ek_index_assign(ek_stream stream, ek_tensor value, int accumula
  *    k = (W(w0, w1) * n) >> 64; when the low 64 bits of that product fall
  *    below 2^64 mod n (probability under n / 2^64), k = (W(w2, w3) * n) >> 64
  *    instead, leaving a bias below 2^-64. n = 2^64 takes k = W(w0, w1).
- * The context's generator starts at seed 0x853c49e6748fea9b, offset 0. */
+ * The context's generator starts at seed 0x853c49e6748fea9b, offset 0.
+ * In a CUDA graph capture, the generator's offset advances on the device at
+ * each replay (see the graphs section), so replays draw what eager calls
+ * would. */
 
 #define EK_RANDOM_DIST_LIST(X)                                              \
   X(EK_RANDOM_UNIFORM, 0, "uniform")     /* uniform on [a, b) */            \

@@ -90,6 +90,13 @@ enum class MemoryEvent : int {
   Threshold = EK_MEMORY_EVENT_THRESHOLD,
 };
 
+/// ek_capture_mode.
+enum class CaptureMode : int {
+  Global = EK_CAPTURE_GLOBAL,
+  ThreadLocal = EK_CAPTURE_THREAD_LOCAL,
+  Relaxed = EK_CAPTURE_RELAXED,
+};
+
 /// ek_dtype.
 enum class DType : int {
   Bool = EK_BOOL,
@@ -454,6 +461,14 @@ struct handle_ops<ek_tensor> {
   static ek_status destroy(ek_tensor h) noexcept { return ek_tensor_release(h); }
 };
 template <>
+struct handle_ops<ek_graph> {
+  static ek_status destroy(ek_graph h) noexcept { return ek_graph_destroy(h); }
+};
+template <>
+struct handle_ops<ek_graph_pool> {
+  static ek_status destroy(ek_graph_pool h) noexcept { return ek_graph_pool_destroy(h); }
+};
+template <>
 struct handle_ops<ek_module> {
   static ek_status retain(ek_module h) noexcept { return ek_module_retain(h); }
   static ek_status destroy(ek_module h) noexcept { return ek_module_release(h); }
@@ -671,6 +686,8 @@ class Context : public detail::Unique<ek_context> {
 };
 
 class Event;
+class Graph;
+class GraphPool;
 
 /// A stream of a context (a non-blocking cudaStream_t on CUDA).
 class Stream : public detail::Unique<ek_stream> {
@@ -701,6 +718,16 @@ class Stream : public detail::Unique<ek_stream> {
     ek_context c = nullptr;
     detail::check(ek_stream_get_context(h_, &c));
     return Context::borrow(c);
+  }
+  /// CUDA graphs: capture the work enqueued on this stream (pool nullptr: a
+  /// pool of the graph's own), then capture_end() gives the graph.
+  inline void capture_begin(const GraphPool *pool = nullptr,
+                            CaptureMode mode = CaptureMode::Global) const;
+  inline Graph capture_end() const;
+  bool is_capturing() const {
+    int c = 0;
+    detail::check(ek_stream_is_capturing(h_, &c));
+    return c != 0;
   }
 
  private:
@@ -744,6 +771,39 @@ class Event : public detail::Unique<ek_event> {
 
 inline void Stream::wait(const Event &event) const {
   detail::check(ek_stream_wait_event(h_, event.get()));
+}
+
+/// A pool that graph captures may share (ek_graph_pool_*; CUDA contexts).
+class GraphPool : public detail::Unique<ek_graph_pool> {
+ public:
+  GraphPool() noexcept = default;
+  explicit GraphPool(const Context &ctx) { detail::check(ek_graph_pool_create(ctx.get(), &h_)); }
+  MemoryStats stats() const {
+    MemoryStats st = sized<MemoryStats>();
+    detail::check(ek_graph_pool_get_stats(h_, &st));
+    return st;
+  }
+};
+
+/// A captured CUDA graph (ek_graph_*): launch() replays it.
+class Graph : public detail::Unique<ek_graph> {
+ public:
+  Graph() noexcept = default;
+  void launch(StreamArg stream = {}) const { detail::check(ek_graph_launch(stream.c, h_)); }
+  void upload(StreamArg stream = {}) const { detail::check(ek_graph_upload(stream.c, h_)); }
+
+ private:
+  friend class Stream;
+};
+
+inline void Stream::capture_begin(const GraphPool *pool, CaptureMode mode) const {
+  detail::check(ek_graph_capture_begin(h_, pool ? pool->get() : nullptr,
+                                       static_cast<ek_capture_mode>(mode)));
+}
+inline Graph Stream::capture_end() const {
+  Graph g;
+  detail::check(ek_graph_capture_end(h_, &g.h_));
+  return g;
 }
 
 /// Sends the library's log to callback (process-wide; an empty function restores stderr).

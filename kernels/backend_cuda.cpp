@@ -79,7 +79,13 @@ ek_status scan(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 }
 
 ek_status gemm(ek_context ctx, ek_stream s, const GemmPlan &p) {
-  return blas::gemm(ctx, s->native, p);
+  if (!stream_capturing(s)) return blas::gemm(ctx, s->native, p);
+  // cuBLAS's recommended workspace for Hopper; stream order keeps the block
+  // for the captured product, and later captured work on s may reuse it.
+  constexpr size_t kCaptureWorkspace = size_t(32) << 20;
+  Scratch ws(ctx, s);
+  EK_FORWARD(ws.allocate(kCaptureWorkspace));
+  return blas::gemm(ctx, s->native, p, ws.get(), kCaptureWorkspace);
 }
 
 // One kernel per index tensor marks its first bad position; one readback.

@@ -2,6 +2,8 @@
 // linked), the entry points come from dlsym on first use.
 #include "kernels/cublas.hpp"
 
+#include "core/gpu.hpp"
+
 #include <cublas_api.h>
 
 #include <climits>
@@ -20,6 +22,7 @@ using DestroyFn = cublasStatus_t (*)(cublasHandle_t);
 using SetStreamFn = cublasStatus_t (*)(cublasHandle_t, cudaStream_t);
 using SetMathModeFn = cublasStatus_t (*)(cublasHandle_t, cublasMath_t);
 using StatusNameFn = const char *(*)(cublasStatus_t);
+using SetWorkspaceFn = cublasStatus_t (*)(cublasHandle_t, void *, size_t);
 template <typename Int>
 using GemmFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, Int, Int,
                                   Int, const void *, const void *, cudaDataType, Int,
@@ -43,6 +46,7 @@ struct Library {
   GemmFn<int64_t> gemm64 = nullptr;     // optional (cuBLAS 12+): sizes beyond INT_MAX
   BatchedFn<int64_t> batched64 = nullptr;
   StatusNameFn status_name = nullptr;   // optional
+  SetWorkspaceFn set_workspace = nullptr;  // optional (cuBLAS 11.4+): captures' workspaces
   std::string error;
 };
 
@@ -68,6 +72,7 @@ Library load() {
   resolve(lib, "cublasGemmEx_64", &l.gemm64);
   resolve(lib, "cublasGemmStridedBatchedEx_64", &l.batched64);
   resolve(lib, "cublasGetStatusName", &l.status_name);
+  resolve(lib, "cublasSetWorkspace_v2", &l.set_workspace);
   return l;  // lib stays open for the life of the process
 }
 
@@ -116,7 +121,10 @@ ek_status create_handle(ek_context ctx, Handle **out) {
     return EK_SUCCESS;
   }
   auto h = std::make_unique<Handle>();
-  EK_FORWARD(check(lib.create(&h->handle), "cublasCreate"));
+  {
+    gpu::RelaxedWhileCapturing relaxed;  // the first product may be captured
+    EK_FORWARD(check(lib.create(&h->handle), "cublasCreate"));
+  }
   // f16/bf16 keep f32 partial sums even in split-k reductions, as documented.
   auto mode = static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
                                         CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
@@ -215,7 +223,8 @@ ek_status enqueue(cublasHandle_t h, const GemmPlan &p) {
 
 }  // namespace
 
-ek_status gemm(ek_context ctx, void *stream, const GemmPlan &p) {
+ek_status gemm(ek_context ctx, void *stream, const GemmPlan &p, void *workspace,
+               size_t workspace_bytes) {
   Handle *h = nullptr;
   EK_FORWARD(handle_of(ctx, &h));
   std::lock_guard<std::mutex> lock(h->mutex);
@@ -224,7 +233,14 @@ ek_status gemm(ek_context ctx, void *stream, const GemmPlan &p) {
     EK_FORWARD(check(library().set_stream(h->handle, s), "cublasSetStream"));
     h->stream = s;
   }
-  return enqueue(h->handle, p);
+  if (!workspace || !library().set_workspace) return enqueue(h->handle, p);
+  EK_FORWARD(check(library().set_workspace(h->handle, workspace, workspace_bytes),
+                   "cublasSetWorkspace"));
+  ek_status st = enqueue(h->handle, p);
+  // The block goes back to its pool after this call: the next call's
+  // cublasSetStream puts the handle back on its default workspace.
+  h->stream = nullptr;
+  return st;
 }
 
 }  // namespace ek::blas

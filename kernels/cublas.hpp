@@ -13,6 +13,9 @@ namespace ek::blas {
 // device must be current (activate). Never synchronizes. f16/bf16 and f32
 // compute in f32 (TF32 tensor cores for f32 only when p.tf32), f64 in f64.
 // EK_ERROR_LIBRARY naming the files tried when cuBLAS cannot be loaded.
-ek_status gemm(ek_context ctx, void *stream, const GemmPlan &p);
+// workspace (may be NULL): cuBLAS's workspace for this product, which a
+// captured product needs from the capture's pool (cuBLAS must not allocate).
+ek_status gemm(ek_context ctx, void *stream, const GemmPlan &p, void *workspace = nullptr,
+               size_t workspace_bytes = 0);
 
 }  // namespace ek::blas

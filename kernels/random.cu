@@ -15,6 +15,7 @@ namespace {
 
 __global__ void __launch_bounds__(kThreads) random_contiguous_kernel(rng::Params g, char *data, int dtype, int elem,
                                                                      uint64_t n) {
+  if (g.base) g.offset += *g.base;
   for (uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += uint64_t(gridDim.x) * kThreads)
     rng::generate(g, dtype, i, data + int64_t(i) * elem);
 }
@@ -22,6 +23,7 @@ __global__ void __launch_bounds__(kThreads) random_contiguous_kernel(rng::Params
 template <typename U>
 __global__ void __launch_bounds__(kThreads) random_strided_kernel(rng::Params g, char *data, int dtype, int elem,
                                                                   OffsetCalc<U, 1> oc, U n) {
+  if (g.base) g.offset += *g.base;
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
     typename OffsetCalc<U, 1>::S off[1];
     oc.get(i, off);

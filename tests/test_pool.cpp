@@ -1101,6 +1101,113 @@ TEST_F(PoolTest, GcLeavesSmallCachesAlone) {
   release(p, y);
 }
 
+// ---- graph captures: the freeze flag and graph-private pools
+
+TEST_F(PoolTest, FrozenPoolTouchesNoEventAndGrowsInstead) {
+  std::atomic<int> captures{0};
+  Pool p(mem, sync);
+  p.set_freeze_flag(&captures);
+  void *a = alloc(p, 30 * MiB, 1);
+  release(p, a, 1);
+  captures = 1;
+  void *b = alloc(p, 30 * MiB, 2);  // stream 1's block would need an event
+  EXPECT_NE(b, a);
+  EXPECT_TRUE(sync.records.empty());
+  EXPECT_TRUE(sync.waits.empty());
+  EXPECT_TRUE(sync.syncs.empty());
+  release(p, b, 2);
+  EXPECT_EQ(alloc(p, 30 * MiB, 2), b);  // its own stream's block: no event needed
+  p.empty_cache();                      // refused while frozen: nothing waits
+  EXPECT_TRUE(sync.syncs.empty());
+  EXPECT_EQ(p.stats().segments, 2u);
+  captures = 0;
+  EXPECT_EQ(alloc(p, 30 * MiB, 3), a);  // thawed: cross-stream reuse again
+  EXPECT_EQ(sync.waits.size(), 1u);
+}
+
+TEST_F(PoolTest, FrozenPoolDoesNotReleaseItsCacheOnOom) {
+  std::atomic<int> captures{1};
+  FakeMemory small(40 * MiB);
+  Pool p(small, sync);
+  p.set_freeze_flag(&captures);
+  void *a = alloc(p, 30 * MiB, 1);
+  release(p, a, 1);
+  void *b = nullptr;
+  std::string err;
+  EXPECT_EQ(p.allocate(30 * MiB, 2, &b, &err), PoolResult::out_of_memory);
+  EXPECT_TRUE(sync.syncs.empty());
+  EXPECT_EQ(p.stats().device_frees, 0u);
+  captures = 0;
+  EXPECT_EQ(p.allocate(30 * MiB, 2, &b, &err), PoolResult::ok) << err;
+  release(p, b, 2);
+}
+
+TEST_F(PoolTest, GraphPoolLivesWhileHandleGraphOrBlockDoes) {
+  std::atomic<int> captures{0};
+  ek::GraphPools pools(mem, sync, &captures);
+  ek::GraphPool *g = pools.create();
+  EXPECT_EQ(g->id, 1u);
+  ASSERT_TRUE(pools.begin_capture(g));
+  EXPECT_FALSE(pools.begin_capture(g));  // one capture at a time
+  captures = 1;
+  void *out = alloc(g->pool, 1 * MiB, 1);
+  void *tmp = alloc(g->pool, 1 * MiB, 1);
+  PoolResult r;
+  std::string err;
+  ASSERT_TRUE(pools.free(tmp, 1, &r, &err));  // a graph pool's block goes back there
+  EXPECT_EQ(r, PoolResult::ok);
+  EXPECT_EQ(alloc(g->pool, 1 * MiB, 1), tmp);  // reused later in the same capture
+  ASSERT_TRUE(pools.free(tmp, 1, &r, &err));
+  pools.retain(g);  // the graph
+  pools.end_capture(g);
+  captures = 0;
+  EXPECT_FALSE(pools.free(&err, 1, &r, &err));  // not a graph pool's: the caller's pool frees it
+  EXPECT_TRUE(pools.owns(out));
+  pools.release(g);  // the handle
+  pools.release(g);  // the graph
+  EXPECT_EQ(pools.count(), 1u);  // `out` still lives
+  EXPECT_EQ(mem.used, 2 * MiB);
+  ASSERT_TRUE(pools.free(out, 1, &r, &err));
+  EXPECT_EQ(pools.count(), 0u);
+  EXPECT_EQ(mem.used, 0u);
+}
+
+TEST_F(PoolTest, GraphPoolsAreNotDestroyedDuringACapture) {
+  std::atomic<int> captures{0};
+  ek::GraphPools pools(mem, sync, &captures);
+  ek::GraphPool *a = pools.create();
+  ek::GraphPool *b = pools.create();
+  EXPECT_EQ(b->id, 2u);
+  alloc(a->pool, 1 * MiB, 1);  // kept until the pools go
+  captures = 1;                // another stream captures into b
+  pools.release(a);
+  pools.release(b);
+  EXPECT_EQ(pools.count(), 2u);  // cudaFree during a capture would break it
+  captures = 0;
+  pools.collect();
+  EXPECT_EQ(pools.count(), 1u);
+  std::vector<uint64_t> ids;
+  pools.for_each([&](const ek::GraphPool &g) { ids.push_back(g.id); });
+  EXPECT_EQ(ids, std::vector<uint64_t>{1});
+}
+
+TEST_F(PoolTest, TwoGraphPoolsNeverShareBlocks) {
+  ek::GraphPools pools(mem, sync, nullptr);
+  ek::GraphPool *a = pools.create(), *b = pools.create();
+  void *x = alloc(a->pool, 64 * KiB, 1);
+  PoolResult r;
+  std::string err;
+  ASSERT_TRUE(pools.free(x, 1, &r, &err));
+  void *y = alloc(b->pool, 64 * KiB, 1);
+  EXPECT_FALSE(a->pool.owns(y));
+  EXPECT_TRUE(b->pool.owns(y));
+  ASSERT_TRUE(pools.free(y, 1, &r, &err));
+  pools.release(a);
+  pools.release(b);
+  EXPECT_EQ(pools.count(), 0u);
+  EXPECT_EQ(mem.used, 0u);
+}
+
 TEST_F(PoolTest, BenchCachedAllocFree1MiB) {
   Pool p(mem, sync);
   void *ptr = nullptr;

@@ -154,6 +154,33 @@ static inline ek_status ekgo_ek_memory_get_snapshot_json(ek_context ctx, char * 
 static inline ek_status ekgo_ek_memory_set_callback(ek_context ctx, ek_memory_callback callback, void * user_data, uint64_t threshold_bytes, char **msg) {
   return ekgo_fail(ek_memory_set_callback(ctx, callback, user_data, threshold_bytes), msg);
 }
+static inline ek_status ekgo_ek_graph_pool_create(ek_context ctx, ek_graph_pool * out, char **msg) {
+  return ekgo_fail(ek_graph_pool_create(ctx, out), msg);
+}
+static inline ek_status ekgo_ek_graph_pool_destroy(ek_graph_pool pool, char **msg) {
+  return ekgo_fail(ek_graph_pool_destroy(pool), msg);
+}
+static inline ek_status ekgo_ek_graph_pool_get_stats(ek_graph_pool pool, ek_memory_stats * stats, char **msg) {
+  return ekgo_fail(ek_graph_pool_get_stats(pool, EKGO_SIZED(stats)), msg);
+}
+static inline ek_status ekgo_ek_graph_capture_begin(ek_stream stream, ek_graph_pool pool, ek_capture_mode mode, char **msg) {
+  return ekgo_fail(ek_graph_capture_begin(stream, pool, mode), msg);
+}
+static inline ek_status ekgo_ek_graph_capture_end(ek_stream stream, ek_graph * out, char **msg) {
+  return ekgo_fail(ek_graph_capture_end(stream, out), msg);
+}
+static inline ek_status ekgo_ek_graph_upload(ek_stream stream, ek_graph graph, char **msg) {
+  return ekgo_fail(ek_graph_upload(stream, graph), msg);
+}
+static inline ek_status ekgo_ek_graph_launch(ek_stream stream, ek_graph graph, char **msg) {
+  return ekgo_fail(ek_graph_launch(stream, graph), msg);
+}
+static inline ek_status ekgo_ek_graph_destroy(ek_graph graph, char **msg) {
+  return ekgo_fail(ek_graph_destroy(graph), msg);
+}
+static inline ek_status ekgo_ek_stream_is_capturing(ek_stream stream, int * capturing, char **msg) {
+  return ekgo_fail(ek_stream_is_capturing(stream, capturing), msg);
+}
 static inline ek_status ekgo_ek_tensor_empty(ek_stream stream, ek_context ctx, int ndim, const int64_t * shape, ek_dtype dtype, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_tensor_empty(stream, ctx, ndim, shape, dtype, out), msg);
 }

@@ -78,6 +78,30 @@ func (v MemoryEvent) String() string {
 	return fmt.Sprintf("MemoryEvent(%d)", int(v))
 }
 
+// CaptureMode mirrors ek.h's ek_capture_mode.
+type CaptureMode int
+
+// Values of ek_capture_mode.
+const (
+	CaptureGlobal      CaptureMode = C.EK_CAPTURE_GLOBAL
+	CaptureThreadLocal CaptureMode = C.EK_CAPTURE_THREAD_LOCAL
+	CaptureRelaxed     CaptureMode = C.EK_CAPTURE_RELAXED
+)
+
+var capturemodeNames = map[CaptureMode]string{CaptureGlobal: "CaptureGlobal", CaptureThreadLocal: "CaptureThreadLocal", CaptureRelaxed: "CaptureRelaxed"}
+
+func (v CaptureMode) String() string {
+	if s, ok := capturemodeNames[v]; ok {
+		return s
+	}
+	return fmt.Sprintf("CaptureMode(%d)", int(v))
+}
+
+// CaptureModes lists every CaptureMode in the order of ek.h's EK_CAPTURE_MODE_LIST.
+func CaptureModes() []CaptureMode {
+	return []CaptureMode{CaptureGlobal, CaptureThreadLocal, CaptureRelaxed}
+}
+
 // DType mirrors ek.h's ek_dtype.
 type DType int
 

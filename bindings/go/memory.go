@@ -45,6 +45,11 @@ type MemoryBlock struct {
 func (c *Context) MemoryStats() (MemoryStats, error) {
 	var s C.ek_memory_stats
 	err := c.call(func(h C.ek_context, m **C.char) C.ek_status { return C.ekgo_ek_memory_get_stats(h, &s, m) })
+	return statsOf(&s), err
+}
+
+// statsOf converts the C statistics (of the context pool or a graph pool).
+func statsOf(s *C.ek_memory_stats) MemoryStats {
 	return MemoryStats{
 		uint64(s.allocated_bytes), uint64(s.reserved_bytes), uint64(s.requested_bytes),
 		uint64(s.peak_allocated_bytes), uint64(s.peak_reserved_bytes), uint64(s.peak_requested_bytes),
@@ -53,7 +58,7 @@ func (c *Context) MemoryStats() (MemoryStats, error) {
 		uint64(s.cache_hits), uint64(s.device_mallocs), uint64(s.device_frees), uint64(s.retries), uint64(s.oom_count),
 		uint64(s.largest_free_block), uint64(s.cached_free_bytes), uint64(s.limit_bytes),
 		float64(s.fragmentation),
-	}, err
+	}
 }
 
 // ResetPeaks restarts the peaks from the current values.

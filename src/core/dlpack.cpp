@@ -126,6 +126,7 @@ ek_status check_source(ek_context ctx, const DLManagedTensorVersioned *src, ek_d
 // A new contiguous tensor with src's values, complete on return.
 ek_status copy_of(ek_context ctx, ek_tensor src, ek_tensor *out) {
   ek_stream s = &ctx->default_stream;
+  EK_FORWARD(refuse_capture(s));
   ek_tensor t = nullptr;
   EK_FORWARD(new_tensor(ctx, src->ndim, src->shape, src->dtype, s, &t));
   ek_status st = device_copy(ctx, s, tensor_desc(t), tensor_desc(src));

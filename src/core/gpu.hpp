@@ -49,4 +49,34 @@ bool is_device_pointer(const void *ptr);
 // Maps a cudaError_t from a kernel launcher to a status with a message.
 ek_status check_launch(int cuda_error, const char *what);
 
+// ---- CUDA graphs (src/core/graph.cpp). While ek::captures_underway() > 0,
+// malloc_device and host_alloc_mapped run in the relaxed capture mode (as
+// PyTorch's allocator does), stream_synchronize refuses a capturing stream
+// and device_synchronize refuses outright, with EK_ERROR_CAPTURE.
+// CUDA refuses cudaMalloc and cudaHostAlloc (cuBLAS's handle creation too)
+// during a global or thread-local capture; in this scope, while a capture is
+// underway, this thread runs in the relaxed mode (what PyTorch's allocator
+// does). Costs one atomic load otherwise.
+class RelaxedWhileCapturing {
+ public:
+  RelaxedWhileCapturing();
+  ~RelaxedWhileCapturing();
+  RelaxedWhileCapturing(const RelaxedWhileCapturing &) = delete;
+  RelaxedWhileCapturing &operator=(const RelaxedWhileCapturing &) = delete;
+
+ private:
+  bool active_;
+  int mode_ = 0;
+};
+// *id: the capture's process-unique id, 0 when not capturing.
+ek_status stream_capture_info(void *stream, bool *capturing, uint64_t *id);
+ek_status stream_begin_capture(void *stream, int mode);  // cudaStreamCaptureMode
+// *graph: a cudaGraph_t; capture errors (an invalidated capture) are EK_ERROR_CAPTURE.
+ek_status stream_end_capture(void *stream, void **graph);
+ek_status graph_instantiate(void *graph, void **exec);  // then graph_destroy(graph)
+void graph_destroy(void *graph);
+void graph_exec_destroy(void *exec);
+ek_status graph_upload(void *exec, void *stream);
+ek_status graph_launch(void *exec, void *stream);
+
 }  // namespace ek::gpu

@@ -25,7 +25,36 @@ ek_status from_cuda(cudaError_t err, const char *call) {
               cudaGetErrorString(err));
 }
 
+bool is_capture_error(cudaError_t err) {
+  return err == cudaErrorStreamCaptureUnsupported || err == cudaErrorStreamCaptureInvalidated ||
+         err == cudaErrorStreamCaptureMerge || err == cudaErrorStreamCaptureUnmatched ||
+         err == cudaErrorStreamCaptureUnjoined || err == cudaErrorStreamCaptureIsolation ||
+         err == cudaErrorStreamCaptureImplicit || err == cudaErrorStreamCaptureWrongThread ||
+         err == cudaErrorCapturedEvent;
+}
+
+// As from_cuda, with the capture errors as EK_ERROR_CAPTURE.
+ek_status from_capture(cudaError_t err, const char *call) {
+  if (!is_capture_error(err)) return from_cuda(err, call);
+  cudaGetLastError();
+  return fail(EK_ERROR_CAPTURE, "%s failed: %s (%s)", call, cudaGetErrorName(err),
+              cudaGetErrorString(err));
+}
+
 }  // namespace
+
+RelaxedWhileCapturing::RelaxedWhileCapturing() : active_(captures_underway() > 0) {
+  if (!active_) return;
+  auto mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  mode_ = mode;
+}
+
+RelaxedWhileCapturing::~RelaxedWhileCapturing() {
+  if (!active_) return;
+  auto mode = static_cast<cudaStreamCaptureMode>(mode_);
+  cudaThreadExchangeStreamCaptureMode(&mode);
+}
 
 bool compiled_in() { return true; }
 
@@ -66,6 +95,7 @@ ek_status mem_info(size_t *free_bytes, size_t *total_bytes) {
 }
 
 ek_status malloc_device(size_t bytes, void **ptr) {
+  RelaxedWhileCapturing relaxed;
   cudaError_t err = cudaMalloc(ptr, bytes);
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -79,6 +109,7 @@ void free_device(void *ptr) { cudaFree(ptr); }
 // Portable: pinned for every device's context, whichever is current now.
 ek_status host_alloc_mapped(size_t bytes, void **host, void **device) {
   void *h = nullptr, *d = nullptr;
+  RelaxedWhileCapturing relaxed;
   EK_FORWARD(from_cuda(cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
                        "cudaHostAlloc"));
   if (ek_status st = from_cuda(cudaHostGetDevicePointer(&d, h, 0), "cudaHostGetDevicePointer");
@@ -112,6 +143,13 @@ ek_status stream_id(void *stream, uint64_t *id) {
 }
 
 ek_status stream_synchronize(void *stream) {
+  bool capturing = false;
+  uint64_t id = 0;
+  if (captures_underway() > 0 && stream_capture_info(stream, &capturing, &id) == EK_SUCCESS &&
+      capturing)
+    return fail(EK_ERROR_CAPTURE,
+                "the stream is capturing a graph: waiting for it (or reading a result back) "
+                "is not allowed until ek_graph_capture_end");
   return from_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
                    "cudaStreamSynchronize");
 }
@@ -189,6 +227,9 @@ ek_status memset_async(void *dst, int value, size_t bytes, void *stream) {
 }
 
 ek_status device_synchronize() {
+  EK_CHECK(captures_underway() == 0, EK_ERROR_CAPTURE,
+           "a graph capture is underway: waiting for the whole device is not allowed until it "
+           "ends (synchronize the streams that do not capture instead)");
   return from_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
@@ -231,6 +272,56 @@ bool is_device_pointer(const void *ptr) {
 
 ek_status check_launch(int cuda_error, const char *what) {
   return from_cuda(static_cast<cudaError_t>(cuda_error), what);
+}
+
+ek_status stream_capture_info(void *stream, bool *capturing, uint64_t *id) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  unsigned long long capture_id = 0;
+  EK_FORWARD(from_cuda(cudaStreamGetCaptureInfo(static_cast<cudaStream_t>(stream), &status,
+                                                &capture_id),
+                       "cudaStreamGetCaptureInfo"));
+  // An invalidated capture still needs its end: it counts as capturing.
+  *capturing = status != cudaStreamCaptureStatusNone;
+  *id = *capturing ? capture_id : 0;
+  return EK_SUCCESS;
+}
+
+ek_status stream_begin_capture(void *stream, int mode) {
+  return from_capture(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream),
+                                             static_cast<cudaStreamCaptureMode>(mode)),
+                      "cudaStreamBeginCapture");
+}
+
+ek_status stream_end_capture(void *stream, void **graph) {
+  cudaGraph_t g = nullptr;
+  cudaError_t err = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &g);
+  if (err != cudaSuccess && g) cudaGraphDestroy(g);
+  EK_FORWARD(from_capture(err, "cudaStreamEndCapture"));
+  *graph = g;
+  return EK_SUCCESS;
+}
+
+ek_status graph_instantiate(void *graph, void **exec) {
+  cudaGraphExec_t e = nullptr;
+  EK_FORWARD(from_capture(cudaGraphInstantiateWithFlags(&e, static_cast<cudaGraph_t>(graph), 0),
+                          "cudaGraphInstantiate"));
+  *exec = e;
+  return EK_SUCCESS;
+}
+
+void graph_destroy(void *graph) { cudaGraphDestroy(static_cast<cudaGraph_t>(graph)); }
+void graph_exec_destroy(void *exec) { cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec)); }
+
+ek_status graph_upload(void *exec, void *stream) {
+  return from_cuda(cudaGraphUpload(static_cast<cudaGraphExec_t>(exec),
+                                   static_cast<cudaStream_t>(stream)),
+                   "cudaGraphUpload");
+}
+
+ek_status graph_launch(void *exec, void *stream) {
+  return from_capture(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec),
+                                      static_cast<cudaStream_t>(stream)),
+                      "cudaGraphLaunch");
 }
 
 }  // namespace ek::gpu

@@ -166,6 +166,7 @@ struct ek_context_s {
   std::unique_ptr<ek::PoolMemory> memory;
   std::unique_ptr<ek::PoolSync> sync;
   std::unique_ptr<ek::Pool> pool;
+  std::unique_ptr<ek::GraphPools> graph_pools;  // src/core/graph.cpp
   ek_stream_s default_stream;
   std::atomic<int64_t> live_objects{0};  // streams, events, tensors of this context
   std::atomic<uint64_t> next_cpu_stream_id{1};
@@ -431,5 +432,31 @@ class StreamPinned {
 };
 // The stream has been synchronized: nothing on it writes the words any more.
 void release_stream_pinned(ek_stream s);
+
+// ---- CUDA graphs (graph.cpp)
+// Captures begun through ek_graph_capture_begin and not ended, in the whole
+// process: while it is above 0 every pool is frozen (Pool::set_freeze_flag)
+// and the synchronizing calls check whether their stream captures.
+int captures_underway();
+const std::atomic<int> *capture_freeze_flag();
+// Whether s captures a graph (its own or one it joined); one atomic load
+// while no capture is underway.
+bool stream_capturing(ek_stream s);
+// The graph pool serving allocations on s, which is capturing, or nullptr.
+GraphPool *capture_pool(ek_stream s);
+// A block of ctx's pool freed on a capturing stream (native) is kept by the
+// capture until its graph goes: true when a capture took it.
+bool capture_keeps(ek_context ctx, void *native, void *ptr, uint64_t stream_id);
+// ek_random with the context's generator on a capturing stream s: *offset is
+// relative to the device word *base, which each replay sets to the
+// generator's offset (and then advances it by what the graph draws).
+ek_status capture_random(ek_stream s, uint64_t n, uint64_t *offset, const uint64_t **base);
+// EK_ERROR_CAPTURE when s captures, for the calls that wait for the device or
+// read a result back: checked before they enqueue anything (a captured copy
+// to pageable memory would invalidate the capture).
+ek_status refuse_capture(ek_stream s);
+// After s was synchronized: EK_ERROR_INDEX when a checked gather captured on
+// s met a bad index during a replay (the device error word is then cleared).
+ek_status replay_errors(ek_stream s);
 
 }  // namespace ek

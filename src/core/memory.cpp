@@ -81,6 +81,11 @@ class PoolSync final : public StreamSync {
     refs_.erase(it);
     return true;
   }
+  void *native_of(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = streams_.find(id);
+    return it == streams_.end() ? nullptr : it->second;
+  }
   void remove_stream(uint64_t id) {
     std::lock_guard<std::mutex> lock(mutex_);
     streams_.erase(id);
@@ -239,6 +244,9 @@ ek_status init_memory(ek_context ctx) {
   PoolConfig cfg;
   EK_FORWARD(configured_limit(ctx, &cfg.limit_bytes));
   ctx->pool = std::make_unique<Pool>(*ctx->memory, *ctx->sync, cfg);
+  ctx->pool->set_freeze_flag(capture_freeze_flag());
+  ctx->graph_pools =
+      std::make_unique<GraphPools>(*ctx->memory, *ctx->sync, capture_freeze_flag());
   ctx->pool->set_oom_callback([ctx](size_t requested, const std::string &cause) {
     log_out_of_memory(ctx, requested, cause);
     notify(ctx, EK_MEMORY_EVENT_OOM, requested);
@@ -249,6 +257,7 @@ ek_status init_memory(ek_context ctx) {
 }
 
 void shutdown_memory(ek_context ctx) {
+  ctx->graph_pools.reset();
   ctx->pool.reset();
   ctx->sync.reset();
   ctx->memory.reset();
@@ -270,13 +279,24 @@ ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **p
            "request of %zu bytes exceeds the largest allocation (2^56 bytes)", bytes);
   std::string message;
   void *p = nullptr;  // the pool clears its output first; ours stays untouched on failure
-  PoolResult r = ctx->pool->allocate(bytes, stream->id, &p, &message);
+  // While a capture is underway, a capturing stream allocates from its graph pool.
+  GraphPool *graph = captures_underway() > 0 ? capture_pool(stream) : nullptr;
+  Pool &pool = graph ? graph->pool : *ctx->pool;
+  PoolResult r = pool.allocate(bytes, stream->id, &p, &message);
   if (r == PoolResult::ok) *ptr = p;
   return map_pool_result(r, message);
 }
 
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id) {
   std::string message;
+  PoolResult graph_result;
+  if (ctx->graph_pools->count() &&
+      ctx->graph_pools->free(ptr, stream_id, &graph_result, &message))
+    return map_pool_result(graph_result, message);
+  // The capture's nodes may read the block in every replay: its graph keeps it.
+  if (captures_underway() > 0 && ctx->pool->owns(ptr) &&
+      capture_keeps(ctx, ctx->sync->native_of(stream_id), ptr, stream_id))
+    return EK_SUCCESS;
   return map_pool_result(ctx->pool->free(ptr, stream_id, &message), message);
 }
 
@@ -351,6 +371,8 @@ EK_API ek_status ek_record_stream(ek_stream stream, ek_context ctx, void *ptr) {
   ek_stream s = nullptr;
   EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   EK_CHECK_NULL(ptr);
+  EK_CHECK(!stream_capturing(s), EK_ERROR_CAPTURE,
+           "stream is capturing a graph: the pool cannot record an event on it");
   std::string message;
   return map_pool_result(ctx->pool->record_stream(ptr, s->id, &message), message);
 }
@@ -385,8 +407,11 @@ EK_API ek_status ek_memory_reset_peaks(ek_context ctx) {
 EK_API ek_status ek_memory_empty_cache(ek_context ctx) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
+  EK_CHECK(captures_underway() == 0, EK_ERROR_CAPTURE,
+           "a graph capture is underway: releasing cached memory (cudaFree) would invalidate it");
   EK_FORWARD(activate(ctx));
   ctx->pool->empty_cache();
+  ctx->graph_pools->collect();
   return EK_SUCCESS;
 }
 

@@ -86,6 +86,27 @@ void append_segment(std::string &out, const SegmentInfo &seg) {
   out += "    ]}";
 }
 
+// "graph_pools": [{"id": 1, "stats": {...}, "segments": [...]}, ...], last.
+void append_graph_pools(std::string &out, const GraphPools &pools) {
+  out += "  \"graph_pools\": [";
+  bool first = true;
+  pools.for_each([&](const GraphPool &g) {
+    PoolStats st;
+    std::vector<SegmentInfo> segments = g.pool.snapshot(&st);
+    std::string stats;
+    append_stats(stats, public_stats(st, 0));
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += "  {\"id\": " + std::to_string(g.id) + ",\n" + stats + "  \"segments\": [";
+    for (size_t i = 0; i < segments.size(); ++i) {
+      out += i ? ",\n" : "\n";
+      append_segment(out, segments[i]);
+    }
+    out += "]}";
+  });
+  out += first ? "]\n" : "\n  ]\n";
+}
+
 ek_status snapshot_json(ek_context ctx, std::string *out) {
   ek_device_info info{};
   info.struct_size = sizeof info;
@@ -101,7 +122,9 @@ ek_status snapshot_json(ek_context ctx, std::string *out) {
     text += i ? ",\n" : "\n";
     append_segment(text, segments[i]);
   }
-  text += segments.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  text += segments.empty() ? "],\n" : "\n  ],\n";
+  append_graph_pools(text, *ctx->graph_pools);
+  text += "}\n";
   return EK_SUCCESS;
 }
 

@@ -144,6 +144,7 @@ PoolResult Pool::allocate(size_t bytes, uint64_t stream_id, void **ptr, std::str
 Pool::Block *Pool::try_allocate(size_t size, uint64_t stream) {
   if (Block *b = search(size, stream)) return b;
   if (Block *b = grow(size, stream, false)) return b;
+  if (frozen()) return grow(size, stream, true);  // releasing the cache would wait on events
   ++st_.retries;
   release_cached("to retry an allocation");
   if (Block *b = search(size, stream)) return b;
@@ -158,14 +159,14 @@ Pool::Block *Pool::search(size_t size, uint64_t stream) {
   flush_parked(stream);  // own bins exactly as without the fast cache
   bool small = size <= kSmallRequest;
   auto it = best_fit(small, stream, size);
-  if (it == free_.end() && poll_pending()) it = best_fit(small, stream, size);
+  if (it == free_.end() && !frozen() && poll_pending()) it = best_fit(small, stream, size);
   Block *b = nullptr;
   if (it != free_.end()) {
     b = *it;
     free_.erase(it);
   } else {
     flush_all_parked();  // other streams and growth see coalesced bins too
-    b = take_from_other_streams(size, stream);
+    if (!frozen()) b = take_from_other_streams(size, stream);
   }
   if (!b) return nullptr;
   ++st_.cache_hits;
@@ -253,7 +254,7 @@ bool Pool::reserve(size_t seg, size_t size, void **p) {
   tried_segment_ = seg;
   tried_over_limit_ = cfg_.limit_bytes && st_.reserved_bytes + seg > cfg_.limit_bytes;
   if (tried_over_limit_) return false;
-  if (over_gc_bound(seg, size)) collect_garbage(seg, size);
+  if (!frozen() && over_gc_bound(seg, size)) collect_garbage(seg, size);
   return mem_.allocate(seg, p);
 }
 
@@ -714,6 +715,7 @@ void Pool::release_segment(Segment &s) {
 
 void Pool::empty_cache() {
   std::unique_lock<std::mutex> lk(mu_);
+  if (frozen()) return;  // its callers refuse during a capture first
   release_cached("by empty_cache");
   fire_queued(lk);
 }
@@ -832,7 +834,7 @@ std::vector<SegmentInfo> Pool::snapshot(PoolStats *stats) const {
 void Pool::set_limit(size_t bytes) {
   std::unique_lock<std::mutex> lk(mu_);
   cfg_.limit_bytes = bytes;
-  if (bytes && st_.reserved_bytes > bytes) release_cached("as the limit was lowered");
+  if (bytes && st_.reserved_bytes > bytes && !frozen()) release_cached("as the limit was lowered");
   fire_queued(lk);
 }
 
@@ -856,6 +858,94 @@ void Pool::set_event_callback(std::function<void(const PoolEvent &)> cb) {
   std::lock_guard<std::mutex> lk(mu_);
   event_cb_ = std::move(cb);
   if (!event_cb_) events_.clear();
+}
+
+void Pool::set_freeze_flag(const std::atomic<int> *flag) {
+  std::lock_guard<std::mutex> lk(mu_);
+  freeze_ = flag;
+}
+
+// ---------------------------------------------------------------- graph pools
+
+GraphPools::~GraphPools() {
+  std::lock_guard<std::mutex> lk(mu_);
+  pools_.clear();  // the context is going: its pools release their segments
+}
+
+GraphPool *GraphPools::create() {
+  std::lock_guard<std::mutex> lk(mu_);
+  collect_locked();
+  pools_.push_back(std::make_unique<GraphPool>(next_id_++, mem_, sync_));
+  GraphPool *p = pools_.back().get();
+  p->pool.set_freeze_flag(freeze_);
+  count_.store(pools_.size(), std::memory_order_release);
+  return p;
+}
+
+void GraphPools::retain(GraphPool *p) {
+  std::lock_guard<std::mutex> lk(mu_);
+  ++p->refs;
+}
+
+void GraphPools::release(GraphPool *p) {
+  std::lock_guard<std::mutex> lk(mu_);
+  --p->refs;
+  collect_locked();
+}
+
+bool GraphPools::begin_capture(GraphPool *p) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (p->capturing) return false;
+  p->capturing = true;
+  ++p->refs;
+  return true;
+}
+
+void GraphPools::end_capture(GraphPool *p) {
+  std::lock_guard<std::mutex> lk(mu_);
+  p->capturing = false;
+  --p->refs;
+  collect_locked();
+}
+
+bool GraphPools::free(void *ptr, uint64_t stream_id, PoolResult *result, std::string *error) {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto &p : pools_) {
+    if (!p->pool.owns(ptr)) continue;
+    *result = p->pool.free(ptr, stream_id, error);
+    collect_locked();
+    return true;
+  }
+  return false;
+}
+
+bool GraphPools::owns(const void *ptr) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto &p : pools_)
+    if (p->pool.owns(ptr)) return true;
+  return false;
+}
+
+void GraphPools::for_each(const std::function<void(const GraphPool &)> &fn) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto &p : pools_) fn(*p);
+}
+
+void GraphPools::collect() {
+  std::lock_guard<std::mutex> lk(mu_);
+  collect_locked();
+}
+
+bool GraphPools::dead(const GraphPool &p) const {
+  return p.refs == 0 && p.pool.stats().active_blocks == 0;
+}
+
+void GraphPools::collect_locked() {
+  if (freeze_ && freeze_->load(std::memory_order_acquire) > 0) return;
+  pools_.erase(std::remove_if(pools_.begin(), pools_.end(),
+                              [this](const std::unique_ptr<GraphPool> &p) { return dead(*p); }),
+               pools_.end());
+  count_.store(pools_.size(), std::memory_order_release);
 }
 
 }  // namespace ek

@@ -4,11 +4,13 @@
 // a simulated device. Design: shared/ALLOCATOR.md.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -251,6 +253,12 @@ class Pool {
   void set_threshold_callback(size_t bytes, std::function<void(size_t reserved)> cb);
   // nullptr: no events are even recorded (the default).
   void set_event_callback(std::function<void(const PoolEvent &)> cb);
+  // While *flag > 0 (a CUDA graph capture is underway, and CUDA forbids event
+  // queries and host waits then), the pool neither queries, waits on nor
+  // synchronizes an event: a stream reuses only blocks freed on itself (and
+  // those never used elsewhere), grows otherwise, and neither collects
+  // garbage nor releases its cache. nullptr (the default): never frozen.
+  void set_freeze_flag(const std::atomic<int> *flag);
 
  private:
   struct Segment;
@@ -394,6 +402,59 @@ class Pool {
   size_t tried_segment_ = 0;
   bool tried_over_limit_ = false;
   uint64_t gc_high_ = 0;  // allocated high-water mark for gc_ratio; survives reset_peaks
+  const std::atomic<int> *freeze_ = nullptr;
+  bool frozen() const { return freeze_ && freeze_->load(std::memory_order_acquire) > 0; }
+};
+
+// A graph-private pool (ek_graph_pool): a Pool whose blocks serve only graph
+// captures. It is referenced by its handle, by each graph captured into it
+// and by each capture underway, and lives on while blocks allocated from it
+// do (tensors made during a capture outlive the graph).
+struct GraphPool {
+  GraphPool(uint64_t id, RawMemory &mem, StreamSync &sync) : id(id), pool(mem, sync) {}
+  const uint64_t id;  // 1, 2, ... per GraphPools: names the pool in snapshots
+  Pool pool;
+  int refs = 1;            // guarded by GraphPools' mutex
+  bool capturing = false;  // one capture at a time: its stream order is the pool's
+};
+
+// The graph pools of one context. A pool that no reference nor allocated
+// block keeps is destroyed (its segments go back to RawMemory), unless the
+// freeze flag is up: releasing device memory during a capture is illegal, so
+// it waits for the next call after the captures ended.
+class GraphPools {
+ public:
+  GraphPools(RawMemory &mem, StreamSync &sync, const std::atomic<int> *freeze)
+      : mem_(mem), sync_(sync), freeze_(freeze) {}
+  ~GraphPools();
+  GraphPools(const GraphPools &) = delete;
+  GraphPools &operator=(const GraphPools &) = delete;
+  GraphPool *create();  // one reference, for the caller
+  void retain(GraphPool *p);
+  void release(GraphPool *p);
+  // false when p is capturing already (the second capture would interleave
+  // its stream order with the first).
+  bool begin_capture(GraphPool *p);
+  void end_capture(GraphPool *p);
+  // When a graph pool owns ptr: frees it there, *result says how, true.
+  bool free(void *ptr, uint64_t stream_id, PoolResult *result, std::string *error);
+  bool owns(const void *ptr) const;
+  // Live pools, unreferenced ones waiting for their blocks included.
+  size_t count() const { return count_.load(std::memory_order_acquire); }
+  // Calls fn(pool) for each live pool, in creation order, under the lock.
+  void for_each(const std::function<void(const GraphPool &)> &fn) const;
+  void collect();  // destroys the pools no one keeps (when not frozen)
+
+ private:
+  bool dead(const GraphPool &p) const;
+  void collect_locked();
+  RawMemory &mem_;
+  StreamSync &sync_;
+  const std::atomic<int> *freeze_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<GraphPool>> pools_;
+  std::atomic<size_t> count_{0};
+  uint64_t next_id_ = 1;
 };
 
 }  // namespace ek

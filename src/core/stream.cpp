@@ -148,7 +148,8 @@ EK_API ek_status ek_stream_synchronize(ek_stream stream) {
   EK_CHECK_STREAM(stream);
   if (!stream->ctx->is_cuda()) return EK_SUCCESS;
   EK_FORWARD(activate(stream->ctx));
-  return gpu::stream_synchronize(stream->native);
+  EK_FORWARD(gpu::stream_synchronize(stream->native));
+  return replay_errors(stream);
 }
 
 EK_API ek_status ek_stream_query(ek_stream stream, int *done) {

@@ -303,6 +303,7 @@ EK_API ek_status ek_tensor_from_host(ek_stream stream, ek_context ctx, int ndim,
   EK_CHECK_NULL(out);
   ek_stream s = nullptr;
   EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
+  EK_FORWARD(refuse_capture(s));
   EK_PROFILE_OP(nullptr, ctx, s, EK_IN(), EK_OUT(out));
   ek_tensor t = nullptr;
   EK_FORWARD(new_tensor(ctx, ndim, shape, dtype, s, &t));

@@ -72,6 +72,10 @@ void to_disk(ek_module m, const std::string &key, const std::vector<char> &image
 ek_status compile(ek_module m, const jit::Target &target, const std::string &key,
                   std::vector<char> *image) {
   std::string log;
+  EK_CHECK(captures_underway() == 0, EK_ERROR_CAPTURE,
+           "%s is not in the kernel cache, and compiling it with NVRTC is not allowed while a "
+           "graph capture is underway: compile or launch it once before the capture",
+           m->name.c_str());
   EK_FORWARD(jit::nvrtc_compile(m->source, m->name, m->options, target, image, &log));
   if (!log.empty())
     log_message(EK_LOG_INFO, m->ctx->config.log_level, "NVRTC's messages for %s:\n%s",

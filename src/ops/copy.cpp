@@ -240,6 +240,7 @@ ek_status cross_device_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src,
   ek_context cuda_ctx = dctx->is_cuda() ? dctx : sctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(cuda_ctx, stream, &s));
+  EK_FORWARD(refuse_capture(s));
   size_t bytes = desc_bytes(dd);
   if (bytes == 0) return EK_SUCCESS;
   ek_stream src_s = sctx == cuda_ctx ? s : &sctx->default_stream;
@@ -399,6 +400,7 @@ ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const 
 }
 
 ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s) {
+  EK_FORWARD(refuse_capture(s));
   ek_context ctx = t->storage->ctx;
   TensorDesc src = tensor_desc(t);
   TensorDesc host = contiguous_desc(dst, t->dtype, t->ndim, t->shape);

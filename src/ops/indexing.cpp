@@ -216,8 +216,12 @@ ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   p.bad = pinned.device(kWordBadIndex);
   EK_FORWARD(run_index_plan(c.ctx, c.s, p));
+  // Captured: no wait; a replay's bad index stays in the word until the next
+  // ek_stream_synchronize of c.s reports it (replay_errors).
+  if (stream_capturing(c.s)) return EK_SUCCESS;
   EK_FORWARD(gpu::stream_synchronize(c.s->native));
   *bad = pinned.get(kWordBadIndex) != 0;
+  pinned.set(kWordBadIndex, 0);  // reported here, not again by a synchronize
   return EK_SUCCESS;
 }
 
@@ -422,7 +426,10 @@ class CountedMask {
   }
 
  private:
-  ek_status count() { return ctx_->backend->compact_count(ctx_, s_, bytes_, n_, &work_, &count_); }
+  ek_status count() {
+    EK_FORWARD(refuse_capture(s_));  // the count is read on the host
+    return ctx_->backend->compact_count(ctx_, s_, bytes_, n_, &work_, &count_);
+  }
 
   ek_context ctx_;
   ek_stream s_;

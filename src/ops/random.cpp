@@ -133,7 +133,14 @@ EK_API ek_status ek_random(ek_stream stream, ek_random_dist dist, ek_scalar a, e
   ek_context ctx = t->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  take_counters(ctx, state, static_cast<uint64_t>(tensor_numel(t)), &g);
+  const auto n = static_cast<uint64_t>(tensor_numel(t));
+  if (!state && stream_capturing(s)) {
+    std::lock_guard<std::mutex> lock(ctx->rng_mutex);
+    g.seed = ctx->rng_seed;  // the seed is captured; each replay advances the offset
+    EK_FORWARD(capture_random(s, n, &g.offset, &g.base));
+  } else {
+    take_counters(ctx, state, n, &g);
+  }
   return launch(ctx, s, g, tensor_desc(t));
 }
 

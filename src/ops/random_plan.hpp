@@ -28,6 +28,9 @@ struct Params {
   double width;           // uniform: b - a
   int64_t first;          // randint: the smallest value
   uint64_t span;          // randint: largest - smallest (the count minus one)
+  // Captured with the context's generator (CUDA): offset counts from the
+  // device word *base, which each replay sets (src/core/graph.cpp).
+  const uint64_t *base;
 };
 
 // ------------------------------------------------------------ raw uniforms --

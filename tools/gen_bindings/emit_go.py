@@ -46,6 +46,7 @@ ENUMS = {
     "ek_scan_op": ("ScanOp", ["EK_SCAN_"], "Scan", True, {}),
     "ek_random_dist": ("RandomDist", ["EK_RANDOM_"], "Random", True, {}),
     "ek_module_origin": ("ModuleOrigin", ["EK_MODULE_"], "Module", True, {}),
+    "ek_capture_mode": ("CaptureMode", ["EK_CAPTURE_"], "Capture", True, {}),
 }
 # Internal to the binding (marshalled by hand-written code).
 INTERNAL_ENUMS = {"ek_scalar_kind", "ek_index_kind", "ek_kernel_value_kind"}

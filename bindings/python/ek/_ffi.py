@@ -295,6 +295,38 @@ ek_memory_event_names = {
 ek_memory_callback = ctypes.CFUNCTYPE(None, ek_context, ek_memory_event, ctypes.c_uint64, ctypes.c_void_p)
 
 
+class ek_graph_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_graph = ctypes.POINTER(ek_graph_s)
+
+
+class ek_graph_pool_s(ctypes.Structure):
+    """Opaque."""
+
+
+ek_graph_pool = ctypes.POINTER(ek_graph_pool_s)
+
+
+# enum ek_capture_mode
+ek_capture_mode = ctypes.c_int
+EK_CAPTURE_GLOBAL = 0
+EK_CAPTURE_THREAD_LOCAL = 1
+EK_CAPTURE_RELAXED = 2
+ek_capture_mode_values = {
+    'EK_CAPTURE_GLOBAL': 0,
+    'EK_CAPTURE_THREAD_LOCAL': 1,
+    'EK_CAPTURE_RELAXED': 2,
+}
+# value -> the name without EK_CAPTURE_, lower case
+ek_capture_mode_names = {
+    0: 'global',
+    1: 'thread_local',
+    2: 'relaxed',
+}
+
+
 # enum ek_dtype
 ek_dtype = ctypes.c_int
 EK_BOOL = 0
@@ -1181,6 +1213,60 @@ FUNCTIONS = {
         [ek_context, ek_memory_callback, ctypes.c_void_p, ctypes.c_uint64],
         ('ctx', 'callback', 'user_data', 'threshold_bytes'),
         'Called (with the pool unlocked, on the allocating thread) when an allocation cannot be served, before the final retry — it may free memory — and when reserved memory rises past threshold_bytes (0: never). NULL callback clears. The callback may call ek_* functions, ek_malloc included; while it runs, memory events on its thread (of any context) call no memory callback, so an allocation made from inside it that runs out of memory fails with EK_ERROR_OUT_OF_MEMORY on its own (or succeeds) instead of recursing.',
+    ),
+    'ek_graph_pool_create': (
+        ek_status,
+        [ek_context, ctypes.POINTER(ek_graph_pool)],
+        ('ctx', 'out'),
+        'A graph pool that several captures may share (torch.cuda.graph_pool_handle). Destroy with ek_graph_pool_destroy; its memory lives on while graphs captured into it or blocks allocated from it live. CUDA contexts only.',
+    ),
+    'ek_graph_pool_destroy': (
+        ek_status,
+        [ek_graph_pool],
+        ('pool',),
+        'Drops the handle. NULL is a no-op.',
+    ),
+    'ek_graph_pool_get_stats': (
+        ek_status,
+        [ek_graph_pool, ctypes.POINTER(ek_memory_stats)],
+        ('pool', 'stats'),
+        "The graph pool's statistics (stats->struct_size set by the caller), as ek_memory_get_stats reports the context's pool; limit_bytes is 0.",
+    ),
+    'ek_graph_capture_begin': (
+        ek_status,
+        [ek_stream, ek_graph_pool, ek_capture_mode],
+        ('stream', 'pool', 'mode'),
+        "Starts capturing the work enqueued on stream (not NULL: ek_context_get_default_stream gives the default one) into a graph. pool NULL: a new pool private to the graph; else the given pool (of the stream's context), which must not be capturing already. End with ek_graph_capture_end on the same stream.",
+    ),
+    'ek_graph_capture_end': (
+        ek_status,
+        [ek_stream, ctypes.POINTER(ek_graph)],
+        ('stream', 'out'),
+        'Ends the capture begun on stream and instantiates it as *out (destroy with ek_graph_destroy).',
+    ),
+    'ek_graph_upload': (
+        ek_status,
+        [ek_stream, ek_graph],
+        ('stream', 'graph'),
+        'Uploads the graph to the device ahead of its first launch, on stream, so that launch costs no setup. Optional.',
+    ),
+    'ek_graph_launch': (
+        ek_status,
+        [ek_stream, ek_graph],
+        ('stream', 'graph'),
+        "Replays the graph on stream (NULL: the default stream of the graph's context), after the work already enqueued there. When the graph draws from the context's generator, a one-element fill runs first (see above).",
+    ),
+    'ek_graph_destroy': (
+        ek_status,
+        [ek_graph],
+        ('graph',),
+        'Frees the graph and its hold on its pool. The context-pool blocks it kept go back after the device finished its replays (a device-wide wait, skipped while another capture is underway). NULL is a no-op.',
+    ),
+    'ek_stream_is_capturing': (
+        ek_status,
+        [ek_stream, ctypes.POINTER(ctypes.c_int)],
+        ('stream', 'capturing'),
+        'capturing = 1 when stream is capturing a graph, its own or one it joined (stream must not be NULL: ek_context_get_default_stream gives the default).',
     ),
     'ek_dtype_size': (
         ctypes.c_size_t,

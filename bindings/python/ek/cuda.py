@@ -6,6 +6,8 @@ from __future__ import annotations
 from ._context import Context, context
 from ._device import device_count as _device_count, device_info
 from ._stream import Event, Stream, current_stream as _current_stream
+from ._graph import (CUDAGraph, GraphPool, graph, graph_pool_handle,
+                     is_current_stream_capturing)
 
 __all__ = ["is_available", "device_count", "get_device_properties", "synchronize",
            "current_stream", "Stream", "Event", "memory_stats", "memory_snapshot",
@@ -13,6 +15,8 @@ __all__ = ["is_available", "device_count", "get_device_properties", "synchronize
            "empty_cache", "set_memory_fraction", "set_memory_limit",
            "reset_peak_memory_stats", "memory_allocated", "memory_reserved",
            "max_memory_allocated", "kernel_cache_clear"]
+__all__ += ["CUDAGraph", "GraphPool", "graph", "graph_pool_handle",
+            "is_current_stream_capturing"]  # CUDA graphs (_graph.py)
 
 
 def _dev(device) -> str:

@@ -1433,6 +1433,86 @@ extern "C" {
         threshold_bytes: u64,
     ) -> ek_status;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_graph_s {
+    _unused: [u8; 0],
+}
+pub type ek_graph = *mut ek_graph_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_graph_pool_s {
+    _unused: [u8; 0],
+}
+pub type ek_graph_pool = *mut ek_graph_pool_s;
+impl ek_capture_mode {
+    pub const EK_CAPTURE_GLOBAL: ek_capture_mode = ek_capture_mode(0);
+}
+impl ek_capture_mode {
+    pub const EK_CAPTURE_THREAD_LOCAL: ek_capture_mode = ek_capture_mode(1);
+}
+impl ek_capture_mode {
+    pub const EK_CAPTURE_RELAXED: ek_capture_mode = ek_capture_mode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_capture_mode(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " A graph pool that several captures may share (torch.cuda.graph_pool_handle)."]
+    #[doc = "  Destroy with ek_graph_pool_destroy; its memory lives on while graphs"]
+    #[doc = "  captured into it or blocks allocated from it live. CUDA contexts only."]
+    pub fn ek_graph_pool_create(ctx: ek_context, out: *mut ek_graph_pool) -> ek_status;
+}
+extern "C" {
+    #[doc = " Drops the handle. NULL is a no-op."]
+    pub fn ek_graph_pool_destroy(pool: ek_graph_pool) -> ek_status;
+}
+extern "C" {
+    #[doc = " The graph pool's statistics (stats->struct_size set by the caller), as"]
+    #[doc = "  ek_memory_get_stats reports the context's pool; limit_bytes is 0."]
+    pub fn ek_graph_pool_get_stats(pool: ek_graph_pool, stats: *mut ek_memory_stats) -> ek_status;
+}
+extern "C" {
+    #[doc = " Starts capturing the work enqueued on stream (not NULL:"]
+    #[doc = "  ek_context_get_default_stream gives the default one) into a graph. pool NULL: a new pool private to the graph; else the"]
+    #[doc = "  given pool (of the stream's context), which must not be capturing already."]
+    #[doc = "  End with ek_graph_capture_end on the same stream."]
+    pub fn ek_graph_capture_begin(
+        stream: ek_stream,
+        pool: ek_graph_pool,
+        mode: ek_capture_mode,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " Ends the capture begun on stream and instantiates it as *out (destroy with"]
+    #[doc = "  ek_graph_destroy)."]
+    pub fn ek_graph_capture_end(stream: ek_stream, out: *mut ek_graph) -> ek_status;
+}
+extern "C" {
+    #[doc = " Uploads the graph to the device ahead of its first launch, on stream, so"]
+    #[doc = "  that launch costs no setup. Optional."]
+    pub fn ek_graph_upload(stream: ek_stream, graph: ek_graph) -> ek_status;
+}
+extern "C" {
+    #[doc = " Replays the graph on stream (NULL: the default stream of the graph's"]
+    #[doc = "  context), after the work already enqueued there. When the graph draws"]
+    #[doc = "  from the context's generator, a one-element fill runs first (see above)."]
+    pub fn ek_graph_launch(stream: ek_stream, graph: ek_graph) -> ek_status;
+}
+extern "C" {
+    #[doc = " Frees the graph and its hold on its pool. The context-pool blocks it kept"]
+    #[doc = "  go back after the device finished its replays (a device-wide wait, skipped"]
+    #[doc = "  while another capture is underway). NULL is a no-op."]
+    pub fn ek_graph_destroy(graph: ek_graph) -> ek_status;
+}
+extern "C" {
+    #[doc = " *capturing = 1 when stream is capturing a graph, its own or one it joined"]
+    #[doc = "  (stream must not be NULL: ek_context_get_default_stream gives the default)."]
+    pub fn ek_stream_is_capturing(
+        stream: ek_stream,
+        capturing: *mut ::std::os::raw::c_int,
+    ) -> ek_status;
+}
 impl ek_dtype {
     pub const EK_BOOL: ek_dtype = ek_dtype(0);
 }

@@ -140,6 +140,7 @@ mod device;
 mod dtype;
 mod error;
 mod generated;
+mod graph;
 mod indexing;
 mod join;
 mod kernels;
@@ -164,6 +165,7 @@ pub use device::{device_count, live_handles, version, version_string, Device, De
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
 pub use generated::{BinaryOp, DeviceType, LogLevel, MeshgridIndexing, ModuleOrigin, ReduceOp, UnaryOp};
+pub use graph::{CaptureMode, Graph, GraphPool};
 pub use indexing::Index;
 pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module};
 pub use log::{clear_log_callback, set_log_callback};
