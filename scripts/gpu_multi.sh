@@ -13,6 +13,9 @@ OUT=${OUT:-/tmp/ek-out}; mkdir -p "$OUT"
 c=.carry
 export LD_LIBRARY_PATH="$PWD/$c/lib:${LD_LIBRARY_PATH:-}"
 export EK_TEST_DEVICE=cuda EK_REQUIRE_GPU=1 EK_LIBRARY="$PWD/$c/lib/libek.so.0"
+# NVLink multicast (NVLS) stays off on shared machines: a program using it can
+# take the host's GPUs out of service (the device machines' rules).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PYTHONPATH="$PWD/bindings/python" PYTHONUNBUFFERED=1 EK_KERNEL_CACHE_DIR=$(mktemp -d)
 T="$OUT/tests.log"; B="$OUT/bench.log"; : > "$T"; : > "$B"
 { nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader

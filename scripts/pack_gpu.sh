@@ -26,7 +26,9 @@ cp build/examples/data_parallel .carry/examples/  # issue 17: scripts/gpu_multi.
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
    build/bench/col_variants build/bench/bench_handles .carry/bench/
 fi
-export PKG_CONFIG_PATH="$PWD/build/meson-uninstalled" LD_LIBRARY_PATH="$PWD/build"
+# The bindings link against any build of the same tree (BUILD: a CPU-only one will do).
+b=${BUILD:-build}
+export PKG_CONFIG_PATH="$PWD/$b/meson-uninstalled" LD_LIBRARY_PATH="$PWD/$b"
 if [ -d bindings/rust ]; then
   (cd bindings/rust && cargo test --offline --no-run --message-format=json 2>/dev/null) |
     python3 -c 'import sys,json
