@@ -1131,10 +1131,15 @@ typedef enum {
 EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, ek_tensor *out);
 
 /* ---------------------------------------------------------------- matrix products
- * float16, bfloat16, float32 and float64; both operands of one dtype
- * (EK_ERROR_DTYPE otherwise, integer dtypes included), the result in that
- * dtype. f16/bf16 accumulate in f32, f32 in f32 on a BLAS (in f64 on the
- * CPU's built-in loops), f64 in f64.
+ * float16, bfloat16, float32 and float64, and the integer dtypes uint8, int8,
+ * int16, int32 and int64 (bool: EK_ERROR_DTYPE). ek_matmul promotes two
+ * different dtypes as ek_binary (int8 @ uint8 -> int16, int32 @ float32 ->
+ * float32) by casting one operand to a temporary; ek_gemm needs a, b and c of
+ * one dtype (EK_ERROR_DTYPE). f16/bf16 accumulate in f32, f32 in f32 on a
+ * BLAS (in f64 on the CPU's built-in loops), f64 in f64. Integer products are
+ * exact modulo 2^bits of the result dtype (they wrap on overflow, as NumPy
+ * and PyTorch): on CUDA a tiled kernel of libek's own accumulating in 32-bit
+ * (int64: 64-bit) unsigned arithmetic, on the CPU the built-in loops.
  * float32 uses TF32 tensor cores only when the context's config sets
  * allow_tf32. On CUDA these run asynchronously on cuBLAS, loaded on first use
  * (libcublas.so.13, .so.12, then .so; EK_ERROR_LIBRARY naming the files tried
@@ -1162,7 +1167,9 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
  *  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old
  *  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading
  *  a or b (as BLAS). alpha and beta of any real kind are converted to the
- *  compute type (double for f64, float otherwise). c must not overlap a or b
+ *  compute type (double for f64, float otherwise); for integer dtypes they
+ *  must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT
+ *  otherwise) and the arithmetic wraps. c must not overlap a or b
  *  (EK_ERROR_INVALID_ARGUMENT). */
 EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b,
                          ek_scalar beta, ek_tensor c);

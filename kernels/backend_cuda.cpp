@@ -8,6 +8,7 @@
 #include "kernels/elementwise.cuh"
 #include "core/gpu.hpp"
 #include "kernels/indexing.cuh"
+#include "kernels/int_gemm.cuh"
 #include "core/internal.hpp"
 #include "kernels/random.cuh"
 #include "kernels/reduce.cuh"
@@ -78,6 +79,8 @@ ek_status scan(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 }
 
 ek_status gemm(ek_context ctx, ek_stream s, const GemmPlan &p) {
+  if (gemm_int_dtype(p.dtype))
+    return launch(ctx, "integer matmul kernel", [&] { return cuda::int_gemm(p, s->native); });
   return blas::gemm(ctx, s->native, p);
 }
 
