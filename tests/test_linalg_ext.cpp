@@ -2,6 +2,7 @@
 // wrapping reference (every integer dtype, overflow, batches, broadcast,
 // 1-D operands, empty and non-contiguous operands); ek_tensordot, ek_vecdot
 // and ek_outer against a double-precision reference. Every device of the run.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -175,6 +176,246 @@ TEST_P(LinalgExt, BoolMatmulIsRefused) {
   Tensor out;
   EK_FAILS(ek_matmul(nullptr, a, b, out.out()), EK_ERROR_DTYPE, "ek_matmul: bool operands");
   EXPECT_EQ(out.t, nullptr);
+}
+
+// C-order strides of shape.
+Shape strides_of(const Shape &s) {
+  Shape st(s.size(), 1);
+  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * s[d + 1];
+  return st;
+}
+
+// numpy.tensordot in double over pairs (da[i], db[i]).
+std::vector<double> tensordot_reference(const Shape &sa, const std::vector<double> &va,
+                                        const Shape &sb, const std::vector<double> &vb,
+                                        const std::vector<int> &da, const std::vector<int> &db,
+                                        Shape *shape) {
+  std::vector<int> fa, fb;
+  for (int d = 0; d < static_cast<int>(sa.size()); ++d)
+    if (std::find(da.begin(), da.end(), d) == da.end()) fa.push_back(d);
+  for (int d = 0; d < static_cast<int>(sb.size()); ++d)
+    if (std::find(db.begin(), db.end(), d) == db.end()) fb.push_back(d);
+  Shape ks;
+  for (int d : da) ks.push_back(sa[d]);
+  shape->clear();
+  for (int d : fa) shape->push_back(sa[d]);
+  for (int d : fb) shape->push_back(sb[d]);
+  const Shape sta = strides_of(sa), stb = strides_of(sb);
+  std::vector<double> out;
+  ektest::for_each_index(*shape, [&](const Shape &o) {
+    int64_t oa = 0, ob = 0;
+    for (size_t i = 0; i < fa.size(); ++i) oa += o[i] * sta[fa[i]];
+    for (size_t i = 0; i < fb.size(); ++i) ob += o[fa.size() + i] * stb[fb[i]];
+    double sum = 0;  // no contracted dims: one term (an empty shape has one index)
+    ektest::for_each_index(ks, [&](const Shape &k) {
+      int64_t pa = oa, pb = ob;
+      for (size_t i = 0; i < k.size(); ++i) {
+        pa += k[i] * sta[da[i]];
+        pb += k[i] * stb[db[i]];
+      }
+      sum += va[pa] * vb[pb];
+    });
+    out.push_back(sum);
+  });
+  return out;
+}
+
+void expect_near(const std::vector<double> &got, const std::vector<double> &want,
+                 const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-12 * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+TEST_P(LinalgExt, TensordotMatchesNumPy) {
+  struct Case {
+    Shape sa, sb;
+    std::vector<int> da, db;  // empty lists with count >= 0: the count form
+    int count;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4, 5}, {4, 5, 6}, {}, {}, 2},       {{3, 4, 5}, {5, 2}, {}, {}, 1},
+      {{3, 4}, {5}, {}, {}, 0},                {{3, 4, 5}, {5, 3, 2}, {0, 2}, {1, 0}, -1},
+      {{2, 3, 4}, {4, 2}, {-1, 0}, {0, -1}, -1}, {{}, {3, 2}, {}, {}, 0},
+      {{3, 0}, {0, 4}, {}, {}, 1},             {{3, 4}, {3, 4}, {}, {}, 2},
+  };
+  for (const auto &c : cases)
+    for (ek_dtype dt : {EK_FLOAT64, EK_INT32}) {
+      Tensor a(random(c.sa, dt, 51)), b(random(c.sb, dt, 52)), out;
+      const bool lists = c.count < 0;
+      const int n = lists ? static_cast<int>(c.da.size()) : c.count;
+      EK_OK(ek_tensordot(nullptr, a, b, n, lists ? c.da.data() : nullptr,
+                         lists ? c.db.data() : nullptr, out.out()));
+      std::vector<int> da, db;
+      for (int i = 0; i < n; ++i) {
+        const int ra = static_cast<int>(c.sa.size()), rb = static_cast<int>(c.sb.size());
+        da.push_back(lists ? (c.da[i] + ra) % ra : ra - n + i);
+        db.push_back(lists ? (c.db[i] + rb) % rb : i);
+      }
+      Shape want_shape;
+      auto want = tensordot_reference(c.sa, values_of(a), c.sb, values_of(b), da, db, &want_shape);
+      const std::string what = text(c.sa) + " . " + text(c.sb) + " " + ek_dtype_name(dt);
+      EXPECT_EQ(shape_of(out), want_shape) << what;
+      EXPECT_EQ(dtype_of(out), dt) << what;
+      expect_near(values_of(out), want, what);
+    }
+}
+
+TEST_P(LinalgExt, TensordotOfPermutedViewsAndIntoStridedOut) {
+  Tensor store(random({5, 4, 3}, EK_FLOAT64, 61)), b(random({3, 4, 2}, EK_FLOAT64, 62));
+  const int perm[3] = {2, 1, 0};
+  Tensor a;
+  EK_OK(ek_view_permute(store, 3, perm, a.out()));  // [3,4,5], no row-major reshape view
+  const int da[2] = {0, 1}, db[2] = {0, 1};
+  Tensor wide(random({5, 4}, EK_FLOAT64, 63)), col(sliced(wide, 1, 0, EK_SLICE_MAX, 2));
+  ek_tensor o = col.t;  // [5,2] with row stride 4: written through a temporary
+  EK_OK(ek_tensordot(nullptr, a, b, 2, da, db, &o));
+  Shape shape;
+  auto want = tensordot_reference({3, 4, 5}, values_of(a), {3, 4, 2}, values_of(b),
+                                  {0, 1}, {0, 1}, &shape);
+  expect_near(values_of(col), want, "permuted a into a strided out");
+}
+
+TEST_P(LinalgExt, TensordotRejectsBadDims) {
+  Tensor a(random({3, 4}, EK_FLOAT32, 71)), b(random({4, 5}, EK_FLOAT32, 72)), out;
+  const int d0[1] = {0}, d1[1] = {1}, dd[2] = {1, 1}, bad[1] = {5};
+  EK_FAILS(ek_tensordot(nullptr, a, b, 1, d0, d0, out.out()), EK_ERROR_SHAPE,
+           "ek_tensordot: a's dim 0 (size 3) and b's dim 0 (size 4) differ");
+  EK_FAILS(ek_tensordot(nullptr, a, b, 3, nullptr, nullptr, out.out()),
+           EK_ERROR_INVALID_ARGUMENT, "ndims = 3 must be in [0, 2]");
+  EK_FAILS(ek_tensordot(nullptr, a, b, 1, d1, nullptr, out.out()), EK_ERROR_INVALID_ARGUMENT,
+           "both be given or both be NULL");
+  EK_FAILS(ek_tensordot(nullptr, a, a, 2, dd, dd, out.out()), EK_ERROR_INVALID_ARGUMENT,
+           "listed twice");
+  EK_FAILS(ek_tensordot(nullptr, a, b, 1, bad, d0, out.out()), EK_ERROR_INDEX, "a_dims entry 5");
+  Tensor big(random({1, 1, 1, 1, 1}, EK_FLOAT32, 73));
+  EK_FAILS(ek_tensordot(nullptr, big, big, 0, nullptr, nullptr, out.out()), EK_ERROR_SHAPE,
+           "would have 10 dims");
+  Tensor bits(random_ints({4, 5}, EK_BOOL, 74));
+  EK_FAILS(ek_tensordot(nullptr, bits, bits, 0, nullptr, nullptr, out.out()), EK_ERROR_DTYPE,
+           "ek_tensordot: bool operands");
+  Tensor wrong(random({3, 4}, EK_FLOAT32, 75));
+  ek_tensor o = wrong.t;
+  EK_FAILS(ek_tensordot(nullptr, a, b, 1, nullptr, nullptr, &o), EK_ERROR_SHAPE, "ek_tensordot");
+  EXPECT_EQ(out.t, nullptr);
+}
+
+TEST_P(LinalgExt, VecdotBroadcastsOtherDims) {
+  struct Case {
+    Shape sx, sy;
+    int dim;
+  };
+  const std::vector<Case> cases = {{{4, 5}, {4, 5}, -1}, {{4, 5}, {5}, -1},   {{2, 1, 5}, {3, 5}, 2},
+                                   {{6, 3}, {6, 1}, 0},  {{7}, {7}, 0},       {{0, 5}, {5}, -1},
+                                   {{3, 0}, {3, 0}, -1}};
+  for (const auto &c : cases)
+    for (ek_dtype dt : {EK_FLOAT64, EK_INT64}) {
+      Tensor x(random(c.sx, dt, 81)), y(random(c.sy, dt, 82)), out;
+      const std::string what = text(c.sx) + " . " + text(c.sy) + " dim " + std::to_string(c.dim);
+      ASSERT_EQ(ek_vecdot(nullptr, x, y, c.dim, out.out()), EK_SUCCESS) << what << ": " << ek_last_error();
+      // Reference: broadcast both, then sum x*y along dim.
+      const size_t nd = std::max(c.sx.size(), c.sy.size());
+      const int d = c.dim < 0 ? c.dim + static_cast<int>(nd) : c.dim;
+      Shape full(nd), res;
+      for (size_t i = 0; i < nd; ++i) {
+        int64_t a = i + c.sx.size() >= nd ? c.sx[i + c.sx.size() - nd] : 1;
+        int64_t b = i + c.sy.size() >= nd ? c.sy[i + c.sy.size() - nd] : 1;
+        full[i] = a == 1 ? b : a;
+        if (static_cast<int>(i) != d) res.push_back(full[i]);
+      }
+      const auto vx = values_of(x), vy = values_of(y);
+      auto at = [&](const Shape &s, const std::vector<double> &v, const Shape &idx) {
+        int64_t off = 0, st = 1;
+        for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
+          off += (s[i] == 1 ? 0 : idx[i + nd - s.size()]) * st;
+          st *= s[i];
+        }
+        return v[off];
+      };
+      std::vector<double> want;
+      ektest::for_each_index(res, [&](const Shape &r) {
+        Shape idx(nd);
+        for (size_t i = 0, j = 0; i < nd; ++i) idx[i] = static_cast<int>(i) == d ? 0 : r[j++];
+        double sum = 0;
+        for (int64_t k = 0; k < full[d]; ++k) {
+          idx[d] = k;
+          sum += at(c.sx, vx, idx) * at(c.sy, vy, idx);
+        }
+        want.push_back(sum);
+      });
+      EXPECT_EQ(shape_of(out), res) << what;
+      expect_near(values_of(out), want, what);
+    }
+}
+
+TEST_P(LinalgExt, VecdotRejectsABroadcastDim) {
+  Tensor x(random({4, 5}, EK_FLOAT32, 91)), y(random({4, 1}, EK_FLOAT32, 92)), out;
+  EK_FAILS(ek_vecdot(nullptr, x, y, -1, out.out()), EK_ERROR_SHAPE,
+           "ek_vecdot: dim -1 of x [4,5] and y [4,1] must exist in both with one size");
+  Tensor z(random({5}, EK_FLOAT32, 93));
+  EK_FAILS(ek_vecdot(nullptr, x, z, 0, out.out()), EK_ERROR_SHAPE, "dim 0");
+  EK_FAILS(ek_vecdot(nullptr, x, x, 2, out.out()), EK_ERROR_INDEX, "dim 2 is out of range");
+  Tensor s(random({}, EK_FLOAT32, 94));
+  EK_FAILS(ek_vecdot(nullptr, s, s, 0, out.out()), EK_ERROR_SHAPE, "at least one dim");
+  EXPECT_EQ(out.t, nullptr);
+}
+
+TEST_P(LinalgExt, OuterOfVectors) {
+  for (ek_dtype dt : {EK_FLOAT32, EK_INT8, EK_BOOL}) {
+    Tensor a(random_ints({5}, dt, 101)), b(random_ints({3}, dt, 102)), out;
+    EK_OK(ek_outer(nullptr, a, b, out.out()));
+    EXPECT_EQ(shape_of(out), (Shape{5, 3}));
+    EXPECT_EQ(dtype_of(out), dt);
+    const auto va = ints_of(a), vb = ints_of(b), got = ints_of(out);
+    if (dt == EK_FLOAT32) continue;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_EQ(got[i * 3 + j], dt == EK_BOOL ? (va[i] && vb[j])
+                                                : wrap(static_cast<uint64_t>(va[i] * vb[j]), dt));
+  }
+  Tensor x(random({4}, EK_FLOAT64, 103)), y(random({0}, EK_FLOAT64, 104)), empty;
+  EK_OK(ek_outer(nullptr, x, y, empty.out()));
+  EXPECT_EQ(shape_of(empty), (Shape{4, 0}));
+  Tensor m(random({2, 2}, EK_FLOAT64, 105)), bad;
+  EK_FAILS(ek_outer(nullptr, m, x, bad.out()), EK_ERROR_SHAPE, "ek_outer: a [2,2] and b [4] must be 1-D");
+}
+
+// Issue 18's "wrong today": sum/prod/cumsum/cumprod honour an integer *out's
+// dtype (dtype=int32 in the bindings) by wrapping the int64 result.
+TEST_P(LinalgExt, IntegerSumIntoAnotherIntegerDtypeWraps) {
+  Tensor x(random_ints({6, 50}, EK_INT32, 111));
+  const auto v = ints_of(x);
+  Tensor sum16(random_ints({6}, EK_INT16, 112)), prod8(random_ints({6}, EK_UINT8, 113));
+  const int dim = 1;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, x, 1, &dim, 0, &sum16.t));
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, x, 1, &dim, 0, &prod8.t));
+  std::vector<int64_t> want_sum, want_prod;
+  for (int i = 0; i < 6; ++i) {
+    uint64_t s = 0, p = 1;
+    for (int j = 0; j < 50; ++j) {
+      s += static_cast<uint64_t>(v[i * 50 + j]);
+      p *= static_cast<uint64_t>(v[i * 50 + j]);
+    }
+    want_sum.push_back(wrap(s, EK_INT16));
+    want_prod.push_back(wrap(p, EK_UINT8));
+  }
+  EXPECT_EQ(ints_of(sum16), want_sum);
+  EXPECT_EQ(ints_of(prod8), want_prod);
+  Tensor cum(random_ints({6, 50}, EK_INT8, 114));
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, 1, &cum.t));
+  const auto got = ints_of(cum);
+  for (int i = 0; i < 6; ++i) {
+    uint64_t s = 0;
+    for (int j = 0; j < 50; ++j) {
+      s += static_cast<uint64_t>(v[i * 50 + j]);
+      ASSERT_EQ(got[i * 50 + j], wrap(s, EK_INT8)) << i << "," << j;
+    }
+  }
+  Tensor f(random({6}, EK_FLOAT32, 115)), bits(random_ints({6}, EK_BOOL, 116)), short_out(random_ints({5}, EK_INT16, 117));
+  EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 1, &dim, 0, &f.t), EK_ERROR_DTYPE, "ek_reduce");
+  EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 1, &dim, 0, &bits.t), EK_ERROR_DTYPE, "ek_reduce");
+  EK_FAILS(ek_reduce(nullptr, EK_REDUCE_SUM, x, 1, &dim, 0, &short_out.t), EK_ERROR_SHAPE, "ek_reduce");
+  EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MAX, x, 1, &dim, 0, &sum16.t), EK_ERROR_DTYPE, "ek_reduce");
 }
 
 }  // namespace

@@ -14,11 +14,21 @@
 
 #include "core/backend.hpp"
 #include "ops/gemm_plan.hpp"
+#include "ops/matmul.hpp"
 #include "ops/promote.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
 
 namespace ek {
+
+ek_status check_product_dtype(ek_dtype dt) {
+  EK_CHECK(dtype_is_float(dt) || gemm_int_dtype(dt), EK_ERROR_DTYPE,
+           "%s operands are not supported (uint8, int8, int16, int32, int64, float16, bfloat16, "
+           "float32 or float64)",
+           ek_dtype_name(dt));
+  return EK_SUCCESS;
+}
+
 namespace {
 
 struct Release {
@@ -243,14 +253,6 @@ ek_status scale(ek_stream s, ek_tensor c, const Coefficients &k) {
 }
 
 // ---- argument checks
-
-ek_status check_product_dtype(ek_dtype dt) {
-  EK_CHECK(dtype_is_float(dt) || gemm_int_dtype(dt), EK_ERROR_DTYPE,
-           "%s operands are not supported (uint8, int8, int16, int32, int64, float16, bfloat16, "
-           "float32 or float64)",
-           ek_dtype_name(dt));
-  return EK_SUCCESS;
-}
 
 ek_status check_dtypes(const ek_tensor_s *a, const char *a_name, const ek_tensor_s *b,
                        const char *b_name) {
