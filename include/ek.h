@@ -1199,7 +1199,7 @@ EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tens
  *  EK_ERROR_SHAPE otherwise; negative dims count from the end; a dim listed
  *  twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both NULL: the
  *  last ndims dims of a with the first ndims of b, in order
- *  (tensordot(a, b, dims=ndims)); one NULL without the other is
+ *  (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is
  *  EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer
  *  product). The result's dims are a's uncontracted dims, then b's, in
  *  order; more than EK_MAX_DIMS is EK_ERROR_SHAPE. */

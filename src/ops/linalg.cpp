@@ -80,7 +80,7 @@ int free_dims(const ek_tensor_s *t, const bool *used, int *dims, int64_t *sizes)
 // last n with b's first n), checked: in range, distinct, equal sizes.
 ek_status contracted_dims(const ek_tensor_s *a, const ek_tensor_s *b, int n, const int *a_dims,
                           const int *b_dims, int *da, int *db) {
-  EK_CHECK((a_dims == nullptr) == (b_dims == nullptr), EK_ERROR_INVALID_ARGUMENT,
+  EK_CHECK(n == 0 || (a_dims == nullptr) == (b_dims == nullptr), EK_ERROR_INVALID_ARGUMENT,
            "a_dims and b_dims must both be given or both be NULL");
   EK_CHECK(n >= 0 && n <= std::min(a->ndim, b->ndim), EK_ERROR_INVALID_ARGUMENT,
            "ndims = %d must be in [0, %d] for %s and %s", n, std::min(a->ndim, b->ndim),
