@@ -418,4 +418,22 @@ TEST_P(LinalgExt, IntegerSumIntoAnotherIntegerDtypeWraps) {
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MAX, x, 1, &dim, 0, &sum16.t), EK_ERROR_DTYPE, "ek_reduce");
 }
 
+TEST_P(LinalgExt, ViewsSufficeWithoutCopies) {
+  auto allocations = [&](auto call) {
+    ek_memory_stats before = EK_MEMORY_STATS_INIT, after = EK_MEMORY_STATS_INIT;
+    EXPECT_EQ(ek_memory_get_stats(ctx, &before), EK_SUCCESS);
+    Tensor out;
+    EXPECT_EQ(call(out.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(ek_memory_get_stats(ctx, &after), EK_SUCCESS);
+    return after.alloc_count - before.alloc_count;
+  };
+  Tensor a(random({3, 4, 5}, EK_FLOAT32, 121)), b(random({4, 5, 6}, EK_FLOAT32, 122));
+  EXPECT_EQ(allocations([&](ek_tensor *o) { return ek_tensordot(nullptr, a, b, 2, nullptr, nullptr, o); }),
+            1u) << "contiguous operands reshape to matrices without copies";
+  Tensor x(random({4, 5}, EK_FLOAT32, 123)), y(random({5}, EK_FLOAT32, 124));
+  EXPECT_EQ(allocations([&](ek_tensor *o) { return ek_vecdot(nullptr, x, y, -1, o); }), 1u);
+  EXPECT_EQ(allocations([&](ek_tensor *o) { return ek_vecdot(nullptr, x, x, 0, o); }), 1u)
+      << "a leading dim is read in place through strides";
+}
+
 }  // namespace
