@@ -1520,12 +1520,12 @@ class Tensor:
     def matmul(input, other, *, out=None):
         """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
         operands are promoted to row/column vectors, leading dims are batch dims
-        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        and broadcast. Floats and integers (wrapping); mixed dtypes promote.
         """
     def dot(input, other, *, out=None):
         """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
         operands are promoted to row/column vectors, leading dims are batch dims
-        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        and broadcast. Floats and integers (wrapping); mixed dtypes promote.
         """
     def __invert__(input, *, out=None):
         """~x: logical not for bool tensors, bitwise not (x ^ -1) for integers;
@@ -3381,7 +3381,7 @@ def axpby(alpha, x, beta, y, *, out=None):
 def matmul(input, other, *, out=None):
     """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
     operands are promoted to row/column vectors, leading dims are batch dims
-    and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+    and broadcast. Floats and integers (wrapping); mixed dtypes promote.
     """
 
 def gemm(a, b, c, *, alpha: float=1.0, beta: float=0.0):
