@@ -1064,7 +1064,8 @@ EK_API ek_status ek_reduce_with_indices(ek_stream stream, ek_reduce_op op, ek_te
  *  promoted dtype. */
 EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b,
                           ek_tensor *out);
-/** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
+/** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both
+ *  NULL: a copy of x, as the array API's clip without bounds). x's
  *  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN
  *  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to
  *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are

@@ -1027,12 +1027,13 @@ std::pair<Tensor, Tensor> reduce_with_indices(ReduceOp op, const Tensor &x, int 
 /// 0.5 are true, -0.0 false); the result has a's and b's promoted dtype.
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg stream = {});
 
-/// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in
-/// x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi
-/// everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
-/// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
-/// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-/// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+/// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a copy of x,
+/// as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN, and a NaN
+/// bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds
+/// are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
+/// truncated toward zero and saturated to x's range, so the result is the exact clamp cast to
+/// x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer
+/// x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
 Tensor clamp(const Tensor &x, const std::optional<Scalar> &lo = std::nullopt, const std::optional<Scalar> &hi = std::nullopt, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start

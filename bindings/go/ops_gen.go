@@ -2647,12 +2647,13 @@ func (t *Tensor) ClampOn(lo any, hi any, s *Stream, out *Tensor) (*Tensor, error
 	return result(C.ekgo_op_ek_clamp(hs(s), h(t), loHas, loC, hiHas, hiC, h(out)), out, contextOf(t))
 }
 
-// Clamp wraps ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
-// dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi
-// gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
-// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result
-// is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a
-// NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+// Clamp wraps ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both
+// NULL: a copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays
+// NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as
+// PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x
+// they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast
+// to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x
+// is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
 func (t *Tensor) Clamp(lo any, hi any) (*Tensor, error) {
 	return t.ClampOn(lo, hi, nil, nil)
 }

@@ -384,12 +384,13 @@ def where(cond, a, b, *, out=None):
 
 
 def clamp(x, lo, hi, *, out=None):
-    """ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype,
-    shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi
-    gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32,
-    as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
-    result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-    included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
+    """ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a
+    copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN,
+    and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as
+    PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer
+    x they are truncated toward zero and saturated to x's range, so the result is the exact
+    clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound
+    with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
     """
     x = _arg(x, None)
     ctx = x._ctx

@@ -1473,7 +1473,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'lo', 'hi', 'out'),
-        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.",
+        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.",
     ),
     'ek_lerp': (
         ek_status,

@@ -2730,7 +2730,8 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's"]
+    #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both"]
+    #[doc = "  NULL: a copy of x, as the array API's clip without bounds). x's"]
     #[doc = "  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN"]
     #[doc = "  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to"]
     #[doc = "  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are"]
