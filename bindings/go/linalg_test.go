@@ -32,6 +32,8 @@ func TestLinalgExt(t *testing.T) {
 	s.nok(i.ReduceInto(ek.ReduceSum, nil, false, narrow))
 	eq(t, item[int8](s, narrow), int8(44), "sum into int8 wraps")
 
+	eq(t, vals[float64](s, s.k(x.Clamp(nil, nil))), []float64{1, 2, 3, 4, 5, 6}, "clamp without bounds copies")
+
 	_, err := x.Tensordot(x, []int{0}, []int{1})
 	wantErr(t, err, ek.StatusShape, "ek_tensordot: a's dim 0 (size 2) and b's dim 1 (size 3) differ")
 	_, err = x.TensordotN(x, 3)

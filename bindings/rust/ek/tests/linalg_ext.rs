@@ -29,6 +29,8 @@ fn tensordot_vecdot_outer() {
     assert_eq!(a.tensordot_n(&a, 0).unwrap().shape(), vec![2, 3, 2, 3]);
     let w = Tensor::from_slice(&ctx, &[3], &[1.0f64, 0.0, -1.0]).unwrap();
     assert_eq!(a.vecdot(&w, -1).unwrap().to_vec::<f64>().unwrap(), [-2.0, -2.0]);
+    let copy = a.clamp(None::<f64>, None::<f64>).unwrap(); // no bound: a copy
+    assert_eq!(copy.to_vec::<f64>().unwrap(), a.to_vec::<f64>().unwrap());
     let u = Tensor::from_slice(&ctx, &[2], &[1i32, 2]).unwrap();
     let o = u.outer(&u).unwrap();
     assert_eq!((o.shape(), o.to_vec::<i32>().unwrap()), (vec![2, 2], vec![1, 2, 2, 4]));
