@@ -4,8 +4,6 @@
 // or a given *out is not contiguous (the product goes through a temporary).
 // Every argument is checked here, so messages name these functions.
 #include <algorithm>
-#include <memory>
-#include <vector>
 
 #include "core/internal.hpp"
 #include "ops/matmul.hpp"
@@ -14,10 +12,7 @@
 namespace ek {
 namespace {
 
-struct Release {
-  void operator()(ek_tensor t) const { ek_tensor_release(t); }
-};
-using Owned = std::unique_ptr<ek_tensor_s, Release>;
+using Owned = OwnedTensor;
 
 // a and b on one context, of dtypes whose promotion a product takes.
 ek_status check_operands(const ek_tensor_s *a, const ek_tensor_s *b, ek_dtype *dt) {

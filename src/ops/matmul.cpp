@@ -31,10 +31,7 @@ ek_status check_product_dtype(ek_dtype dt) {
 
 namespace {
 
-struct Release {
-  void operator()(ek_tensor t) const { ek_tensor_release(t); }
-};
-using Owned = std::unique_ptr<ek_tensor_s, Release>;
+using Owned = OwnedTensor;
 
 // The product as a batch of [m, k] @ [k, n] over the batch dims `batch`.
 struct Product {
