@@ -1131,7 +1131,13 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
  * counts as the maximum (and the minimum); any/all -> bool. Over zero
  * elements: sum 0, prod 1, mean/var NaN, any false, all true; max, min,
  * argmax, argmin and norm_inf fail with EK_ERROR_SHAPE. Results are the same
- * bits from run to run (fixed summation order, no atomics). */
+ * bits from run to run (fixed summation order, no atomics). SUM and PROD of
+ * bool or integers also write into a given *out of another integer dtype
+ * (uint8 ... int32; not bool): the int64 result wrapped to its width, which
+ * equals wrapping arithmetic in that dtype (how the bindings honour
+ * dtype=int32; for a float dtype= they cast the input first, as the array API
+ * says). ndims == 0 always means every dim: to reduce none (the bindings'
+ * dim=()), a caller copies x instead. */
 
 #define EK_REDUCE_OP_LIST(X)            \
   X(EK_REDUCE_SUM, 0, "sum")            \
@@ -1190,7 +1196,8 @@ EK_API ek_status ek_reduce_with_indices(ek_stream stream, ek_reduce_op op, ek_te
  *  promoted dtype. */
 EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b,
                           ek_tensor *out);
-/** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
+/** out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both
+ *  NULL: a copy of x, as the array API's clip without bounds). x's
  *  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN
  *  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to
  *  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
@@ -1322,17 +1329,24 @@ typedef enum {
 } ek_scan_op;
 
 /** Inclusive cumulative sum or product along dim. Result dtype: int64 for
- *  bool and integers (wrapping around on overflow), x's dtype for floats
+ *  bool and integers (wrapping around on overflow; a given *out of another
+ *  integer dtype receives it wrapped to that width, as ek_reduce's SUM and
+ *  PROD), x's dtype for floats
  *  (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on
  *  the CPU, so sums differ by about 1e-6 times the sum of |x| over the
  *  prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT. */
 EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, ek_tensor *out);
 
 /* ---------------------------------------------------------------- matrix products
- * float16, bfloat16, float32 and float64; both operands of one dtype
- * (EK_ERROR_DTYPE otherwise, integer dtypes included), the result in that
- * dtype. f16/bf16 accumulate in f32, f32 in f32 on a BLAS (in f64 on the
- * CPU's built-in loops), f64 in f64.
+ * float16, bfloat16, float32 and float64, and the integer dtypes uint8, int8,
+ * int16, int32 and int64 (bool: EK_ERROR_DTYPE). ek_matmul promotes two
+ * different dtypes as ek_binary (int8 @ uint8 -> int16, int32 @ float32 ->
+ * float32) by casting one operand to a temporary; ek_gemm needs a, b and c of
+ * one dtype (EK_ERROR_DTYPE). f16/bf16 accumulate in f32, f32 in f32 on a
+ * BLAS (in f64 on the CPU's built-in loops), f64 in f64. Integer products are
+ * exact modulo 2^bits of the result dtype (they wrap on overflow, as NumPy
+ * and PyTorch): on CUDA a tiled kernel of libek's own accumulating in 32-bit
+ * (int64: 64-bit) unsigned arithmetic, on the CPU the built-in loops.
  * float32 uses TF32 tensor cores only when the context's config sets
  * allow_tf32. On CUDA these run asynchronously on cuBLAS, loaded on first use
  * (libcublas.so.13, .so.12, then .so; EK_ERROR_LIBRARY naming the files tried
@@ -1360,10 +1374,48 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
  *  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old
  *  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading
  *  a or b (as BLAS). alpha and beta of any real kind are converted to the
- *  compute type (double for f64, float otherwise). c must not overlap a or b
+ *  compute type (double for f64, float otherwise); for integer dtypes they
+ *  must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT
+ *  otherwise) and the arithmetic wraps. c must not overlap a or b
  *  (EK_ERROR_INVALID_ARGUMENT). */
 EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b,
                          ek_scalar beta, ek_tensor c);
+
+/* ---------------------------------------------------------------- linear algebra
+ * Products composed from views of the operands and ek_matmul (ek_outer:
+ * ek_binary), so dtypes and accumulation follow "matrix products" above:
+ * the operands' dtypes promote as ek_binary, bool is EK_ERROR_DTYPE (but in
+ * ek_outer), integers wrap. Nothing is copied but an operand whose permuted
+ * dims no reshape view can merge (tensordot) or a promoted operand. The
+ * op-output convention holds: *out NULL allocates a C-contiguous result; a
+ * given *out must have the result's shape (EK_ERROR_SHAPE) and dtype
+ * (EK_ERROR_DTYPE), may have any strides (a non-contiguous one is written
+ * through a temporary) and must not overlap an operand
+ * (EK_ERROR_INVALID_ARGUMENT). Operands share one context. */
+
+/** numpy.tensordot / torch.tensordot: sums the products of a and b over
+ *  ndims pairs of dims, a's a_dims[i] with b's b_dims[i] (equal sizes,
+ *  EK_ERROR_SHAPE otherwise; negative dims count from the end; a dim listed
+ *  twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both NULL: the
+ *  last ndims dims of a with the first ndims of b, in order
+ *  (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is
+ *  EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer
+ *  product). The result's dims are a's uncontracted dims, then b's, in
+ *  order; more than EK_MAX_DIMS is EK_ERROR_SHAPE. */
+EK_API ek_status ek_tensordot(ek_stream stream, ek_tensor a, ek_tensor b, int ndims,
+                              const int *a_dims, const int *b_dims, ek_tensor *out);
+/** The array API's vecdot for real dtypes: sum(x * y) along dim, with the
+ *  other dims broadcast (NumPy rules). dim counts in the broadcast shape
+ *  (negative from the end) and must exist in both x and y with one size:
+ *  the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands:
+ *  EK_ERROR_SHAPE. The result has the broadcast shape without dim. */
+EK_API ek_status ek_vecdot(ek_stream stream, ek_tensor x, ek_tensor y, int dim, ek_tensor *out);
+/** torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other
+ *  ndims: EK_ERROR_SHAPE), as ek_binary MUL of a viewed [m, 1] and b viewed
+ *  [1, n]: any dtypes (bool included), promoted, exact (one rounding per
+ *  element), and *out follows ek_binary's rules (its dtype may differ as the
+ *  elementwise *out rule allows). */
+EK_API ek_status ek_outer(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *out);
 
 /* ---------------------------------------------------------------- indexing
  * PyTorch semantics. Index tensors are int64 or int32 (EK_ERROR_DTYPE

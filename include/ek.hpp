@@ -1096,13 +1096,13 @@ std::pair<Tensor, Tensor> reduce_with_indices(ReduceOp op, const Tensor &x, int 
 /// 0.5 are true, -0.0 false); the result has a's and b's promoted dtype.
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg stream = {});
 
-/// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in
-/// x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi
-/// everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
-/// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
-/// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-/// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
-/// uint64 x is ordered as unsigned.
+/// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a copy of x,
+/// as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN, and a NaN
+/// bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds
+/// are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
+/// truncated toward zero and saturated to x's range, so the result is the exact clamp cast to
+/// x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer
+/// x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned.
 Tensor clamp(const Tensor &x, const std::optional<Scalar> &lo = std::nullopt, const std::optional<Scalar> &hi = std::nullopt, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = start + weight * (end - start), float tensors only (EK_ERROR_DTYPE otherwise); start
@@ -1171,9 +1171,10 @@ Tensor diff(const Tensor &x, int64_t n, int dim, const Tensor &prepend, const Te
 Tensor softmax(SoftmaxKind kind, const Tensor &x, int dim, Tensor *out = nullptr, StreamArg stream = {});
 
 /// Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers
-/// (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32
-/// accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of
-/// |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.
+/// (wrapping around on overflow; a given *out of another integer dtype receives it wrapped to
+/// that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16 accumulate in f32;
+/// f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the
+/// sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.
 Tensor scan(ScanOp op, const Tensor &x, int dim, Tensor *out = nullptr, StreamArg stream = {});
 
 /// NumPy matmul: 1-D @ 1-D is a dot product (0-d result); a 1-D left operand is a row vector, a
@@ -1183,6 +1184,27 @@ Tensor scan(ScanOp op, const Tensor &x, int dim, Tensor *out = nullptr, StreamAr
 /// == 0 gives zeros. A given *out may have any strides but must not overlap a or b
 /// (EK_ERROR_INVALID_ARGUMENT).
 Tensor matmul(const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg stream = {});
+
+/// numpy.tensordot / torch.tensordot: sums the products of a and b over ndims pairs of dims,
+/// a's a_dims[i] with b's b_dims[i] (equal sizes, EK_ERROR_SHAPE otherwise; negative dims count
+/// from the end; a dim listed twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both NULL:
+/// the last ndims dims of a with the first ndims of b, in order (tensordot(a, b, dims=ndims));
+/// one NULL without the other (ndims > 0) is EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's,
+/// b's ndim)] (0: the outer product). The result's dims are a's uncontracted dims, then b's, in
+/// order; more than EK_MAX_DIMS is EK_ERROR_SHAPE.
+Tensor tensordot(const Tensor &a, const Tensor &b, Span<int> a_dims = {}, Span<int> b_dims = {}, Tensor *out = nullptr, StreamArg stream = {});
+
+/// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
+/// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
+/// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
+/// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+Tensor vecdot(const Tensor &x, const Tensor &y, int dim, Tensor *out = nullptr, StreamArg stream = {});
+
+/// torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims: EK_ERROR_SHAPE),
+/// as ek_binary MUL of a viewed [m, 1] and b viewed [1, n]: any dtypes (bool included),
+/// promoted, exact (one rounding per element), and *out follows ek_binary's rules (its dtype
+/// may differ as the elementwise *out rule allows).
+Tensor outer(const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg stream = {});
 
 /// out = x's slices along dim at index's positions (torch.index_select); index is 1-D (or 0-d,
 /// taken as one index); out has x's shape with dim's size replaced by index's length. A 0-d x
@@ -1980,6 +2002,9 @@ class Tensor : public detail::Shared<ek_tensor> {
   Tensor softmax(SoftmaxKind kind, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::softmax(kind, *this, dim, out, stream); }
   Tensor scan(ScanOp op, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::scan(op, *this, dim, out, stream); }
   Tensor matmul(const Tensor &b, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::matmul(*this, b, out, stream); }
+  Tensor tensordot(const Tensor &b, Span<int> a_dims = {}, Span<int> b_dims = {}, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::tensordot(*this, b, a_dims, b_dims, out, stream); }
+  Tensor vecdot(const Tensor &y, int dim, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::vecdot(*this, y, dim, out, stream); }
+  Tensor outer(const Tensor &b, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::outer(*this, b, out, stream); }
   Tensor index_select(int dim, const Tensor &index, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::index_select(*this, dim, index, out, stream); }
   Tensor gather(int dim, const Tensor &index, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::gather(*this, dim, index, out, stream); }
   Tensor scatter(int dim, const Tensor &index, const Tensor &src, bool accumulate = false, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::scatter(*this, dim, index, src, accumulate, out, stream); }
@@ -2425,6 +2450,24 @@ inline Tensor scan(ScanOp op, const Tensor &x, int dim, Tensor *out, StreamArg s
 inline Tensor matmul(const Tensor &a, const Tensor &b, Tensor *out, StreamArg stream) {
   ek_tensor o_out = detail::out_of(out);
   detail::check(ek_matmul(stream.c, a.get(), b.get(), &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor tensordot(const Tensor &a, const Tensor &b, Span<int> a_dims, Span<int> b_dims, Tensor *out, StreamArg stream) {
+  const auto c_a_dims = detail::c_array(a_dims);
+  const auto c_b_dims = detail::c_array(b_dims);
+  const auto ndims = detail::count<int>("ek_tensordot", "a_dims b_dims", {c_a_dims.size(), c_b_dims.size()});
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_tensordot(stream.c, a.get(), b.get(), ndims, c_a_dims.data(), c_b_dims.data(), &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor vecdot(const Tensor &x, const Tensor &y, int dim, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_vecdot(stream.c, x.get(), y.get(), dim, &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor outer(const Tensor &a, const Tensor &b, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_outer(stream.c, a.get(), b.get(), &o_out));
   return detail::result(out, o_out);
 }
 inline Tensor index_select(const Tensor &x, int dim, const Tensor &index, Tensor *out, StreamArg stream) {

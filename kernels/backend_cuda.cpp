@@ -8,6 +8,7 @@
 #include "kernels/elementwise.cuh"
 #include "core/gpu.hpp"
 #include "kernels/indexing.cuh"
+#include "kernels/int_gemm.cuh"
 #include "core/internal.hpp"
 #include "kernels/random.cuh"
 #include "kernels/reduce.cuh"
@@ -79,6 +80,8 @@ ek_status scan(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 }
 
 ek_status gemm(ek_context ctx, ek_stream s, const GemmPlan &p) {
+  if (gemm_int_dtype(p.dtype))
+    return launch(ctx, "integer matmul kernel", [&] { return cuda::int_gemm(p, s->native); });
   if (!stream_capturing(s)) return blas::gemm(ctx, s->native, p);
   // cuBLAS's recommended workspace for Hopper; stream order keeps the block
   // for the captured product, and later captured work on s may reuse it.

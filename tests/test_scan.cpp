@@ -238,7 +238,11 @@ TEST_P(Scan, InPlaceWhenOutIsX) {
   EK_OK(ek_scan(nullptr, EK_SCAN_SUM, t, 1, &o));
   EXPECT_EQ(to_host<int64_t>(i), (std::vector<int64_t>{1, 2, 3, 5, 7, 9, 12, 15, 18, 22, 26, 30}));
   Tensor i32(make({3}, EK_INT32, {1, 2, 3}));
-  o = i32.t;  // the result is int64: x itself cannot hold it
+  o = i32.t;  // the int64 result wrapped into x's int32 (the integer-out rule)
+  EK_OK(ek_scan(nullptr, EK_SCAN_SUM, i32, 0, &o));
+  EXPECT_EQ(to_host<int32_t>(i32), (std::vector<int32_t>{1, 3, 6}));
+  Tensor f32(make({3}, EK_FLOAT32, {1, 2, 3}));
+  o = f32.t;  // a float out is no integer out
   EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, i32, 0, &o), EK_ERROR_DTYPE, "int64");
 }
 

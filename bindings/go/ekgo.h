@@ -919,6 +919,60 @@ static inline ekgo_status ekgo_into_ek_matmul(uintptr_t stream, uintptr_t a, uin
 static inline ek_status ekgo_ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b, ek_scalar beta, ek_tensor c, char **msg) {
   return ekgo_fail(ek_gemm(stream, alpha, a, b, beta, c), msg);
 }
+static inline ek_status ekgo_ek_tensordot(ek_stream stream, ek_tensor a, ek_tensor b, int ndims, const int * a_dims, const int * b_dims, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_tensordot(stream, a, b, ndims, a_dims, b_dims, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_tensordot(uintptr_t stream, uintptr_t a, uintptr_t b, int ndims, const int * a_dims, const int * b_dims, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_tensordot((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, ndims, a_dims, b_dims, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_tensordot(uintptr_t stream, uintptr_t a, uintptr_t b, int ndims, const int * a_dims, const int * b_dims, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_tensordot((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, ndims, a_dims, b_dims, &o0), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_vecdot(ek_stream stream, ek_tensor x, ek_tensor y, int dim, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_vecdot(stream, x, y, dim, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_vecdot(uintptr_t stream, uintptr_t x, uintptr_t y, int dim, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_vecdot((ek_stream)stream, (ek_tensor)x, (ek_tensor)y, dim, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_vecdot(uintptr_t stream, uintptr_t x, uintptr_t y, int dim, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_vecdot((ek_stream)stream, (ek_tensor)x, (ek_tensor)y, dim, &o0), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_outer(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_outer(stream, a, b, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_outer(uintptr_t stream, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_outer((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_outer(uintptr_t stream, uintptr_t a, uintptr_t b, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_outer((ek_stream)stream, (ek_tensor)a, (ek_tensor)b, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_index_select(ek_stream stream, ek_tensor x, int dim, ek_tensor index, ek_tensor * out, char **msg) {
   return ekgo_fail(ek_index_select(stream, x, dim, index, out), msg);
 }

@@ -2647,13 +2647,13 @@ func (t *Tensor) ClampOn(lo any, hi any, s *Stream, out *Tensor) (*Tensor, error
 	return result(C.ekgo_op_ek_clamp(hs(s), h(t), loHas, loC, hiHas, hiC, h(out)), out, contextOf(t))
 }
 
-// Clamp wraps ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's
-// dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi
-// gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
-// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result
-// is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a
-// NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is
-// ordered as unsigned.
+// Clamp wraps ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both
+// NULL: a copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays
+// NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as
+// PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x
+// they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast
+// to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x
+// is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned.
 func (t *Tensor) Clamp(lo any, hi any) (*Tensor, error) {
 	return t.ClampOn(lo, hi, nil, nil)
 }
@@ -3037,9 +3037,10 @@ func (t *Tensor) ScanOn(op ScanOp, dim int, s *Stream, out *Tensor) (*Tensor, er
 }
 
 // Scan wraps ek_scan: Inclusive cumulative sum or product along dim. Result dtype: int64 for bool
-// and integers (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32;
-// f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of
-// |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.
+// and integers (wrapping around on overflow; a given *out of another integer dtype receives it
+// wrapped to that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16 accumulate
+// in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times
+// the sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.
 func (t *Tensor) Scan(op ScanOp, dim int) (*Tensor, error) {
 	return t.ScanOn(op, dim, nil, nil)
 }
@@ -3114,6 +3115,131 @@ func (t *Tensor) MatmulInto(b *Tensor, out *Tensor) error {
 	}
 	defer pn.unpin()
 	r := C.ekgo_into_ek_matmul(0, h(t), h(b), h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_tensordot
+
+// TensordotOn is Tensordot on stream s (nil: the default stream), writing into out when not nil
+// (ek_tensordot).
+func (t *Tensor) TensordotOn(b *Tensor, aDims []int, bDims []int, s *Stream, out *Tensor) (*Tensor, error) {
+	aDimsC, keepaDims := intptr(aDims)
+	defer runtime.KeepAlive(keepaDims)
+	bDimsC, keepbDims := intptr(bDims)
+	defer runtime.KeepAlive(keepbDims)
+	if bDims != nil && len(bDims) != len(aDims) {
+		return nil, bindingError(StatusInvalidArgument, "ek.Tensor.Tensordot: %d b_dims for %d a_dims", len(bDims), len(aDims))
+	}
+	pn, err := pin(s, t, b, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_tensordot(hs(s), h(t), h(b), C.int(len(aDims)), aDimsC, bDimsC, h(out)), out, contextOf(t))
+}
+
+// Tensordot wraps ek_tensordot: numpy.tensordot / torch.tensordot: sums the products of a and b
+// over ndims pairs of dims, a's a_dims[i] with b's b_dims[i] (equal sizes, EK_ERROR_SHAPE
+// otherwise; negative dims count from the end; a dim listed twice is EK_ERROR_INVALID_ARGUMENT).
+// a_dims and b_dims both NULL: the last ndims dims of a with the first ndims of b, in order
+// (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is
+// EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer product). The result's
+// dims are a's uncontracted dims, then b's, in order; more than EK_MAX_DIMS is EK_ERROR_SHAPE.
+func (t *Tensor) Tensordot(b *Tensor, aDims []int, bDims []int) (*Tensor, error) {
+	return t.TensordotOn(b, aDims, bDims, nil, nil)
+}
+
+// TensordotInto writes Tensordot into out (ek_tensordot; where ek.h allows, an output may be an
+// input: in place, converted to the output's dtype).
+func (t *Tensor) TensordotInto(b *Tensor, aDims []int, bDims []int, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	aDimsC, keepaDims := intptr(aDims)
+	defer runtime.KeepAlive(keepaDims)
+	bDimsC, keepbDims := intptr(bDims)
+	defer runtime.KeepAlive(keepbDims)
+	if bDims != nil && len(bDims) != len(aDims) {
+		return bindingError(StatusInvalidArgument, "ek.Tensor.Tensordot: %d b_dims for %d a_dims", len(bDims), len(aDims))
+	}
+	pn, err := pin(t, b, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_tensordot(0, h(t), h(b), C.int(len(aDims)), aDimsC, bDimsC, h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_vecdot
+
+// VecdotOn is Vecdot on stream s (nil: the default stream), writing into out when not nil
+// (ek_vecdot).
+func (t *Tensor) VecdotOn(y *Tensor, dim int, s *Stream, out *Tensor) (*Tensor, error) {
+	pn, err := pin(s, t, y, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_vecdot(hs(s), h(t), h(y), C.int(dim), h(out)), out, contextOf(t))
+}
+
+// Vecdot wraps ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the
+// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end)
+// and must exist in both x and y with one size: the contracted dim does not broadcast
+// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+func (t *Tensor) Vecdot(y *Tensor, dim int) (*Tensor, error) {
+	return t.VecdotOn(y, dim, nil, nil)
+}
+
+// VecdotInto writes Vecdot into out (ek_vecdot; where ek.h allows, an output may be an input: in
+// place, converted to the output's dtype).
+func (t *Tensor) VecdotInto(y *Tensor, dim int, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	pn, err := pin(t, y, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_vecdot(0, h(t), h(y), C.int(dim), h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_outer
+
+// OuterOn is Outer on stream s (nil: the default stream), writing into out when not nil
+// (ek_outer).
+func (t *Tensor) OuterOn(b *Tensor, s *Stream, out *Tensor) (*Tensor, error) {
+	pn, err := pin(s, t, b, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_outer(hs(s), h(t), h(b), h(out)), out, contextOf(t))
+}
+
+// Outer wraps ek_outer: torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims:
+// EK_ERROR_SHAPE), as ek_binary MUL of a viewed [m, 1] and b viewed [1, n]: any dtypes (bool
+// included), promoted, exact (one rounding per element), and *out follows ek_binary's rules (its
+// dtype may differ as the elementwise *out rule allows).
+func (t *Tensor) Outer(b *Tensor) (*Tensor, error) {
+	return t.OuterOn(b, nil, nil)
+}
+
+// OuterInto writes Outer into out (ek_outer; where ek.h allows, an output may be an input: in
+// place, converted to the output's dtype).
+func (t *Tensor) OuterInto(b *Tensor, out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	pn, err := pin(t, b, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_outer(0, h(t), h(b), h(out))
 	return check(r.status, r.msg)
 }
 

@@ -384,8 +384,10 @@ func TestMatmulGemm(t *testing.T) {
 
 	_, err := a.Matmul(a)
 	wantErr(t, err, ek.StatusShape, "ek_matmul")
-	_, err = a.Matmul(rhs)
-	wantErr(t, err, ek.StatusDType, "ek_matmul")
+	eq(t, s.k(a.Matmul(rhs)).DType(), ek.Float64, "mixed dtypes promote")
+	bits := from(s, []int64{2, 2}, true, false, true, true)
+	_, err = bits.Matmul(bits)
+	wantErr(t, err, ek.StatusDType, "ek_matmul: bool operands")
 	wantErr(t, c.Gemm(1, a, a, 0), ek.StatusShape, "ek_gemm")
 }
 

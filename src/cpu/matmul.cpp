@@ -1,11 +1,12 @@
 // CPU matrix products: float32/float64 on a BLAS (cpu/blas.cpp) when one
-// loads; otherwise, and for float16/bfloat16, loops where blocks of op(A) and
+// loads; otherwise, for float16/bfloat16 and integers, loops where blocks of op(A) and
 // op(B) are packed (converted to the accumulation type) into small contiguous
 // buffers that stay in cache, and a block of C accumulates over all of k
 // before it is written once.
 #include "cpu/matmul.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/blas.hpp"
@@ -29,7 +30,9 @@ struct Operand {
   Acc at(int64_t i, int64_t j) const {
     int64_t off = trans ? j + i * ld : i + j * ld;
     const auto es = static_cast<int64_t>(dtype_size(dtype));
-    return static_cast<Acc>(detail::load_scalar(base + off * es, dtype).f);
+    const detail::Scalar v = detail::load_scalar(base + off * es, dtype);
+    if constexpr (std::is_integral_v<Acc>) return static_cast<Acc>(v.i);  // wraps: unsigned Acc
+    else return static_cast<Acc>(v.f);
   }
 };
 
@@ -65,18 +68,37 @@ void multiply_block(const Acc *a, const Acc *b, Acc *acc, int64_t mb, int64_t kb
   }
 }
 
+// alpha and beta of the plan, and one C element, as Acc.
+template <typename Acc>
+Acc plan_alpha(const GemmPlan &p) {
+  if constexpr (std::is_integral_v<Acc>) return static_cast<Acc>(p.alpha_i);
+  else return static_cast<Acc>(p.alpha);
+}
+template <typename Acc>
+Acc plan_beta(const GemmPlan &p) {
+  if constexpr (std::is_integral_v<Acc>) return static_cast<Acc>(p.beta_i);
+  else return static_cast<Acc>(p.beta);
+}
+template <typename Acc>
+detail::Scalar as_scalar(Acc v) {
+  if constexpr (std::is_integral_v<Acc>) return detail::scalar_int(static_cast<int64_t>(v));
+  else return detail::scalar_float(static_cast<double>(v));
+}
+
 // C block = alpha * acc + beta * C (C not read when beta == 0).
 template <typename Acc>
 void store_block(const GemmPlan &p, char *c, const Acc *acc, int64_t i0, int64_t mb, int64_t j0,
                  int64_t nb) {
   const auto es = static_cast<int64_t>(dtype_size(p.dtype));
-  const auto alpha = static_cast<Acc>(p.alpha), beta = static_cast<Acc>(p.beta);
+  const Acc alpha = plan_alpha<Acc>(p), beta = plan_beta<Acc>(p);
+  const Operand old{c, p.ldc, false, p.dtype};
+  const bool read_c = std::is_integral_v<Acc> ? p.beta_i != 0 : p.beta != 0;
   for (int64_t i = 0; i < mb; ++i)
     for (int64_t j = 0; j < nb; ++j) {
       char *dst = c + ((i0 + i) + (j0 + j) * p.ldc) * es;
       Acc v = alpha * acc[i * nb + j];
-      if (p.beta != 0) v += beta * static_cast<Acc>(detail::load_scalar(dst, p.dtype).f);
-      detail::store_scalar(dst, p.dtype, detail::scalar_float(static_cast<double>(v)));
+      if (read_c) v += beta * old.at<Acc>(i0 + i, j0 + j);
+      detail::store_scalar(dst, p.dtype, as_scalar(v));
     }
 }
 
@@ -112,7 +134,7 @@ void run(const GemmPlan &p) {
 
 // Leading dims as BLAS requires them: at least the stored matrix's row count.
 bool plan_valid(const GemmPlan &p) {
-  if (!dtype_is_float(p.dtype) || p.m < 0 || p.n < 0 || p.k < 0 || p.batch < 0) return false;
+  if (!(dtype_is_float(p.dtype) || gemm_int_dtype(p.dtype)) || p.m < 0 || p.n < 0 || p.k < 0 || p.batch < 0) return false;
   const int64_t a_rows = p.trans_a ? p.k : p.m, b_rows = p.trans_b ? p.n : p.k;
   if (p.lda < std::max<int64_t>(1, a_rows) || p.ldb < std::max<int64_t>(1, b_rows) ||
       p.ldc < std::max<int64_t>(1, p.m))
@@ -135,7 +157,8 @@ int gemm(const GemmPlan &p) {
 int gemm_loops(const GemmPlan &p) {
   if (!plan_valid(p)) return 1;
   if (p.m == 0 || p.n == 0 || p.batch == 0) return 0;
-  if (p.dtype == kF16 || p.dtype == kBF16) run<float>(p);
+  if (gemm_int_dtype(p.dtype)) run<uint64_t>(p);  // wraps mod 2^64, then to the dtype
+  else if (p.dtype == kF16 || p.dtype == kBF16) run<float>(p);
   else run<double>(p);
   return 0;
 }

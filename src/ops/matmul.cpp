@@ -1,5 +1,5 @@
 // ek_matmul, ek_gemm: shape rules (NumPy matmul, batch broadcasting), dtype
-// checks and the mapping of row-major tensors onto BLAS's column-major
+// rules (ek_matmul promotes mixed operands by casting one) and the mapping of row-major tensors onto BLAS's column-major
 // products; the loops live in src/cpu/matmul.cpp, cuBLAS behind kernels/cublas.cpp.
 //
 // An operand whose matrices are row-major (strides (ld, 1)) or column-major
@@ -14,16 +14,24 @@
 
 #include "core/backend.hpp"
 #include "ops/gemm_plan.hpp"
+#include "ops/matmul.hpp"
+#include "ops/promote.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
 
 namespace ek {
+
+ek_status check_product_dtype(ek_dtype dt) {
+  EK_CHECK(dtype_is_float(dt) || gemm_int_dtype(dt), EK_ERROR_DTYPE,
+           "%s operands are not supported (uint8, int8, int16, int32, int64, float16, bfloat16, "
+           "float32 or float64)",
+           ek_dtype_name(dt));
+  return EK_SUCCESS;
+}
+
 namespace {
 
-struct Release {
-  void operator()(ek_tensor t) const { ek_tensor_release(t); }
-};
-using Owned = std::unique_ptr<ek_tensor_s, Release>;
+using Owned = OwnedTensor;
 
 // The product as a batch of [m, k] @ [k, n] over the batch dims `batch`.
 struct Product {
@@ -204,10 +212,17 @@ ek_status readable_operand(ek_context ctx, ek_stream s, const ek_tensor_s *t, co
   return EK_SUCCESS;
 }
 
+// alpha and beta in the compute type: doubles for floats, exact int64s
+// (wrapping arithmetic) for integers.
+struct Coefficients {
+  double alpha = 1, beta = 0;
+  int64_t alpha_i = 1, beta_i = 0;
+};
+
 // c = alpha a @ b + beta c for a non-empty product with k > 0; c's matrices
 // must be blas_readable.
 ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_tensor_s *a,
-                      const ek_tensor_s *b, const Operand &c, double alpha, double beta) {
+                      const ek_tensor_s *b, const Operand &c, const Coefficients &k) {
   Owned a_copy, b_copy;
   Operand oa, ob;
   EK_FORWARD(readable_operand(ctx, s, a, p, true, &a_copy, &oa));
@@ -215,8 +230,10 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
   bool swapped = false;
   GemmPlan pl = plan_of(oa.mat, ob.mat, c.mat, &swapped);
   pl.dtype = a->dtype;
-  pl.alpha = alpha;
-  pl.beta = beta;
+  pl.alpha = k.alpha;
+  pl.beta = k.beta;
+  pl.alpha_i = k.alpha_i;
+  pl.beta_i = k.beta_i;
   pl.tf32 = ctx->config.allow_tf32 != 0;
   EK_FORWARD(activate(ctx));
   const Operand *const ops[3] = {&oa, &ob, &c};
@@ -224,10 +241,12 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
 }
 
 // c = beta * c, what a product with k == 0 (or alpha == 0) leaves.
-ek_status scale(ek_stream s, ek_tensor c, double beta) {
-  if (beta == 1) return EK_SUCCESS;
-  if (beta == 0) return ek_fill(s, int_scalar(0), c);
-  return ek_binary_scalar(s, EK_BINARY_MUL, c, ek_scalar_float(beta), 0, &c);
+ek_status scale(ek_stream s, ek_tensor c, const Coefficients &k) {
+  const bool integer = gemm_int_dtype(c->dtype);
+  if (integer ? k.beta_i == 1 : k.beta == 1) return EK_SUCCESS;
+  if (integer ? k.beta_i == 0 : k.beta == 0) return ek_fill(s, int_scalar(0), c);
+  const ek_scalar beta = integer ? ek_scalar_int(k.beta_i) : ek_scalar_float(k.beta);
+  return ek_binary_scalar(s, EK_BINARY_MUL, c, beta, 0, &c);
 }
 
 // ---- argument checks
@@ -237,9 +256,34 @@ ek_status check_dtypes(const ek_tensor_s *a, const char *a_name, const ek_tensor
   EK_CHECK(a->dtype == b->dtype, EK_ERROR_DTYPE,
            "%s is %s and %s is %s: both need one dtype (cast first)", a_name,
            ek_dtype_name(a->dtype), b_name, ek_dtype_name(b->dtype));
-  EK_CHECK(dtype_is_float(a->dtype), EK_ERROR_DTYPE,
-           "%s operands are not supported (float16, bfloat16, float32 or float64)",
-           ek_dtype_name(a->dtype));
+  return check_product_dtype(a->dtype);
+}
+
+// x in dtype dt: x itself, or a cast copy kept in *copy.
+ek_status promoted(ek_stream s, ek_tensor x, ek_dtype dt, Owned *copy, ek_tensor *use) {
+  *use = x;
+  if (x->dtype == dt) return EK_SUCCESS;
+  ek_tensor c = nullptr;
+  EK_FORWARD(ek_cast(s, x, dt, &c));
+  copy->reset(c);
+  *use = c;
+  return EK_SUCCESS;
+}
+
+// alpha, beta for c's dtype: integers exactly (a non-integral value is
+// EK_ERROR_INVALID_ARGUMENT), floats rounded once to the compute type.
+ek_status coefficients(ek_scalar alpha, ek_scalar beta, ek_dtype dt, Coefficients *k) {
+  if (!gemm_int_dtype(dt)) {
+    const ek_dtype compute = dt == EK_FLOAT64 ? EK_FLOAT64 : EK_FLOAT32;
+    k->alpha = scalar_rounded_to(alpha, compute);
+    k->beta = scalar_rounded_to(beta, compute);
+    return EK_SUCCESS;
+  }
+  EK_CHECK(scalar_to_int64(alpha, &k->alpha_i) && scalar_to_int64(beta, &k->beta_i),
+           EK_ERROR_INVALID_ARGUMENT,
+           "alpha = %s and beta = %s must be integers in int64's range when c is %s (integer "
+           "arithmetic)",
+           format_scalar(alpha).c_str(), format_scalar(beta).c_str(), ek_dtype_name(dt));
   return EK_SUCCESS;
 }
 
@@ -320,18 +364,19 @@ ek_status matmul_into(ek_context ctx, ek_stream s, const Product &p, const ek_te
   if (tensor_numel(o) == 0) return EK_SUCCESS;
   if (p.k == 0) return ek_fill(s, int_scalar(0), o);
   const Operand c = result_operand(o, p);
-  if (blas_readable(c.mat)) return run_product(ctx, s, p, a, b, c, 1.0, 0.0);
+  if (blas_readable(c.mat)) return run_product(ctx, s, p, a, b, c, Coefficients());
   ek_tensor tmp = nullptr;
   EK_FORWARD(new_tensor(ctx, o->ndim, o->shape, o->dtype, s, &tmp));
   Owned owned(tmp);
-  EK_FORWARD(run_product(ctx, s, p, a, b, result_operand(tmp, p), 1.0, 0.0));
+  EK_FORWARD(run_product(ctx, s, p, a, b, result_operand(tmp, p), Coefficients()));
   return device_copy(ctx, s, tensor_desc(o), tensor_desc(tmp));
 }
 
 ek_status matmul_entry(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *out) {
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "a and b belong to different contexts");
-  EK_FORWARD(check_dtypes(a, "a", b, "b"));
+  const ek_dtype dt = promote(a->dtype, b->dtype);
+  EK_FORWARD(check_product_dtype(dt));
   Product p;
   int ndim = 0;
   int64_t shape[EK_MAX_DIMS];
@@ -340,22 +385,28 @@ ek_status matmul_entry(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *ou
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   const bool given = *out != nullptr;
-  return fill_out(ctx, s, ndim, shape, a->dtype, out, [&](ek_tensor o) {
+  return fill_out(ctx, s, ndim, shape, dt, out, [&](ek_tensor o) {
     if (given) {
       EK_FORWARD(check_disjoint(o, "out", a, "a"));
       EK_FORWARD(check_disjoint(o, "out", b, "b"));
     }
-    return matmul_into(ctx, s, p, a, b, o);
+    Owned a_copy, b_copy;
+    ek_tensor pa = a, pb = b;
+    EK_FORWARD(promoted(s, a, dt, &a_copy, &pa));
+    EK_FORWARD(promoted(s, b, dt, &b_copy, &pb));
+    return matmul_into(ctx, s, p, pa, pb, o);
   });
 }
 
-ek_status gemm_entry(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, double beta,
+ek_status gemm_entry(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b, ek_scalar beta,
                      ek_tensor c) {
   ek_context ctx = c->storage->ctx;
   EK_CHECK(a->storage->ctx == ctx && b->storage->ctx == ctx, EK_ERROR_INVALID_ARGUMENT,
            "a, b and c must belong to one context");
   EK_FORWARD(check_dtypes(a, "a", b, "b"));
   EK_FORWARD(check_dtypes(c, "c", a, "a"));
+  Coefficients k;
+  EK_FORWARD(coefficients(alpha, beta, c->dtype, &k));
   Product p;
   EK_FORWARD(gemm_shape(a, b, c, &p));
   ek_stream s = nullptr;
@@ -370,8 +421,9 @@ ek_status gemm_entry(ek_stream stream, double alpha, ek_tensor a, ek_tensor b, d
   EK_FORWARD(check_disjoint(c, "c", a, "a"));
   EK_FORWARD(check_disjoint(c, "c", b, "b"));
   if (tensor_numel(c) == 0) return EK_SUCCESS;
-  if (p.k == 0 || alpha == 0) return scale(s, c, beta);
-  return run_product(ctx, s, p, a, b, oc, alpha, beta);
+  const bool no_product = gemm_int_dtype(c->dtype) ? k.alpha_i == 0 : k.alpha == 0;
+  if (p.k == 0 || no_product) return scale(s, c, k);
+  return run_product(ctx, s, p, a, b, oc, k);
 }
 
 }  // namespace
@@ -399,10 +451,7 @@ EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tens
   EK_PROFILE_OP(nullptr, c->storage->ctx, stream, EK_IN(a, b), EK_OUT(&c));
   EK_CHECK_SCALAR(alpha);
   EK_CHECK_SCALAR(beta);
-  // The compute type: double for float64, float otherwise (one rounding).
-  const ek_dtype compute = c->dtype == EK_FLOAT64 ? EK_FLOAT64 : EK_FLOAT32;
-  return gemm_entry(stream, scalar_rounded_to(alpha, compute), a, b,
-                    scalar_rounded_to(beta, compute), c);
+  return gemm_entry(stream, alpha, a, b, beta, c);
 }
 
 }  // extern "C"

@@ -13,6 +13,7 @@
 #include "ops/reduce_plan.hpp"
 #include "core/internal.hpp"
 #include "ops/elementwise_plan.hpp"
+#include "ops/int_out.hpp"
 #include "ops/op_traits.hpp"
 #include "core/profiler.hpp"
 
@@ -239,6 +240,10 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if ((t.op == EK_REDUCE_SUM || t.op == EK_REDUCE_PROD) && wraps_into_out(x->dtype, out_dt, *out))
+    return wrap_into_out(s, *out, rd.out_ndim, rd.out_shape, [&](ek_tensor *tmp) {
+      return reduce_entry(s, t, x, ndims, dims, keepdim, tmp);
+    });
   bool arg = job.kind == kRArgMax || job.kind == kRArgMin;
   return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
     // any/all run as max/min, whose empty result is no boolean: fill it.

@@ -4,6 +4,7 @@
 #include "core/backend.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
+#include "ops/int_out.hpp"
 
 namespace ek {
 namespace {
@@ -21,10 +22,16 @@ ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor
   EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
   ek_dtype out_dtype = dtype_is_float(x->dtype) || x->dtype == EK_UINT64 ? x->dtype : EK_INT64;
-  return dimop::entry(stream, x, dim, out_dtype, out,
-                      [kind](ek_context ctx, ek_stream s, const DimPlan &p) {
-                        return launch(ctx, s, p, kind);
-                      });
+  auto run = [&](ek_stream st, ek_tensor *o) {
+    return dimop::entry(st, x, dim, out_dtype, o,
+                        [kind](ek_context ctx, ek_stream s, const DimPlan &p) {
+                          return launch(ctx, s, p, kind);
+                        });
+  };
+  if (!wraps_into_out(x->dtype, out_dtype, *out)) return run(stream, out);
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(x->storage->ctx, stream, &s));
+  return wrap_into_out(s, *out, x->ndim, x->shape, [&](ek_tensor *tmp) { return run(s, tmp); });
 }
 
 }  // namespace

@@ -147,9 +147,8 @@ out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
 from . import _capi
-from ._cint import dims_tuple as _dims
 from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _entered,
-                    _input, _new_handle, _rbinary, _reduce, _unary, _wrap, check)
+                    _input, _new_handle, _rbinary, _reduce, _scan, _unary, _var, _wrap, check)
 from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
@@ -221,13 +220,13 @@ SIGS = {  # family -> (function parameters, method parameters, call)
                "self, dim=None, keepdim=False, *, dtype=None, out=None",
                "_reduce({v}, {x}, dim, keepdim, dtype, out)"),
     "scan": ("input, dim, *, dtype=None, out=None", "self, dim, *, dtype=None, out=None",
-             "_capi.scan({v}, _input({x}, dtype), dim, out=out)"),
+             "_scan({v}, {x}, dim, dtype, out)"),
     "softmax": ("input, dim=-1, *, dtype=None, out=None", "self, dim=-1, *, dtype=None, out=None",
                 "_capi.softmax({v}, _input({x}, dtype), dim, out=out)"),
     "var": ("input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None",
             "self, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None",
-            "_capi.var({v}, {x}, _dims(dim), correction if unbiased is None else int(unbiased), "
-            "keepdim, out=out)"),
+            "_var({v}, {x}, dim, correction if unbiased is None else int(unbiased), "
+            "keepdim, out)"),
 }
 INPLACE = {"unary": ("self", "_unary({v}, self, self)"),
            "binary": ("self, other", "_binary({v}, self, other, self)"),

@@ -1107,19 +1107,21 @@ class Tensor:
         """
     def cumsum(self, dim, *, dtype=None, out=None):
         """cumsum: ek_scan EK_SCAN_SUM (cumsum). Inclusive cumulative sum or product along dim.
-        Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
-        floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU,
-        so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
-        EK_ERROR_INVALID_ARGUMENT.
+        Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+        another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD),
+        x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64
+        on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An
+        unknown op is EK_ERROR_INVALID_ARGUMENT.
         """
     def cumsum_(self, dim):
         """In place: self = cumsum(...) (out=self); returns self."""
     def cumprod(self, dim, *, dtype=None, out=None):
         """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
-        Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
-        floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU,
-        so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
-        EK_ERROR_INVALID_ARGUMENT.
+        Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+        another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD),
+        x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64
+        on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An
+        unknown op is EK_ERROR_INVALID_ARGUMENT.
         """
     def cumprod_(self, dim):
         """In place: self = cumprod(...) (out=self); returns self."""
@@ -1499,12 +1501,14 @@ class Tensor:
         DtypeError for floats.
         """
     def clamp(input, min=None, max=None, *, out=None):
-        """Limit values to [min, max] (either may be None). Number bounds use
+        """Limit values to [min, max] (either or both may be None; neither
+        returns a copy of input). Number bounds use
         ek_clamp (result in input's dtype); tensor bounds broadcast
         (``maximum``/``minimum``).
         """
     def clip(input, min=None, max=None, *, out=None):
-        """Limit values to [min, max] (either may be None). Number bounds use
+        """Limit values to [min, max] (either or both may be None; neither
+        returns a copy of input). Number bounds use
         ek_clamp (result in input's dtype); tensor bounds broadcast
         (``maximum``/``minimum``).
         """
@@ -1516,12 +1520,12 @@ class Tensor:
     def matmul(input, other, *, out=None):
         """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
         operands are promoted to row/column vectors, leading dims are batch dims
-        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        and broadcast. Floats and integers (wrapping); mixed dtypes promote.
         """
     def dot(input, other, *, out=None):
         """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
         operands are promoted to row/column vectors, leading dims are batch dims
-        and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+        and broadcast. Floats and integers (wrapping); mixed dtypes promote.
         """
     def __invert__(input, *, out=None):
         """~x: logical not for bool tensors, bitwise not (x ^ -1) for integers;
@@ -1616,7 +1620,9 @@ class Tensor:
         """
     def nonzero(input, *, as_tuple: bool=False):
         """int64 tensor [n, ndim] of the indices of input's nonzero elements in C
-        order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim.
+        order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim
+        (the array API's nonzero: a 0-d input raises InvalidArgumentError, as the
+        standard asks; without ``as_tuple`` it gives [1, 0] or [0, 0] as torch).
         """
     def scatter_(self, dim, index, src, *, reduce=None):
         """In place: scatter into self; returns self."""
@@ -1659,6 +1665,20 @@ class Tensor:
         """A view of x with dims source moved to destination (ek_view_moveaxis;
         numpy.moveaxis, torch.movedim); ints or sequences of one length.
         """
+    def tensordot(a, b, dims=2, *, axes=..., out=None) -> Tensor:
+        """Sums the products of a and b over pairs of dims (ek_tensordot;
+        numpy/torch.tensordot): ``dims`` an int n contracts a's last n dims with
+        b's first n; a pair of sequences (a_dims, b_dims) contracts those dims.
+        The result has a's remaining dims, then b's.
+        """
+    def vecdot(x, y, dim: int=-1, *, axis=None, out=None) -> Tensor:
+        """sum(x * y) along dim, the other dims broadcast (ek_vecdot; the array
+        API's vecdot for real dtypes); the contracted dim does not broadcast.
+        """
+    def outer(a, b, *, out=None) -> Tensor:
+        """out[i, j] = a[i] * b[j] for 1-D a and b (ek_outer; torch.outer)."""
+    def ger(a, b, *, out=None) -> Tensor:
+        """out[i, j] = a[i] * b[j] for 1-D a and b (ek_outer; torch.outer)."""
     def uniform_(self, low: float=0.0, high: float=1.0):
         """Fill with numbers uniform on [low, high) (float tensors); returns self."""
     def normal_(self, mean: float=0.0, std: float=1.0):
@@ -3244,17 +3264,19 @@ def norm_inf(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum: ek_scan EK_SCAN_SUM (cumsum). Inclusive cumulative sum or product along dim. Result
-    dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for floats
-    (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums
-    differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
+    dtype: int64 for bool and integers (wrapping around on overflow; a given *out of another
+    integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD), x's dtype for
+    floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so
+    sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
     EK_ERROR_INVALID_ARGUMENT.
     """
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
-    Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
-    floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so
-    sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
+    Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+    another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD), x's
+    dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the
+    CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
     EK_ERROR_INVALID_ARGUMENT.
     """
 
@@ -3371,7 +3393,8 @@ def where(condition, input=None, other=None, *, out=None):
     """
 
 def clamp(input, min=None, max=None, *, out=None):
-    """Limit values to [min, max] (either may be None). Number bounds use
+    """Limit values to [min, max] (either or both may be None; neither
+    returns a copy of input). Number bounds use
     ek_clamp (result in input's dtype); tensor bounds broadcast
     (``maximum``/``minimum``).
     """
@@ -3392,7 +3415,7 @@ def axpby(alpha, x, beta, y, *, out=None):
 def matmul(input, other, *, out=None):
     """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
     operands are promoted to row/column vectors, leading dims are batch dims
-    and broadcast. float16/bfloat16/float32/float64, both of one dtype.
+    and broadcast. Floats and integers (wrapping); mixed dtypes promote.
     """
 
 def gemm(a, b, c, *, alpha: float=1.0, beta: float=0.0):
@@ -3471,7 +3494,9 @@ def masked_scatter(input, mask, source, *, out=None):
 
 def nonzero(input, *, as_tuple: bool=False):
     """int64 tensor [n, ndim] of the indices of input's nonzero elements in C
-    order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim.
+    order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim
+    (the array API's nonzero: a 0-d input raises InvalidArgumentError, as the
+    standard asks; without ``as_tuple`` it gives [1, 0] or [0, 0] as torch).
     """
 
 def concat(tensors, dim: int=0, *, axis=..., out=None) -> Tensor:
@@ -3539,6 +3564,21 @@ def meshgrid(*tensors, indexing: str='ij') -> tuple:
     "ij" (torch's default) or "xy" (numpy's and the array API's default:
     pass it explicitly).
     """
+
+def tensordot(a, b, dims=2, *, axes=..., out=None) -> Tensor:
+    """Sums the products of a and b over pairs of dims (ek_tensordot;
+    numpy/torch.tensordot): ``dims`` an int n contracts a's last n dims with
+    b's first n; a pair of sequences (a_dims, b_dims) contracts those dims.
+    The result has a's remaining dims, then b's.
+    """
+
+def vecdot(x, y, dim: int=-1, *, axis=None, out=None) -> Tensor:
+    """sum(x * y) along dim, the other dims broadcast (ek_vecdot; the array
+    API's vecdot for real dtypes); the contracted dim does not broadcast.
+    """
+
+def outer(a, b, *, out=None) -> Tensor:
+    """out[i, j] = a[i] * b[j] for 1-D a and b (ek_outer; torch.outer)."""
 
 def manual_seed(seed: int, device=None) -> None:
     """Seed the random generators: every context's (existing ones and those

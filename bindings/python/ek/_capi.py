@@ -384,13 +384,14 @@ def where(cond, a, b, *, out=None):
 
 
 def clamp(x, lo, hi, *, out=None):
-    """ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype,
-    shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi
-    gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32,
-    as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
-    result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-    included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
-    uint64 x is ordered as unsigned.
+    """ek_clamp: out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a
+    copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN,
+    and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as
+    PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer
+    x they are truncated toward zero and saturated to x's range, so the result is the exact
+    clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound
+    with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as
+    unsigned.
     """
     x = _arg(x, None)
     ctx = x._ctx
@@ -516,9 +517,11 @@ def softmax(kind, x, dim, *, out=None):
 
 def scan(op, x, dim, *, out=None):
     """ek_scan: Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and
-    integers (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32;
-    f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the
-    sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.
+    integers (wrapping around on overflow; a given *out of another integer dtype receives it
+    wrapped to that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16
+    accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by
+    about 1e-6 times the sum of |x| over the prefix). An unknown op is
+    EK_ERROR_INVALID_ARGUMENT.
     """
     x = _arg(x, None)
     ctx = x._ctx
@@ -537,6 +540,48 @@ def matmul(a, b, *, out=None):
     b = _arg(b, a)
     ctx = a._ctx
     return _call(_lib.ek_matmul, ctx, out, _stream(ctx), a._h, b._h)
+
+
+def tensordot(a, b, a_dims, b_dims, *, out=None):
+    """ek_tensordot: numpy.tensordot / torch.tensordot: sums the products of a and b over ndims
+    pairs of dims, a's a_dims[i] with b's b_dims[i] (equal sizes, EK_ERROR_SHAPE otherwise;
+    negative dims count from the end; a dim listed twice is EK_ERROR_INVALID_ARGUMENT). a_dims
+    and b_dims both NULL: the last ndims dims of a with the first ndims of b, in order
+    (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is
+    EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer product). The
+    result's dims are a's uncontracted dims, then b's, in order; more than EK_MAX_DIMS is
+    EK_ERROR_SHAPE.
+    """
+    a = _arg(a, b)
+    b = _arg(b, a)
+    a_dims_ = _ints(a_dims, 'ek_tensordot: a_dims', a)
+    b_dims_ = _ints(b_dims, 'ek_tensordot: b_dims', a)
+    ctx = a._ctx
+    return _call(_lib.ek_tensordot, ctx, out, _stream(ctx), a._h, b._h, len(a_dims_), a_dims_, b_dims_)
+
+
+def vecdot(x, y, dim, *, out=None):
+    """ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims
+    broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must
+    exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE).
+    0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+    """
+    x = _arg(x, y)
+    y = _arg(y, x)
+    ctx = x._ctx
+    return _call(_lib.ek_vecdot, ctx, out, _stream(ctx), x._h, y._h, _int(dim, 'ek_vecdot: dim'))
+
+
+def outer(a, b, *, out=None):
+    """ek_outer: torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims:
+    EK_ERROR_SHAPE), as ek_binary MUL of a viewed [m, 1] and b viewed [1, n]: any dtypes (bool
+    included), promoted, exact (one rounding per element), and *out follows ek_binary's rules
+    (its dtype may differ as the elementwise *out rule allows).
+    """
+    a = _arg(a, b)
+    b = _arg(b, a)
+    ctx = a._ctx
+    return _call(_lib.ek_outer, ctx, out, _stream(ctx), a._h, b._h)
 
 
 def index_select(x, dim, index, *, out=None):
@@ -693,6 +738,9 @@ SIGNATURES = {
     'softmax': ('ek_softmax', ('stream', 'enum', 'tensor', 'int', 'out')),
     'scan': ('ek_scan', ('stream', 'enum', 'tensor', 'int', 'out')),
     'matmul': ('ek_matmul', ('stream', 'tensor', 'tensor', 'out')),
+    'tensordot': ('ek_tensordot', ('stream', 'tensor', 'tensor', 'count', 'array:int', 'array:int', 'out')),
+    'vecdot': ('ek_vecdot', ('stream', 'tensor', 'tensor', 'int', 'out')),
+    'outer': ('ek_outer', ('stream', 'tensor', 'tensor', 'out')),
     'index_select': ('ek_index_select', ('stream', 'tensor', 'int', 'tensor', 'out')),
     'gather': ('ek_gather', ('stream', 'tensor', 'int', 'tensor', 'out')),
     'scatter': ('ek_scatter', ('stream', 'tensor', 'int', 'tensor', 'tensor', 'flag', 'out')),

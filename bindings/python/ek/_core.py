@@ -16,6 +16,7 @@ from . import _ffi
 from ._cint import (INT64_MAX, INT64_MIN, c_int as _int, dims_tuple, int64_array, int_array,
                     scalar as _scalar)
 from ._context import context
+from ._dtype import dtype as _dtype_of
 from ._errors import check
 from ._lib import lib
 from ._stream import _current_handle, _entered
@@ -207,11 +208,43 @@ def _input(x, dtype) -> Tensor:
     return x if dtype is None else x.astype(dtype)
 
 
+def _no_dims(x, dim, keepdim):
+    """(x, dims, keepdim) for a reduction: ``dim=()`` reduces no dim (the
+    array API), but C's ndims == 0 means every dim, so a new size-1 dim 0 is
+    reduced instead (each element over itself, in the op's result dtype)."""
+    d = dims_tuple(dim)
+    if dim is not None and not d:
+        return x.unsqueeze(0), (0,), False
+    return x, d, keepdim
+
+
+def _in_dtype(r, dtype, out) -> Tensor:
+    """The result in the asked dtype: an integer sum/prod/cumsum/cumprod comes
+    back as int64 and wraps to a narrower dtype (equal to wrapping arithmetic
+    in it); a given out (any integer dtype) already received it from C."""
+    if dtype is None or out is not None:
+        return r
+    dt = _dtype_of(dtype)
+    return r if r.dtype == dt else r.astype(dt)
+
+
 def _reduce(op, x, dim, keepdim, dtype, out) -> Tensor:
     x = _input(x, dtype)
-    d = dims_tuple(dim)
-    return _call(_c_reduce, x._ctx, out, _stream(x._ctx), op, x._h, len(d),
-                 int_array(d, "dim") if d else None, 1 if keepdim else 0)
+    x, d, keepdim = _no_dims(x, dim, keepdim)
+    r = _call(_c_reduce, x._ctx, out, _stream(x._ctx), op, x._h, len(d),
+              int_array(d, "dim") if d else None, 1 if keepdim else 0)
+    return _in_dtype(r, dtype, out)
+
+
+def _scan(op, x, dim, dtype, out) -> Tensor:
+    from . import _capi
+    return _in_dtype(_capi.scan(op, _input(x, dtype), dim, out=out), dtype, out)
+
+
+def _var(op, x, dim, correction, keepdim, out) -> Tensor:
+    from . import _capi
+    x, d, keepdim = _no_dims(_arg(x), dim, keepdim)
+    return _capi.var(op, x, d, correction, keepdim, out=out)
 
 
 # ------------------------------------------------------------------ indexing keys

@@ -96,7 +96,8 @@ def where(condition, input=None, other=None, *, out=None):  # noqa: A002
 
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A001,A002
-    """Limit values to [min, max] (either may be None). Number bounds use
+    """Limit values to [min, max] (either or both may be None; neither
+    returns a copy of input). Number bounds use
     ek_clamp (result in input's dtype); tensor bounds broadcast
     (``maximum``/``minimum``)."""
     x = _arg(input)
@@ -104,8 +105,8 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A001,A002
         r = x if min is None else _binary(_B["maximum"], x, min)
         return _binary(_B["minimum"], r, max, out) if max is not None else \
             (r if out is None else out.copy_(r))
-    if min is None and max is None:
-        raise InvalidArgumentError("clamp: at least one of min and max must be given")
+    if min is None and max is None:  # no bound: a copy (array API clip; any dtype)
+        return x.clone() if out is None else out.copy_(x)
     return _capi.clamp(x, min, max, out=out)
 
 
@@ -133,7 +134,7 @@ def axpby(alpha, x, beta, y, *, out=None):
 def matmul(input, other, *, out=None):  # noqa: A002
     """NumPy/PyTorch matmul (ek_matmul): 1-D @ 1-D is a dot product, 1-D
     operands are promoted to row/column vectors, leading dims are batch dims
-    and broadcast. float16/bfloat16/float32/float64, both of one dtype."""
+    and broadcast. Floats and integers (wrapping); mixed dtypes promote."""
     return _capi.matmul(_arg(input, other), other, out=out)
 
 

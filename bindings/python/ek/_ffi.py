@@ -1590,7 +1590,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_scalar), ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'lo', 'hi', 'out'),
-        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned.",
+        "out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a copy of x, as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned.",
     ),
     'ek_lerp': (
         ek_status,
@@ -1650,7 +1650,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_scan_op, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'op', 'x', 'dim', 'out'),
-        "Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.",
+        "Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT.",
     ),
     'ek_matmul': (
         ek_status,
@@ -1662,7 +1662,25 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_scalar, ek_tensor, ek_tensor, ek_scalar, ek_tensor],
         ('stream', 'alpha', 'a', 'b', 'beta', 'c'),
-        "c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...] (broadcast). c's matrices must be row- or column-major (a transposed view is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading a or b (as BLAS). alpha and beta of any real kind are converted to the compute type (double for f64, float otherwise). c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT).",
+        "c = alpha * a @ b + beta * c, in place on c, for 2-D a [m,k], b [k,n], c [m,n], or c [batch,m,n] with a and b each 2-D, [batch,...] or [1,...] (broadcast). c's matrices must be row- or column-major (a transposed view is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading a or b (as BLAS). alpha and beta of any real kind are converted to the compute type (double for f64, float otherwise); for integer dtypes they must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT otherwise) and the arithmetic wraps. c must not overlap a or b (EK_ERROR_INVALID_ARGUMENT).",
+    ),
+    'ek_tensordot': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ek_tensor)],
+        ('stream', 'a', 'b', 'ndims', 'a_dims', 'b_dims', 'out'),
+        "numpy.tensordot / torch.tensordot: sums the products of a and b over ndims pairs of dims, a's a_dims[i] with b's b_dims[i] (equal sizes, EK_ERROR_SHAPE otherwise; negative dims count from the end; a dim listed twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both NULL: the last ndims dims of a with the first ndims of b, in order (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer product). The result's dims are a's uncontracted dims, then b's, in order; more than EK_MAX_DIMS is EK_ERROR_SHAPE.",
+    ),
+    'ek_vecdot': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'y', 'dim', 'out'),
+        "The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.",
+    ),
+    'ek_outer': (
+        ek_status,
+        [ek_stream, ek_tensor, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'a', 'b', 'out'),
+        "torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims: EK_ERROR_SHAPE), as ek_binary MUL of a viewed [m, 1] and b viewed [1, n]: any dtypes (bool included), promoted, exact (one rounding per element), and *out follows ek_binary's rules (its dtype may differ as the elementwise *out rule allows).",
     ),
     'ek_index_select': (
         ek_status,

@@ -83,7 +83,12 @@ def masked_scatter(input, mask, source, *, out=None):  # noqa: A002
 
 def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
     """int64 tensor [n, ndim] of the indices of input's nonzero elements in C
-    order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim."""
+    order (ek_nonzero; synchronizes); with ``as_tuple``, one 1-D tensor per dim
+    (the array API's nonzero: a 0-d input raises InvalidArgumentError, as the
+    standard asks; without ``as_tuple`` it gives [1, 0] or [0, 0] as torch)."""
+    if as_tuple and _arg(input).ndim == 0:
+        raise InvalidArgumentError("ek.nonzero: a 0-d tensor has no dims to index "
+                                   "(as_tuple=True needs at least one dim)")
     r = _capi.nonzero(input)
     if as_tuple:
         return tuple(r[:, j] for j in range(r.shape[1])) if r.shape[1] else (r.reshape(-1),)

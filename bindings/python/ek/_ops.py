@@ -8,9 +8,8 @@ out-dtype rule decides what may be written (ek.h, "Ops take their output").
 ``OPS`` lists (family, name, enum value) for tests."""
 
 from . import _capi
-from ._cint import dims_tuple as _dims
 from ._core import (_T, _arg, _binary, _byref, _call, _c_unary, _current_handle, _entered,
-                    _input, _new_handle, _rbinary, _reduce, _unary, _wrap, check)
+                    _input, _new_handle, _rbinary, _reduce, _scan, _unary, _var, _wrap, check)
 from ._dtype import DTYPES as _DTYPES
 from ._lib import lib as _lib
 from ._tensor import tensor_methods
@@ -1836,22 +1835,24 @@ def norm_inf(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: 
 
 def cumsum(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
     """cumsum: ek_scan EK_SCAN_SUM (cumsum). Inclusive cumulative sum or product along dim. Result
-    dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for floats
-    (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums
-    differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
-    EK_ERROR_INVALID_ARGUMENT.
-    """
-    return _capi.scan(0, _input(input, dtype), dim, out=out)
-
-
-def cumprod(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
-    """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
-    Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
+    dtype: int64 for bool and integers (wrapping around on overflow; a given *out of another
+    integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD), x's dtype for
     floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU, so
     sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
     EK_ERROR_INVALID_ARGUMENT.
     """
-    return _capi.scan(1, _input(input, dtype), dim, out=out)
+    return _scan(0, input, dim, dtype, out)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):  # noqa: A001,A002
+    """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
+    Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+    another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD), x's
+    dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the
+    CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
+    EK_ERROR_INVALID_ARGUMENT.
+    """
+    return _scan(1, input, dim, dtype, out)
 
 
 def softmax(input, dim=-1, *, dtype=None, out=None):  # noqa: A001,A002
@@ -1884,7 +1885,7 @@ def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
     """var: ek_var EK_VAR_VARIANCE. Variance (or, with EK_VAR_STD, standard deviation) over dims
     (ndims == 0: every dim) with divisor max(0, N - correction). Float inputs only.
     """
-    return _capi.var(0, input, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
+    return _var(0, input, dim, correction if unbiased is None else int(unbiased), keepdim, out)
 
 
 def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):  # noqa: A001,A002
@@ -1892,7 +1893,7 @@ def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
     standard deviation) over dims (ndims == 0: every dim) with divisor max(0, N - correction).
     Float inputs only.
     """
-    return _capi.var(1, input, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
+    return _var(1, input, dim, correction if unbiased is None else int(unbiased), keepdim, out)
 
 
 @tensor_methods
@@ -3926,12 +3927,13 @@ class TensorOps:
 
     def cumsum(self, dim, *, dtype=None, out=None):
         """cumsum: ek_scan EK_SCAN_SUM (cumsum). Inclusive cumulative sum or product along dim.
-        Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
-        floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU,
-        so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
-        EK_ERROR_INVALID_ARGUMENT.
+        Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+        another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD),
+        x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64
+        on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An
+        unknown op is EK_ERROR_INVALID_ARGUMENT.
         """
-        return _capi.scan(0, _input(self, dtype), dim, out=out)
+        return _scan(0, self, dim, dtype, out)
 
     def cumsum_(self, dim):
         """In place: self = cumsum(...) (out=self); returns self."""
@@ -3939,12 +3941,13 @@ class TensorOps:
 
     def cumprod(self, dim, *, dtype=None, out=None):
         """cumprod: ek_scan EK_SCAN_PROD (cumprod). Inclusive cumulative sum or product along dim.
-        Result dtype: int64 for bool and integers (wrapping around on overflow), x's dtype for
-        floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on the CPU,
-        so sums differ by about 1e-6 times the sum of |x| over the prefix). An unknown op is
-        EK_ERROR_INVALID_ARGUMENT.
+        Result dtype: int64 for bool and integers (wrapping around on overflow; a given *out of
+        another integer dtype receives it wrapped to that width, as ek_reduce's SUM and PROD),
+        x's dtype for floats (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64
+        on the CPU, so sums differ by about 1e-6 times the sum of |x| over the prefix). An
+        unknown op is EK_ERROR_INVALID_ARGUMENT.
         """
-        return _capi.scan(1, _input(self, dtype), dim, out=out)
+        return _scan(1, self, dim, dtype, out)
 
     def cumprod_(self, dim):
         """In place: self = cumprod(...) (out=self); returns self."""
@@ -3978,14 +3981,14 @@ class TensorOps:
         """var: ek_var EK_VAR_VARIANCE. Variance (or, with EK_VAR_STD, standard deviation) over
         dims (ndims == 0: every dim) with divisor max(0, N - correction). Float inputs only.
         """
-        return _capi.var(0, self, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
+        return _var(0, self, dim, correction if unbiased is None else int(unbiased), keepdim, out)
 
     def std(self, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
         """std: ek_var EK_VAR_STD (the square root of the variance). Variance (or, with EK_VAR_STD,
         standard deviation) over dims (ndims == 0: every dim) with divisor max(0, N -
         correction). Float inputs only.
         """
-        return _capi.var(1, self, _dims(dim), correction if unbiased is None else int(unbiased), keepdim, out=out)
+        return _var(1, self, dim, correction if unbiased is None else int(unbiased), keepdim, out)
 
     def __add__(self, other):
         if type(other) is _T:

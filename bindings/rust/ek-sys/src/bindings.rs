@@ -2821,7 +2821,8 @@ extern "C" {
     ) -> ek_status;
 }
 extern "C" {
-    #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's"]
+    #[doc = " out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both"]
+    #[doc = "  NULL: a copy of x, as the array API's clip without bounds). x's"]
     #[doc = "  dtype, shape; NaN in x stays NaN, and a NaN bound makes every element NaN"]
     #[doc = "  (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds are cast to"]
     #[doc = "  x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are"]
@@ -3005,7 +3006,9 @@ impl ek_scan_op {
 pub struct ek_scan_op(pub ::std::os::raw::c_uint);
 extern "C" {
     #[doc = " Inclusive cumulative sum or product along dim. Result dtype: int64 for"]
-    #[doc = "  bool and integers (wrapping around on overflow), x's dtype for floats"]
+    #[doc = "  bool and integers (wrapping around on overflow; a given *out of another"]
+    #[doc = "  integer dtype receives it wrapped to that width, as ek_reduce's SUM and"]
+    #[doc = "  PROD), x's dtype for floats"]
     #[doc = "  (f16/bf16 accumulate in f32; f32 accumulates in f32 on CUDA, in f64 on"]
     #[doc = "  the CPU, so sums differ by about 1e-6 times the sum of |x| over the"]
     #[doc = "  prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT."]
@@ -3039,7 +3042,9 @@ extern "C" {
     #[doc = "  is fine; EK_ERROR_INVALID_ARGUMENT otherwise). beta == 0 ignores c's old"]
     #[doc = "  values (NaN included); alpha == 0 or k == 0 leaves beta * c without reading"]
     #[doc = "  a or b (as BLAS). alpha and beta of any real kind are converted to the"]
-    #[doc = "  compute type (double for f64, float otherwise). c must not overlap a or b"]
+    #[doc = "  compute type (double for f64, float otherwise); for integer dtypes they"]
+    #[doc = "  must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT"]
+    #[doc = "  otherwise) and the arithmetic wraps. c must not overlap a or b"]
     #[doc = "  (EK_ERROR_INVALID_ARGUMENT)."]
     pub fn ek_gemm(
         stream: ek_stream,
@@ -3048,6 +3053,53 @@ extern "C" {
         b: ek_tensor,
         beta: ek_scalar,
         c: ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " numpy.tensordot / torch.tensordot: sums the products of a and b over"]
+    #[doc = "  ndims pairs of dims, a's a_dims[i] with b's b_dims[i] (equal sizes,"]
+    #[doc = "  EK_ERROR_SHAPE otherwise; negative dims count from the end; a dim listed"]
+    #[doc = "  twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both NULL: the"]
+    #[doc = "  last ndims dims of a with the first ndims of b, in order"]
+    #[doc = "  (tensordot(a, b, dims=ndims)); one NULL without the other (ndims > 0) is"]
+    #[doc = "  EK_ERROR_INVALID_ARGUMENT. ndims in [0, min(a's, b's ndim)] (0: the outer"]
+    #[doc = "  product). The result's dims are a's uncontracted dims, then b's, in"]
+    #[doc = "  order; more than EK_MAX_DIMS is EK_ERROR_SHAPE."]
+    pub fn ek_tensordot(
+        stream: ek_stream,
+        a: ek_tensor,
+        b: ek_tensor,
+        ndims: ::std::os::raw::c_int,
+        a_dims: *const ::std::os::raw::c_int,
+        b_dims: *const ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " The array API's vecdot for real dtypes: sum(x * y) along dim, with the"]
+    #[doc = "  other dims broadcast (NumPy rules). dim counts in the broadcast shape"]
+    #[doc = "  (negative from the end) and must exist in both x and y with one size:"]
+    #[doc = "  the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands:"]
+    #[doc = "  EK_ERROR_SHAPE. The result has the broadcast shape without dim."]
+    pub fn ek_vecdot(
+        stream: ek_stream,
+        x: ek_tensor,
+        y: ek_tensor,
+        dim: ::std::os::raw::c_int,
+        out: *mut ek_tensor,
+    ) -> ek_status;
+}
+extern "C" {
+    #[doc = " torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other"]
+    #[doc = "  ndims: EK_ERROR_SHAPE), as ek_binary MUL of a viewed [m, 1] and b viewed"]
+    #[doc = "  [1, n]: any dtypes (bool included), promoted, exact (one rounding per"]
+    #[doc = "  element), and *out follows ek_binary's rules (its dtype may differ as the"]
+    #[doc = "  elementwise *out rule allows)."]
+    pub fn ek_outer(
+        stream: ek_stream,
+        a: ek_tensor,
+        b: ek_tensor,
+        out: *mut ek_tensor,
     ) -> ek_status;
 }
 extern "C" {

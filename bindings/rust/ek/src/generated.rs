@@ -1653,13 +1653,14 @@ impl Tensor {
         cond.produce(out, |o| unsafe { sys::ek_where(stream.as_raw(), cond.as_raw(), a.as_raw(), b.as_raw(), o) })
     }
 
-    /// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side. x's dtype, shape; NaN in
-    /// x stays NaN, and a NaN bound makes every element NaN (as PyTorch). lo > hi gives hi
-    /// everywhere (as PyTorch). Bounds are cast to x's dtype (f16/bf16 round through f32, as
-    /// ek_cast); for integer x they are truncated toward zero and saturated to x's range, so the
-    /// result is the exact clamp cast to x's dtype (an integer bound is exact: int64 beyond 2^53
-    /// included); a NaN bound with integer x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE.
-    /// uint64 x is ordered as unsigned (`ek_clamp`).
+    /// out = min(max(x, *lo), *hi); lo or hi NULL: no bound on that side (both NULL: a copy of x,
+    /// as the array API's clip without bounds). x's dtype, shape; NaN in x stays NaN, and a NaN
+    /// bound makes every element NaN (as PyTorch). lo > hi gives hi everywhere (as PyTorch). Bounds
+    /// are cast to x's dtype (f16/bf16 round through f32, as ek_cast); for integer x they are
+    /// truncated toward zero and saturated to x's range, so the result is the exact clamp cast to
+    /// x's dtype (an integer bound is exact: int64 beyond 2^53 included); a NaN bound with integer
+    /// x is EK_ERROR_INVALID_ARGUMENT. bool x: EK_ERROR_DTYPE. uint64 x is ordered as unsigned
+    /// (`ek_clamp`).
     pub fn clamp<L: Into<Scalar>, H: Into<Scalar>>(&self, lo: Option<L>, hi: Option<H>) -> Result<Tensor> {
         let lo = lo.map(|v| v.into().to_raw());
         let hi = hi.map(|v| v.into().to_raw());
@@ -1824,9 +1825,10 @@ impl Tensor {
     }
 
     /// Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers
-    /// (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32
-    /// accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of
-    /// |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT (`ek_scan` with
+    /// (wrapping around on overflow; a given *out of another integer dtype receives it wrapped to
+    /// that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16 accumulate in f32;
+    /// f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the
+    /// sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT (`ek_scan` with
     /// `EK_SCAN_SUM`).
     pub fn cumsum(&self, dim: i32) -> Result<Tensor> {
         self.produce(None, |o| unsafe { sys::ek_scan(std::ptr::null_mut(), sys::ek_scan_op::EK_SCAN_SUM, self.as_raw(), dim, o) })
@@ -1843,9 +1845,10 @@ impl Tensor {
     }
 
     /// Inclusive cumulative sum or product along dim. Result dtype: int64 for bool and integers
-    /// (wrapping around on overflow), x's dtype for floats (f16/bf16 accumulate in f32; f32
-    /// accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the sum of
-    /// |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT (`ek_scan` with
+    /// (wrapping around on overflow; a given *out of another integer dtype receives it wrapped to
+    /// that width, as ek_reduce's SUM and PROD), x's dtype for floats (f16/bf16 accumulate in f32;
+    /// f32 accumulates in f32 on CUDA, in f64 on the CPU, so sums differ by about 1e-6 times the
+    /// sum of |x| over the prefix). An unknown op is EK_ERROR_INVALID_ARGUMENT (`ek_scan` with
     /// `EK_SCAN_PROD`).
     pub fn cumprod(&self, dim: i32) -> Result<Tensor> {
         self.produce(None, |o| unsafe { sys::ek_scan(std::ptr::null_mut(), sys::ek_scan_op::EK_SCAN_PROD, self.as_raw(), dim, o) })
@@ -1879,6 +1882,69 @@ impl Tensor {
     /// [`Tensor::matmul`], ordered on `stream`, into `out` when given.
     pub fn matmul_on(&self, b: &Tensor, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
         self.produce(out, |o| unsafe { sys::ek_matmul(stream.as_raw(), self.as_raw(), b.as_raw(), o) })
+    }
+
+    /// numpy.tensordot / torch.tensordot: sums the products of a and b over ndims pairs of dims,
+    /// a's a_dims\[i\] with b's b_dims\[i\] (equal sizes, EK_ERROR_SHAPE otherwise; negative dims
+    /// count from the end; a dim listed twice is EK_ERROR_INVALID_ARGUMENT). a_dims and b_dims both
+    /// NULL: the last ndims dims of a with the first ndims of b, in order (tensordot(a, b,
+    /// dims=ndims)); one NULL without the other (ndims > 0) is EK_ERROR_INVALID_ARGUMENT. ndims in
+    /// \[0, min(a's, b's ndim)\] (0: the outer product). The result's dims are a's uncontracted
+    /// dims, then b's, in order; more than EK_MAX_DIMS is EK_ERROR_SHAPE (`ek_tensordot`).
+    pub fn tensordot(&self, b: &Tensor, a_dims: &[i32], b_dims: &[i32]) -> Result<Tensor> {
+        let ndims = len_i32(a_dims.len())?;
+        same_len("ek_tensordot", "b_dims", b_dims.len(), a_dims.len())?;
+        self.produce(None, |o| unsafe { sys::ek_tensordot(std::ptr::null_mut(), self.as_raw(), b.as_raw(), ndims, ptr(&a_dims), ptr(&b_dims), o) })
+    }
+
+    /// [`Tensor::tensordot`] written into `out` (its shape and dtype are checked).
+    pub fn tensordot_into(&self, b: &Tensor, a_dims: &[i32], b_dims: &[i32], out: &Tensor) -> Result<()> {
+        let ndims = len_i32(a_dims.len())?;
+        same_len("ek_tensordot", "b_dims", b_dims.len(), a_dims.len())?;
+        Tensor::write_into(out, |o| unsafe { sys::ek_tensordot(std::ptr::null_mut(), self.as_raw(), b.as_raw(), ndims, ptr(&a_dims), ptr(&b_dims), o) })
+    }
+
+    /// [`Tensor::tensordot`], ordered on `stream`, into `out` when given.
+    pub fn tensordot_on(&self, b: &Tensor, a_dims: &[i32], b_dims: &[i32], stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        let ndims = len_i32(a_dims.len())?;
+        same_len("ek_tensordot", "b_dims", b_dims.len(), a_dims.len())?;
+        self.produce(out, |o| unsafe { sys::ek_tensordot(stream.as_raw(), self.as_raw(), b.as_raw(), ndims, ptr(&a_dims), ptr(&b_dims), o) })
+    }
+
+    /// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
+    /// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
+    /// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
+    /// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim (`ek_vecdot`).
+    pub fn vecdot(&self, y: &Tensor, dim: i32) -> Result<Tensor> {
+        self.produce(None, |o| unsafe { sys::ek_vecdot(std::ptr::null_mut(), self.as_raw(), y.as_raw(), dim, o) })
+    }
+
+    /// [`Tensor::vecdot`] written into `out` (its shape and dtype are checked).
+    pub fn vecdot_into(&self, y: &Tensor, dim: i32, out: &Tensor) -> Result<()> {
+        Tensor::write_into(out, |o| unsafe { sys::ek_vecdot(std::ptr::null_mut(), self.as_raw(), y.as_raw(), dim, o) })
+    }
+
+    /// [`Tensor::vecdot`], ordered on `stream`, into `out` when given.
+    pub fn vecdot_on(&self, y: &Tensor, dim: i32, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.produce(out, |o| unsafe { sys::ek_vecdot(stream.as_raw(), self.as_raw(), y.as_raw(), dim, o) })
+    }
+
+    /// torch.outer: out\[i, j\] = a\[i\] * b\[j\] for 1-D a \[m\] and b \[n\] (other ndims:
+    /// EK_ERROR_SHAPE), as ek_binary MUL of a viewed \[m, 1\] and b viewed \[1, n\]: any dtypes
+    /// (bool included), promoted, exact (one rounding per element), and *out follows ek_binary's
+    /// rules (its dtype may differ as the elementwise *out rule allows) (`ek_outer`).
+    pub fn outer(&self, b: &Tensor) -> Result<Tensor> {
+        self.produce(None, |o| unsafe { sys::ek_outer(std::ptr::null_mut(), self.as_raw(), b.as_raw(), o) })
+    }
+
+    /// [`Tensor::outer`] written into `out` (its shape and dtype are checked).
+    pub fn outer_into(&self, b: &Tensor, out: &Tensor) -> Result<()> {
+        Tensor::write_into(out, |o| unsafe { sys::ek_outer(std::ptr::null_mut(), self.as_raw(), b.as_raw(), o) })
+    }
+
+    /// [`Tensor::outer`], ordered on `stream`, into `out` when given.
+    pub fn outer_on(&self, b: &Tensor, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.produce(out, |o| unsafe { sys::ek_outer(stream.as_raw(), self.as_raw(), b.as_raw(), o) })
     }
 
     /// out = x's slices along dim at index's positions (torch.index_select); index is 1-D (or 0-d,

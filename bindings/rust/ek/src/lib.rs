@@ -145,6 +145,7 @@ mod indexing;
 mod join;
 mod kernels;
 mod linalg;
+mod linalg_ext;
 mod log;
 mod memory;
 mod ops;

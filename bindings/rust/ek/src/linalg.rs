@@ -1,5 +1,6 @@
 //! The in-place matrix product `ek_gemm` (`ek_matmul` is generated): cuBLAS on CUDA, a blocked loop on
-//! the CPU; float16, bfloat16, float32 and float64, both operands of one dtype.
+//! the CPU; float16, bfloat16, float32 and float64, both operands of one dtype; integers (uint8 to
+//! int64) on libek's own kernel, wrapping, with integral `alpha` and `beta`.
 use ek_sys as sys;
 
 use crate::error::{check, Result};

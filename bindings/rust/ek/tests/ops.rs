@@ -355,10 +355,11 @@ fn matmul_and_gemm() {
     let e = a.matmul(&a).unwrap_err();
     assert_eq!(e.status, Status::SHAPE);
     assert!(e.message.contains("ek_matmul") && e.message.contains("[2,3]"), "{e}");
-    let e = a.matmul(&rhs).unwrap_err();
-    assert_eq!(e.status, Status::DTYPE, "{e}");
+    assert_eq!(a.matmul(&rhs).unwrap().dtype(), DType::F64, "mixed dtypes promote");
     let i = t(&ctx, &[2, 2], &[1i32, 2, 3, 4]);
-    assert_eq!(i.matmul(&i).unwrap_err().status, Status::DTYPE);
+    assert_eq!(v::<i32>(&i.matmul(&i).unwrap()), [7, 10, 15, 22]);
+    let bits = t(&ctx, &[2, 2], &[true, false, true, true]);
+    assert_eq!(bits.matmul(&bits).unwrap_err().status, Status::DTYPE);
     let e = c.gemm(1.0, &a, &a, 0.0).unwrap_err();
     assert_eq!(e.status, Status::SHAPE);
     assert!(e.message.contains("ek_gemm"), "{e}");
