@@ -87,6 +87,17 @@ def cupy_events():
             lambda e: e.record())
 
 
+_ctx = []
+
+
+def _deferred():
+    """A CUDA context whose gathers report bad indices at the next
+    synchronization (EK_INDEX_CHECK_DEFERRED), as PyTorch's do."""
+    if not _ctx:
+        _ctx.append(ek.Context("cuda", index_check="deferred"))
+    return _ctx[0]
+
+
 def libraries():
     """(name, namespace of the row's building blocks) for each library present."""
     out = [("libek", dict(
@@ -95,6 +106,7 @@ def libraries():
         idx=lambda n, hi: ek.randint(0, hi, (n,), device="cuda"),
         sum=lambda x: ek.sum(x),
         index_select=lambda x, i: ek.index_select(x, 0, i),
+        deferred=True,
         empty=lambda nbytes: ek.empty(nbytes // 4, device="cuda")))]
     if torch is not None and torch.cuda.is_available():
         out.append(("PyTorch", dict(
@@ -126,6 +138,13 @@ def rows(lib, n: int) -> dict:
     r = {
         "sum 1M f32": per_op_us(sum_step, sync, n),
         "index_select 1M of 64M f32": per_op_us(sel_step, sync, max(n // 10, 20)),
+    }
+    if "deferred" in lib:  # libek with its checks deferred, as PyTorch's (operands moved once)
+        bd, idd = big.to(_deferred()), idx.to(_deferred())
+        dsync = _deferred().synchronize
+        r["index_select 1M of 64M f32, check deferred"] = per_op_us(
+            lambda: ek.index_select(bd, 0, idd), dsync, max(n // 10, 20))
+    r |= {
         "empty+free 1 MiB (host)": per_op_us(empty_step, lambda: None, n * 10),
         "sum 1M f32, alone (device)": alone_us(sum_step, lib["events"](), sync),
         "index_select 1M of 64M f32, alone (device)": alone_us(sel_step, lib["events"](), sync),

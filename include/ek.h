@@ -231,6 +231,18 @@ typedef void (*ek_log_callback)(ek_log_level level, const char *message, void *u
  *  callback must not wait for a thread that is calling it (a deadlock). */
 EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
 
+/** When a CUDA gather (ek_index_select, ek_gather, and the key indexing that
+ *  gathers) reports an index out of range. */
+typedef enum {
+  EK_INDEX_CHECK_AT_CALL = 1,  /* the default: the call fails (one stream
+                                  synchronization per call; see the indexing section) */
+  EK_INDEX_CHECK_DEFERRED = 2  /* the call returns without waiting, as PyTorch's
+                                  asynchronous checks; the next ek_stream_synchronize
+                                  or ek_tensor_to_host on that stream (ek_context_synchronize:
+                                  the default stream) fails with EK_ERROR_INDEX, once,
+                                  and the gather's output is not valid */
+} ek_index_check;
+
 /** Context options. Zero/NULL fields mean "not set": the environment variable
  *  (read once, at creation) applies, then the default. A set field wins over
  *  the environment. Initialise with EK_CONTEXT_CONFIG_INIT or
@@ -251,9 +263,12 @@ typedef struct {
                                   count in use. 64 bits, not int: an int would sit in
                                   the 1.0 struct's tail padding, and struct_size could not
                                   tell a 1.0 caller's leftover bytes from a count */
+  int64_t index_check;         /* an ek_index_check (EK_INDEX_CHECK: "call" or "deferred");
+                                  0: not set, EK_INDEX_CHECK_AT_CALL. CPU contexts always
+                                  check at the call. ek_context_get_config reports the mode */
 } ek_context_config;
 
-#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0}
+#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0, 0}
 /** Sets every field to "not set" and struct_size to sizeof(ek_context_config). */
 EK_API ek_status ek_context_config_init(ek_context_config *config);
 
@@ -1439,7 +1454,9 @@ EK_API ek_status ek_outer(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor 
  * Synchronization on CUDA: every call with a non-empty index tensor
  * synchronizes the stream once for the index check (index_select and gather:
  * once, after the gather kernel that checks its indices as it reads; only a
- * failed check adds more); masked_select, nonzero
+ * failed check adds more; none in a context whose config.index_check is
+ * EK_INDEX_CHECK_DEFERRED, which reports a bad index at the stream's next
+ * synchronization instead); masked_select, nonzero
  * (result size) and masked_scatter (source size check) synchronize once to
  * read the number of true mask elements. masked_fill never does.
  *

@@ -84,6 +84,12 @@ enum class LogLevel : int {
   Debug = EK_LOG_DEBUG,
 };
 
+/// ek_index_check.
+enum class IndexCheck : int {
+  AtCall = EK_INDEX_CHECK_AT_CALL,
+  Deferred = EK_INDEX_CHECK_DEFERRED,
+};
+
 /// ek_memory_event.
 enum class MemoryEvent : int {
   Oom = EK_MEMORY_EVENT_OOM,

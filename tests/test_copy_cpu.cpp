@@ -379,7 +379,7 @@ TEST(CpuCopy, ZeroDimAndZeroSize) {
 
 TEST(CpuCopy, RejectsBadArguments) {
   float x[4] = {};
-  EXPECT_NE(cpu::copy(desc(x, 11, {4}), desc(x, kF32, {4})), 0);
+  EXPECT_NE(cpu::copy(desc(x, EK_NUM_DTYPES, {4}), desc(x, kF32, {4})), 0);
   EXPECT_NE(cpu::copy(desc(x, kF32, {4}), desc(x, kF32, {2, 2})), 0);
   EXPECT_NE(cpu::fill(desc(x, -1, {4}), 0), 0);
   auto bad = desc(x, kF32, {4});

@@ -940,6 +940,43 @@ class CheckedGather : public Indexing {
 };
 EK_INSTANTIATE_DEVICES(CheckedGather);
 
+// EK_INDEX_CHECK_DEFERRED: the gathers return at once; the stream's next
+// synchronization (or a read to the host) reports a bad index, once.
+TEST_P(Indexing, DeferredIndexCheck) {
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  cfg.index_check = EK_INDEX_CHECK_DEFERRED;
+  ek_context c = nullptr;
+  ASSERT_EQ(ek_context_create(ek_device{GetParam(), 0}, &cfg, &c), EK_SUCCESS) << ek_last_error();
+  ek_context_config got = EK_CONTEXT_CONFIG_INIT;
+  EK_OK(ek_context_get_config(c, &got));
+  EXPECT_EQ(got.index_check, EK_INDEX_CHECK_DEFERRED);
+  ek_stream st = nullptr;
+  EK_OK(ek_stream_create(c, &st));
+  {
+    Tensor x(make({4}, EK_FLOAT32, {0, 1, 2, 3}, c)), bad(make({3}, EK_INT64, {1, 9, 2}, c)),
+        good(make({2}, EK_INT64, {3, -4}, c)), out, out2;
+    const ek_status at_call = GetParam() == EK_CUDA ? EK_SUCCESS : EK_ERROR_INDEX;
+    EXPECT_EQ(ek_index_select(st, x, 0, bad, out.out()), at_call) << ek_last_error();
+    if (GetParam() == EK_CUDA) {
+      EXPECT_EQ(ek_stream_synchronize(st), EK_ERROR_INDEX);
+      EXPECT_NE(std::string(ek_last_error()).find("deferred"), std::string::npos) << ek_last_error();
+      EK_OK(ek_stream_synchronize(st));  // reported once
+      EXPECT_EQ(ek_gather(st, x, 0, bad, out2.out()), EK_SUCCESS) << ek_last_error();
+      float host[3];
+      EXPECT_EQ(ek_tensor_to_host(st, out2, host, sizeof host), EK_ERROR_INDEX);
+    }
+    Tensor ok;
+    EK_OK(ek_index_select(st, x, 0, good, ok.out()));
+    EK_OK(ek_stream_synchronize(st));
+    EXPECT_EQ(values_of(ok), (Values{3, 0}));
+  }
+  EK_OK(ek_stream_destroy(st));
+  EK_OK(ek_context_destroy(c));
+  cfg.index_check = 3;
+  EXPECT_EQ(ek_context_create(ek_device{GetParam(), 0}, &cfg, &c), EK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(ek_last_error(), "ek_context_create: config->index_check 3 is not an ek_index_check");
+}
+
 TEST_P(CheckedGather, OneBadIndexAmongAMillionThenAGoodGather) {
   const int64_t size = 1 << 16, n = 1 << 20;
   auto good = random_indices(n, size, 11);

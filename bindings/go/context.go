@@ -26,6 +26,10 @@ type ContextConfig struct {
 	// EK_NUM_THREADS, else one per hardware thread. Results do not depend on
 	// it; Config reports the count in use.
 	NumThreads int
+	// IndexCheck: when a CUDA gather reports an index out of range; 0 (unset):
+	// IndexCheckAtCall. IndexCheckDeferred reports it at the stream's next
+	// synchronization instead.
+	IndexCheck IndexCheck
 }
 
 // Context is a libek context on one device: its memory pool, default stream
@@ -69,6 +73,7 @@ func NewContextWithConfig(d Device, cfg *ContextConfig) (*Context, error) {
 		}
 		c.log_level = C.ek_log_level(cfg.LogLevel)
 		c.num_threads = C.int64_t(cfg.NumThreads)
+		c.index_check = C.int64_t(cfg.IndexCheck)
 		pc = &c
 	}
 	var raw C.ek_context
@@ -165,6 +170,7 @@ func (c *Context) Config() (ContextConfig, error) {
 		LogLevel:       LogLevel(r.log_level),
 		KernelCacheDir: dir,
 		NumThreads:     int(r.num_threads),
+		IndexCheck:     IndexCheck(r.index_check),
 	}
 	return cfg, nil
 }

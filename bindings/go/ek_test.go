@@ -321,6 +321,15 @@ func TestDevicesAndConfig(t *testing.T) {
 		!strings.Contains(err.Error(), "num_threads -1") {
 		t.Fatal(err)
 	}
+	deferred := must[*ek.Context](t)(ek.NewContextWithConfig(ek.CPUDevice(), &ek.ContextConfig{IndexCheck: ek.IndexCheckDeferred}))
+	defer deferred.Close()
+	if m := must[ek.ContextConfig](t)(deferred.Config()).IndexCheck; m != ek.IndexCheckDeferred {
+		t.Fatal(m)
+	}
+	if _, err := ek.NewContextWithConfig(ek.CPUDevice(), &ek.ContextConfig{IndexCheck: 7}); err == nil ||
+		!strings.Contains(err.Error(), "index_check 7") {
+		t.Fatal(err)
+	}
 }
 
 func TestLifetimesAndMemory(t *testing.T) {

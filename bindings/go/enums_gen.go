@@ -60,6 +60,24 @@ const (
 	LogDebug LogLevel = C.EK_LOG_DEBUG
 )
 
+// IndexCheck mirrors ek.h's ek_index_check.
+type IndexCheck int
+
+// Values of ek_index_check.
+const (
+	IndexCheckAtCall   IndexCheck = C.EK_INDEX_CHECK_AT_CALL
+	IndexCheckDeferred IndexCheck = C.EK_INDEX_CHECK_DEFERRED
+)
+
+var indexcheckNames = map[IndexCheck]string{IndexCheckAtCall: "IndexCheckAtCall", IndexCheckDeferred: "IndexCheckDeferred"}
+
+func (v IndexCheck) String() string {
+	if s, ok := indexcheckNames[v]; ok {
+		return s
+	}
+	return fmt.Sprintf("IndexCheck(%d)", int(v))
+}
+
 // MemoryEvent mirrors ek.h's ek_memory_event.
 type MemoryEvent int
 

@@ -167,6 +167,11 @@ ek_status apply_given(const ek_context_config *caller, ek_context_config *cfg,
            "config->num_threads %lld is not in [0, %d] (0: one per hardware thread)",
            static_cast<long long>(given->num_threads), kMaxThreads);
   if (given->num_threads) cfg->num_threads = given->num_threads;
+  EK_CHECK(given->index_check == 0 || given->index_check == EK_INDEX_CHECK_AT_CALL ||
+               given->index_check == EK_INDEX_CHECK_DEFERRED,
+           EK_ERROR_INVALID_ARGUMENT, "config->index_check %lld is not an ek_index_check",
+           static_cast<long long>(given->index_check));
+  if (given->index_check) cfg->index_check = given->index_check;
   return EK_SUCCESS;
 }
 
@@ -191,8 +196,15 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
     const char *why = parse_threads(v, &cfg->num_threads);
     EK_CHECK(!why, EK_ERROR_INVALID_ARGUMENT, "EK_NUM_THREADS=\"%s\" %s", v, why);
   }
+  if (const char *v = std::getenv("EK_INDEX_CHECK"); v && *v) {
+    const std::string mode = v;
+    EK_CHECK(mode == "call" || mode == "deferred", EK_ERROR_INVALID_ARGUMENT,
+             "EK_INDEX_CHECK=\"%s\" is not one of call, deferred", v);
+    cfg->index_check = mode == "call" ? EK_INDEX_CHECK_AT_CALL : EK_INDEX_CHECK_DEFERRED;
+  }
   if (given) EK_FORWARD(apply_given(given, cfg, cache_dir));
   cfg->num_threads = threads_in_use(cfg->num_threads);
+  if (cfg->index_check == 0) cfg->index_check = EK_INDEX_CHECK_AT_CALL;
   return EK_SUCCESS;
 }
 
@@ -370,7 +382,8 @@ EK_API ek_status ek_context_synchronize(ek_context ctx) {
   EK_CHECK_CONTEXT(ctx);
   if (!ctx->is_cuda()) return EK_SUCCESS;
   EK_FORWARD(activate(ctx));
-  return gpu::device_synchronize();
+  EK_FORWARD(gpu::device_synchronize());
+  return pending_index_error(&ctx->default_stream);
 }
 
 EK_API ek_status ek_context_get_default_stream(ek_context ctx, ek_stream *out) {

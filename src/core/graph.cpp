@@ -231,15 +231,17 @@ ek_status refuse_capture(ek_stream s) {
   return EK_SUCCESS;
 }
 
-ek_status replay_errors(ek_stream s) {
+ek_status pending_index_error(ek_stream s) {
   std::lock_guard<std::mutex> lock(s->pinned_mutex);
   if (!s->pinned_host) return EK_SUCCESS;
   auto *word = static_cast<volatile int64_t *>(s->pinned_host) + kWordBadIndex;
   if (*word == 0) return EK_SUCCESS;
   *word = 0;
   return fail(EK_ERROR_INDEX,
-              "a checked gather (index_select, gather, take, ...) captured in a graph on this "
-              "stream met an index out of range during a replay; its output is not valid");
+              "a gather (index_select, gather, indexing by a tensor) enqueued on this stream "
+              "since its last synchronization met an index out of range (its check was "
+              "deferred: config.index_check EK_INDEX_CHECK_DEFERRED, or a graph replay); "
+              "its output is not valid");
 }
 
 }  // namespace ek

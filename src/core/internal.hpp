@@ -455,8 +455,9 @@ ek_status capture_random(ek_stream s, uint64_t n, uint64_t *offset, const uint64
 // read a result back: checked before they enqueue anything (a captured copy
 // to pageable memory would invalidate the capture).
 ek_status refuse_capture(ek_stream s);
-// After s was synchronized: EK_ERROR_INDEX when a checked gather captured on
-// s met a bad index during a replay (the device error word is then cleared).
-ek_status replay_errors(ek_stream s);
+// After s was synchronized: EK_ERROR_INDEX when a checked gather whose check
+// was deferred (config.index_check, or captured and replayed) met a bad index
+// (the device error word is then cleared).
+ek_status pending_index_error(ek_stream s);
 
 }  // namespace ek

@@ -149,7 +149,7 @@ EK_API ek_status ek_stream_synchronize(ek_stream stream) {
   if (!stream->ctx->is_cuda()) return EK_SUCCESS;
   EK_FORWARD(activate(stream->ctx));
   EK_FORWARD(gpu::stream_synchronize(stream->native));
-  return replay_errors(stream);
+  return pending_index_error(stream);
 }
 
 EK_API ek_status ek_stream_query(ek_stream stream, int *done) {

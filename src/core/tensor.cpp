@@ -334,7 +334,8 @@ EK_API ek_status ek_tensor_to_host(ek_stream stream, ek_tensor t, void *dst, siz
            ek_dtype_name(t->dtype), format_shape(t->ndim, t->shape).c_str(), need);
   if (need == 0) return EK_SUCCESS;
   EK_CHECK_NULL(dst);
-  return copy_to_host_contiguous(t, dst, s);
+  EK_FORWARD(copy_to_host_contiguous(t, dst, s));
+  return ctx->is_cuda() ? pending_index_error(s) : EK_SUCCESS;
 }
 
 EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int64_t *shape,

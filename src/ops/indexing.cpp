@@ -211,14 +211,16 @@ ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
   EK_FORWARD(activate(c.ctx));
   StreamPinned pinned(c.s);
   EK_FORWARD(pinned.init());
-  pinned.set(kWordBadIndex, 0);
+  // Deferred or captured: no wait; a bad index stays in the word until the
+  // stream's next synchronization reports it (pending_index_error), so the
+  // word is not reset here either (that would drop an earlier one).
+  const bool later = c.ctx->config.index_check == EK_INDEX_CHECK_DEFERRED || stream_capturing(c.s);
+  if (!later) pinned.set(kWordBadIndex, 0);
   // The reset must reach memory before the launch can let the kernel store 1.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   p.bad = pinned.device(kWordBadIndex);
   EK_FORWARD(run_index_plan(c.ctx, c.s, p));
-  // Captured: no wait; a replay's bad index stays in the word until the next
-  // ek_stream_synchronize of c.s reports it (replay_errors).
-  if (stream_capturing(c.s)) return EK_SUCCESS;
+  if (later) return EK_SUCCESS;
   EK_FORWARD(gpu::stream_synchronize(c.s->native));
   *bad = pinned.get(kWordBadIndex) != 0;
   pinned.set(kWordBadIndex, 0);  // reported here, not again by a synchronize

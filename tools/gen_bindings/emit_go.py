@@ -47,6 +47,7 @@ ENUMS = {
     "ek_random_dist": ("RandomDist", ["EK_RANDOM_"], "Random", True, {}),
     "ek_module_origin": ("ModuleOrigin", ["EK_MODULE_"], "Module", True, {}),
     "ek_capture_mode": ("CaptureMode", ["EK_CAPTURE_"], "Capture", True, {}),
+    "ek_index_check": ("IndexCheck", ["EK_INDEX_CHECK_"], "IndexCheck", True, {}),
 }
 # Internal to the binding (marshalled by hand-written code).
 INTERNAL_ENUMS = {"ek_scalar_kind", "ek_index_kind", "ek_kernel_value_kind"}

@@ -1763,7 +1763,7 @@ class Context:
     @property
     def device(self) -> str:
         """"cpu" or "cuda:N"."""
-    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None, num_threads: int | None=None):
+    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None, num_threads: int | None=None, index_check: str | None=None):
         ...
     @property
     def is_cuda(self) -> bool:

@@ -13,7 +13,7 @@ import weakref
 from . import _ffi
 from ._cint import INT64_MIN, UINT64_MAX, c_int, c_uint64, fetch_array, fetch_text, fields, filled
 from ._device import device_str, parse_device, to_struct
-from ._errors import check, shut_down
+from ._errors import InvalidArgumentError, check, shut_down
 from ._handles import _Handle, check_running, own, releaser, set_null
 from ._lib import lib
 
@@ -42,7 +42,8 @@ class Context(_Handle):
     def __init__(self, device="cpu", *, memory_limit: int | None = None,
                  memory_fraction: float | None = None, allow_tf32: bool | None = None,
                  kernel_cache_dir: str | os.PathLike | None = None,
-                 log_level: str | int | None = None, num_threads: int | None = None):
+                 log_level: str | int | None = None, num_threads: int | None = None,
+                 index_check: str | None = None):
         dev = parse_device(device)
         cfg = filled(lib.ek_context_config_init, _ffi.ek_context_config())
         if memory_limit is not None:
@@ -60,6 +61,11 @@ class Context(_Handle):
                              else c_int(log_level, "ek.Context: log_level"))
         if num_threads is not None:  # CPU: threads for large ops; 0 = one per hardware thread
             cfg.num_threads = c_int(num_threads, "ek.Context: num_threads")
+        if index_check is not None:  # CUDA gathers: "call" (default) or "deferred"
+            if index_check not in _INDEX_CHECKS:
+                raise InvalidArgumentError(f"ek.Context: index_check {index_check!r} is not "
+                                           f"one of {sorted(_INDEX_CHECKS)}")
+            cfg.index_check = _INDEX_CHECKS[index_check]
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
@@ -117,6 +123,7 @@ class Context(_Handle):
             "kernel_cache_dir": os.fsdecode(cfg.kernel_cache_dir) if cfg.kernel_cache_dir else None,
             "log_level": cfg.log_level,
             "num_threads": cfg.num_threads,
+            "index_check": {v: k for k, v in _INDEX_CHECKS.items()}.get(cfg.index_check),
         }
 
     # -- work
@@ -220,6 +227,7 @@ def seed64(seed) -> int:
 _all_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()
 _seed: list = [None]  # the last ek.manual_seed(seed), for contexts created after it
 
+_INDEX_CHECKS = {"call": _ffi.EK_INDEX_CHECK_AT_CALL, "deferred": _ffi.EK_INDEX_CHECK_DEFERRED}
 _defaults: dict = {}
 _by_name: dict = {}  # device string as passed -> its default Context (a parse saved)
 _defaults_lock = threading.Lock()

@@ -224,6 +224,21 @@ ek_log_level_names = {
 ek_log_callback = ctypes.CFUNCTYPE(None, ek_log_level, ctypes.c_char_p, ctypes.c_void_p)
 
 
+# enum ek_index_check
+ek_index_check = ctypes.c_int
+EK_INDEX_CHECK_AT_CALL = 1
+EK_INDEX_CHECK_DEFERRED = 2
+ek_index_check_values = {
+    'EK_INDEX_CHECK_AT_CALL': 1,
+    'EK_INDEX_CHECK_DEFERRED': 2,
+}
+# value -> the name without EK_INDEX_CHECK_, lower case
+ek_index_check_names = {
+    1: 'at_call',
+    2: 'deferred',
+}
+
+
 class ek_context_config(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_size_t),
@@ -233,6 +248,7 @@ class ek_context_config(ctypes.Structure):
         ('kernel_cache_dir', ctypes.c_char_p),
         ('log_level', ek_log_level),
         ('num_threads', ctypes.c_int64),
+        ('index_check', ctypes.c_int64),
     ]
 
 

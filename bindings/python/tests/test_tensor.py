@@ -174,6 +174,23 @@ def test_context_num_threads():
         ek.Context("cpu", num_threads=-1)
 
 
+def test_context_index_check():
+    # CUDA gathers may report a bad index at the next synchronization instead.
+    assert ek.Context("cpu").config["index_check"] == "call"
+    assert ek.Context("cpu", index_check="deferred").config["index_check"] == "deferred"
+    with pytest.raises(ek.InvalidArgumentError, match="index_check 'later'"):
+        ek.Context("cpu", index_check="later")
+    if ek.cuda.is_available():
+        ctx = ek.Context("cuda", index_check="deferred")
+        x = ek.arange(4.0, device=ctx)
+        bad = ek.tensor([1, 9], device=ctx)
+        ek.index_select(x, 0, bad)  # returns at once
+        with pytest.raises(ek.EkIndexError, match="deferred"):
+            ctx.synchronize()
+        ctx.synchronize()  # reported once
+        assert ek.index_select(x, 0, ek.tensor([3, 0], device=ctx)).tolist() == [3.0, 0.0]
+
+
 def test_context_explicit():
     ctx = ek.Context("cpu", memory_limit=1 << 24, log_level="off")
     assert ctx.device == "cpu" and ctx.config["memory_limit"] == 1 << 24

@@ -423,6 +423,17 @@ extern "C" {
         user_data: *mut ::std::os::raw::c_void,
     ) -> ek_status;
 }
+impl ek_index_check {
+    pub const EK_INDEX_CHECK_AT_CALL: ek_index_check = ek_index_check(1);
+}
+impl ek_index_check {
+    pub const EK_INDEX_CHECK_DEFERRED: ek_index_check = ek_index_check(2);
+}
+#[repr(transparent)]
+#[doc = " When a CUDA gather (ek_index_select, ek_gather, and the key indexing that"]
+#[doc = "  gathers) reports an index out of range."]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_index_check(pub ::std::os::raw::c_uint);
 #[doc = " Context options. Zero/NULL fields mean \"not set\": the environment variable"]
 #[doc = "  (read once, at creation) applies, then the default. A set field wins over"]
 #[doc = "  the environment. Initialise with EK_CONTEXT_CONFIG_INIT or"]
@@ -438,12 +449,13 @@ pub struct ek_context_config {
     pub kernel_cache_dir: *const ::std::os::raw::c_char,
     pub log_level: ek_log_level,
     pub num_threads: i64,
+    pub index_check: i64,
 }
 #[test]
 fn bindgen_test_layout_ek_context_config() {
     assert_eq!(
         ::std::mem::size_of::<ek_context_config>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(ek_context_config))
     );
     assert_eq!(
@@ -570,6 +582,23 @@ fn bindgen_test_layout_ek_context_config() {
         );
     }
     test_field_num_threads();
+    fn test_field_index_check() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_context_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).index_check) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_context_config),
+                "::",
+                stringify!(index_check)
+            )
+        );
+    }
+    test_field_index_check();
 }
 extern "C" {
     #[doc = " Sets every field to \"not set\" and struct_size to sizeof(ek_context_config)."]

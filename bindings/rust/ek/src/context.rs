@@ -7,7 +7,7 @@ use ek_sys as sys;
 
 use crate::device::Device;
 use crate::error::{check, discard, Error, Result, Status};
-use crate::generated::LogLevel;
+use crate::generated::{IndexCheck, LogLevel};
 use crate::sized::filled;
 use crate::stream::Stream;
 
@@ -114,6 +114,9 @@ impl Context {
                 if let Some(n) = c.num_threads {
                     r.num_threads = i64::from(n);
                 }
+                if let Some(m) = c.index_check {
+                    r.index_check = i64::from(m.to_raw().0);
+                }
                 Some(r)
             }
             None => None,
@@ -157,6 +160,7 @@ impl Context {
             kernel_cache_dir: dir,
             log_level: LogLevel::from_raw(r.log_level).filter(|l| *l != LogLevel::Off),
             num_threads: Some(i32::try_from(r.num_threads).unwrap_or(i32::MAX)),
+            index_check: u32::try_from(r.index_check).ok().and_then(|v| IndexCheck::from_raw(sys::ek_index_check(v))),
         })
     }
 
@@ -201,6 +205,9 @@ pub struct ContextConfig {
     /// hardware thread). Results do not depend on it. `Context::config`
     /// reports the count in use.
     pub num_threads: Option<i32>,
+    /// When a CUDA gather reports an index out of range: at the call (the
+    /// default) or at the stream's next synchronization (`IndexCheck::Deferred`).
+    pub index_check: Option<IndexCheck>,
 }
 
 impl ContextConfig {
@@ -229,6 +236,10 @@ impl ContextConfig {
     }
     pub fn num_threads(mut self, threads: i32) -> Self {
         self.num_threads = Some(threads);
+        self
+    }
+    pub fn index_check(mut self, mode: IndexCheck) -> Self {
+        self.index_check = Some(mode);
         self
     }
 }

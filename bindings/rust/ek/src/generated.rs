@@ -359,6 +359,27 @@ impl DeviceType {
     }
 }
 
+/// `ek_index_check`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum IndexCheck {
+    AtCall = 1,
+    Deferred = 2,
+}
+
+impl IndexCheck {
+    /// Every value, in the order of `ek.h`.
+    pub const ALL: [IndexCheck; 2] = [IndexCheck::AtCall, IndexCheck::Deferred];
+    /// The C constant.
+    pub fn to_raw(self) -> sys::ek_index_check {
+        sys::ek_index_check(self as u32)
+    }
+    /// The value of a C constant; `None` for one this binding does not know.
+    pub fn from_raw(raw: sys::ek_index_check) -> Option<IndexCheck> {
+        Self::ALL.into_iter().find(|v| v.to_raw() == raw)
+    }
+}
+
 impl Status {
     /// Success (`EK_SUCCESS`).
     pub const SUCCESS: Status = Status(sys::ek_status::EK_SUCCESS.0);

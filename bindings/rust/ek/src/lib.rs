@@ -165,7 +165,7 @@ pub use context::{Context, ContextConfig};
 pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};
 pub use error::{Error, Result, Status};
-pub use generated::{BinaryOp, DeviceType, LogLevel, MeshgridIndexing, ModuleOrigin, ReduceOp, UnaryOp};
+pub use generated::{BinaryOp, DeviceType, IndexCheck, LogLevel, MeshgridIndexing, ModuleOrigin, ReduceOp, UnaryOp};
 pub use graph::{CaptureMode, Graph, GraphPool};
 pub use indexing::Index;
 pub use kernels::{kernel_cache_clear, ElementwiseKernel, Kernel, KernelArg, KernelAttributes, Module};

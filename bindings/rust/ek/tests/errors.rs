@@ -99,6 +99,12 @@ fn devices_and_config() {
     assert_eq!(ctx.config().unwrap().num_threads, Some(3));
     let e = Context::with_config(Device::Cpu, &ContextConfig::new().num_threads(-1)).unwrap_err();
     assert!(e.message.contains("num_threads -1"), "{e}");
+
+    let deferred = ContextConfig::new().index_check(ek::IndexCheck::Deferred);
+    let ctx = Context::with_config(Device::Cpu, &deferred).unwrap();
+    assert_eq!(ctx.config().unwrap().index_check, Some(ek::IndexCheck::Deferred));
+    let ctx = Context::new(Device::Cpu).unwrap();
+    assert_eq!(ctx.config().unwrap().index_check, Some(ek::IndexCheck::AtCall));
 }
 
 #[test]
