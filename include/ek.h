@@ -1354,7 +1354,7 @@ EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, 
 
 /* ---------------------------------------------------------------- matrix products
  * float16, bfloat16, float32 and float64, and the integer dtypes uint8, int8,
- * int16, int32 and int64 (bool: EK_ERROR_DTYPE). ek_matmul promotes two
+ * int16, int32, int64, uint16, uint32 and uint64 (bool: EK_ERROR_DTYPE). ek_matmul promotes two
  * different dtypes as ek_binary (int8 @ uint8 -> int16, int32 @ float32 ->
  * float32) by casting one operand to a temporary; ek_gemm needs a, b and c of
  * one dtype (EK_ERROR_DTYPE). f16/bf16 accumulate in f32, f32 in f32 on a
@@ -2074,7 +2074,7 @@ EK_API ek_status ek_comm_destroy(ek_comm comm);
  * and dtypes; they are enqueued on `stream` (a stream of comm's context; NULL:
  * its default stream) and return before the device has done them. op: SUM,
  * MEAN (NCCL's average), PROD, MAX and MIN of ek_reduce_op. Dtypes: every one
- * (int16 and bool only where no arithmetic is done: broadcast, all_gather,
+ * (int16, uint16 and bool only where no arithmetic is done: broadcast, all_gather,
  * all_to_all, send, recv; bool also with MAX and MIN). Tensors must be
  * contiguous (EK_ERROR_INVALID_ARGUMENT otherwise: make them so with
  * ek_contiguous) and of comm's context. *out follows the ops' rule (NULL: a

@@ -126,6 +126,8 @@ int int_gemm(const GemmPlan &p, void *stream) {
     case kI8: return launch<int8_t, uint32_t>(g, st);
     case kI16: return launch<int16_t, uint32_t>(g, st);
     case kI32: return launch<int32_t, uint32_t>(g, st);
+    case kU16: return launch<uint16_t, uint32_t>(g, st);
+    case kU32: return launch<uint32_t, uint32_t>(g, st);
     default: return launch<int64_t, uint64_t>(g, st);
   }
 }

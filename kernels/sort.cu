@@ -191,7 +191,7 @@ template <typename K>
 __device__ __forceinline__ K value_of_key(K k, int dtype) {
   const K sign = K(1) << (sizeof(K) * 8 - 1);
   switch (dtype) {
-    case kBool: case kU8: return k;
+    case kBool: case kU8: case kU16: case kU32: case kU64: return k;
     case kI8: case kI16: case kI32: case kI64: return k ^ sign;
     default: break;
   }

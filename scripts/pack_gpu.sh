@@ -46,5 +46,5 @@ cp bindings/rust/target/release/examples/custom_kernel .carry/examples/custom_ke
 (cd examples/go/overhead && go build -o ../../../.carry/overhead/go .)
 (cd examples/go/quickstart && go build -o ../../../.carry/examples/quickstart_go .)
 # Full strip: the 64 MiB carry limit; the dynamic symbols stay.
-find .carry -type f -exec strip {} \; 2>/dev/null || true
+find .carry -path .carry/gtest -prune -o -type f -exec strip {} \; 2>/dev/null || true
 du -sh .carry

@@ -114,7 +114,7 @@ constexpr ek_reduce_op kOps[] = {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_PROD, 
                                  EK_REDUCE_MIN};
 
 bool reduces(ek_dtype dt, ek_reduce_op op) {
-  if (dt == EK_INT16) return false;
+  if (dt == EK_INT16 || dt == EK_UINT16) return false;
   return dt != EK_BOOL || op == EK_REDUCE_MAX || op == EK_REDUCE_MIN;
 }
 

@@ -195,7 +195,7 @@ TEST_P(GraphTest, ReplayReportsBadIndexAtTheNextSynchronize) {
   EK_OK(ek_stream_synchronize(stream));
   EK_OK(ek_copy(stream, bad_index, index));
   launch(g);
-  EK_FAILS(ek_stream_synchronize(stream), EK_ERROR_INDEX, "during a replay");
+  EK_FAILS(ek_stream_synchronize(stream), EK_ERROR_INDEX, "a graph replay");
   EK_OK(ek_stream_synchronize(stream));  // reported once
 }
 
@@ -303,6 +303,11 @@ TEST_P(GraphTest, TempsAreReusedInsideACaptureAndEagerBlocksAreKept) {
   EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
   launch(g);
   EXPECT_EQ(host(out)[0], 6.0f);
+  // A tensor of the graph pool used on another stream (a DLPack consumer's).
+  ek_stream other = nullptr;
+  EK_OK(ek_stream_create(ctx, &other));
+  EK_OK(ek_tensor_record_stream(other, out));
+  EK_OK(ek_stream_destroy(other));
   ek_graph_destroy(g.g);
   g.g = nullptr;
   EK_OK(ek_memory_get_stats(ctx, &after));

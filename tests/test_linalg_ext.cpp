@@ -22,7 +22,8 @@ using ektest::values_of;
 
 namespace {
 
-constexpr ek_dtype kMatmulInts[] = {EK_UINT8, EK_INT8, EK_INT16, EK_INT32, EK_INT64};
+constexpr ek_dtype kMatmulInts[] = {EK_UINT8, EK_INT8, EK_INT16, EK_INT32, EK_INT64,
+                                    EK_UINT16, EK_UINT32, EK_UINT64};
 
 // v wrapped to dt's width, as an int64 (two's complement, as the cast rule).
 int64_t wrap(uint64_t v, ek_dtype dt) {
@@ -31,7 +32,9 @@ int64_t wrap(uint64_t v, ek_dtype dt) {
     case EK_INT8: return static_cast<int8_t>(static_cast<uint8_t>(v));
     case EK_INT16: return static_cast<int16_t>(static_cast<uint16_t>(v));
     case EK_INT32: return static_cast<int32_t>(static_cast<uint32_t>(v));
-    default: return static_cast<int64_t>(v);
+    case EK_UINT16: return static_cast<uint16_t>(v);
+    case EK_UINT32: return static_cast<uint32_t>(v);
+    default: return static_cast<int64_t>(v);  // int64, and uint64 as its int64 bits
   }
 }
 

@@ -127,7 +127,9 @@ ek_status nccl_type(ek_dtype dtype, bool arithmetic, int *type) {
     case EK_BOOL: *type = nccl::kUint8; break;
     case EK_UINT8: *type = nccl::kUint8; return EK_SUCCESS;
     case EK_INT8: *type = nccl::kInt8; return EK_SUCCESS;
-    case EK_INT16: *type = nccl::kFloat16; break;  // moved as 2-byte words
+    case EK_INT16: case EK_UINT16: *type = nccl::kFloat16; break;  // moved as 2-byte words
+    case EK_UINT32: *type = nccl::kUint32; return EK_SUCCESS;
+    case EK_UINT64: *type = nccl::kUint64; return EK_SUCCESS;
     case EK_INT32: *type = nccl::kInt32; return EK_SUCCESS;
     case EK_INT64: *type = nccl::kInt64; return EK_SUCCESS;
     case EK_FLOAT16: *type = nccl::kFloat16; return EK_SUCCESS;

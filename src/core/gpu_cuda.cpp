@@ -247,7 +247,10 @@ ek_status enable_peer_access(int device, int peer, bool *enabled) {
   if (can) {
     EK_FORWARD(set_device(device));
     cudaError_t err = cudaDeviceEnablePeerAccess(peer, 0);
-    if (err == cudaErrorPeerAccessAlreadyEnabled) err = cudaSuccess;  // by another library
+    if (err == cudaErrorPeerAccessAlreadyEnabled) {  // by another library
+      cudaGetLastError();  // not sticky, but the next cudaGetLastError would report it
+      err = cudaSuccess;
+    }
     EK_FORWARD(from_cuda(err, "cudaDeviceEnablePeerAccess"));
   }
   *enabled = known[{device, peer}] = can != 0;

@@ -368,6 +368,8 @@ ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s);
 
 // ---- memory
 ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **ptr);
+// record_stream of a block of ctx's pool or of one of its graph pools.
+ek_status pool_record_stream(ek_context ctx, void *ptr, uint64_t stream_id);
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id);
 
 // A block from ctx's pool for one call's temporary data, returned to the pool

@@ -287,6 +287,15 @@ ek_status pool_allocate(ek_context ctx, size_t bytes, ek_stream stream, void **p
   return map_pool_result(r, message);
 }
 
+ek_status pool_record_stream(ek_context ctx, void *ptr, uint64_t stream_id) {
+  std::string message;
+  PoolResult graph_result;
+  if (ctx->graph_pools->count() &&
+      ctx->graph_pools->record_stream(ptr, stream_id, &graph_result, &message))
+    return map_pool_result(graph_result, message);
+  return map_pool_result(ctx->pool->record_stream(ptr, stream_id, &message), message);
+}
+
 ek_status pool_free(ek_context ctx, void *ptr, uint64_t stream_id) {
   std::string message;
   PoolResult graph_result;
@@ -373,8 +382,7 @@ EK_API ek_status ek_record_stream(ek_stream stream, ek_context ctx, void *ptr) {
   EK_CHECK_NULL(ptr);
   EK_CHECK(!stream_capturing(s), EK_ERROR_CAPTURE,
            "stream is capturing a graph: the pool cannot record an event on it");
-  std::string message;
-  return map_pool_result(ctx->pool->record_stream(ptr, s->id, &message), message);
+  return pool_record_stream(ctx, ptr, s->id);
 }
 
 EK_API ek_status ek_memcpy(ek_stream stream, ek_context ctx, const void *src, void *dst,

@@ -919,6 +919,17 @@ bool GraphPools::free(void *ptr, uint64_t stream_id, PoolResult *result, std::st
   return false;
 }
 
+bool GraphPools::record_stream(void *ptr, uint64_t stream_id, PoolResult *result,
+                               std::string *error) {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto &p : pools_) {
+    if (!p->pool.owns(ptr)) continue;
+    *result = p->pool.record_stream(ptr, stream_id, error);
+    return true;
+  }
+  return false;
+}
+
 bool GraphPools::owns(const void *ptr) const {
   std::lock_guard<std::mutex> lk(mu_);
   for (auto &p : pools_)

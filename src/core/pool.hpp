@@ -438,6 +438,8 @@ class GraphPools {
   void end_capture(GraphPool *p);
   // When a graph pool owns ptr: frees it there, *result says how, true.
   bool free(void *ptr, uint64_t stream_id, PoolResult *result, std::string *error);
+  // As free: record_stream of a block of a graph pool (false: none owns ptr).
+  bool record_stream(void *ptr, uint64_t stream_id, PoolResult *result, std::string *error);
   bool owns(const void *ptr) const;
   // Live pools, unreferenced ones waiting for their blocks included.
   size_t count() const { return count_.load(std::memory_order_acquire); }

@@ -412,10 +412,9 @@ EK_API ek_status ek_tensor_record_stream(ek_stream stream, ek_tensor t) {
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   if (!t->storage->pooled) return EK_SUCCESS;  // foreign memory: its owner orders its reuse
-  std::string message;
-  PoolResult r = ctx->pool->record_stream(t->storage->data, s->id, &message);
-  EK_CHECK(r == PoolResult::ok, EK_ERROR_INTERNAL, "%s", message.c_str());
-  return EK_SUCCESS;
+  EK_CHECK(!stream_capturing(s), EK_ERROR_CAPTURE,
+           "stream is capturing a graph: the pool cannot record an event on it");
+  return pool_record_stream(ctx, t->storage->data, s->id);
 }
 
 }  // extern "C"

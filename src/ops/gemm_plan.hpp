@@ -35,5 +35,5 @@ struct GemmPlan {
   bool tf32 = false;  // CUDA only: float32 may run on TF32 tensor cores
 };
 
-inline bool gemm_int_dtype(int dtype) { return dtype >= kU8 && dtype <= kI64; }
+inline bool gemm_int_dtype(int dtype) { return (dtype >= kU8 && dtype <= kI64) || (dtype >= kU16 && dtype <= kU64); }
 }  // namespace ek

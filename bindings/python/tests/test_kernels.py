@@ -115,14 +115,15 @@ def test_kernel_args_as_typed_values(cpu_device):
     arr = _kernels._kernel_values(args, "k")
     T, SC, B = (_ffi.EK_KERNEL_VALUE_TENSOR, _ffi.EK_KERNEL_VALUE_SCALAR,
                 _ffi.EK_KERNEL_VALUE_BYTES)
-    assert [v.kind for v in arr] == [SC] * 7 + [B, B, B, T]
+    assert [v.kind for v in arr] == [SC] * 7 + [B, SC, B, T]  # np.uint64: an ek dtype now
     assert [ek._dtype.from_code(v.dtype).name for v in arr[:7]] == [
         "float32", "int64", "uint8", "float64", "bool", "int32", "int64"]
     assert arr[0].scalar.f == 2.5 and arr[1].scalar.i == -3 and arr[2].scalar.i == 7
     assert arr[4].scalar.kind == _ffi.EK_SCALAR_BOOL and arr[5].scalar.i == 5
     assert arr[6].scalar.i == 2**62 + 1  # exact: no float on the way
     assert arr[7].size == 8 and ctypes.c_uint64.from_address(arr[7].bytes).value == 9
-    assert ctypes.c_uint64.from_address(arr[8].bytes).value == 2**64 - 1
+    assert ek._dtype.from_code(arr[8].dtype).name == "uint64"
+    assert arr[8].scalar.kind == _ffi.EK_SCALAR_UINT64 and arr[8].scalar.u == 2**64 - 1
     assert arr[9].size == ctypes.sizeof(S) and S.from_address(arr[9].bytes).b == 2.0
     assert ctypes.cast(arr[10].tensor, ctypes.c_void_p).value == \
         ctypes.cast(t._h, ctypes.c_void_p).value
@@ -596,7 +597,7 @@ def test_glue_raw_module(fake_lib):
     assert grid == [3, 2, 1] and block == [64, 1, 1] and shared == 16 and stream is None
     assert vals[0] == ("scalar", "float32", 2.0) and vals[2] == ("scalar", "int32", 7)
     assert vals[1] == ("tensor", ctypes.cast(t._h, ctypes.c_void_p).value)
-    assert vals[3] == ("bytes", np.uint64(1 << 40).tobytes())
+    assert vals[3] == ("scalar", "uint64", 1 << 40)
     s = ek.Stream("cpu")
     k(1, 1, (), stream=s)
     assert fake_lib.launches[-1][4] is s._h
