@@ -183,14 +183,20 @@ ek_status begin(ek_stream stream, ek_comm comm, ek_stream *s) {
   return activate(comm->ctx);
 }
 
+// begin, for a collective of tensor x into *out.
+ek_status begin_x_out(ek_stream stream, ek_comm comm, ek_tensor x, const ek_tensor *out,
+                      ek_stream *s) {
+  EK_FORWARD(begin(stream, comm, s));
+  EK_FORWARD(check_tensor_arg(comm, x, "x"));
+  EK_CHECK_NULL(out);
+  return EK_SUCCESS;
+}
+
 // A pooled tensor used on a stream it was not allocated on: its reuse after a
 // free waits for that stream's work (an event, GPU-side).
 ek_status mark_used(ek_tensor t, ek_stream s) {
   if (!t || !t->storage->pooled || t->storage->alloc_stream == s->id) return EK_SUCCESS;
-  std::string message;
-  PoolResult r = t->storage->ctx->pool->record_stream(t->storage->data, s->id, &message);
-  EK_CHECK(r == PoolResult::ok, EK_ERROR_INTERNAL, "%s", message.c_str());
-  return EK_SUCCESS;
+  return pool_record_stream(t->storage->ctx, t->storage->data, s->id);
 }
 
 ek_status run(ek_comm comm, ek_stream s, const nccl::Call &call, ek_tensor a, ek_tensor b) {
@@ -210,9 +216,7 @@ size_t count_of(const ek_tensor_s *t) { return static_cast<size_t>(tensor_numel(
 ek_status same_shape_coll(ek_stream stream, ek_comm comm, nccl::Call call, ek_tensor x,
                           ek_tensor *out) {
   ek_stream s = nullptr;
-  EK_FORWARD(begin(stream, comm, &s));
-  EK_FORWARD(check_tensor_arg(comm, x, "x"));
-  EK_CHECK_NULL(out);
+  EK_FORWARD(begin_x_out(stream, comm, x, out, &s));
   return fill_out(comm->ctx, s, x->ndim, x->shape, x->dtype, out, [&](ek_tensor o) {
     EK_FORWARD(check_tensor_arg(comm, o, "out"));
     call.send = tensor_data(x);
@@ -410,9 +414,7 @@ EK_API ek_status ek_comm_reduce(ek_stream stream, ek_comm comm, ek_reduce_op op,
 EK_API ek_status ek_comm_all_gather(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   ek_stream s = nullptr;
-  EK_FORWARD(begin(stream, comm, &s));
-  EK_FORWARD(check_tensor_arg(comm, x, "x"));
-  EK_CHECK_NULL(out);
+  EK_FORWARD(begin_x_out(stream, comm, x, out, &s));
   EK_CHECK(x->ndim < EK_MAX_DIMS, EK_ERROR_SHAPE,
            "x has %d dims; all_gather adds one and EK_MAX_DIMS is %d", x->ndim, EK_MAX_DIMS);
   nccl::Call call{nccl::Kind::all_gather, tensor_data(x), nullptr, count_of(x), 0, 0, 0};
@@ -430,9 +432,7 @@ EK_API ek_status ek_comm_reduce_scatter(ek_stream stream, ek_comm comm, ek_reduc
                                         ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   ek_stream s = nullptr;
-  EK_FORWARD(begin(stream, comm, &s));
-  EK_FORWARD(check_tensor_arg(comm, x, "x"));
-  EK_CHECK_NULL(out);
+  EK_FORWARD(begin_x_out(stream, comm, x, out, &s));
   EK_FORWARD(check_first_dim(comm, x));
   nccl::Call call{nccl::Kind::reduce_scatter, tensor_data(x), nullptr, 0, 0, 0, 0};
   EK_FORWARD(nccl_op(op, x->dtype, &call.op));
@@ -448,9 +448,7 @@ EK_API ek_status ek_comm_reduce_scatter(ek_stream stream, ek_comm comm, ek_reduc
 EK_API ek_status ek_comm_all_to_all(ek_stream stream, ek_comm comm, ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   ek_stream s = nullptr;
-  EK_FORWARD(begin(stream, comm, &s));
-  EK_FORWARD(check_tensor_arg(comm, x, "x"));
-  EK_CHECK_NULL(out);
+  EK_FORWARD(begin_x_out(stream, comm, x, out, &s));
   EK_FORWARD(check_first_dim(comm, x));
   int type = 0;
   EK_FORWARD(nccl_type(x->dtype, false, &type));

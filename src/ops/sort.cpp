@@ -141,13 +141,21 @@ ek_status begin(ek_stream stream, const ek_tensor_s *x, Call *c) {
   return resolve_stream(c->ctx, stream, &c->s);
 }
 
+// begin, and the dim the op runs along: wrapped (*d) and its size (*n; a 0-d
+// x is one element along dim 0).
+ek_status begin_along(ek_stream stream, const ek_tensor_s *x, int dim, Call *c, int *d, int64_t *n) {
+  EK_FORWARD(begin(stream, x, c));
+  EK_FORWARD(wrap_dim(dim, x->ndim, "dim", d));
+  *n = x->ndim ? x->shape[*d] : 1;
+  return EK_SUCCESS;
+}
+
 ek_status sort_entry(ek_stream stream, ek_tensor x, int dim, int descending, int stable,
                      ek_tensor *values, ek_tensor *indices) {
   Call c;
-  EK_FORWARD(begin(stream, x, &c));
   int d = 0;
-  EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
-  const int64_t n = x->ndim ? x->shape[d] : 1;
+  int64_t n = 0;
+  EK_FORWARD(begin_along(stream, x, dim, &c, &d, &n));
   return two_outputs(c.ctx, c.s, x, d, n, values, indices,
                      [&](const void *in, int64_t rows, int64_t len, void *v, int64_t *i) {
                        SortPlan p;
@@ -167,10 +175,9 @@ ek_status sort_entry(ek_stream stream, ek_tensor x, int dim, int descending, int
 ek_status topk_entry(ek_stream stream, ek_tensor x, int64_t k, int dim, int largest, int sorted,
                      ek_tensor *values, ek_tensor *indices) {
   Call c;
-  EK_FORWARD(begin(stream, x, &c));
   int d = 0;
-  EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
-  const int64_t n = x->ndim ? x->shape[d] : 1;
+  int64_t n = 0;
+  EK_FORWARD(begin_along(stream, x, dim, &c, &d, &n));
   EK_CHECK(k >= 0 && k <= n, EK_ERROR_INDEX, "k %lld is out of range [0, %lld] for dim %d of size %lld",
            static_cast<long long>(k), static_cast<long long>(n), d, static_cast<long long>(n));
   return two_outputs(c.ctx, c.s, x, d, k, values, indices,
