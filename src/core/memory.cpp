@@ -28,7 +28,10 @@ class PoolMemory final : public RawMemory {
     // of 4 KiB pages costs the CPU's hot loops TLB misses (~5-10%).
     constexpr size_t kHuge = size_t(2) << 20;
     const bool huge = bytes >= 2 * kHuge;
-    *ptr = std::aligned_alloc(huge ? kHuge : 512, bytes);  // pool sizes are multiples of 512
+    // aligned_alloc wants a size that is a multiple of the alignment (pool
+    // sizes are multiples of 512; a huge block's tail is rounded up).
+    const size_t align = huge ? kHuge : 512;
+    *ptr = std::aligned_alloc(align, (bytes + align - 1) / align * align);
 #ifdef MADV_HUGEPAGE
     if (huge && *ptr) madvise(*ptr, bytes, MADV_HUGEPAGE);  // advice only: failure is harmless
 #endif
