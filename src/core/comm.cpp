@@ -46,10 +46,7 @@ ek_status read_config(const ek_comm_config *config, int64_t timeout_fallback,
 }
 
 ek_status check_comm(ek_comm comm, const char *name) {
-  EK_CHECK(comm != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(comm->magic == kCommMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_comm " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(comm, kCommMagic, "ek_comm", name);
 }
 #define EK_CHECK_COMM(x) EK_FORWARD(check_comm((x), #x))
 

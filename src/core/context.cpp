@@ -260,10 +260,7 @@ void destroy_context(ek_context ctx) {
 }  // namespace
 
 ek_status check_context(ek_context ctx, const char *name) {
-  EK_CHECK(ctx != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(ctx->magic == kContextMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_context " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(ctx, kContextMagic, "ek_context", name);
 }
 
 ek_status activate(ek_context ctx) {

@@ -71,17 +71,11 @@ uint64_t capture_id(ek_context ctx, void *native) {
 }
 
 ek_status check_graph(ek_graph g, const char *name) {
-  EK_CHECK(g != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(g->magic == kGraphMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_graph " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(g, kGraphMagic, "ek_graph", name);
 }
 
 ek_status check_graph_pool(ek_graph_pool p, const char *name) {
-  EK_CHECK(p != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(p->magic == kGraphPoolMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_graph_pool " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(p, kGraphPoolMagic, "ek_graph_pool", name);
 }
 
 ek_status cuda_only(ek_context ctx, const char *what) {

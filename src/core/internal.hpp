@@ -125,6 +125,16 @@ constexpr uint32_t kDeadMagic = 0xdeaddead;
 // undefined behaviour, so the messages promise no detection.
 #define EK_STALE_HANDLE_NOTE "(using a released handle is undefined behaviour: see ek.h)"
 
+// A handle argument's check, one for every handle type: not NULL, and its
+// magic that of a live `type` (the messages name the argument and the type).
+template <typename H>
+ek_status check_handle(const H *h, uint32_t magic, const char *type, const char *name) {
+  EK_CHECK(h != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
+  EK_CHECK(h->magic == magic, EK_ERROR_INVALID_ARGUMENT, "%s is not a live %s " EK_STALE_HANDLE_NOTE,
+           name, type);
+  return EK_SUCCESS;
+}
+
 struct Backend;
 class PoolSync;
 class PoolMemory;

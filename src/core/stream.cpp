@@ -36,17 +36,11 @@ ek_status register_stream(ek_context ctx, void *native, bool owned, ek_stream *o
 }  // namespace
 
 ek_status check_stream(ek_stream s, const char *name) {
-  EK_CHECK(s != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(s->magic == kStreamMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_stream " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(s, kStreamMagic, "ek_stream", name);
 }
 
 ek_status check_event(ek_event e, const char *name) {
-  EK_CHECK(e != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(e->magic == kEventMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_event " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(e, kEventMagic, "ek_event", name);
 }
 
 ek_status resolve_stream(ek_context ctx, ek_stream s, ek_stream *out) {

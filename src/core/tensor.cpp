@@ -94,10 +94,7 @@ ek_status check_shape(int ndim, const int64_t *shape, ek_dtype dtype, int64_t *n
 }
 
 ek_status check_tensor(ek_tensor t, const char *name) {
-  EK_CHECK(t != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(t->magic == kTensorMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_tensor " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(t, kTensorMagic, "ek_tensor", name);
 }
 
 int64_t tensor_numel(const ek_tensor_s *t) {

@@ -35,10 +35,7 @@ namespace {
 using ewgen::Param;
 
 ek_status check_elementwise(ek_elementwise k, const char *name) {
-  EK_CHECK(k != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(k->magic == kElementwiseMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_elementwise " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(k, kElementwiseMagic, "ek_elementwise", name);
 }
 
 ek_status parse_signature(const char *in_params, const char *out_params, const char *body,

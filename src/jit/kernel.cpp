@@ -290,10 +290,7 @@ ek_status launch_auto(ek_stream stream, ek_kernel k, uint64_t n, size_t shared_b
 }  // namespace
 
 ek_status check_kernel(ek_kernel k, const char *name) {
-  EK_CHECK(k != nullptr, EK_ERROR_NULL_POINTER, "%s is NULL", name);
-  EK_CHECK(k->magic == kKernelMagic, EK_ERROR_INVALID_ARGUMENT,
-           "%s is not a live ek_kernel " EK_STALE_HANDLE_NOTE, name);
-  return EK_SUCCESS;
+  return check_handle(k, kKernelMagic, "ek_kernel", name);
 }
 
 }  // namespace ek
