@@ -10,8 +10,8 @@ all_gather: the gathered output; reduce_scatter: the input to scatter), float32,
 1 MiB to 4 GiB in steps of x8, plus 256 MiB and 1 GiB (the issue's anchor
 rows). Each case: warm-up, then reps of `iters` back-to-back collectives
 between two CUDA events of the framework on its stream; the median time per
-collective; libek runs twice, with NCCL's non-blocking (the default) and
-blocking communicators (ek_comm_config.blocking); algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
+collective; libek runs twice, with its default (NCCL's blocking mode for
+collectives) and with EK_COMM_NONBLOCKING (ek_comm_config.blocking); algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
 (n-1)/n (all_gather, reduce_scatter), as nccl-tests. Rank 0 writes the JSON
 (default bench/results/nccl.json) and prints a Markdown table.
 """
@@ -122,16 +122,16 @@ def worker(a):
         have_torch = True
     except Exception as e:  # noqa: BLE001 - reported in the JSON, libek still measured
         torch_error = repr(e)
-    # A second libek communicator in NCCL's blocking mode (ek_comm_config.blocking),
+    # A second libek communicator in NCCL's non-blocking mode (ek_comm_config.blocking),
     # its id sent by torch.distributed.
-    blocking = None
+    nonblocking = None
     if have_torch:
         uid = [dist.get_unique_id() if rank == 0 else None]
         tdist.broadcast_object_list(uid, src=0)
-        blocking = dist.Communicator(dev, n, uid[0], rank, timeout=300, blocking=True)
+        nonblocking = dist.Communicator(dev, n, uid[0], rank, timeout=300, blocking=False)
     runs = [("ek", lambda *x: bench_ek(*x, dist._comm()))]
-    if blocking is not None:
-        runs += [("ek_blocking", lambda *x: bench_ek(*x, blocking)), ("torch", bench_torch)]
+    if nonblocking is not None:
+        runs += [("ek_nonblocking", lambda *x: bench_ek(*x, nonblocking)), ("torch", bench_torch)]
     rows = []
     for coll in COLLS:
         for size in sizes(a.max_mib):
@@ -152,8 +152,8 @@ def worker(a):
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)
         print_table(doc)
-    if blocking is not None:
-        blocking.close()
+    if nonblocking is not None:
+        nonblocking.close()
     if have_torch:
         tdist.destroy_process_group()
     dist.destroy_process_group()
@@ -161,11 +161,11 @@ def worker(a):
 
 def print_table(doc):
     print(f"\n{doc['ranks']} ranks, float32; busbw GB/s (median time)\n")
-    print("| collective | size | libek | libek, blocking | torch | libek / torch | blocking / torch |")
+    print("| collective | size | libek | libek, non-blocking | torch | libek / torch | non-blocking / torch |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     cell = lambda v: f"{v['busbw_GBps']:.1f} ({v['median_ms'] * 1e3:.0f} us)" if v else "-"  # noqa: E731
     for r in doc["rows"]:
-        e, b, t = r["ek"], r.get("ek_blocking"), r.get("torch")
+        e, b, t = r["ek"], r.get("ek_nonblocking"), r.get("torch")
         size = f"{r['size_bytes'] // MIB} MiB" if r["size_bytes"] < 1 << 30 else f"{r['size_bytes'] >> 30} GiB"
         ratio = lambda v: f"{v['busbw_GBps'] / t['busbw_GBps']:.3f}" if v and t else "-"  # noqa: E731
         print(f"| {r['collective']} | {size} | {cell(e)} | {cell(b)} | {cell(t)} | {ratio(e)} | {ratio(b)} |")

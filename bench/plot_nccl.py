@@ -38,8 +38,8 @@ def main():
     for ax, coll in zip(axes, COLLS):
         rows = [r for r in doc["rows"] if r["collective"] == coll]
         xs = [r["size_bytes"] for r in rows]
-        labels = {"ek": "libek", "ek_blocking": "libek (blocking comm)", "torch": "torch.distributed"}
-        for name, style in (("ek", "o-"), ("ek_blocking", "^-"), ("torch", "s--")):
+        labels = {"ek": "libek", "ek_nonblocking": "libek (EK_COMM_NONBLOCKING)", "torch": "torch.distributed"}
+        for name, style in (("ek", "o-"), ("ek_nonblocking", "^-"), ("torch", "s--")):
             ys = [r[name]["busbw_GBps"] for r in rows if name in r]
             if ys:
                 ax.plot(xs[:len(ys)], ys, style, label=labels[name])

@@ -27,7 +27,7 @@ run() {  # log, name, limit_s, command...
   if timeout "$limit" "$@" >> "$log" 2>&1; then pass=$((pass+1)); echo "PASS $name"
   else failed+=("$name"); echo "FAIL $name (rc $?; see $(basename "$log"))"; fi
 }
-run "$T" test_comm 240 "$c/tests/test_comm"
+run "$T" test_comm 420 "$c/tests/test_comm"
 run "$T" test_copy 120 "$c/tests/test_copy"
 run "$T" pytest_distributed 180 python3 -m pytest -q bindings/python/tests/test_distributed.py
 for b in "$c"/rust/comm*; do [ -x "$b" ] && run "$T" "rust_$(basename "$b")" 60 "$b"; done

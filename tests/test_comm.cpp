@@ -300,6 +300,7 @@ struct ChildRank {
     ek_comm_unique_id id = from_hex(std::getenv("EK_TEST_COMM_ID"));
     ek_comm_config config = EK_COMM_CONFIG_INIT;
     config.timeout_ms = timeout_ms;
+    config.blocking = env_int("EK_TEST_COMM_BLOCKING", 0);
     init = ek_comm_init_rank(r.ctx, size, &id, r.rank, &config, &r.comm);
     if (init != EK_SUCCESS) message = ek_last_error();
   }
@@ -382,11 +383,15 @@ TEST(CommArgs, NcclMissing) {
 
 // ---------------------------------------------------------------- GPU: collectives
 
-TEST(CommGpu, OneProcessPerGpu) {
+// Every collective and dtype in the default (blocking) mode, then in NCCL's
+// non-blocking mode.
+void one_process_per_gpu(int blocking) {
   if (!is_child()) {
     EK_NEED_GPUS(1);
     const int n = cuda_count();
-    run_ranks(n, n, id_env());
+    auto env = id_env();
+    env.emplace_back("EK_TEST_COMM_BLOCKING", std::to_string(blocking));
+    run_ranks(n, n, env);
     return;
   }
   ChildRank c;
@@ -413,6 +418,9 @@ TEST(CommGpu, OneProcessPerGpu) {
              EK_ERROR_SHAPE, "first dim must be the communicator's size");
   EK_OK(ek_comm_synchronize(nullptr, c.r.comm));
 }
+
+TEST(CommGpu, OneProcessPerGpu) { one_process_per_gpu(0); }
+TEST(CommGpu, OneProcessPerGpuNonBlocking) { one_process_per_gpu(EK_COMM_NONBLOCKING); }
 
 // init_all in NCCL's blocking mode (the per-process tests cover the default).
 TEST(CommGpu, OneProcessAllGpus) {
@@ -541,6 +549,31 @@ TEST(CommGpu, RankDies) {
   EK_FAILS(ek_comm_all_reduce(nullptr, c.r.comm, EK_REDUCE_SUM, x, out.out()),
            st, "was aborted");
   EK_OK(ek_context_synchronize(c.r.ctx));  // the aborted kernels have exited
+}
+
+// Rank 1 joins, then stays away for 30 s; rank 0's all_reduce in the default
+// (blocking) mode must not hold its thread: the synchronize gives up after the
+// timeout, long before rank 1 comes back.
+TEST(CommGpu, RankStalls) {
+  if (!is_child()) {
+    EK_NEED_GPUS(2);
+    run_ranks(2, 2, id_env(), 180);
+    return;
+  }
+  ChildRank c(3000);
+  ASSERT_EQ(c.init, EK_SUCCESS) << c.message;
+  if (c.r.rank == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    _exit(0);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Tensor x(make(c.r.ctx, {1 << 20}, EK_FLOAT32, Values(1 << 20, 1.0))), out;
+  ek_status st = ek_comm_all_reduce(nullptr, c.r.comm, EK_REDUCE_SUM, x, out.out());
+  if (st == EK_SUCCESS) st = ek_comm_synchronize(nullptr, c.r.comm);
+  EXPECT_TRUE(st == EK_ERROR_TIMEOUT || st == EK_ERROR_DEVICE) << ek_last_error();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  if (st == EK_ERROR_DEVICE) ek_comm_abort(c.r.comm);
+  EK_OK(ek_context_synchronize(c.r.ctx));
 }
 
 // ---------------------------------------------------------------- GPU: the pool

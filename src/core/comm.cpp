@@ -38,10 +38,12 @@ ek_status read_config(const ek_comm_config *config, int64_t timeout_fallback,
   *blocking = blocking_fallback;
   if (!config) return EK_SUCCESS;
   EK_CHECK_STRUCT(config, ek_comm_config);
-  EK_CHECK(config->blocking == 0 || config->blocking == 1, EK_ERROR_INVALID_ARGUMENT,
-           "config->blocking is %d; expected 0 or 1", static_cast<int>(config->blocking));
+  const int32_t b = config->blocking;
+  EK_CHECK(b == 0 || b == EK_COMM_BLOCKING || b == EK_COMM_NONBLOCKING, EK_ERROR_INVALID_ARGUMENT,
+           "config->blocking is %d; expected 0 (the default), EK_COMM_BLOCKING (1) or "
+           "EK_COMM_NONBLOCKING (-1)", static_cast<int>(b));
   if (config->timeout_ms > 0) *ms = config->timeout_ms;
-  *blocking = config->blocking != 0;
+  if (b != 0) *blocking = b == EK_COMM_BLOCKING;
   return EK_SUCCESS;
 }
 
@@ -254,7 +256,7 @@ EK_API ek_status ek_comm_init_rank(ek_context ctx, int nranks, const ek_comm_uni
            "rank %d of nranks %d: need nranks >= 1 and 0 <= rank < nranks", rank, nranks);
   int64_t timeout = 0;
   bool blocking = false;
-  EK_FORWARD(read_config(config, default_timeout_ms(), false, &timeout, &blocking));
+  EK_FORWARD(read_config(config, default_timeout_ms(), true, &timeout, &blocking));
   void *native = nullptr;
   EK_FORWARD(nccl::init_rank(ctx->device.index, nranks, *id, rank, timeout, blocking, &native));
   *comm = new_comm(ctx, native, timeout, blocking);
@@ -279,7 +281,7 @@ EK_API ek_status ek_comm_init_all(int n, const ek_context *ctxs, const ek_comm_c
   }
   int64_t timeout = 0;
   bool blocking = false;
-  EK_FORWARD(read_config(config, default_timeout_ms(), false, &timeout, &blocking));
+  EK_FORWARD(read_config(config, default_timeout_ms(), true, &timeout, &blocking));
   std::vector<void *> natives(n);
   EK_FORWARD(nccl::init_all(n, devices.data(), timeout, blocking, natives.data()));
   for (int i = 0; i < n; ++i) comms[i] = new_comm(ctxs[i], natives[i], timeout, blocking);

@@ -1,9 +1,13 @@
 // NCCL opened at run time (EK_NCCL_LIBRARY, else libnccl.so.2, then
 // libnccl.so): libek links no NCCL, so it loads and runs where there is none.
 // The few types used are declared here (their layout is NCCL's stable ABI) so
-// that builds need no nccl.h. Communicators are non-blocking: every step
-// returns at once and is polled with ncclCommGetAsyncError up to a deadline,
-// after which the communicator is aborted (EK_ERROR_TIMEOUT, not a hang).
+// that builds need no nccl.h. Setup (init, split) always runs non-blocking:
+// every step returns at once and is polled with ncclCommGetAsyncError up to a
+// deadline, after which the communicator is aborted (EK_ERROR_TIMEOUT, not a
+// hang). A blocking communicator is then split from the non-blocking one:
+// NCCL launches a non-blocking communicator's collectives from a thread it
+// starts per call (tens of microseconds each), a blocking one's on the
+// caller's thread.
 #include "core/nccl.hpp"
 
 #include <chrono>
@@ -184,6 +188,29 @@ ek_status start_and_wait(const Library *l, Result r, Comm c, int64_t timeout_ms,
   return wait_ready(l, c, deadline_of(timeout_ms), what, timeout_ms);
 }
 
+// Replaces the non-blocking *c by a blocking communicator of the same ranks
+// (every rank of *c calls this right after making it, so the split cannot
+// wait for a rank that is elsewhere), and frees the non-blocking one.
+ek_status make_blocking(const Library *l, Comm *c, int64_t timeout_ms) {
+  int rank = 0;
+  EK_FORWARD(check(l, l->user_rank(*c, &rank), "ncclCommUserRank", *c));
+  Config config;
+  config.blocking = 1;
+  Comm b = nullptr;
+  const char *what = "ncclCommSplit (to a blocking communicator)";
+  ek_status st = start_and_wait(l, l->split(*c, 0, rank, &b, &config), *c, timeout_ms, what, false);
+  if (st == EK_SUCCESS && b) st = wait_ready(l, b, deadline_of(timeout_ms), what, timeout_ms);
+  if (st != EK_SUCCESS) {
+    if (b) l->abort(b);
+    if (st != EK_ERROR_TIMEOUT) l->abort(*c);  // a timeout aborted it already
+    *c = nullptr;
+    return st;
+  }
+  Comm nonblocking = *c;
+  *c = b;
+  return destroy(nonblocking, timeout_ms);
+}
+
 UniqueId to_nccl(const ek_comm_unique_id &id) {
   UniqueId u;
   std::memcpy(u.internal, id.internal, sizeof u.internal);
@@ -205,13 +232,13 @@ ek_status init_rank(int device, int nranks, const ek_comm_unique_id &id, int ran
   EK_NCCL_LIB(l);
   EK_FORWARD(gpu::set_device(device));
   Config config;
-  config.blocking = blocking;
   Comm c = nullptr;
   Result r = l->init_rank_config(&c, nranks, to_nccl(id), rank, &config);
   ek_status st = start_and_wait(l, r, c, timeout_ms, "ncclCommInitRankConfig", true);
   if (st != EK_SUCCESS && st != EK_ERROR_TIMEOUT && (r == kSuccess || r == kInProgress))
     l->abort(c);  // started, then failed
   EK_FORWARD(st);
+  if (blocking) EK_FORWARD(make_blocking(l, &c, timeout_ms));
   *comm = c;
   return EK_SUCCESS;
 }
@@ -245,12 +272,12 @@ ek_status init_all(int n, const int *devices, int64_t timeout_ms, bool blocking,
 ek_status split(void *comm, int color, int key, int64_t timeout_ms, bool blocking, void **out) {
   EK_NCCL_LIB(l);
   Config config;
-  config.blocking = blocking;
   Comm c = nullptr;
   Result r = l->split(comm, color, key, &c, &config);
-  // The parent carries the split's progress; NOCOLOR ranks get no new comm.
+  // A non-blocking parent carries the split's progress; NOCOLOR ranks get no new comm.
   EK_FORWARD(start_and_wait(l, r, comm, timeout_ms, "ncclCommSplit", false));
   if (c) EK_FORWARD(wait_ready(l, c, deadline_of(timeout_ms), "ncclCommSplit", timeout_ms));
+  if (c && blocking) EK_FORWARD(make_blocking(l, &c, timeout_ms));
   *out = c;
   return EK_SUCCESS;
 }

@@ -39,9 +39,9 @@ def get_unique_id() -> bytes:
     return ctypes.string_at(ctypes.addressof(uid), 128)  # .internal would stop at a NUL
 
 
-def _config(timeout: float | None, blocking: bool = False) -> _ffi.ek_comm_config:
+def _config(timeout: float | None, blocking: bool = True) -> _ffi.ek_comm_config:
     cfg = _ffi.new(_ffi.ek_comm_config)
-    cfg.blocking = 1 if blocking else 0
+    cfg.blocking = _ffi.EK_COMM_BLOCKING if blocking else _ffi.EK_COMM_NONBLOCKING
     if timeout is not None:
         if timeout <= 0:
             raise InvalidArgumentError(f"ek.distributed: timeout must be > 0 seconds, got {timeout}")
@@ -71,14 +71,16 @@ class Communicator(_Handle):
     named by ``uid`` (``get_unique_id()`` on rank 0); ``Communicator.init_all``
     makes every rank of one in this process. ``timeout`` (seconds; default
     EK_COMM_TIMEOUT_MS or 10 minutes) turns a rank that never joins or dies
-    into ``ek.EkTimeoutError``. ``blocking=True`` picks NCCL's blocking mode
-    (lower launch latency; init and split then wait without a timeout: see
-    ek_comm_config in ek.h). Collectives run on ``stream`` (default: the
+    into ``ek.EkTimeoutError``. ``blocking=True`` (the default) launches
+    collectives in NCCL's blocking mode (the lowest latency; a group end then
+    waits without a timeout), ``blocking=False`` in its non-blocking mode (every
+    step bounded by the timeout, some 60 us more a call): see ek_comm_config
+    in ek.h. Collectives run on ``stream`` (default: the
     current stream of the context) and return before the GPU has done them.
     """
 
     def __init__(self, device, world_size: int, unique_id: bytes, rank: int,
-                 timeout: float | None = None, blocking: bool = False):
+                 timeout: float | None = None, blocking: bool = True):
         ctx = context(device)
         h = filled(lib.ek_comm_init_rank, _ffi.ek_comm(), ctx._handle(), world_size,
                    ctypes.byref(_unique_id(unique_id)), rank,
@@ -92,7 +94,7 @@ class Communicator(_Handle):
         return self
 
     @classmethod
-    def init_all(cls, devices, timeout: float | None = None, blocking: bool = False) -> list:
+    def init_all(cls, devices, timeout: float | None = None, blocking: bool = True) -> list:
         """One communicator over ``devices`` (e.g. ["cuda:0", "cuda:1"]) in
         this process: element i is rank i. Drive them inside ``group()``."""
         ctxs = [context(d) for d in devices]

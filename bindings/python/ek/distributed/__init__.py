@@ -61,7 +61,7 @@ def device() -> str:
     return f"cuda:{get_local_rank()}"
 
 
-def init_process_group(timeout: float | None = None, blocking: bool = False) -> Communicator:
+def init_process_group(timeout: float | None = None, blocking: bool = True) -> Communicator:
     """Join the job's communicator (rank EK_RANK of EK_WORLD_SIZE, on
     ``device()``) and make it the default of the module-level functions."""
     if _default[0] is not None:
