@@ -2027,7 +2027,10 @@ typedef struct {
      two H100s takes 17 us); init and split still run in NCCL's non-blocking
      mode, bounded by the timeout, and then split a blocking communicator
      from the one they made; a group end waits without a timeout
-     (ek_comm_synchronize still honours it). EK_COMM_NONBLOCKING: NCCL's
+     (ek_comm_synchronize still honours it), and so does the first
+     collective that needs a connection NCCL has not made yet, while a rank
+     that is alive never joins that collective (NCCL_RUNTIME_CONNECT=0 makes
+     every connection at init instead). EK_COMM_NONBLOCKING: NCCL's
      non-blocking mode throughout, group ends bounded by the timeout too;
      NCCL 2.2x then launches each collective from a helper thread it starts,
      some 60 us more a call. ek_comm_init_all with EK_COMM_BLOCKING makes
