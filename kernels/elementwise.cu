@@ -6,7 +6,7 @@
 //     bf16, 16-byte aligned -> 16-byte vector loads, kVecUnroll vectors in
 //     flight per thread, math in f32; the common ops (EK_FAST_*_OPS) are
 //     compiled per op, the rest call one out-of-line run-time switch;
-//     tensors too small to fill the GPU spread over more blocks (vec_grid);
+//     tensors too small to fill the GPU spread over more blocks (loop_grid);
 //   * rows: binary ops over a contiguous [rows, cols] out whose operands are
 //     matrices, row vectors or column vectors of that float dtype (bias
 //     adds, per-row normalisation) -> the fast path's vectors and math, with
@@ -15,7 +15,8 @@
 //     double or int64) through a run-time dtype switch, so kernels are
 //     instantiated per compute type and index width only; offsets come from
 //     OffsetCalc (multiply-shift division with 32-bit index math, taken when
-//     the count and every offset fit, else 64-bit).
+//     the count and every offset fit, else 64-bit); the op is one
+//     out-of-line switch and small tensors spread as on the fast path.
 #include "kernels/elementwise.cuh"
 
 #include <cuda_runtime.h>
@@ -119,7 +120,7 @@ struct FastArgs {
   float s;
   int op;
   int64_t nvec, n;
-  bool spread;  // vec_loop's layout (vec_grid)
+  bool spread;  // vec_loop's layout (loop_grid)
 };
 
 template <int DT, int OP, bool UNARY>
@@ -160,7 +161,7 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
 
 template <int DT, bool UNARY>
 int launch_fast(FastArgs f, cudaStream_t st) {
-  const VecGrid vg = vec_grid<kVecUnroll>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
+  const LoopGrid vg = loop_grid<kVecUnroll>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
   f.spread = vg.spread;
   return with_op<UNARY>(f.op, [&](auto op) {
     fast_kernel<DT, decltype(op)::value, UNARY><<<vg.blocks, kThreads, 0, st>>>(f);
@@ -260,7 +261,7 @@ bool try_rows(const ew::Args &g, const Layout &L, int64_t n, cudaStream_t st, in
   }
   if (vec_width(addresses) < kVecBytes) return false;
   r.vpr.init(uint32_t(cols / vec_n));
-  const VecGrid vg = vec_grid<kVecUnroll>(r.nvec, 0);
+  const LoopGrid vg = loop_grid<kVecUnroll>(r.nvec, 0);
   r.spread = vg.spread;
   return with_fast_dtype(dt, [&](auto d) {
     *rc = with_op<false>(g.op, [&](auto op) {
@@ -281,6 +282,7 @@ struct StridedArgs {
   char *out;
   double sf;
   int64_t si;
+  bool spread;  // strided_walk's layout (loop_grid)
 };
 
 // The strided kernels' op, out of line for the reason of unary_rt.
@@ -309,7 +311,8 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
       [&](S o, const Operands &v) {
         const T r = UNARY ? op_rt<T>(k.op, v.x) : op_rt<T>(k.op, v.x, v.y);
         ew::store_as<T>(k.out + int64_t(o) * k.es[0], k.dt[0], r);
-      });
+      },
+      k.spread);
 }
 
 template <typename U>
@@ -332,10 +335,11 @@ StridedArgs<U> strided_args(const ew::Args &g, const Layout &L) {
 
 template <typename T, typename U>
 int launch_strided(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st) {
-  const StridedArgs<U> k = strided_args<U>(g, L);
-  const unsigned grid = grid_for(n, int64_t(kThreads) * kStridedUnroll);
-  if (unary) strided_kernel<T, U, true><<<grid, kThreads, 0, st>>>(k, U(n));
-  else strided_kernel<T, U, false><<<grid, kThreads, 0, st>>>(k, U(n));
+  StridedArgs<U> k = strided_args<U>(g, L);
+  const LoopGrid grid = loop_grid<kStridedUnroll>(n, 0);
+  k.spread = grid.spread;
+  if (unary) strided_kernel<T, U, true><<<grid.blocks, kThreads, 0, st>>>(k, U(n));
+  else strided_kernel<T, U, false><<<grid.blocks, kThreads, 0, st>>>(k, U(n));
   return cudaGetLastError();
 }
 
