@@ -4,13 +4,19 @@
 // contiguous in every operand merged), then picks a path:
 //   * fast: out and every tensor operand contiguous, one dtype among f32, f16,
 //     bf16, 16-byte aligned -> 16-byte vector loads, kVecUnroll vectors in
-//     flight per thread, math in f32; add/sub/mul/div are compile-time ops,
-//     the rest a uniform run-time switch;
+//     flight per thread, math in f32; the common ops (EK_FAST_*_OPS) are
+//     compiled per op, the rest call one out-of-line run-time switch;
+//     tensors too small to fill the GPU spread over more blocks (loop_grid);
+//   * rows: binary ops over a contiguous [rows, cols] out whose operands are
+//     matrices, row vectors or column vectors of that float dtype (bias
+//     adds, per-row normalisation) -> the fast path's vectors and math, with
+//     one 32-bit division a vector for the row;
 //   * strided: any layout/dtypes; operands load into the compute type (float,
 //     double or int64) through a run-time dtype switch, so kernels are
 //     instantiated per compute type and index width only; offsets come from
 //     OffsetCalc (multiply-shift division with 32-bit index math, taken when
-//     the count and every offset fit, else 64-bit).
+//     the count and every offset fit, else 64-bit); the op is one
+//     out-of-line switch and small tensors spread as on the fast path.
 #include "kernels/elementwise.cuh"
 
 #include <cuda_runtime.h>
@@ -51,14 +57,62 @@ Layout make_layout(const ew::Args &g, bool binary) {
   return L;
 }
 
-// --------------------------------------------------------------- fast path --
+// ---------------------------------------------------------- op dispatch --
 
-// OP >= 0: a compile-time binary op; -1: the run-time op. UNARY: x only.
+// The run-time op's math, one copy that every element calls: inlined into
+// each of a thread's kVecUnroll vectors of elements, the whole switch of
+// ops was repeated 16 to 32 times and the kernel outgrew the instruction
+// cache (a run-time gelu of 32K floats took 25 us, 8x its compile-time form).
+__device__ __noinline__ float unary_rt(int op, float x) { return ew::unary_float<float>(op, x); }
+__device__ __noinline__ float binary_rt(int op, float x, float y) { return ew::binary_float<float>(op, x, y); }
+
+// OP >= 0: a compile-time op (the switch folds away); -1: the run-time op.
+// UNARY: x only.
 template <int OP, bool UNARY>
 __device__ __forceinline__ float apply(int op, float x, float y) {
-  if constexpr (UNARY) return ew::unary_float<float>(op, x);
-  else return ew::binary_float<float>(OP >= 0 ? OP : op, x, y);
+  if constexpr (OP < 0) return UNARY ? unary_rt(op, x) : binary_rt(op, x, y);
+  else if constexpr (UNARY) return ew::unary_float<float>(OP, x);
+  else return ew::binary_float<float>(OP, x, y);
 }
+
+// The ops the contiguous paths compile per op: those of small steps and
+// layers (activations, normalisation, arithmetic); the rest take the
+// run-time op.
+#define EK_FAST_UNARY_OPS(X)                                                                            \
+  X(EK_UNARY_NEG) X(EK_UNARY_ABS) X(EK_UNARY_EXP) X(EK_UNARY_LOG) X(EK_UNARY_SQRT) X(EK_UNARY_RSQRT)  \
+  X(EK_UNARY_SQUARE) X(EK_UNARY_RECIPROCAL) X(EK_UNARY_TANH) X(EK_UNARY_SIGMOID) X(EK_UNARY_RELU)     \
+  X(EK_UNARY_GELU) X(EK_UNARY_GELU_TANH) X(EK_UNARY_SILU)
+#define EK_FAST_BINARY_OPS(X) X(EK_BINARY_ADD) X(EK_BINARY_SUB) X(EK_BINARY_MUL) X(EK_BINARY_DIV)
+
+template <int OP>
+using OpC = std::integral_constant<int, OP>;
+
+// f(OpC<op>()) for a compiled op, else f(OpC<-1>()).
+template <bool UNARY, typename F>
+int with_op(int op, F &&f) {
+#define EK_OP_CASE_(o) \
+  case o: return f(OpC<o>());
+  if constexpr (UNARY) {
+    switch (op) { EK_FAST_UNARY_OPS(EK_OP_CASE_) default: break; }
+  } else {
+    switch (op) { EK_FAST_BINARY_OPS(EK_OP_CASE_) default: break; }
+  }
+#undef EK_OP_CASE_
+  return f(OpC<-1>());
+}
+
+// f(DT) for the fast paths' float dtypes; false for any other.
+template <typename F>
+bool with_fast_dtype(int dt, F &&f) {
+  switch (dt) {
+    case kF32: f(std::integral_constant<int, kF32>()); return true;
+    case kF16: f(std::integral_constant<int, kF16>()); return true;
+    case kBF16: f(std::integral_constant<int, kBF16>()); return true;
+    default: return false;
+  }
+}
+
+// --------------------------------------------------------------- fast path --
 
 struct FastArgs {
   char *out;
@@ -66,6 +120,7 @@ struct FastArgs {
   float s;
   int op;
   int64_t nvec, n;
+  bool spread;  // vec_loop's layout (loop_grid)
 };
 
 template <int DT, int OP, bool UNARY>
@@ -97,41 +152,28 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
     }
     vo[j] = r;
   };
-  vec_loop<kVecUnroll>(f.nvec, load, store);
+  vec_loop<kVecUnroll>(f.nvec, load, store, f.spread);
   // Tail elements past the last whole vector.
   using R = RawF<DT>;
   const int64_t i = f.nvec * N + int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i < f.n) reinterpret_cast<R *>(f.out)[i] = from_f32<DT>(fast_element<DT, OP, UNARY>(f, i));
 }
 
-template <int DT, int OP, bool UNARY>
-int launch_fast(const FastArgs &f, cudaStream_t st) {
-  const unsigned blocks = grid_for_vec(f.nvec, int64_t(kThreads) * kVecUnroll, f.n - f.nvec * Vec<RawF<DT>>::kN);
-  fast_kernel<DT, OP, UNARY><<<blocks, kThreads, 0, st>>>(f);
-  return cudaGetLastError();
-}
-
-template <int DT>
-int fast_binary_op(const FastArgs &f, cudaStream_t st) {
-  switch (f.op) {
-    case EK_BINARY_ADD: return launch_fast<DT, EK_BINARY_ADD, false>(f, st);
-    case EK_BINARY_SUB: return launch_fast<DT, EK_BINARY_SUB, false>(f, st);
-    case EK_BINARY_MUL: return launch_fast<DT, EK_BINARY_MUL, false>(f, st);
-    case EK_BINARY_DIV: return launch_fast<DT, EK_BINARY_DIV, false>(f, st);
-    default: return launch_fast<DT, -1, false>(f, st);
-  }
-}
-
-template <int DT>
-int fast_dispatch(const FastArgs &f, bool unary, cudaStream_t st) {
-  return unary ? launch_fast<DT, -1, true>(f, st) : fast_binary_op<DT>(f, st);
+template <int DT, bool UNARY>
+int launch_fast(FastArgs f, cudaStream_t st) {
+  const LoopGrid vg = loop_grid<kVecUnroll>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
+  f.spread = vg.spread;
+  return with_op<UNARY>(f.op, [&](auto op) {
+    fast_kernel<DT, decltype(op)::value, UNARY><<<vg.blocks, kThreads, 0, st>>>(f);
+    return int(cudaGetLastError());
+  });
 }
 
 // The fast path applies when the collapsed layout is one unit-stride run in
 // every tensor, all of one 16-bit or 32-bit float dtype, aligned to 16 bytes.
 bool try_fast(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st, int *rc) {
   const int dt = L.dt[0];
-  if (g.compute != ew::kCF32 || L.ndim != 1 || (dt != kF32 && dt != kF16 && dt != kBF16)) return false;
+  if (g.compute != ew::kCF32 || L.ndim != 1) return false;
   uintptr_t addresses = 0;
   for (int k = 0; k < 3; ++k) {
     if (!L.ptr[k]) continue;
@@ -139,11 +181,94 @@ bool try_fast(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStr
     addresses |= reinterpret_cast<uintptr_t>(L.ptr[k]);
   }
   if (vec_width(addresses) < kVecBytes) return false;
-  FastArgs f{L.ptr[0], L.ptr[1], L.ptr[2], float(g.sf), g.op, n / (kVecBytes / int64_t(dtype_size(dt))), n};
-  if (dt == kF32) *rc = fast_dispatch<kF32>(f, unary, st);
-  else if (dt == kF16) *rc = fast_dispatch<kF16>(f, unary, st);
-  else *rc = fast_dispatch<kBF16>(f, unary, st);
+  const FastArgs f{L.ptr[0], L.ptr[1], L.ptr[2], float(g.sf), g.op, n / (kVecBytes / int64_t(dtype_size(dt))), n,
+                   false};
+  return with_fast_dtype(dt, [&](auto d) {
+    *rc = unary ? launch_fast<decltype(d)::value, true>(f, st) : launch_fast<decltype(d)::value, false>(f, st);
+  });
+}
+
+// ------------------------------------------------------------- rows path --
+
+// Binary ops whose out is a contiguous [rows, cols] and whose tensor
+// operands are each a matrix with unit column stride (full, or a row vector
+// when its row stride is 0) or one element a row (a column vector, or one
+// element: column stride 0): the broadcasts of bias adds and of per-row
+// normalisation. One float dtype, cols a whole number of 16-byte vectors,
+// 32-bit offsets: one multiply-shift division a vector, none an element,
+// and the math of the fast path (so the bits of the strided path).
+struct RowsArgs {
+  char *out;
+  const char *in[2];  // a, b; null: that operand is the scalar s
+  uint32_t rstep[2];  // a row's step: in vectors (matrix operands), in elements (columns)
+  bool column[2];
+  float s;
+  int op;
+  Div32 vpr;  // vectors a row
+  int64_t nvec;
+  bool spread;
+};
+
+template <int DT, int OP>
+__global__ void __launch_bounds__(kThreads) rows_kernel(RowsArgs r) {
+  using R = RawF<DT>;
+  using V = Vec<R>;
+  constexpr int N = V::kN;
+  V xv[2][kVecUnroll];
+  R xs[2][kVecUnroll];
+  auto load = [&](int k, int64_t j) {
+    const uint32_t row = r.vpr.div(uint32_t(j)), cv = uint32_t(j) - row * r.vpr.d;
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      if (!r.in[t]) continue;
+      if (r.column[t]) xs[t][k] = reinterpret_cast<const R *>(r.in[t])[row * r.rstep[t]];
+      else xv[t][k] = reinterpret_cast<const V *>(r.in[t])[row * r.rstep[t] + cv];
+    }
+  };
+  auto operand = [&](int t, int k, int e) {
+    if (!r.in[t]) return r.s;
+    return to_f32<DT>(r.column[t] ? xs[t][k] : xv[t][k].v[e]);
+  };
+  auto store = [&](int k, int64_t j) {
+    V o;
+#pragma unroll
+    for (int e = 0; e < N; ++e) o.v[e] = from_f32<DT>(apply<OP, false>(r.op, operand(0, k, e), operand(1, k, e)));
+    reinterpret_cast<V *>(r.out)[j] = o;
+  };
+  vec_loop<kVecUnroll>(r.nvec, load, store, r.spread);
+}
+
+// Operand t's row step and kind; false for a layout the rows path cannot take.
+bool rows_operand(const Layout &L, int t, int64_t vec_n, RowsArgs *r) {
+  const int64_t rs = L.st[t + 1][0], cs = L.st[t + 1][1];
+  if (rs < 0 || (cs != 0 && cs != 1) || (cs == 1 && rs % vec_n != 0)) return false;
+  r->column[t] = cs == 0;
+  r->rstep[t] = uint32_t(cs == 0 ? rs : rs / vec_n);
   return true;
+}
+
+bool try_rows(const ew::Args &g, const Layout &L, int64_t n, cudaStream_t st, int *rc) {
+  const int dt = L.dt[0];
+  if (g.compute != ew::kCF32 || L.ndim != 2 || !L.fits_32bit()) return false;
+  const int64_t cols = L.shape[1], vec_n = kVecBytes / int64_t(dtype_size(dt));
+  if (cols % vec_n != 0 || L.st[0][0] != cols || L.st[0][1] != 1) return false;
+  RowsArgs r{L.ptr[0], {L.ptr[1], L.ptr[2]}, {0, 0}, {false, false}, float(g.sf), g.op, Div32(), n / vec_n, false};
+  uintptr_t addresses = reinterpret_cast<uintptr_t>(L.ptr[0]);
+  for (int t = 0; t < 2; ++t) {
+    if (!r.in[t]) continue;
+    if (L.dt[t + 1] != dt || !rows_operand(L, t, vec_n, &r)) return false;
+    if (!r.column[t]) addresses |= reinterpret_cast<uintptr_t>(r.in[t]);
+  }
+  if (vec_width(addresses) < kVecBytes) return false;
+  r.vpr.init(uint32_t(cols / vec_n));
+  const LoopGrid vg = loop_grid<kVecUnroll>(r.nvec, 0);
+  r.spread = vg.spread;
+  return with_fast_dtype(dt, [&](auto d) {
+    *rc = with_op<false>(g.op, [&](auto op) {
+      rows_kernel<decltype(d)::value, decltype(op)::value><<<vg.blocks, kThreads, 0, st>>>(r);
+      return int(cudaGetLastError());
+    });
+  });
 }
 
 // ------------------------------------------------------------ strided path --
@@ -157,7 +282,14 @@ struct StridedArgs {
   char *out;
   double sf;
   int64_t si;
+  bool spread;  // strided_walk's layout (loop_grid)
 };
+
+// The strided kernels' op, out of line for the reason of unary_rt.
+template <typename T>
+__device__ __noinline__ T op_rt(int op, T x) { return ew::unary_op<T>(op, x); }
+template <typename T>
+__device__ __noinline__ T op_rt(int op, T x, T y) { return ew::binary_op<T>(op, x, y); }
 
 template <typename T, typename U, bool UNARY>
 __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n) {
@@ -177,9 +309,10 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedArgs<U> k, U n
         return v;
       },
       [&](S o, const Operands &v) {
-        const T r = UNARY ? ew::unary_op<T>(k.op, v.x) : ew::binary_op<T>(k.op, v.x, v.y);
+        const T r = UNARY ? op_rt<T>(k.op, v.x) : op_rt<T>(k.op, v.x, v.y);
         ew::store_as<T>(k.out + int64_t(o) * k.es[0], k.dt[0], r);
-      });
+      },
+      k.spread);
 }
 
 template <typename U>
@@ -202,10 +335,11 @@ StridedArgs<U> strided_args(const ew::Args &g, const Layout &L) {
 
 template <typename T, typename U>
 int launch_strided(const ew::Args &g, const Layout &L, int64_t n, bool unary, cudaStream_t st) {
-  const StridedArgs<U> k = strided_args<U>(g, L);
-  const unsigned grid = grid_for(n, int64_t(kThreads) * kStridedUnroll);
-  if (unary) strided_kernel<T, U, true><<<grid, kThreads, 0, st>>>(k, U(n));
-  else strided_kernel<T, U, false><<<grid, kThreads, 0, st>>>(k, U(n));
+  StridedArgs<U> k = strided_args<U>(g, L);
+  const LoopGrid grid = loop_grid<kStridedUnroll>(n, 0);
+  k.spread = grid.spread;
+  if (unary) strided_kernel<T, U, true><<<grid.blocks, kThreads, 0, st>>>(k, U(n));
+  else strided_kernel<T, U, false><<<grid.blocks, kThreads, 0, st>>>(k, U(n));
   return cudaGetLastError();
 }
 
@@ -223,6 +357,7 @@ int run(const ew::Args &g, bool unary, void *stream) {
   const Layout L = make_layout(g, !unary);
   int rc = 0;
   if (try_fast(g, L, n, unary, st, &rc)) return rc;
+  if (!unary && try_rows(g, L, n, st, &rc)) return rc;
   return ew::with_compute(
       g.compute, [&](auto t) { return strided<decltype(t)>(g, L, n, unary, st); },
       int(cudaErrorInvalidValue));

@@ -169,7 +169,10 @@ __global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs<U> a, U n, Op
 // row, gather along a contiguous dim): kGatherIlp elements per thread, whose
 // index loads and then whose random reads of the target are all issued before
 // any is used. Random reads bound this kernel; requests in flight per thread
-// are what make it faster. Checking as in index_kernel.
+// are what make it faster. A thread's elements lie kThreads apart, so that
+// each index load and each store of a warp is one contiguous run (with
+// adjacent elements a thread, a warp's load spanned 4 times the bytes it
+// used). Checking as in index_kernel.
 constexpr int kGatherIlp = 4;
 
 template <typename T, bool kChecked>
@@ -180,29 +183,30 @@ __global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs<uint64_t>
   const int es = a.index_es[0], kind = es == 4 ? kI32 : kI64;
   const T *target = reinterpret_cast<const T *>(a.target);
   T *dense = reinterpret_cast<T *>(a.dense);
-  const int64_t stride = int64_t(gridDim.x) * kThreads * kGatherIlp;
-  for (int64_t i0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * kGatherIlp; i0 < n; i0 += stride) {
+  const int64_t chunk = int64_t(kThreads) * kGatherIlp, stride = int64_t(gridDim.x) * chunk;
+  for (int64_t i0 = int64_t(blockIdx.x) * chunk + threadIdx.x; i0 < n; i0 += stride) {
     int64_t v[kGatherIlp];
     bool ok[kGatherIlp];
 #pragma unroll
     for (int u = 0; u < kGatherIlp; ++u) {
-      v[u] = i0 + u < n ? load_index(a.index[0] + (i0 + u) * is * es, kind) : 0;
-      ok[u] = i0 + u < n && !(kChecked && (v[u] < -size || v[u] >= size));
-      if (kChecked && i0 + u < n && !ok[u]) *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
+      const int64_t i = i0 + u * kThreads;
+      v[u] = i < n ? load_index(a.index[0] + i * is * es, kind) : 0;
+      ok[u] = i < n && !(kChecked && (v[u] < -size || v[u] >= size));
+      if (kChecked && i < n && !ok[u]) *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
     }
     T x[kGatherIlp];
 #pragma unroll
     for (int u = 0; u < kGatherIlp; ++u)
-      if (ok[u]) x[u] = target[(i0 + u) * ts + (v[u] < 0 ? v[u] + size : v[u]) * step];
+      if (ok[u]) x[u] = target[(i0 + u * kThreads) * ts + (v[u] < 0 ? v[u] + size : v[u]) * step];
 #pragma unroll
     for (int u = 0; u < kGatherIlp; ++u)
-      if (ok[u]) dense[(i0 + u) * ds] = x[u];
+      if (ok[u]) dense[(i0 + u * kThreads) * ds] = x[u];
   }
 }
 
 template <typename T>
 int launch_gather_1d(const IndexArgs<uint64_t> &a, int64_t n, cudaStream_t st) {
-  const unsigned grid = grid_for((n + kGatherIlp - 1) / kGatherIlp, kThreads);
+  const unsigned grid = grid_for(n, int64_t(kThreads) * kGatherIlp);
   if (a.bad) gather_1d_kernel<T, true><<<grid, kThreads, 0, st>>>(a, n);
   else gather_1d_kernel<T, false><<<grid, kThreads, 0, st>>>(a, n);
   return cudaGetLastError();

@@ -34,6 +34,28 @@ inline unsigned grid_for_vec(int64_t nvec, int64_t per_block, int64_t nrest) {
   return v > r ? v : r;
 }
 
+// Below this many blocks a launch leaves most of an H100's 132 SMs idle, and
+// a small tensor is latency-bound: vec_loop and strided_walk spread it
+// instead (see vec_loop).
+constexpr int64_t kSpreadBlocks = 256;
+
+// The launch of vec_loop<kUnroll> over n vectors plus nrest tail elements (or
+// of strided_walk, kUnroll = kStridedUnroll, over n elements): kUnroll items
+// a thread in block-contiguous runs while that fills at least kSpreadBlocks
+// blocks, else spread (up to kSpreadBlocks blocks, one item a thread where
+// that many blocks suffice).
+struct LoopGrid {
+  unsigned blocks;
+  bool spread;
+};
+template <int kUnroll>
+inline LoopGrid loop_grid(int64_t n, int64_t nrest) {
+  const unsigned packed = grid_for_vec(n, int64_t(kThreads) * kUnroll, nrest);
+  if (packed >= kSpreadBlocks) return {packed, false};
+  const unsigned wide = grid_for_vec(n, kThreads, nrest);
+  return {unsigned(wide < kSpreadBlocks ? wide : kSpreadBlocks), true};
+}
+
 // ----------------------------------------------------------------- vectors --
 
 constexpr int kVecBytes = 16;  // the widest load or store a thread issues
@@ -49,17 +71,22 @@ struct alignas(sizeof(T) * N) Vec {
 // them at a time, kThreads apart, and calls load(k, j) for every one before
 // it calls store(k, j) for any (k the slot, j the vector), so that all the
 // loads are in flight together. The callables keep what passes from load to
-// store in arrays of kUnroll indexed by k.
+// store in arrays of kUnroll indexed by k. spread (uniform; loop_grid picks
+// it): a thread's vectors lie a grid apart instead of a block apart, so that
+// a grid of more than nvec / (kThreads * kUnroll) blocks still covers nvec
+// once, with fewer vectors a thread and more SMs at work.
 template <int kUnroll, typename Load, typename Store>
-__device__ __forceinline__ void vec_loop(int64_t nvec, Load &&load, Store &&store) {
+__device__ __forceinline__ void vec_loop(int64_t nvec, Load &&load, Store &&store, bool spread = false) {
   const int64_t chunk = int64_t(kThreads) * kUnroll;
-  for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < nvec; base += int64_t(gridDim.x) * chunk) {
+  const int64_t gap = spread ? int64_t(gridDim.x) * kThreads : kThreads;
+  const int64_t first = blockIdx.x * (spread ? int64_t(kThreads) : chunk) + threadIdx.x;
+  for (int64_t base = first; base < nvec; base += int64_t(gridDim.x) * chunk) {
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k)
-      if (base + k * kThreads < nvec) load(k, base + k * kThreads);
+      if (base + k * gap < nvec) load(k, base + k * gap);
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k)
-      if (base + k * kThreads < nvec) store(k, base + k * kThreads);
+      if (base + k * gap < nvec) store(k, base + k * gap);
   }
 }
 
@@ -192,18 +219,21 @@ constexpr int kStridedUnroll = 4;
 // through the offsets o (o[0] is the output's) and returns what store(o[0],
 // value) writes; every load of a step comes before its stores, so that the
 // loads are in flight together. Launch with grid_for(n, kThreads *
-// kStridedUnroll).
+// kStridedUnroll), or with loop_grid<kStridedUnroll> and its spread.
 template <typename U, int N, typename Load, typename Store>
-__device__ __forceinline__ void strided_walk(const OffsetCalc<U, N> &oc, U n, Load load, Store store) {
+__device__ __forceinline__ void strided_walk(const OffsetCalc<U, N> &oc, U n, Load load, Store store,
+                                             bool spread = false) {
   using S = typename OffsetCalc<U, N>::S;
   using V = decltype(load(std::declval<const S (&)[N]>()));
   const U chunk = U(kThreads) * kStridedUnroll;
-  for (U base = U(blockIdx.x) * chunk + threadIdx.x; base < n; base += U(gridDim.x) * chunk) {
+  const U gap = spread ? U(gridDim.x) * kThreads : U(kThreads);  // as vec_loop's
+  for (U base = U(blockIdx.x) * (spread ? U(kThreads) : chunk) + threadIdx.x; base < n;
+       base += U(gridDim.x) * chunk) {
     V v[kStridedUnroll];
     S od[kStridedUnroll];
 #pragma unroll
     for (int k = 0; k < kStridedUnroll; ++k) {
-      U i = base + U(k) * kThreads;
+      U i = base + U(k) * gap;
       if (i < n) {
         S o[N];
         oc.get(i, o);
@@ -213,7 +243,7 @@ __device__ __forceinline__ void strided_walk(const OffsetCalc<U, N> &oc, U n, Lo
     }
 #pragma unroll
     for (int k = 0; k < kStridedUnroll; ++k)
-      if (base + U(k) * kThreads < n) store(od[k], v[k]);
+      if (base + U(k) * gap < n) store(od[k], v[k]);
   }
 }
 

@@ -1057,4 +1057,25 @@ TEST_P(CheckedGather, ThreadsSharingAStream) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
 }
 
+// The 1-D gather kernel's elements are kThreads apart in a thread: every
+// element of lengths around its 1024-element chunks, each element size, both
+// index dtypes, negative indices.
+TEST_P(Indexing, OneDimGatherCoversEveryElement) {
+  const int64_t size = 3001;
+  Values xv(size);
+  for (int64_t i = 0; i < size; ++i) xv[size_t(i)] = double(i % 251);
+  for (ek_dtype dt : {EK_UINT8, EK_FLOAT16, EK_FLOAT32, EK_FLOAT64})
+    for (ek_dtype it : {EK_INT32, EK_INT64})
+      for (int64_t n : {int64_t(1), int64_t(1023), int64_t(1025), int64_t(4097), int64_t(70001)}) {
+        std::vector<int64_t> idx(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) idx[size_t(i)] = (i * 7919) % (2 * size) - size;
+        Tensor x(make({size}, dt, xv)), index(make_index({n}, it, idx)), out;
+        EK_OK(ek_index_select(nullptr, x, 0, index, out.out()));
+        const Values got = values_of(out);
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(got[size_t(i)], xv[size_t((idx[size_t(i)] + size) % size)])
+              << ek_dtype_name(dt) << " index " << ek_dtype_name(it) << " n " << n << " at " << i;
+      }
+}
+
 }  // namespace

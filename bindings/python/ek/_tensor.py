@@ -415,7 +415,13 @@ def _empty(shape, dt: DType, ctx: Context) -> Tensor:
     return Tensor._wrap(h, ctx)
 
 
-_c_tensor_empty = lib.ek_tensor_empty
+# A function object of its own with no argtypes: ctypes' conversion of the
+# six declared argument types cost more than the call itself (1.3 us of 2.2
+# for empty + release on a CPU context). Every argument _empty passes is
+# already what C takes: handles, the int64_t array, a byref, and two Python
+# ints that ctypes passes as C ints (ndim, the dtype code).
+_c_tensor_empty = lib["ek_tensor_empty"]
+_c_tensor_empty.restype = ctypes.c_int
 _byref = ctypes.byref
 
 
