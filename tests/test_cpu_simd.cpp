@@ -107,6 +107,29 @@ TEST(CpuSimd, ExpLevelsAgreeBitForBit) {
   for (size_t i = 0; i < x.size(); i += 997) EXPECT_EQ(bits(ek::cpu::vecmath::exp_f32(x[i])), bits(want[i]));
 }
 
+// Runs long enough for streaming stores (simd_kernels.cpp: kStreamBytes),
+// out at every float offset from a vector boundary (a scalar head), odd
+// lengths (a tail), NaN and inf among the inputs, out == in: each element is
+// the scalar code's exp of its input, the NaN's bits included.
+TEST(CpuSimd, ExpLongRunsAtAnyAlignment) {
+  const std::vector<float> pool = exp_inputs();
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t n = (int64_t(1) << 18) + 37;
+  std::vector<float> x(n + 16), y(n + 16);
+  for (int64_t i = 0; i < n + 16; ++i) x[i] = pool[(i * 7919) % pool.size()];
+  x[3] = std::nanf("7"), x[40] = -std::nanf("3"), x[n - 2] = inf, x[n / 2] = -inf;
+  for (const Kernels *k : levels())
+    for (int64_t shift : {0, 1, 5, 15}) {
+      k->exp_f32(y.data() + shift, x.data() + 1, n);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(bits(y[shift + i]), bits(ek::cpu::vecmath::exp_f32(x[1 + i]))) << "shift " << shift << " i " << i;
+      std::vector<float> inplace(x.begin() + shift, x.begin() + shift + n);
+      k->exp_f32(inplace.data(), inplace.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(bits(inplace[i]), bits(ek::cpu::vecmath::exp_f32(x[shift + i]))) << "in place, i " << i;
+    }
+}
+
 // Random float bytes of each dtype slot, some negative, a few NaN-free
 // extremes; the leaves and the row leaves of every level against baseline.
 TEST(CpuSimd, SumLeavesAgreeBitForBit) {

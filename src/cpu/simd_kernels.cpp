@@ -8,6 +8,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "cpu/simd.hpp"
 #include "cpu/typed.hpp"
 #include "cpu/vecmath.hpp"
@@ -159,33 +163,86 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
   for (int64_t i = 0; i < w; ++i) res[i] = combine_lanes(acc + i, w);
 }
 
-// Whole vectors, then the scalar code (the same per lane) for the tail.
-void exp_f32(float *out, const float *in, int64_t n) {
-  constexpr int64_t kFL = kVecBytes / 4;
-  typedef float Vec __attribute__((vector_size(kVecBytes)));
-  const char *src = reinterpret_cast<const char *>(in);
-  char *dst = reinterpret_cast<char *>(out);
+// Outputs of at least this many bytes per call are written with streaming
+// (non-temporal) stores: a run that long has left the caches behind it
+// anyway, and a normal store would first read each output line from memory
+// (a third of an exp's or a copy's memory traffic).
+constexpr int64_t kStreamBytes = int64_t(1) << 20;
+
+typedef float VecW __attribute__((vector_size(kVecBytes)));  // floats of a vector
+constexpr int64_t kFL = kVecBytes / 4;
+
+// A vector of floats stored at p; STREAM: p aligned to the vector, bypassing
+// the caches.
+template <bool STREAM>
+inline void store_w(char *p, VecW v) {
+  if constexpr (!STREAM) {
+    std::memcpy(p, &v, sizeof v);
+  } else {
+#if defined(__AVX512F__)
+    _mm512_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m512>(v));
+#elif defined(__AVX__)
+    _mm256_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m256>(v));
+#elif defined(__SSE2__)
+    _mm_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m128>(v));
+#endif
+  }
+}
+
+// out[i] = f(in[i]) over float32 runs: whole vectors (two in flight), the
+// scalar code (the same per lane) for the head before out's alignment (when
+// streaming) and the tail.
+template <bool STREAM, typename Fn>
+void map_vectors(char *dst, const char *src, int64_t n, Fn f) {
   int64_t i = 0;
+  auto scalar = [&](int64_t end) {
+    for (; i < end; ++i) {
+      float v;
+      std::memcpy(&v, src + 4 * i, 4);
+      v = f(v);
+      std::memcpy(dst + 4 * i, &v, 4);
+    }
+  };
+  if (STREAM) scalar(std::min<int64_t>(n, (-reinterpret_cast<uintptr_t>(dst) % kVecBytes) / 4));
+  for (; i + 2 * kFL <= n; i += 2 * kFL) {
+    VecW v0, v1;
+    std::memcpy(&v0, src + 4 * i, sizeof v0);
+    std::memcpy(&v1, src + 4 * (i + kFL), sizeof v1);
+    store_w<STREAM>(dst + 4 * i, f(v0));
+    store_w<STREAM>(dst + 4 * (i + kFL), f(v1));
+  }
   for (; i + kFL <= n; i += kFL) {
-    Vec v;
+    VecW v;
     std::memcpy(&v, src + 4 * i, sizeof v);
-    v = vecmath::exp_f32(v);
-    std::memcpy(dst + 4 * i, &v, sizeof v);
+    store_w<STREAM>(dst + 4 * i, f(v));
   }
-  for (; i < n; ++i) {
-    float v;
-    std::memcpy(&v, src + 4 * i, 4);
-    v = vecmath::exp_f32(v);
-    std::memcpy(dst + 4 * i, &v, 4);
+  scalar(n);
+#if defined(__SSE2__)
+  if (STREAM) _mm_sfence();  // the streamed stores are seen before any later one (other threads')
+#endif
+}
+
+template <typename Fn>
+void map_f32(float *out, const float *in, int64_t n, Fn f) {
+  char *dst = reinterpret_cast<char *>(out);
+  const char *src = reinterpret_cast<const char *>(in);
+#if defined(__SSE2__)
+  if (4 * n >= kStreamBytes && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
+    map_vectors<true>(dst, src, n, f);
+    return;
   }
+#endif
+  map_vectors<false>(dst, src, n, f);
+}
+
+void exp_f32(float *out, const float *in, int64_t n) {
+  map_f32(out, in, n, [](auto v) { return vecmath::exp_f32(v); });
 }
 
 // A float32 softmax row (simd.hpp). Rounding: exp in float (vecmath), the
 // sum of the exps in double (kLanes lanes, as a sum leaf), the outputs from
 // double, rounded once: exp(x - m) * (1 / s), or (x - m) - log(s).
 void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
-  constexpr int64_t kFL = kVecBytes / 4;  // floats per vector
-  typedef float VecW __attribute__((vector_size(kVecBytes)));
   const char *src = reinterpret_cast<const char *>(in);
   char *dst = reinterpret_cast<char *>(out);
   // The max, NaN-propagating: a NaN anywhere makes the row NaN.
@@ -249,8 +306,6 @@ void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
 // out = a op b on float32 runs; KA/KB: 0 a run, 1 one value (va/vb).
 template <int OP, int KA, int KB>
 void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n) {
-  constexpr int64_t kFL = kVecBytes / 4;
-  typedef float VecW __attribute__((vector_size(kVecBytes)));
   auto op = [](auto x, auto y) {
     if constexpr (OP == 0) return x + y;
     if constexpr (OP == 1) return x - y;
