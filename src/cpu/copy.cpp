@@ -5,6 +5,7 @@
 // contiguous cast the same conversion with both dtypes fixed at compile time.
 #include "cpu/copy.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "cpu/strided.hpp"
@@ -53,6 +54,51 @@ CopyRun copy_run(const TensorDesc &dst, const TensorDesc &src, const Strided<2> 
   return run;
 }
 
+// A transpose of the two innermost dims into a contiguous dst (src steps ES
+// bytes along the rows, dst along the columns): gather_run would read one
+// element of each src cache line per dst row and come back for the next
+// element a whole dst row later. Tiles of 64 / ES rows x kTileCols columns
+// read each src line once, whole, into a tile that stays in L1; few columns,
+// as src columns a power of two apart share L1 sets. The tiles go down bands
+// of kBandCols columns, so the src pages in use fit the TLB (measured on a
+// 2-core AVX-512 box, 1 thread, f32: 2048^2 in 6.8 ms instead of 24 with
+// runs or 12 without bands; 4096^2 in 33 instead of 50).
+constexpr int64_t kTileCols = 16;
+constexpr int64_t kBandCols = 256;
+
+template <int64_t ES>
+void transpose_plane(char *d, const char *s, int64_t rows, int64_t cols, int64_t d_row, int64_t s_col) {
+  constexpr int64_t kTileRows = 64 / ES;  // one src cache line per column
+  for (int64_t b0 = 0; b0 < cols; b0 += kBandCols) {
+    const int64_t b1 = std::min(cols, b0 + kBandCols);
+    for (int64_t i0 = 0; i0 < rows; i0 += kTileRows) {
+      const int64_t i1 = std::min(rows, i0 + kTileRows);
+      for (int64_t j0 = b0; j0 < b1; j0 += kTileCols) {
+        const int64_t j1 = std::min(b1, j0 + kTileCols);
+        for (int64_t i = i0; i < i1; ++i)
+          gather_run<ES>(d + i * d_row + j0 * ES, s + i * ES + j0 * s_col, j1 - j0, s_col);
+      }
+    }
+  }
+}
+
+// The tiled transpose's plane loop when the walk is one (dst contiguous
+// along the last dim, src along the one before), else null.
+using PlaneFn = void (*)(char *, const char *, int64_t, int64_t, int64_t, int64_t);
+PlaneFn transpose_of(const TensorDesc &dst, const TensorDesc &src, const Strided<2> &w) {
+  const auto es = static_cast<int64_t>(dtype_size(dst.dtype));
+  if (dst.dtype != src.dtype || w.ndim < 2 || w.st[0][w.ndim - 1] != es || w.st[1][w.ndim - 2] != es ||
+      w.shape[w.ndim - 1] < kTileCols)
+    return nullptr;
+  switch (es) {
+    case 1: return &transpose_plane<1>;
+    case 2: return &transpose_plane<2>;
+    case 4: return &transpose_plane<4>;
+    case 8: return &transpose_plane<8>;
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 int copy(const TensorDesc &dst, const TensorDesc &src, void *, int threads) {
@@ -62,6 +108,16 @@ int copy(const TensorDesc &dst, const TensorDesc &src, void *, int threads) {
   char *d = static_cast<char *>(dst.data);
   const char *s = static_cast<const char *>(src.data);
   const size_t es = dtype_size(dst.dtype);
+  const PlaneFn plane = transpose_of(dst, src, w);
+  if (plane && chunk_count(w.numel(), threads) <= 1) {  // one thread: tiles (threaded: the runs below)
+    Strided<2> planes = w;
+    planes.ndim = w.ndim - 1;  // one "run" of rows per plane
+    const int last = w.ndim - 1;
+    planes.for_each_run([&](const int64_t *off, int64_t rows) {
+      plane(d + off[0], s + off[1], rows, w.shape[last], w.st[0][last - 1], w.st[1][last]);
+    });
+    return 0;
+  }
   if (CopyRun run = copy_run(dst, src, w)) {
     const int64_t step = w.run_step(1);
     const bool block = dst.dtype == src.dtype && step == static_cast<int64_t>(es);
