@@ -166,7 +166,7 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
 // Outputs of at least this many bytes per call are written with streaming
 // (non-temporal) stores: a run that long has left the caches behind it
 // anyway, and a normal store would first read each output line from memory
-// (a third of an exp's or a copy's memory traffic).
+// (a third of an exp's memory traffic, a quarter of an add's).
 constexpr int64_t kStreamBytes = int64_t(1) << 20;
 
 typedef float VecW __attribute__((vector_size(kVecBytes)));  // floats of a vector
@@ -189,54 +189,56 @@ inline void store_w(char *p, VecW v) {
   }
 }
 
-// out[i] = f(in[i]) over float32 runs: whole vectors (two in flight), the
-// scalar code (the same per lane) for the head before out's alignment (when
-// streaming) and the tail.
-template <bool STREAM, typename Fn>
-void map_vectors(char *dst, const char *src, int64_t n, Fn f) {
+// out[i] over a float32 run: vec(i) gives elements i .. i + kFL - 1, one(i)
+// element i (the same per lane). Whole vectors, two in flight; one() for the
+// head before out's alignment (when streaming) and the tail.
+template <bool STREAM, typename Vec, typename One>
+void store_vectors(char *dst, int64_t n, Vec vec, One one) {
   int64_t i = 0;
   auto scalar = [&](int64_t end) {
     for (; i < end; ++i) {
-      float v;
-      std::memcpy(&v, src + 4 * i, 4);
-      v = f(v);
+      const float v = one(i);
       std::memcpy(dst + 4 * i, &v, 4);
     }
   };
   if (STREAM) scalar(std::min<int64_t>(n, (-reinterpret_cast<uintptr_t>(dst) % kVecBytes) / 4));
   for (; i + 2 * kFL <= n; i += 2 * kFL) {
-    VecW v0, v1;
-    std::memcpy(&v0, src + 4 * i, sizeof v0);
-    std::memcpy(&v1, src + 4 * (i + kFL), sizeof v1);
-    store_w<STREAM>(dst + 4 * i, f(v0));
-    store_w<STREAM>(dst + 4 * (i + kFL), f(v1));
+    const VecW v0 = vec(i), v1 = vec(i + kFL);
+    store_w<STREAM>(dst + 4 * i, v0);
+    store_w<STREAM>(dst + 4 * (i + kFL), v1);
   }
-  for (; i + kFL <= n; i += kFL) {
-    VecW v;
-    std::memcpy(&v, src + 4 * i, sizeof v);
-    store_w<STREAM>(dst + 4 * i, f(v));
-  }
+  for (; i + kFL <= n; i += kFL) store_w<STREAM>(dst + 4 * i, vec(i));
   scalar(n);
 #if defined(__SSE2__)
   if (STREAM) _mm_sfence();  // the streamed stores are seen before any later one (other threads')
 #endif
 }
 
-template <typename Fn>
-void map_f32(float *out, const float *in, int64_t n, Fn f) {
-  char *dst = reinterpret_cast<char *>(out);
-  const char *src = reinterpret_cast<const char *>(in);
+template <typename Vec, typename One>
+void store_f32(char *dst, int64_t n, Vec vec, One one) {
 #if defined(__SSE2__)
   if (4 * n >= kStreamBytes && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
-    map_vectors<true>(dst, src, n, f);
+    store_vectors<true>(dst, n, vec, one);
     return;
   }
 #endif
-  map_vectors<false>(dst, src, n, f);
+  store_vectors<false>(dst, n, vec, one);
 }
 
 void exp_f32(float *out, const float *in, int64_t n) {
-  map_f32(out, in, n, [](auto v) { return vecmath::exp_f32(v); });
+  const char *src = reinterpret_cast<const char *>(in);
+  store_f32(
+      reinterpret_cast<char *>(out), n,
+      [src](int64_t i) {
+        VecW v;
+        std::memcpy(&v, src + 4 * i, sizeof v);
+        return vecmath::exp_f32(v);
+      },
+      [src](int64_t i) {
+        float v;  // as the bits are (a signaling NaN stays one, as in a vector lane)
+        std::memcpy(&v, src + 4 * i, 4);
+        return vecmath::exp_f32(v);
+      });
 }
 
 // A float32 softmax row (simd.hpp). Rounding: exp in float (vecmath), the
@@ -313,20 +315,19 @@ void binary_f32(char *out, const char *a, const char *b, float va, float vb, int
     return x / y;
   };
   const VecW bva = VecW{} + va, bvb = VecW{} + vb;
-  int64_t i = 0;
-  for (; i + kFL <= n; i += kFL) {
-    VecW x = bva, y = bvb;
-    if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
-    if (KB == 0) std::memcpy(&y, b + 4 * i, sizeof y);
-    const VecW r = op(x, y);
-    std::memcpy(out + 4 * i, &r, sizeof r);
-  }
-  for (; i < n; ++i) {
-    const float x = KA == 0 ? static_cast<float>(load<kF32>(a, i)) : va;
-    const float y = KB == 0 ? static_cast<float>(load<kF32>(b, i)) : vb;
-    const float r = op(x, y);
-    std::memcpy(out + 4 * i, &r, 4);
-  }
+  store_f32(
+      out, n,
+      [=](int64_t i) {
+        VecW x = bva, y = bvb;
+        if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
+        if (KB == 0) std::memcpy(&y, b + 4 * i, sizeof y);
+        return op(x, y);
+      },
+      [=](int64_t i) {
+        const float x = KA == 0 ? static_cast<float>(load<kF32>(a, i)) : va;
+        const float y = KB == 0 ? static_cast<float>(load<kF32>(b, i)) : vb;
+        return op(x, y);
+      });
 }
 
 }  // namespace
