@@ -359,10 +359,10 @@ TEST(CpuCopy, PermutedNegativeBroadcastLayouts) {
   }
 }
 
-// Transposes of the two innermost dims (copy.cpp's tiles on one thread, the
-// runs on several): every element size, sizes that leave partial tiles, an
-// outer dim, a padded dst row, a reversed src column step.
-TEST(CpuCopy, TransposesInTilesAndRuns) {
+// Transposes of the two innermost dims (copy.cpp's tiles, in bands over
+// threads for the large ones): every element size, sizes that leave partial
+// tiles and bands, outer dims, a padded dst row, a reversed src column step.
+TEST(CpuCopy, TransposesInTilesAndBands) {
   struct Case { std::vector<int64_t> shape, src_strides, dst_strides; int64_t base; };
   const std::vector<Case> cases = {
       {{37, 131}, {1, 37}, {}, 0},                    // partial tiles both ways
@@ -370,12 +370,17 @@ TEST(CpuCopy, TransposesInTilesAndRuns) {
       {{21, 70}, {1, 21}, {80, 1}, 0},                // dst rows 80 apart
       {{21, 70}, {1, -21}, {}, 21 * 69},              // src columns reversed
       {{64, 64}, {1, 64}, {}, 0},                     // whole tiles
+      {{613, 1031}, {1, 613}, {}, 0},                 // split over threads: bands of one plane
+      {{5, 301, 307}, {92407, 1, 301}, {}, 0},        // bands of several planes
+      {{40, 17, 401}, {6817, 1, 17}, {}, 0},          // more planes than chunks
   };
   for (int dt : {kU8, kF16, kF32, kF64})
     for (const Case &c : cases)
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 4}) {
         const auto es = static_cast<int64_t>(dtype_size(dt));
-        std::vector<uint8_t> src(3 * 21 * 70 * 8 * 2), dst(3 * 80 * 131 * 8, 0xee);
+        int64_t n = 1;
+        for (int64_t x : c.shape) n *= x;
+        std::vector<uint8_t> src(static_cast<size_t>(n * es)), dst(static_cast<size_t>(n * es * 2), 0xee);
         for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + i / 7);
         const TensorDesc s = desc(src.data() + c.base * es, dt, c.shape, c.src_strides);
         const TensorDesc d = desc(dst.data(), dt, c.shape, c.dst_strides);

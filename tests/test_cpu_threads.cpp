@@ -90,6 +90,13 @@ TEST_F(CpuThreads, CastsAndCopiesSameBits) {
     const ek_status s = ek_tensor_empty(nullptr, i.c, 2, shape, EK_FLOAT32, o);
     return s != EK_SUCCESS ? s : ek_copy(nullptr, i.a, *o);
   });
+  same_bytes("transpose to contiguous", EK_FLOAT32, [](Inputs &i, ek_tensor *o) {
+    const int64_t shape[] = {kCols, kRows};
+    Tensor t;
+    ek_status st = ek_view_transpose(i.a, 0, 1, t.out());
+    if (st == EK_SUCCESS) st = ek_tensor_empty(nullptr, i.c, 2, shape, EK_FLOAT32, o);
+    return st != EK_SUCCESS ? st : ek_copy(nullptr, t, *o);
+  });
 }
 
 TEST_F(CpuThreads, WhereSameBits) {
