@@ -206,6 +206,25 @@ TEST_F(CpuThreads, ScansSameBitsAndSequentialOrder) {
   }
 }
 
+// Outputs of 16 MiB or more take streaming stores (cpu/simd.hpp:
+// kStreamBytes): exp and add of such a tensor on 1 and 4 threads give the
+// bytes of the same ops on a small piece of it (normal stores).
+TEST_F(CpuThreads, StreamedOutputsAreTheCachedOnesBits) {
+  const int64_t rows = 2049, cols = 2048, piece = 1000;  // 2049 * 2048 * 4 bytes > 16 MiB
+  const Values v = random_values(static_cast<size_t>(rows * cols), 12, -30, 30);
+  const std::vector<float> f(v.begin(), v.end());
+  for (ek_context c : {one_, four_}) {
+    Tensor x(upload(c, {rows, cols}, EK_FLOAT32, f.data())), small(upload(c, {piece}, EK_FLOAT32, f.data()));
+    Tensor e, es, s, ss;
+    ASSERT_EQ(ek_unary(nullptr, EK_UNARY_EXP, x, e.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_unary(nullptr, EK_UNARY_EXP, small, es.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_binary(nullptr, EK_BINARY_ADD, x, x, s.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_binary(nullptr, EK_BINARY_ADD, small, small, ss.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(std::memcmp(bytes_of(e).data(), bytes_of(es).data(), 4 * piece), 0);
+    EXPECT_EQ(std::memcmp(bytes_of(s).data(), bytes_of(ss).data(), 4 * piece), 0);
+  }
+}
+
 // Several threads calling ek_* on one threaded context at once share the pool.
 TEST_F(CpuThreads, ConcurrentCallersShareThePool) {
   Inputs in(four_, EK_FLOAT32);

@@ -163,12 +163,6 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
   for (int64_t i = 0; i < w; ++i) res[i] = combine_lanes(acc + i, w);
 }
 
-// Outputs of at least this many bytes per call are written with streaming
-// (non-temporal) stores: a run that long has left the caches behind it
-// anyway, and a normal store would first read each output line from memory
-// (a third of an exp's memory traffic, a quarter of an add's).
-constexpr int64_t kStreamBytes = int64_t(1) << 20;
-
 typedef float VecW __attribute__((vector_size(kVecBytes)));  // floats of a vector
 constexpr int64_t kFL = kVecBytes / 4;
 
@@ -215,9 +209,9 @@ void store_vectors(char *dst, int64_t n, Vec vec, One one) {
 }
 
 template <typename Vec, typename One>
-void store_f32(char *dst, int64_t n, Vec vec, One one) {
+void store_f32(char *dst, int64_t n, bool stream, Vec vec, One one) {
 #if defined(__SSE2__)
-  if (4 * n >= kStreamBytes && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
+  if (stream && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
     store_vectors<true>(dst, n, vec, one);
     return;
   }
@@ -225,10 +219,10 @@ void store_f32(char *dst, int64_t n, Vec vec, One one) {
   store_vectors<false>(dst, n, vec, one);
 }
 
-void exp_f32(float *out, const float *in, int64_t n) {
+void exp_f32(float *out, const float *in, int64_t n, bool stream) {
   const char *src = reinterpret_cast<const char *>(in);
   store_f32(
-      reinterpret_cast<char *>(out), n,
+      reinterpret_cast<char *>(out), n, stream,
       [src](int64_t i) {
         VecW v;
         std::memcpy(&v, src + 4 * i, sizeof v);
@@ -307,7 +301,7 @@ void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
 
 // out = a op b on float32 runs; KA/KB: 0 a run, 1 one value (va/vb).
 template <int OP, int KA, int KB>
-void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n) {
+void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, bool stream) {
   auto op = [](auto x, auto y) {
     if constexpr (OP == 0) return x + y;
     if constexpr (OP == 1) return x - y;
@@ -316,7 +310,7 @@ void binary_f32(char *out, const char *a, const char *b, float va, float vb, int
   };
   const VecW bva = VecW{} + va, bvb = VecW{} + vb;
   store_f32(
-      out, n,
+      out, n, stream,
       [=](int64_t i) {
         VecW x = bva, y = bvb;
         if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
