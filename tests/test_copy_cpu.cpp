@@ -359,6 +359,39 @@ TEST(CpuCopy, PermutedNegativeBroadcastLayouts) {
   }
 }
 
+// Transposes of the two innermost dims (copy.cpp's tiles, in bands over
+// threads for the large ones): every element size, sizes that leave partial
+// tiles and bands, outer dims, a padded dst row, a reversed src column step.
+TEST(CpuCopy, TransposesInTilesAndBands) {
+  struct Case { std::vector<int64_t> shape, src_strides, dst_strides; int64_t base; };
+  const std::vector<Case> cases = {
+      {{37, 131}, {1, 37}, {}, 0},                    // partial tiles both ways
+      {{3, 21, 70}, {1470, 1, 21}, {}, 0},            // an outer dim
+      {{21, 70}, {1, 21}, {80, 1}, 0},                // dst rows 80 apart
+      {{21, 70}, {1, -21}, {}, 21 * 69},              // src columns reversed
+      {{64, 64}, {1, 64}, {}, 0},                     // whole tiles
+      {{613, 1031}, {1, 613}, {}, 0},                 // split over threads: bands of one plane
+      {{5, 301, 307}, {92407, 1, 301}, {}, 0},        // bands of several planes
+      {{40, 17, 401}, {6817, 1, 17}, {}, 0},          // more planes than chunks
+  };
+  for (int dt : {kU8, kF16, kF32, kF64})
+    for (const Case &c : cases)
+      for (int threads : {1, 2, 4}) {
+        const auto es = static_cast<int64_t>(dtype_size(dt));
+        int64_t n = 1;
+        for (int64_t x : c.shape) n *= x;
+        std::vector<uint8_t> src(static_cast<size_t>(n * es)), dst(static_cast<size_t>(n * es * 2), 0xee);
+        for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + i / 7);
+        const TensorDesc s = desc(src.data() + c.base * es, dt, c.shape, c.src_strides);
+        const TensorDesc d = desc(dst.data(), dt, c.shape, c.dst_strides);
+        ASSERT_EQ(cpu::copy(d, s, nullptr, threads), 0);
+        const auto so = offsets(s), dof = offsets(d);
+        for (size_t i = 0; i < so.size(); ++i)
+          ASSERT_EQ(std::memcmp(dst.data() + dof[i] * es, src.data() + (c.base + so[i]) * es, es), 0)
+              << "dtype " << dt << " case " << (&c - cases.data()) << " threads " << threads << " i " << i;
+      }
+}
+
 TEST(CpuCopy, ZeroDimAndZeroSize) {
   double a = 2.75;
   int16_t b = -1;

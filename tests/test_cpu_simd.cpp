@@ -66,7 +66,7 @@ TEST(CpuSimd, ExpWithinOneUlp) {
   const std::vector<float> x = exp_inputs();
   for (const Kernels *k : {levels().front()}) {
     std::vector<float> y(x.size());
-    k->exp_f32(y.data(), x.data(), static_cast<int64_t>(x.size()));
+    k->exp_f32(y.data(), x.data(), static_cast<int64_t>(x.size()), false);
     double worst = 0;
     float at = 0;
     for (size_t i = 0; i < x.size(); ++i) {
@@ -84,7 +84,7 @@ TEST(CpuSimd, ExpSpecialCasesAreExact) {
   const std::vector<float> want = {1.0f, 1.0f, inf, 0.0f, nan, -nan, inf, inf, 0.0f, 0.0f};
   for (const Kernels *k : levels()) {
     std::vector<float> y(x.size());
-    k->exp_f32(y.data(), x.data(), static_cast<int64_t>(x.size()));
+    k->exp_f32(y.data(), x.data(), static_cast<int64_t>(x.size()), false);
     for (size_t i = 0; i < x.size(); ++i) {
       if (std::isnan(want[i]))
         EXPECT_TRUE(std::isnan(y[i])) << "exp(" << x[i] << ") = " << y[i];
@@ -98,13 +98,39 @@ TEST(CpuSimd, ExpLevelsAgreeBitForBit) {
   std::vector<float> x = exp_inputs();
   x.resize(x.size() - 3);  // a length that leaves a scalar tail on every level
   std::vector<float> want(x.size()), got(x.size());
-  levels().front()->exp_f32(want.data(), x.data(), static_cast<int64_t>(x.size()));
-  for (const Kernels *k : levels()) {
-    k->exp_f32(got.data(), x.data(), static_cast<int64_t>(x.size()));
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * x.size()), 0);
-  }
+  levels().front()->exp_f32(want.data(), x.data(), static_cast<int64_t>(x.size()), false);
+  for (const Kernels *k : levels())
+    for (bool stream : {false, true}) {
+      k->exp_f32(got.data(), x.data(), static_cast<int64_t>(x.size()), stream);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * x.size()), 0) << "stream " << stream;
+    }
   // The scalar code of the tails is the vector code's lanes.
   for (size_t i = 0; i < x.size(); i += 997) EXPECT_EQ(bits(ek::cpu::vecmath::exp_f32(x[i])), bits(want[i]));
+}
+
+// Long runs with and without streaming stores (simd.hpp: kStreamBytes), out
+// at several float offsets from a vector boundary (a scalar head), odd
+// lengths (a tail), NaN and inf among the inputs, out == in: each element is
+// the scalar code's exp of its input, the NaN's bits included.
+TEST(CpuSimd, ExpLongRunsAtAnyAlignment) {
+  const std::vector<float> pool = exp_inputs();
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t n = (int64_t(1) << 18) + 37;
+  std::vector<float> x(n + 16), y(n + 16);
+  for (int64_t i = 0; i < n + 16; ++i) x[i] = pool[(i * 7919) % pool.size()];
+  x[3] = std::nanf("7"), x[40] = -std::nanf("3"), x[n - 2] = inf, x[n / 2] = -inf;
+  x[n - 1] = from_bits(0x7f800001u);  // a signaling NaN, in the tail: its bits pass
+  for (const Kernels *k : levels())
+    for (int64_t shift : {0, 1, 5, 15}) {
+      const bool stream = shift != 5;
+      k->exp_f32(y.data() + shift, x.data() + 1, n, stream);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(bits(y[shift + i]), bits(ek::cpu::vecmath::exp_f32(x[1 + i]))) << "shift " << shift << " i " << i;
+      std::vector<float> inplace(x.begin() + shift, x.begin() + shift + n);
+      k->exp_f32(inplace.data(), inplace.data(), n, stream);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(bits(inplace[i]), bits(ek::cpu::vecmath::exp_f32(x[shift + i]))) << "in place, i " << i;
+    }
 }
 
 // Random float bytes of each dtype slot, some negative, a few NaN-free
@@ -176,27 +202,30 @@ TEST(CpuSimd, SoftmaxLevelsAgreeBitForBit) {
 }
 
 // add/sub/mul/div, run or single value on either side: every level gives
-// plain IEEE float arithmetic, element by element.
+// plain IEEE float arithmetic, element by element, with and without
+// streaming stores (the long run's out off a vector boundary).
 TEST(CpuSimd, BinaryMatchesScalarArithmetic) {
   std::mt19937 rng(9);
   std::normal_distribution<float> dist(0.0f, 10.0f);
-  const int64_t n = 1003;
-  std::vector<float> a(n), b(n), got(n);
-  for (int64_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
-  a[5] = std::nanf(""), b[6] = 0.0f, a[7] = -0.0f;
   const float va = 2.5f, vb = -0.75f;
-  for (const Kernels *k : levels())
-    for (int op = 0; op < ek::cpu::simd::kBinaryOps; ++op)
-      for (int step = 0; step < ek::cpu::simd::kBinarySteps; ++step) {
-        const char *pa = reinterpret_cast<const char *>(a.data()), *pb = reinterpret_cast<const char *>(b.data());
-        k->binary_f32[op][step](reinterpret_cast<char *>(got.data()), step == 2 ? nullptr : pa,
-                                step == 1 ? nullptr : pb, va, vb, n);
-        for (int64_t i = 0; i < n; ++i) {
-          const float x = step == 2 ? va : a[i], y = step == 1 ? vb : b[i];
-          const float want = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-          ASSERT_EQ(bits(got[i]), bits(want)) << "op " << op << " step " << step << " i " << i;
+  for (int64_t n : {int64_t(1003), (int64_t(1) << 18) + 13}) {
+    std::vector<float> a(n), b(n), out(n + 1);
+    for (int64_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
+    a[5] = std::nanf(""), b[6] = 0.0f, a[7] = -0.0f;
+    float *got = out.data() + (n > 1003 ? 1 : 0);  // off a vector boundary for the long run
+    for (const Kernels *k : levels())
+      for (int op = 0; op < ek::cpu::simd::kBinaryOps; ++op)
+        for (int step = 0; step < ek::cpu::simd::kBinarySteps; ++step) {
+          const char *pa = reinterpret_cast<const char *>(a.data()), *pb = reinterpret_cast<const char *>(b.data());
+          k->binary_f32[op][step](reinterpret_cast<char *>(got), step == 2 ? nullptr : pa,
+                                  step == 1 ? nullptr : pb, va, vb, n, (op + step) % 2 == 1);
+          for (int64_t i = 0; i < n; ++i) {
+            const float x = step == 2 ? va : a[i], y = step == 1 ? vb : b[i];
+            const float want = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+            ASSERT_EQ(bits(got[i]), bits(want)) << "op " << op << " step " << step << " n " << n << " i " << i;
+          }
         }
-      }
+  }
 }
 
 }  // namespace

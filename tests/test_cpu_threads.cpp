@@ -1,7 +1,7 @@
 // The CPU backend's worker threads (src/cpu/thread_pool.cpp): the same ops on
 // a context with one thread and on one with four give the same bytes, for
 // inputs large enough to be split (elementwise with and without broadcast,
-// casts, copies, where, full sums and means, row and column sums); and the
+// casts, copies, where, full sums and means, row and column sums, scans); and the
 // num_threads config field and EK_NUM_THREADS. Threaded: scripts/test.sh runs
 // it under ThreadSanitizer.
 #include <cstddef>
@@ -90,6 +90,13 @@ TEST_F(CpuThreads, CastsAndCopiesSameBits) {
     const ek_status s = ek_tensor_empty(nullptr, i.c, 2, shape, EK_FLOAT32, o);
     return s != EK_SUCCESS ? s : ek_copy(nullptr, i.a, *o);
   });
+  same_bytes("transpose to contiguous", EK_FLOAT32, [](Inputs &i, ek_tensor *o) {
+    const int64_t shape[] = {kCols, kRows};
+    Tensor t;
+    ek_status st = ek_view_transpose(i.a, 0, 1, t.out());
+    if (st == EK_SUCCESS) st = ek_tensor_empty(nullptr, i.c, 2, shape, EK_FLOAT32, o);
+    return st != EK_SUCCESS ? st : ek_copy(nullptr, t, *o);
+  });
 }
 
 TEST_F(CpuThreads, WhereSameBits) {
@@ -168,6 +175,53 @@ TEST_F(CpuThreads, ColumnSumsMatchRowSumsOfTheTranspose) {
     ASSERT_EQ(ek_reduce(nullptr, op, x, 1, kDim0, 0, cols.out()), EK_SUCCESS) << ek_last_error();
     ASSERT_EQ(ek_reduce(nullptr, op, xt, 1, kDim1, 0, rows.out()), EK_SUCCESS) << ek_last_error();
     EXPECT_EQ(bytes_of(cols), bytes_of(rows)) << "op " << op;
+  }
+}
+
+// Scans along rows (contiguous lines) and columns (lines side by side, in
+// tiles): the same bytes on 1 and 4 threads, and float32 cumsum is the
+// sequential double sum of each line rounded once per element, bit for bit.
+TEST_F(CpuThreads, ScansSameBitsAndSequentialOrder) {
+  for (int dim : {0, 1})
+    for (ek_scan_op op : {EK_SCAN_SUM, EK_SCAN_PROD})
+      for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64, EK_BFLOAT16, EK_INT64})
+        same_bytes("scan", dt, [=](Inputs &i, ek_tensor *o) { return ek_scan(nullptr, op, i.a, dim, o); });
+  const Values v = random_values(static_cast<size_t>(kRows * kCols), 9, -1, 1);
+  const std::vector<float> f(v.begin(), v.end());
+  Tensor x(upload(four_, {kRows, kCols}, EK_FLOAT32, f.data()));
+  for (int dim : {0, 1}) {
+    std::vector<float> want(f.size());
+    const int64_t lines = dim == 0 ? kCols : kRows, n = dim == 0 ? kRows : kCols;
+    for (int64_t l = 0; l < lines; ++l) {
+      double acc = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const size_t at = static_cast<size_t>(dim == 0 ? k * kCols + l : l * kCols + k);
+        acc = k == 0 ? f[at] : acc + f[at];
+        want[at] = static_cast<float>(acc);
+      }
+    }
+    Tensor c;
+    ASSERT_EQ(ek_scan(nullptr, EK_SCAN_SUM, x, dim, c.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(std::memcmp(to_host<float>(c).data(), want.data(), 4 * want.size()), 0) << "dim " << dim;
+  }
+}
+
+// Outputs of 16 MiB or more take streaming stores (cpu/simd.hpp:
+// kStreamBytes): exp and add of such a tensor on 1 and 4 threads give the
+// bytes of the same ops on a small piece of it (normal stores).
+TEST_F(CpuThreads, StreamedOutputsAreTheCachedOnesBits) {
+  const int64_t rows = 2049, cols = 2048, piece = 1000;  // 2049 * 2048 * 4 bytes > 16 MiB
+  const Values v = random_values(static_cast<size_t>(rows * cols), 12, -30, 30);
+  const std::vector<float> f(v.begin(), v.end());
+  for (ek_context c : {one_, four_}) {
+    Tensor x(upload(c, {rows, cols}, EK_FLOAT32, f.data())), small(upload(c, {piece}, EK_FLOAT32, f.data()));
+    Tensor e, es, s, ss;
+    ASSERT_EQ(ek_unary(nullptr, EK_UNARY_EXP, x, e.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_unary(nullptr, EK_UNARY_EXP, small, es.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_binary(nullptr, EK_BINARY_ADD, x, x, s.out()), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_binary(nullptr, EK_BINARY_ADD, small, small, ss.out()), EK_SUCCESS) << ek_last_error();
+    EXPECT_EQ(std::memcmp(bytes_of(e).data(), bytes_of(es).data(), 4 * piece), 0);
+    EXPECT_EQ(std::memcmp(bytes_of(s).data(), bytes_of(ss).data(), 4 * piece), 0);
   }
 }
 

@@ -59,13 +59,15 @@ inline T unary_value(int op, T x) {
   return ew::unary_op<T>(op, x);
 }
 
+// A run's loop; stream: the whole output takes streaming stores where the
+// loop has them (simd::kStreamBytes).
 template <typename T>
-using UnaryRun = void (*)(char *, const char *, int64_t, int);
+using UnaryRun = void (*)(char *, const char *, int64_t, int, bool);
 template <typename T>
-using BinaryRun = void (*)(char *, const char *, const char *, T, T, int64_t, int);
+using BinaryRun = void (*)(char *, const char *, const char *, T, T, int64_t, int, bool);
 
 template <typename T, int DT, int OP>
-void unary_run(char *out, const char *x, int64_t n, int op) {
+void unary_run(char *out, const char *x, int64_t n, int op, bool) {
   constexpr int64_t es = kSize<DT>;
   for (int64_t i = 0; i < n; ++i)
     ew::store_as<T>(out + i * es, DT, unary_value<T>(OP == kAnyOp ? op : OP, ew::load_as<T>(x + i * es, DT)));
@@ -73,7 +75,7 @@ void unary_run(char *out, const char *x, int64_t n, int op) {
 
 // KA/KB: Step kinds; a broadcast operand's value is va/vb.
 template <typename T, int DT, int OP, int KA, int KB>
-void binary_run(char *out, const char *a, const char *b, T va, T vb, int64_t n, int op) {
+void binary_run(char *out, const char *a, const char *b, T va, T vb, int64_t n, int op, bool) {
   constexpr int64_t es = kSize<DT>;
   for (int64_t i = 0; i < n; ++i) {
     const T x = KA == kVec ? ew::load_as<T>(a + i * es, DT) : va;
@@ -83,8 +85,8 @@ void binary_run(char *out, const char *a, const char *b, T va, T vb, int64_t n, 
 }
 
 // exp of float32: the vector kernel of the CPU's ISA level (cpu/vecmath.hpp).
-void exp_run_f32(char *out, const char *x, int64_t n, int) {
-  simd::kernels().exp_f32(reinterpret_cast<float *>(out), reinterpret_cast<const float *>(x), n);
+void exp_run_f32(char *out, const char *x, int64_t n, int, bool stream) {
+  simd::kernels().exp_f32(reinterpret_cast<float *>(out), reinterpret_cast<const float *>(x), n, stream);
 }
 
 template <typename T, int DT>
@@ -104,8 +106,8 @@ UnaryRun<T> unary_run_for(int op) {
 // add/sub/mul/div of float32: the ISA level's vector kernel (plain IEEE
 // operations, so the bits are binary_run's).
 template <int OP, int KA, int KB>
-void binary_run_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, int) {
-  simd::kernels().binary_f32[OP][KA == kVec ? (KB == kVec ? 0 : 1) : 2](out, a, b, va, vb, n);
+void binary_run_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, int, bool stream) {
+  simd::kernels().binary_f32[OP][KA == kVec ? (KB == kVec ? 0 : 1) : 2](out, a, b, va, vb, n, stream);
 }
 
 template <typename T, int DT, int KA, int KB>
@@ -146,6 +148,11 @@ int operand_step(const ew::Args &g, const Strided<3> &w, int k) {
   return step_kind(w.run_step(k), es);
 }
 
+// Whether the op's output is large enough for streaming stores.
+bool streams(const ew::Args &g, const Strided<3> &w) {
+  return w.numel() * static_cast<int64_t>(dtype_size(g.out.dtype)) >= simd::kStreamBytes;
+}
+
 template <typename T>
 bool unary_fast(const ew::Args &g, const Strided<3> &w, int threads) {
   UnaryRun<T> run = nullptr;
@@ -156,7 +163,8 @@ bool unary_fast(const ew::Args &g, const Strided<3> &w, int threads) {
   if (!run) return false;
   char *out = static_cast<char *>(g.out.data);
   const char *x = static_cast<const char *>(g.a.data);
-  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) { run(out + off[0], x + off[1], n, g.op); });
+  const bool stream = streams(g, w);
+  parallel_runs(w, threads, [&](const int64_t *off, int64_t n) { run(out + off[0], x + off[1], n, g.op, stream); });
   return true;
 }
 
@@ -183,10 +191,11 @@ bool binary_fast(const ew::Args &g, const Strided<3> &w, int threads) {
     });
   if (!run) return false;
   char *out = static_cast<char *>(g.out.data);
+  const bool stream = streams(g, w);
   parallel_runs(w, threads, [&](const int64_t *off, int64_t n) {
     T va = T(0), vb = T(0);
     const char *a = operand_at(g, off, 1, ka, va), *b = operand_at(g, off, 2, kb, vb);
-    run(out + off[0], a, b, va, vb, n, g.op);
+    run(out + off[0], a, b, va, vb, n, g.op, stream);
   });
   return true;
 }

@@ -39,16 +39,26 @@ using LeafFn = double (*)(const char *in, int64_t n, double c);
 // centers (read by kRSumSqDev only).
 using RowsLeafFn = void (*)(const char *in, int64_t row_stride, int64_t rows, int64_t w, const double *c,
                             double *acc, double *res);
-// out[i] = exp(in[i]) in float32 (vecmath.hpp: the error bound).
-using ExpF32Fn = void (*)(float *out, const float *in, int64_t n);
+// Ops whose whole output is at least this large write it with streaming
+// (non-temporal) stores (the `stream` argument below): an output that size
+// leaves the last-level cache behind it anyway, and a normal store would
+// first read each output line from memory (a third of an exp's memory
+// traffic, a quarter of an add's). Smaller outputs stay in cache for the
+// next op.
+constexpr int64_t kStreamBytes = int64_t(16) << 20;
+
+// out[i] = exp(in[i]) in float32 (vecmath.hpp: the error bound); stream:
+// streaming stores (kStreamBytes).
+using ExpF32Fn = void (*)(float *out, const float *in, int64_t n, bool stream);
 
 // Softmax (log_softmax != 0: log-softmax) of one contiguous float32 row of
 // n elements; out may be in.
 using SoftmaxF32Fn = void (*)(float *out, const float *in, int64_t n, int log_softmax);
 
 // out = a op b over n float32 elements (op: add, sub, mul, div), a and b
-// runs or, where the table's step slot says so, the single values va / vb.
-using BinaryF32Fn = void (*)(char *out, const char *a, const char *b, float va, float vb, int64_t n);
+// runs or, where the table's step slot says so, the single values va / vb;
+// stream: streaming stores (kStreamBytes).
+using BinaryF32Fn = void (*)(char *out, const char *a, const char *b, float va, float vb, int64_t n, bool stream);
 constexpr int kBinaryOps = 4;  // add, sub, mul, div
 constexpr int kBinarySteps = 3;  // (run, run), (run, value), (value, run)
 

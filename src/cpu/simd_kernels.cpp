@@ -8,6 +8,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "cpu/simd.hpp"
 #include "cpu/typed.hpp"
 #include "cpu/vecmath.hpp"
@@ -159,33 +163,82 @@ void rows_leaf(const char *in, int64_t row_stride, int64_t rows, int64_t w, cons
   for (int64_t i = 0; i < w; ++i) res[i] = combine_lanes(acc + i, w);
 }
 
-// Whole vectors, then the scalar code (the same per lane) for the tail.
-void exp_f32(float *out, const float *in, int64_t n) {
-  constexpr int64_t kFL = kVecBytes / 4;
-  typedef float Vec __attribute__((vector_size(kVecBytes)));
-  const char *src = reinterpret_cast<const char *>(in);
-  char *dst = reinterpret_cast<char *>(out);
+typedef float VecW __attribute__((vector_size(kVecBytes)));  // floats of a vector
+constexpr int64_t kFL = kVecBytes / 4;
+
+// A vector of floats stored at p; STREAM: p aligned to the vector, bypassing
+// the caches.
+template <bool STREAM>
+inline void store_w(char *p, VecW v) {
+  if constexpr (!STREAM) {
+    std::memcpy(p, &v, sizeof v);
+  } else {
+#if defined(__AVX512F__)
+    _mm512_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m512>(v));
+#elif defined(__AVX__)
+    _mm256_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m256>(v));
+#elif defined(__SSE2__)
+    _mm_stream_ps(reinterpret_cast<float *>(p), reinterpret_cast<__m128>(v));
+#endif
+  }
+}
+
+// out[i] over a float32 run: vec(i) gives elements i .. i + kFL - 1, one(i)
+// element i (the same per lane). Whole vectors, two in flight; one() for the
+// head before out's alignment (when streaming) and the tail.
+template <bool STREAM, typename Vec, typename One>
+void store_vectors(char *dst, int64_t n, Vec vec, One one) {
   int64_t i = 0;
-  for (; i + kFL <= n; i += kFL) {
-    Vec v;
-    std::memcpy(&v, src + 4 * i, sizeof v);
-    v = vecmath::exp_f32(v);
-    std::memcpy(dst + 4 * i, &v, sizeof v);
+  auto scalar = [&](int64_t end) {
+    for (; i < end; ++i) {
+      const float v = one(i);
+      std::memcpy(dst + 4 * i, &v, 4);
+    }
+  };
+  if (STREAM) scalar(std::min<int64_t>(n, (-reinterpret_cast<uintptr_t>(dst) % kVecBytes) / 4));
+  for (; i + 2 * kFL <= n; i += 2 * kFL) {
+    const VecW v0 = vec(i), v1 = vec(i + kFL);
+    store_w<STREAM>(dst + 4 * i, v0);
+    store_w<STREAM>(dst + 4 * (i + kFL), v1);
   }
-  for (; i < n; ++i) {
-    float v;
-    std::memcpy(&v, src + 4 * i, 4);
-    v = vecmath::exp_f32(v);
-    std::memcpy(dst + 4 * i, &v, 4);
+  for (; i + kFL <= n; i += kFL) store_w<STREAM>(dst + 4 * i, vec(i));
+  scalar(n);
+#if defined(__SSE2__)
+  if (STREAM) _mm_sfence();  // the streamed stores are seen before any later one (other threads')
+#endif
+}
+
+template <typename Vec, typename One>
+void store_f32(char *dst, int64_t n, bool stream, Vec vec, One one) {
+#if defined(__SSE2__)
+  if (stream && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
+    store_vectors<true>(dst, n, vec, one);
+    return;
   }
+#endif
+  store_vectors<false>(dst, n, vec, one);
+}
+
+void exp_f32(float *out, const float *in, int64_t n, bool stream) {
+  const char *src = reinterpret_cast<const char *>(in);
+  store_f32(
+      reinterpret_cast<char *>(out), n, stream,
+      [src](int64_t i) {
+        VecW v;
+        std::memcpy(&v, src + 4 * i, sizeof v);
+        return vecmath::exp_f32(v);
+      },
+      [src](int64_t i) {
+        float v;  // as the bits are (a signaling NaN stays one, as in a vector lane)
+        std::memcpy(&v, src + 4 * i, 4);
+        return vecmath::exp_f32(v);
+      });
 }
 
 // A float32 softmax row (simd.hpp). Rounding: exp in float (vecmath), the
 // sum of the exps in double (kLanes lanes, as a sum leaf), the outputs from
 // double, rounded once: exp(x - m) * (1 / s), or (x - m) - log(s).
 void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
-  constexpr int64_t kFL = kVecBytes / 4;  // floats per vector
-  typedef float VecW __attribute__((vector_size(kVecBytes)));
   const char *src = reinterpret_cast<const char *>(in);
   char *dst = reinterpret_cast<char *>(out);
   // The max, NaN-propagating: a NaN anywhere makes the row NaN.
@@ -248,9 +301,7 @@ void softmax_f32(float *out, const float *in, int64_t n, int log_softmax) {
 
 // out = a op b on float32 runs; KA/KB: 0 a run, 1 one value (va/vb).
 template <int OP, int KA, int KB>
-void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n) {
-  constexpr int64_t kFL = kVecBytes / 4;
-  typedef float VecW __attribute__((vector_size(kVecBytes)));
+void binary_f32(char *out, const char *a, const char *b, float va, float vb, int64_t n, bool stream) {
   auto op = [](auto x, auto y) {
     if constexpr (OP == 0) return x + y;
     if constexpr (OP == 1) return x - y;
@@ -258,20 +309,19 @@ void binary_f32(char *out, const char *a, const char *b, float va, float vb, int
     return x / y;
   };
   const VecW bva = VecW{} + va, bvb = VecW{} + vb;
-  int64_t i = 0;
-  for (; i + kFL <= n; i += kFL) {
-    VecW x = bva, y = bvb;
-    if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
-    if (KB == 0) std::memcpy(&y, b + 4 * i, sizeof y);
-    const VecW r = op(x, y);
-    std::memcpy(out + 4 * i, &r, sizeof r);
-  }
-  for (; i < n; ++i) {
-    const float x = KA == 0 ? static_cast<float>(load<kF32>(a, i)) : va;
-    const float y = KB == 0 ? static_cast<float>(load<kF32>(b, i)) : vb;
-    const float r = op(x, y);
-    std::memcpy(out + 4 * i, &r, 4);
-  }
+  store_f32(
+      out, n, stream,
+      [=](int64_t i) {
+        VecW x = bva, y = bvb;
+        if (KA == 0) std::memcpy(&x, a + 4 * i, sizeof x);
+        if (KB == 0) std::memcpy(&y, b + 4 * i, sizeof y);
+        return op(x, y);
+      },
+      [=](int64_t i) {
+        const float x = KA == 0 ? static_cast<float>(load<kF32>(a, i)) : va;
+        const float y = KB == 0 ? static_cast<float>(load<kF32>(b, i)) : vb;
+        return op(x, y);
+      });
 }
 
 }  // namespace
