@@ -88,7 +88,7 @@ __global__ void make_keys(const void *in, int dtype, int64_t total, int64_t n, b
                           int32_t *pos) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     keys[i] = static_cast<K>(key_at(in, dtype, i, reverse));
-    pos[i] = static_cast<int32_t>(i % n);
+    pos[i] = static_cast<int32_t>(total == n ? i : i % n);  // one row: no 64-bit modulo
   }
 }
 
