@@ -3,7 +3,9 @@
 
 Cases (issue 18's targets): sort of 16M and 64M f32 uniform on [0, 1), keys
 only and with indices; topk k=100 of 1M f32; unique of 16M int32 in
-[0, 2^20). Inputs are made once with PyTorch and shared (libek wraps them,
+[0, 2^20). Then the other paths (not targets): unique with counts, argsort,
+descending, stable, 4096 rows of 4096 along the last dim, 16M int32 with
+indices. Inputs are made once with PyTorch and shared (libek wraps them,
 CuPy takes them through DLPack). Timing is compare_ops.py's: each library on
 its own stream with its own CUDA events, 5 warm-up calls, the median of 30,
 each behind a ~50 us sleep kernel so the events measure device time. Rates:
@@ -49,6 +51,34 @@ def sort_cases(e: Ek):
     return rows
 
 
+def path_cases(e: Ek):
+    """The other sort paths at 16M elements: argsort, descending, stable,
+    rows along the last dim (segmented), int32 (sorted as they are)."""
+    x = torch.rand(1 << 24, device="cuda")
+    x2 = x.view(4096, 4096)
+    xi = torch.randint(-(1 << 30), 1 << 30, (1 << 24,), device="cuda", dtype=torch.int32)
+    ex, ex2, exi = e.wrap(x), e.wrap(x2), e.wrap(xi)
+    cx, cxi = cp and cp.from_dlpack(x), cp and cp.from_dlpack(xi)
+    outs = [(Out(), Out()) for _ in range(5)]
+
+    def ek_sort(t, dim, desc, stable, o, values=True):
+        return lambda: check(lib.ek_sort(e.s, t, dim, desc, stable, o[0].ref if values else None, o[1].ref))
+
+    n = x.numel()
+    return [
+        ("argsort 16M f32", n, ek_sort(ex, 0, 0, 0, outs[0], values=False), lambda: torch.argsort(x),
+         cp and (lambda: cp.argsort(cx))),
+        ("sort 16M f32 descending with indices", n, ek_sort(ex, 0, 1, 0, outs[1]),
+         lambda: torch.sort(x, descending=True), None),
+        ("sort 16M f32 stable with indices", n, ek_sort(ex, 0, 0, 1, outs[2]),
+         lambda: torch.sort(x, stable=True), None),
+        ("sort 4096x4096 f32 dim -1 with indices", n, ek_sort(ex2, -1, 0, 0, outs[3]),
+         lambda: torch.sort(x2, dim=-1), None),
+        ("sort 16M int32 with indices", n, ek_sort(exi, 0, 0, 0, outs[4]), lambda: torch.sort(xi),
+         cp and (lambda: cp.argsort(cxi))),
+    ]
+
+
 def topk_cases(e: Ek):
     x = torch.rand(1 << 20, device="cuda")
     ex, v, i = e.wrap(x), Out(), Out()
@@ -66,14 +96,22 @@ def unique_cases(e: Ek):
         check(lib.ek_unique(e.s, ex, ctypes.byref(u), None, None))
         check(lib.ek_tensor_release(u))
 
+    def ek_unique_counts():
+        u, c = _ffi.ek_tensor(), _ffi.ek_tensor()
+        check(lib.ek_unique(e.s, ex, ctypes.byref(u), None, ctypes.byref(c)))
+        check(lib.ek_tensor_release(u))
+        check(lib.ek_tensor_release(c))
+
     return [("unique 16M int32", x.numel(), ek_unique, lambda: torch.unique(x),
-             cp and (lambda: cp.unique(cx)))]
+             cp and (lambda: cp.unique(cx))),
+            ("unique 16M int32 with counts", x.numel(), ek_unique_counts,
+             lambda: torch.unique(x, return_counts=True), cp and (lambda: cp.unique(cx, return_counts=True)))]
 
 
 def run(only: str | None) -> list:
     e = Ek()
     rows = []
-    for name, n, ek_op, torch_op, cupy_op in sort_cases(e) + topk_cases(e) + unique_cases(e):
+    for name, n, ek_op, torch_op, cupy_op in sort_cases(e) + topk_cases(e) + unique_cases(e) + path_cases(e):
         if only and only not in name:
             continue
         ms = {"libek": e.time_ms(ek_op), "torch": time_torch(torch_op),

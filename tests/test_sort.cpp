@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -336,6 +337,83 @@ TEST_P(Sort, UniqueLarge) {
   EXPECT_EQ(values_of(u), want);
   Values c = values_of(cnt);
   EXPECT_EQ(std::accumulate(c.begin(), c.end(), 0.0), static_cast<double>(n));
+}
+
+// ---------------------------------------------------------------- fast paths
+
+// Millions of f32 with +-0.0 and NaNs of either sign and any payload among
+// duplicates: indices in the stable order, values x's own bits (CUDA turns
+// the other keys back into values and gathers only these).
+TEST_P(Sort, LargeFloatsKeepTheirBits) {
+  const int64_t n = GetParam() == EK_CUDA ? 2000003 : 100003;
+  const uint32_t odd[] = {0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff812345u};
+  std::vector<uint32_t> bits(static_cast<size_t>(n));
+  Values xs(bits.size());
+  uint32_t s = 12345;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    float f = static_cast<float>(static_cast<int>((s >> 8) % 2001) - 1000) / 8;
+    std::memcpy(&bits[i], &f, 4);
+    if (i % 7 == 0) bits[i] = odd[(s >> 4) % 6];
+    std::memcpy(&f, &bits[i], 4);
+    xs[i] = f;
+  }
+  Tensor x;
+  EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &n, EK_FLOAT32, bits.data(), x.out()));
+  for (int desc = 0; desc < 2; ++desc) {
+    Tensor values, indices;
+    EK_OK(ek_sort(nullptr, x, 0, desc, 1, values.out(), indices.out()));
+    auto idx = ektest::to_host<int64_t>(indices);
+    ASSERT_EQ(idx, ref_order(xs, desc)) << (desc ? "descending" : "ascending");
+    auto got = ektest::to_host<uint32_t>(values);
+    for (size_t j = 0; j < got.size(); ++j) ASSERT_EQ(got[j], bits[static_cast<size_t>(idx[j])]) << "at " << j;
+  }
+}
+
+// Integers are sorted as they are (no keys): descending ties keep their
+// order in one row of millions, and values alone agree with values + indices.
+TEST_P(Sort, LargeIntegersDescendingStable) {
+  const int64_t n = GetParam() == EK_CUDA ? 1000000 : 50000;
+  for (ek_dtype dt : {EK_INT64, EK_UINT32, EK_INT16, EK_UINT64, EK_INT8}) {
+    Tensor x(make({n}, dt, dup_values(dt, static_cast<size_t>(n), 9)));
+    Values xs = values_of(x);
+    auto order = ref_order(xs, true);
+    Tensor values, indices, alone;
+    EK_OK(ek_sort(nullptr, x, 0, 1, 1, values.out(), indices.out()));
+    EK_OK(ek_sort(nullptr, x, 0, 1, 1, alone.out(), nullptr));
+    ASSERT_EQ(ektest::to_host<int64_t>(indices), order) << ek_dtype_name(dt);
+    Values got = values_of(values), only = values_of(alone);
+    for (int64_t j = 0; j < n; ++j) {
+      ASSERT_EQ(got[j], xs[order[j]]) << ek_dtype_name(dt) << " at " << j;
+      ASSERT_EQ(only[j], got[j]) << ek_dtype_name(dt) << " at " << j;
+    }
+  }
+}
+
+// Integers (negatives, extremes) without the inverse: values, and counts when
+// asked, are selected from the sorted elements directly on CUDA.
+TEST_P(Sort, UniqueIntegersWithoutInverse) {
+  const int64_t n = GetParam() == EK_CUDA ? 1000000 : 50000;
+  for (ek_dtype dt : ektest::kIntDtypes) {
+    Values v = dup_values(dt, static_cast<size_t>(n), 13);
+    if (dt == EK_INT64) v[5] = -9007199254740992.0;  // extremes sort as integers, not as keys
+    if (dt == EK_UINT64) v[5] = 18446744073709551615.0 - 2047;
+    Tensor x(make({n}, dt, v));
+    Values xs = values_of(x);
+    Values want = xs;
+    std::sort(want.begin(), want.end());
+    Values counts;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (i == 0 || want[i] != want[i - 1]) counts.push_back(1);
+      else counts.back() += 1;
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    Tensor u, u2, cnt;
+    EK_OK(ek_unique(nullptr, x, u.out(), nullptr, nullptr));
+    EXPECT_EQ(values_of(u), want) << ek_dtype_name(dt);
+    EK_OK(ek_unique(nullptr, x, u2.out(), nullptr, cnt.out()));
+    EXPECT_EQ(values_of(u2), want) << ek_dtype_name(dt);
+    EXPECT_EQ(values_of(cnt), counts) << ek_dtype_name(dt);
+  }
 }
 
 // ---------------------------------------------------------------- count_nonzero, diff

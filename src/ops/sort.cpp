@@ -262,6 +262,8 @@ ek_status unique_entry(ek_stream stream, ek_tensor x, ek_tensor *values, ek_tens
   UniquePlan p;
   p.dtype = x->dtype;
   p.n = n;
+  p.with_counts = counts != nullptr;
+  p.with_inverse = inverse != nullptr;
   int64_t count = 0;
   if (n > 0) {
     SortPlan sp;

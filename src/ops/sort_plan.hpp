@@ -111,12 +111,15 @@ struct SearchPlan {
 // input position of sorted[i] (perm may be null when inverse is). count: the
 // number of distinct elements (set once unique_count has returned it).
 // Outputs (any may be null): values (count, dtype), counts (count, int64),
-// inverse (n, int64, indexed by input position).
+// inverse (n, int64, indexed by input position). with_counts/with_inverse:
+// whether those outputs will be asked for, known before the count (a backend
+// may select the values and counts along with it).
 struct UniquePlan {
   const void *sorted = nullptr;
   const int64_t *perm = nullptr;
   int dtype = kF32;
   int64_t n = 0, count = 0;
+  bool with_counts = false, with_inverse = false;
   void *values = nullptr;
   int64_t *counts = nullptr, *inverse = nullptr;
 };
