@@ -50,11 +50,10 @@ std::vector<TensorDesc> node_inputs(const Node &n) {
 
 // Detaches g from its stream and storages, replays or fuses it, then drops
 // its references. Called with the context's fusion mutex held.
+void discard(ek_context ctx, Group *g);
+
 ek_status evaluate(ek_context ctx, Group *g) {
   State &st = *ctx->fusion;
-  st.groups.erase(std::find(st.groups.begin(), st.groups.end(), g));
-  g->s->fusion_group = nullptr;
-  for (Storage *s : g->storages) s->fusion_group.store(nullptr, std::memory_order_release);
   st.stats.groups_evaluated++;
   bool done = false;
   ek_status status = EK_SUCCESS;
@@ -62,8 +61,7 @@ ek_status evaluate(ek_context ctx, Group *g) {
   else st.stats.fallbacks_unsupported++;
   for (size_t k = 0; status == EK_SUCCESS && !done && k < g->nodes.size(); ++k)
     status = launch_node(ctx, g->s, g->nodes[k]);
-  for (Storage *s : g->storages) release_storage(s);
-  delete g;
+  discard(ctx, g);
   return status;
 }
 
@@ -145,7 +143,41 @@ ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *
   return EK_SUCCESS;
 }
 
+// Forgets g, evaluated or emptied: its stream, its storages' marks and references.
+void discard(ek_context ctx, Group *g) {
+  State &st = *ctx->fusion;
+  st.groups.erase(std::find(st.groups.begin(), st.groups.end(), g));
+  g->s->fusion_group = nullptr;
+  for (Storage *s : g->storages) s->fusion_group.store(nullptr, std::memory_order_release);
+  for (Storage *s : g->storages) release_storage(s);
+  delete g;
+}
+
 }  // namespace
+
+void release_pending(Storage *st) {
+  ek_context ctx = st->ctx;
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  Group *g = st->fusion_group.load(std::memory_order_acquire);
+  release_storage(st);
+  if (!g) return;
+  // A last node's output that only the group holds is read by no node (later
+  // ones would follow it) and by nobody else: the node need not run.
+  while (!g->nodes.empty() && g->written.back()->refs.load(std::memory_order_acquire) == 1) {
+    Storage *out = g->written.back();
+    g->nodes.pop_back();
+    g->written.pop_back();
+    if (contains(g->written, out)) continue;
+    bool read = false;
+    for (const Node &n : g->nodes)
+      for (const TensorDesc &d : node_inputs(n)) read = read || (d.data && d.data == out->data);
+    if (read) continue;
+    g->storages.erase(std::find(g->storages.begin(), g->storages.end(), out));
+    out->fusion_group.store(nullptr, std::memory_order_release);
+    release_storage(out);
+  }
+  if (g->nodes.empty()) discard(ctx, g);
+}
 
 State *create_state() { return new State; }
 

@@ -37,7 +37,7 @@ struct Group {
   ek_stream s = nullptr;
   std::vector<Node> nodes;
   std::vector<Storage *> storages;  // each once, one reference held
-  std::vector<Storage *> written;   // storages some node writes
+  std::vector<Storage *> written;   // node k writes written[k]
   int inputs = 0;                   // distinct external input layouts
   int mode = EK_FUSION_ON;          // EK_FUSION_ON or _ROUNDED: how half intermediates round
 };
@@ -91,6 +91,9 @@ ek_status launch_node(ek_context ctx, ek_stream s, const Node &node);
 // fusible one at the outermost level. One atomic load when t is not pending.
 ek_status touch(const ek_tensor_s *t);
 ek_status flush_tensor(const ek_tensor_s *t);  // unconditionally
+// ek_tensor_release's hook, instead of release_storage for a pending storage:
+// drops the group's last nodes whose outputs nobody can read any more.
+void release_pending(Storage *st);
 ek_status flush_stream(ek_stream s);
 ek_status flush_context(ek_context ctx);
 // The mode in force on s: EK_FUSION_OFF, _ON or _ROUNDED.

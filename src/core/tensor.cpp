@@ -360,7 +360,8 @@ EK_API ek_status ek_tensor_release(ek_tensor t) {
   EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));  // metadata: leaves t pending
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return EK_SUCCESS;
   ek_context ctx = t->storage->ctx;
-  release_storage(t->storage);
+  if (t->storage->fusion_group.load(std::memory_order_acquire)) fusion::release_pending(t->storage);
+  else release_storage(t->storage);
   t->magic = kDeadMagic;
   delete t;
   ctx->live_objects--;
