@@ -236,9 +236,11 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
   const auto start = std::chrono::steady_clock::now();
   const std::string program = sig.name + "_" + spec.key() + ".cu";
   const std::string source = ewgen::generate_source(sig, spec, chunks, program);
-  const char *options[] = {"--fmad=false", "-default-device", "-diag-suppress=177"};
+  // -default-device: ek.h's declarations in the embedded headers are host
+  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
+  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
   ek_module m = nullptr;
-  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), program.c_str(), options, 3, &m));
+  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), program.c_str(), options, 4, &m));
   ek_kernel kernel = nullptr;
   ek_status status = ek_module_get_kernel(m, sig.name.c_str(), &kernel);
   ek_module_origin origin = EK_MODULE_COMPILED;
