@@ -448,6 +448,46 @@ TEST_P(Fusion, KernelCapFallsBackToEager) {
   EK_OK(ek_context_destroy(c));
 }
 
+TEST_P(Fusion, CapturesRunCachedKernelsAndFallBackToEagerOtherwise) {
+  if (GetParam() != EK_CUDA) GTEST_SKIP() << "graph capture is CUDA only";
+  ek_stream s = nullptr;
+  EK_OK(ek_stream_create(ctx, &s));
+  EK_OK(ek_stream_set_fusion(s, EK_FUSION_ON));
+  Tensor x(make({256}, EK_FLOAT32, random_values(256, 9, -2, 2)));
+  EK_OK(ek_tensor_eval(x));
+  EK_OK(ek_context_synchronize(ctx));
+  auto chain = [&](ek_unary_op op, ek_tensor *out) {
+    Tensor a;
+    EK_EXPECT_OK(ek_binary_scalar(s, EK_BINARY_MUL, x, ek_scalar_float(2), 0, a.out()));
+    EK_EXPECT_OK(ek_unary(s, op, a, out));
+  };
+  Tensor warm;
+  chain(EK_UNARY_RELU, warm.out());  // compiles the kernel outside any capture
+  EK_OK(ek_stream_synchronize(s));
+  for (ek_unary_op op : {EK_UNARY_RELU, EK_UNARY_TANH}) {  // cached, then a new structure
+    EK_OK(ek_stream_set_fusion(s, EK_FUSION_OFF));
+    Tensor eager;
+    chain(op, eager.out());
+    const std::vector<float> expect = to_host<float>(eager);
+    EK_OK(ek_stream_set_fusion(s, EK_FUSION_ON));
+    const ek_fusion_stats before = stats_of(ctx);
+    EK_OK(ek_graph_capture_begin(s, nullptr, EK_CAPTURE_GLOBAL));
+    Tensor y;
+    chain(op, y.out());
+    ek_graph g = nullptr;
+    EK_OK(ek_graph_capture_end(s, &g));
+    const ek_fusion_stats after = stats_of(ctx);
+    if (op == EK_UNARY_RELU) EXPECT_EQ(after.fused_launches, before.fused_launches + 1);
+    else EXPECT_EQ(after.fallbacks_capture, before.fallbacks_capture + 1);
+    EXPECT_EQ(after.kernels_compiled, before.kernels_compiled) << "no compilation during a capture";
+    EK_OK(ek_graph_launch(s, g));
+    EK_OK(ek_stream_synchronize(s));
+    EXPECT_EQ(to_host<float>(y), expect);
+    EK_OK(ek_graph_destroy(g));
+  }
+  EK_OK(ek_stream_destroy(s));
+}
+
 }  // namespace
 
 EK_INSTANTIATE_DEVICES(Fusion);
