@@ -1987,7 +1987,11 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * op by op on CPU). Errors are reported by the call that caused them, as
  * eagerly. Operands must be float32, float64, float16, bfloat16, int32, int64
  * or bool and the op's output must have the group's shape; any other call
- * first evaluates the group and then runs eagerly.
+ * first evaluates the group and then runs eagerly. An op writing into memory
+ * libek does not own (ek_tensor_wrap, DLPack import) runs at its call, as
+ * does one reading such memory on the CPU; on CUDA a pending op may read it
+ * later, so its owner must not write it before the group is evaluated (as it
+ * must not before an asynchronous eager op has run).
  *
  * A group is evaluated (in stream order, on its stream) when:
  *  - any other call takes one of its tensors (an input, an output or a view of

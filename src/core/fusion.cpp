@@ -79,12 +79,16 @@ ek_status flush_all(ek_context ctx, const ek_tensor_s *out,
   return EK_SUCCESS;
 }
 
+// Foreign memory (ek_tensor_wrap, DLPack import) is seen by its owner too: a
+// write into it runs at the call. A read of it may wait on CUDA, whose work is
+// asynchronous anyway, but not on the CPU, whose callers expect it done.
 bool node_fusible(const Node &n, const ek_tensor_s *out, std::initializer_list<const ek_tensor_s *> in) {
-  if (!fusible_dtype(n.out().dtype)) return false;
+  if (!fusible_dtype(n.out().dtype) || !out->storage->pooled) return false;
   for (const TensorDesc &d : node_inputs(n))
     if (d.data && !fusible_dtype(d.dtype)) return false;
   for (const ek_tensor_s *t : in)
-    if (t && t->storage->ctx != out->storage->ctx) return false;
+    if (t && (t->storage->ctx != out->storage->ctx || (!t->storage->pooled && !t->storage->ctx->is_cuda())))
+      return false;
   return true;
 }
 
