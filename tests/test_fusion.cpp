@@ -227,6 +227,7 @@ TEST_P(Fusion, EveryBoundaryEvaluates) {
   set(EK_FUSION_ON);
   ek_stream other = nullptr;
   EK_OK(ek_stream_create(ctx, &other));
+  EK_OK(ek_stream_set_fusion(other, EK_FUSION_OFF));  // its op runs at once, whatever EK_FUSION says
   ek_event event = nullptr;
   EK_OK(ek_event_create(ctx, &event));
   struct Case {
@@ -369,12 +370,17 @@ TEST_P(Fusion, ErrorsAreReportedAtTheCall) {
 }
 
 TEST_P(Fusion, ConfigAndEnvironment) {
-  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
-  EK_OK(ek_context_get_config(ctx, &cfg));
-  EXPECT_EQ(cfg.fusion, EK_FUSION_OFF);  // the default
-  EXPECT_EQ(cfg.fusion_max_kernels, 256);
   ek_device dev{GetParam(), 0};
   ek_context c = nullptr;
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  {
+    ScopedEnv unset("EK_FUSION", nullptr), unset_cap("EK_FUSION_MAX_KERNELS", nullptr);
+    EK_OK(ek_context_create(dev, nullptr, &c));
+    EK_OK(ek_context_get_config(c, &cfg));
+    EXPECT_EQ(cfg.fusion, EK_FUSION_OFF);  // the default
+    EXPECT_EQ(cfg.fusion_max_kernels, 256);
+    EK_OK(ek_context_destroy(c));
+  }
   cfg = EK_CONTEXT_CONFIG_INIT;
   cfg.fusion = 9;
   EK_FAILS(ek_context_create(dev, &cfg, &c), EK_ERROR_INVALID_ARGUMENT, "config->fusion 9");
