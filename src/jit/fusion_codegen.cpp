@@ -23,6 +23,7 @@
 #include <string>
 
 #include "core/fusion.hpp"
+#include "core/profiler.hpp"
 #include "jit/elementwise_codegen.hpp"
 
 extern const char kFusionHeaders[];  // generated from the headers (meson.build)
@@ -233,6 +234,7 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
     }
     return EK_SUCCESS;
   }
+  OpProfile profile("fusion", "compile", ctx, g.s, {}, {});  // a profiler record per build
   const auto start = std::chrono::steady_clock::now();
   const std::string program = sig.name + "_" + spec.key() + ".cu";
   const std::string source = ewgen::generate_source(sig, spec, chunks, program);
@@ -289,6 +291,7 @@ ek_status run_fused(ek_context ctx, const Group &g, bool *done) {
   const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
   const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
+  OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
   EK_FORWARD(ek_kernel_launch(g.s, kernel, grid, block, 0, &arg, 1));
   st.stats.fused_launches++;
   *done = true;
