@@ -2014,8 +2014,10 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * torch.compile) and are rounded after every op as eagerly under
  * EK_FUSION_ROUNDED. Kernels are keyed by the chain's structure, not its
  * scalars or sizes (scalars are kernel parameters): a loop compiles once.
- * During a CUDA graph capture a group whose kernel is not compiled yet runs
- * eagerly (counted in fallbacks_capture). */
+ * While a CUDA graph capture is underway a group whose kernel is not
+ * compiled yet runs eagerly (counted in fallbacks_capture). The profiler
+ * records fusion.compile and fusion.launch; EK_LOG_LEVEL=info logs each
+ * build with its time, and a warning when fusion_max_kernels is reached. */
 typedef enum {
   EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
   EK_FUSION_ON = 2,      /* fuse; float16/bfloat16 intermediates kept in float32 */

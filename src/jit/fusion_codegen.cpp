@@ -220,7 +220,7 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
     return EK_SUCCESS;
   }
   *out = nullptr;
-  if (stream_capturing(g.s)) {  // NVRTC during a capture is refused
+  if (captures_underway() > 0) {  // the module layer refuses NVRTC during any capture
     st.stats.fallbacks_capture++;
     return EK_SUCCESS;
   }
