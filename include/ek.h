@@ -266,9 +266,15 @@ typedef struct {
   int64_t index_check;         /* an ek_index_check (EK_INDEX_CHECK: "call" or "deferred");
                                   0: not set, EK_INDEX_CHECK_AT_CALL. CPU contexts always
                                   check at the call. ek_context_get_config reports the mode */
+  int64_t fusion;              /* an ek_fusion (EK_FUSION: 0, 1 or "rounded"); 0: not set, the
+                                  default, EK_FUSION_OFF (see the fusion section).
+                                  ek_context_get_config reports the mode in use */
+  int64_t fusion_max_kernels;  /* distinct fused kernels the context may compile
+                                  (EK_FUSION_MAX_KERNELS), >= 0; 0: not set, 256. Past it
+                                  groups that need a new kernel run eagerly (one log line) */
 } ek_context_config;
 
-#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0, 0}
+#define EK_CONTEXT_CONFIG_INIT {sizeof(ek_context_config), 0, 0.0, 0, NULL, EK_LOG_OFF, 0, 0, 0, 0}
 /** Sets every field to "not set" and struct_size to sizeof(ek_context_config). */
 EK_API ek_status ek_context_config_init(ek_context_config *config);
 
@@ -1969,6 +1975,84 @@ EK_API ek_status ek_profiler_get_summary(ek_context ctx, char *buffer, size_t ca
  *  for "". EK_ERROR_NOT_READY while the profiler runs. */
 EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path);
 #endif /* EK_EXPERIMENTAL */
+
+/* ---------------------------------------------------------------- fusion */
+
+/* Automatic fusion of elementwise chains. While fusion is on for a stream,
+ * ek_unary, ek_binary, ek_binary_scalar, ek_where, ek_clamp, ek_lerp and
+ * ek_cast called on it (directly by the caller, not from inside another op)
+ * check their arguments, create or check their output (its memory is
+ * allocated at the call) and return, but do not run: they join the stream's
+ * pending group, which runs later as one generated kernel on CUDA (replayed
+ * op by op on CPU). Errors are reported by the call that caused them, as
+ * eagerly. Operands must be float32, float64, float16, bfloat16, int32, int64
+ * or bool and the op's output must have the group's shape; any other call
+ * first evaluates the group and then runs eagerly. An op writing into memory
+ * libek does not own (ek_tensor_wrap, DLPack import) runs at its call, as
+ * does one reading such memory on the CPU; on CUDA a pending op may read it
+ * later, so its owner must not write it before the group is evaluated (as it
+ * must not before an asynchronous eager op has run).
+ *
+ * A group is evaluated (in stream order, on its stream) when:
+ *  - any other call takes one of its tensors (an input, an output or a view of
+ *    either): a non-fusible op, ek_copy, ek_tensor_to_host, ek_tensor_get_data,
+ *    DLPack export, kernel and elementwise-builder launches, collectives, a
+ *    fusible op on another stream, or a fusible op writing in place into a
+ *    tensor the group reads or writes. ek_tensor_get_info, ek_tensor_retain,
+ *    ek_tensor_release and ek_tensor_get_context do not evaluate: the
+ *    address in ek_tensor_info.data is valid but its contents are pending;
+ *  - ek_stream_synchronize, ek_event_record, ek_stream_destroy,
+ *    ek_graph_capture_begin and _end (its stream); ek_context_synchronize and
+ *    ek_context_destroy (every stream of the context);
+ *  - it would exceed 32 ops or 8 distinct inputs;
+ *  - ek_tensor_eval or ek_stream_flush.
+ * Releasing the last handle of an intermediate keeps the group valid; the
+ * fused kernel writes only the outputs that still have a handle.
+ * Results equal eager ones bit for bit for float32, float64 and integers (the
+ * kernel calls the eager kernels' element functions, without contraction);
+ * float16/bfloat16 intermediates stay float32 under EK_FUSION_ON (as
+ * torch.compile) and are rounded after every op as eagerly under
+ * EK_FUSION_ROUNDED. Kernels are keyed by the chain's structure, not its
+ * scalars or sizes (scalars are kernel parameters): a loop compiles once.
+ * While a CUDA graph capture is underway a group whose kernel is not
+ * compiled yet runs eagerly (counted in fallbacks_capture). The profiler
+ * records fusion.compile and fusion.launch; EK_LOG_LEVEL=info logs each
+ * build with its time, and a warning when fusion_max_kernels is reached. */
+typedef enum {
+  EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
+  EK_FUSION_ON = 2,      /* fuse; float16/bfloat16 intermediates kept in float32 */
+  EK_FUSION_ROUNDED = 3  /* fuse; every op's result rounded to its dtype, as eagerly */
+} ek_fusion;
+
+/** Per-stream override: EK_FUSION_OFF, _ON or _ROUNDED, or 0 to follow the
+ *  context's config.fusion. Turning fusion off evaluates the stream's pending
+ *  group first. EK_ERROR_INVALID_ARGUMENT naming the value otherwise. */
+EK_API ek_status ek_stream_set_fusion(ek_stream stream, ek_fusion fusion);
+/** The stream's override (0 when it follows the context). */
+EK_API ek_status ek_stream_get_fusion(ek_stream stream, ek_fusion *fusion);
+/** Evaluates the pending group t belongs to, if any, now (asynchronously, on
+ *  its stream); a no-op for a tensor whose contents are already produced. */
+EK_API ek_status ek_tensor_eval(ek_tensor t);
+/** Evaluates the stream's pending group now (asynchronously, in stream
+ *  order); stream must not be NULL (it names no context). */
+EK_API ek_status ek_stream_flush(ek_stream stream);
+
+/** Fusion counters of a context since its creation. */
+typedef struct {
+  size_t struct_size;              /* set by the caller: sizeof(ek_fusion_stats) */
+  uint64_t ops_deferred;           /* calls that joined a pending group */
+  uint64_t groups_evaluated;       /* pending groups evaluated, fused or not */
+  uint64_t fused_launches;         /* groups run as one generated kernel (CUDA) */
+  uint64_t kernels_compiled;       /* distinct fused kernels this context built */
+  uint64_t cache_hits_memory;      /* fused launches whose kernel the context held */
+  uint64_t cache_hits_disk;        /* kernels built from the disk cache, not NVRTC */
+  uint64_t compile_ns;             /* time spent building fused kernels */
+  uint64_t fallbacks_cap;          /* groups run eagerly: fusion_max_kernels reached */
+  uint64_t fallbacks_capture;      /* groups run eagerly: kernel not built, stream capturing */
+  uint64_t fallbacks_unsupported;  /* groups run eagerly: CPU, one op, or too many operands */
+} ek_fusion_stats;
+
+EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *stats);
 
 /* ---------------------------------------------------------------- multi-GPU: peer copies and collectives */
 

@@ -30,6 +30,12 @@ type ContextConfig struct {
 	// IndexCheckAtCall. IndexCheckDeferred reports it at the stream's next
 	// synchronization instead.
 	IndexCheck IndexCheck
+	// Fusion: automatic fusion of elementwise chains (FusionOff, FusionOn,
+	// FusionRounded); 0 (unset): EK_FUSION, else off.
+	Fusion Fusion
+	// FusionMaxKernels: distinct fused kernels the context may compile; 0
+	// (unset): EK_FUSION_MAX_KERNELS, else 256.
+	FusionMaxKernels int64
 }
 
 // Context is a libek context on one device: its memory pool, default stream
@@ -74,6 +80,8 @@ func NewContextWithConfig(d Device, cfg *ContextConfig) (*Context, error) {
 		c.log_level = C.ek_log_level(cfg.LogLevel)
 		c.num_threads = C.int64_t(cfg.NumThreads)
 		c.index_check = C.int64_t(cfg.IndexCheck)
+		c.fusion = C.int64_t(cfg.Fusion)
+		c.fusion_max_kernels = C.int64_t(cfg.FusionMaxKernels)
 		pc = &c
 	}
 	var raw C.ek_context
@@ -164,13 +172,15 @@ func (c *Context) Config() (ContextConfig, error) {
 		return ContextConfig{}, err
 	}
 	cfg := ContextConfig{
-		MemoryLimit:    uint64(r.memory_limit),
-		MemoryFraction: float64(r.memory_fraction),
-		AllowTF32:      r.allow_tf32 != 0,
-		LogLevel:       LogLevel(r.log_level),
-		KernelCacheDir: dir,
-		NumThreads:     int(r.num_threads),
-		IndexCheck:     IndexCheck(r.index_check),
+		MemoryLimit:      uint64(r.memory_limit),
+		MemoryFraction:   float64(r.memory_fraction),
+		AllowTF32:        r.allow_tf32 != 0,
+		LogLevel:         LogLevel(r.log_level),
+		KernelCacheDir:   dir,
+		NumThreads:       int(r.num_threads),
+		IndexCheck:       IndexCheck(r.index_check),
+		Fusion:           Fusion(r.fusion),
+		FusionMaxKernels: int64(r.fusion_max_kernels),
 	}
 	return cfg, nil
 }

@@ -1200,6 +1200,21 @@ static inline ek_status ekgo_ek_profiler_write_chrome_trace(ek_context ctx, cons
   return ekgo_fail(ek_profiler_write_chrome_trace(ctx, path), msg);
 }
 #endif
+static inline ek_status ekgo_ek_stream_set_fusion(ek_stream stream, ek_fusion fusion, char **msg) {
+  return ekgo_fail(ek_stream_set_fusion(stream, fusion), msg);
+}
+static inline ek_status ekgo_ek_stream_get_fusion(ek_stream stream, ek_fusion * fusion, char **msg) {
+  return ekgo_fail(ek_stream_get_fusion(stream, fusion), msg);
+}
+static inline ek_status ekgo_ek_tensor_eval(ek_tensor t, char **msg) {
+  return ekgo_fail(ek_tensor_eval(t), msg);
+}
+static inline ek_status ekgo_ek_stream_flush(ek_stream stream, char **msg) {
+  return ekgo_fail(ek_stream_flush(stream), msg);
+}
+static inline ek_status ekgo_ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats * stats, char **msg) {
+  return ekgo_fail(ek_context_get_fusion_stats(ctx, EKGO_SIZED(stats)), msg);
+}
 static inline ek_status ekgo_ek_comm_get_unique_id(ek_comm_unique_id * id, char **msg) {
   return ekgo_fail(ek_comm_get_unique_id(id), msg);
 }

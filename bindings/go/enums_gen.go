@@ -416,3 +416,22 @@ func (v ModuleOrigin) String() string {
 	}
 	return fmt.Sprintf("ModuleOrigin(%d)", int(v))
 }
+
+// Fusion mirrors ek.h's ek_fusion.
+type Fusion int
+
+// Values of ek_fusion.
+const (
+	FusionOff     Fusion = C.EK_FUSION_OFF
+	FusionOn      Fusion = C.EK_FUSION_ON
+	FusionRounded Fusion = C.EK_FUSION_ROUNDED
+)
+
+var fusionNames = map[Fusion]string{FusionOff: "FusionOff", FusionOn: "FusionOn", FusionRounded: "FusionRounded"}
+
+func (v Fusion) String() string {
+	if s, ok := fusionNames[v]; ok {
+		return s
+	}
+	return fmt.Sprintf("Fusion(%d)", int(v))
+}

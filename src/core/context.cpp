@@ -15,6 +15,7 @@
 #include "core/backend.hpp"
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "core/profiler.hpp"
 
 namespace ek {
@@ -172,6 +173,33 @@ ek_status apply_given(const ek_context_config *caller, ek_context_config *cfg,
            EK_ERROR_INVALID_ARGUMENT, "config->index_check %lld is not an ek_index_check",
            static_cast<long long>(given->index_check));
   if (given->index_check) cfg->index_check = given->index_check;
+  EK_CHECK(given->fusion == 0 || given->fusion == EK_FUSION_OFF || given->fusion == EK_FUSION_ON ||
+               given->fusion == EK_FUSION_ROUNDED,
+           EK_ERROR_INVALID_ARGUMENT, "config->fusion %lld is not an ek_fusion",
+           static_cast<long long>(given->fusion));
+  if (given->fusion) cfg->fusion = given->fusion;
+  EK_CHECK(given->fusion_max_kernels >= 0, EK_ERROR_INVALID_ARGUMENT,
+           "config->fusion_max_kernels %lld is negative", static_cast<long long>(given->fusion_max_kernels));
+  if (given->fusion_max_kernels) cfg->fusion_max_kernels = given->fusion_max_kernels;
+  return EK_SUCCESS;
+}
+
+// EK_FUSION (0, 1 or "rounded") and EK_FUSION_MAX_KERNELS (a count >= 1).
+ek_status fusion_from_env(ek_context_config *cfg) {
+  if (const char *v = std::getenv("EK_FUSION"); v && *v) {
+    const std::string mode = v;
+    EK_CHECK(mode == "0" || mode == "1" || mode == "rounded", EK_ERROR_INVALID_ARGUMENT,
+             "EK_FUSION=\"%s\" is not one of 0, 1, rounded", v);
+    cfg->fusion = mode == "0" ? EK_FUSION_OFF : (mode == "1" ? EK_FUSION_ON : EK_FUSION_ROUNDED);
+  }
+  if (const char *v = std::getenv("EK_FUSION_MAX_KERNELS"); v && *v) {
+    char *end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(v, &end, 10);
+    EK_CHECK(*end == '\0' && errno == 0 && n >= 1, EK_ERROR_INVALID_ARGUMENT,
+             "EK_FUSION_MAX_KERNELS=\"%s\" is not a count >= 1", v);
+    cfg->fusion_max_kernels = n;
+  }
   return EK_SUCCESS;
 }
 
@@ -202,9 +230,12 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
              "EK_INDEX_CHECK=\"%s\" is not one of call, deferred", v);
     cfg->index_check = mode == "call" ? EK_INDEX_CHECK_AT_CALL : EK_INDEX_CHECK_DEFERRED;
   }
+  EK_FORWARD(fusion_from_env(cfg));
   if (given) EK_FORWARD(apply_given(given, cfg, cache_dir));
   cfg->num_threads = threads_in_use(cfg->num_threads);
   if (cfg->index_check == 0) cfg->index_check = EK_INDEX_CHECK_AT_CALL;
+  if (cfg->fusion == 0) cfg->fusion = fusion::kDefaultMode;
+  if (cfg->fusion_max_kernels == 0) cfg->fusion_max_kernels = fusion::kDefaultMaxKernels;
   return EK_SUCCESS;
 }
 
@@ -246,6 +277,7 @@ ek_status init_default_stream(ek_context ctx) {
 }
 
 void destroy_context(ek_context ctx) {
+  fusion::destroy_state(ctx);
   destroy_profiler(ctx);
   if (ctx->release_blas) ctx->release_blas(ctx);
   release_stream_scratch(&ctx->default_stream);
@@ -333,6 +365,7 @@ EK_API ek_status ek_context_create(ek_device device, const ek_context_config *co
     if (ctx->default_stream.owned) gpu::stream_destroy(ctx->default_stream.native);
     return s;
   }
+  ctx->fusion = fusion::create_state();
   handle_created();
   log_message(EK_LOG_INFO, ctx->config.log_level, "context created on %s:%d",
               device.type == EK_CUDA ? "cuda" : "cpu", device.index);
@@ -348,6 +381,7 @@ EK_API ek_status ek_context_destroy(ek_context ctx) {
   EK_CHECK(live == 0, EK_ERROR_INVALID_ARGUMENT,
            "%" PRId64 " tensors, streams or events (or modules, kernels, elementwise builders) "
            "of this context are still alive", live);
+  EK_FORWARD(fusion::flush_context(ctx));
   EK_FORWARD(activate(ctx));
   if (ctx->is_cuda()) EK_FORWARD(gpu::stream_synchronize(ctx->default_stream.native));
   log_message(EK_LOG_DEBUG, ctx->config.log_level, "context on %s:%d destroyed",
@@ -377,6 +411,7 @@ EK_API ek_status ek_context_get_config(ek_context ctx, ek_context_config *config
 EK_API ek_status ek_context_synchronize(ek_context ctx) {
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
+  EK_FORWARD(fusion::flush_context(ctx));
   if (!ctx->is_cuda()) return EK_SUCCESS;
   EK_FORWARD(activate(ctx));
   EK_FORWARD(gpu::device_synchronize());

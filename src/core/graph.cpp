@@ -11,6 +11,7 @@
 #include "core/backend.hpp"
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "ops/gemm_plan.hpp"
 
 namespace ek {
@@ -299,6 +300,7 @@ EK_API ek_status ek_graph_capture_begin(ek_stream stream, ek_graph_pool pool,
   uint64_t id = 0;
   EK_FORWARD(gpu::stream_capture_info(stream->native, &capturing, &id));
   EK_CHECK(!capturing, EK_ERROR_CAPTURE, "stream is capturing a graph already");
+  EK_FORWARD(fusion::flush_stream(stream));  // ops called before the capture are not part of it
   EK_FORWARD(prepare_stream(stream));
   GraphPool *gp = pool ? pool->pool : ctx->graph_pools->create();
   if (!ctx->graph_pools->begin_capture(gp))
@@ -315,6 +317,7 @@ EK_API ek_status ek_graph_capture_end(ek_stream stream, ek_graph *out) {
   EK_CHECK_NULL(out);
   ek_context ctx = stream->ctx;
   EK_FORWARD(cuda_only(ctx, "graph capture"));
+  EK_FORWARD(fusion::flush_stream(stream));  // ops called during the capture are part of it
   Capture c;
   EK_FORWARD(take_capture(stream, &c));
   void *exec = nullptr;

@@ -136,6 +136,12 @@ ek_status check_handle(const H *h, uint32_t magic, const char *type, const char 
 }
 
 struct Backend;
+namespace fusion {
+struct Group;
+struct State;
+}  // namespace fusion
+// How many ek_* calls this thread is inside (1 in a call made by the user).
+int api_depth();
 class PoolSync;
 class PoolMemory;
 class Profiler;
@@ -153,6 +159,8 @@ struct ek_stream_s {
   std::mutex pinned_mutex;               // see StreamPinned; guards the two below
   void *pinned_host = nullptr;
   void *pinned_device = nullptr;
+  ek::fusion::Group *fusion_group = nullptr;  // pending ops (src/core/fusion.cpp), under ctx's fusion mutex
+  std::atomic<int> fusion_mode{0};            // ek_stream_set_fusion; 0: the context's
 };
 
 struct ek_event_s {
@@ -193,6 +201,7 @@ struct ek_context_s {
   std::atomic<bool> profiling{false};
   std::mutex profiler_mutex;
   ek::Profiler *profiler = nullptr;
+  ek::fusion::State *fusion = nullptr;  // src/core/fusion.cpp: made at creation
   bool is_cuda() const { return device.type == EK_CUDA; }
   ek_context_s();
   ~ek_context_s();  // in memory.cpp, where the pool's parts are complete types
@@ -210,7 +219,10 @@ struct Storage {
   ek_deleter deleter = nullptr;
   void *deleter_user = nullptr;
   void *deleter_data = nullptr;  // pointer handed to ek_tensor_wrap
+  // The pending fusion group reading or writing this storage (src/core/fusion.cpp).
+  std::atomic<fusion::Group *> fusion_group{nullptr};
 };
+void release_storage(Storage *st);
 
 }  // namespace ek
 

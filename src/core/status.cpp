@@ -15,8 +15,19 @@ std::atomic<int64_t> g_live_handles{0};
 
 namespace ek {
 
-ApiScope::ApiScope(const char *function) : previous_(t_function) { t_function = function; }
-ApiScope::~ApiScope() { t_function = previous_; }
+namespace {
+thread_local int t_depth = 0;
+}  // namespace
+int api_depth() { return t_depth; }
+
+ApiScope::ApiScope(const char *function) : previous_(t_function) {
+  t_function = function;
+  ++t_depth;
+}
+ApiScope::~ApiScope() {
+  t_function = previous_;
+  --t_depth;
+}
 
 // printf into a string of any length: messages may carry a whole compiler log.
 std::string vformat(const char *format, va_list args) {

@@ -4,6 +4,7 @@
 
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 
 namespace ek {
 namespace {
@@ -122,6 +123,7 @@ EK_API ek_status ek_stream_destroy(ek_stream stream) {
   EK_CHECK(!stream->is_default, EK_ERROR_INVALID_ARGUMENT,
            "the context's default stream is destroyed with the context");
   ek_context ctx = stream->ctx;
+  EK_FORWARD(fusion::flush_stream(stream));
   if (ctx->is_cuda()) {
     EK_FORWARD(activate(ctx));
     EK_FORWARD(gpu::stream_synchronize(stream->native));
@@ -140,6 +142,7 @@ EK_API ek_status ek_stream_destroy(ek_stream stream) {
 EK_API ek_status ek_stream_synchronize(ek_stream stream) {
   EK_API_ENTRY;
   EK_CHECK_STREAM(stream);
+  EK_FORWARD(fusion::flush_stream(stream));
   if (!stream->ctx->is_cuda()) return EK_SUCCESS;
   EK_FORWARD(activate(stream->ctx));
   EK_FORWARD(gpu::stream_synchronize(stream->native));
@@ -223,6 +226,7 @@ EK_API ek_status ek_event_record(ek_stream stream, ek_event event) {
   EK_CHECK_EVENT(event);
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(event->ctx, stream, &s));
+  EK_FORWARD(fusion::flush_stream(s));  // the event marks the ops called so far
   if (event->ctx->is_cuda()) {
     EK_FORWARD(activate(event->ctx));
     EK_FORWARD(gpu::event_record(event->native, s->native));

@@ -5,10 +5,10 @@
 
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "core/profiler.hpp"
 
 namespace ek {
-namespace {
 
 void release_storage(Storage *st) {
   if (st->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
@@ -20,6 +20,8 @@ void release_storage(Storage *st) {
   }
   delete st;
 }
+
+namespace {
 
 ek_tensor make_tensor(Storage *st, int ndim, const int64_t *shape, const int64_t *strides,
                       ek_dtype dtype, int64_t offset) {
@@ -94,7 +96,8 @@ ek_status check_shape(int ndim, const int64_t *shape, ek_dtype dtype, int64_t *n
 }
 
 ek_status check_tensor(ek_tensor t, const char *name) {
-  return check_handle(t, kTensorMagic, "ek_tensor", name);
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", name));
+  return fusion::touch(t);  // every call that takes a tensor sees its pending contents produced
 }
 
 int64_t tensor_numel(const ek_tensor_s *t) {
@@ -346,7 +349,7 @@ EK_API ek_status ek_tensor_wrap(ek_context ctx, void *data, int ndim, const int6
 
 EK_API ek_status ek_tensor_retain(ek_tensor t) {
   EK_API_ENTRY;
-  EK_CHECK_TENSOR(t);
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));  // metadata: leaves t pending
   t->refs.fetch_add(1, std::memory_order_relaxed);
   return EK_SUCCESS;
 }
@@ -354,10 +357,11 @@ EK_API ek_status ek_tensor_retain(ek_tensor t) {
 EK_API ek_status ek_tensor_release(ek_tensor t) {
   EK_API_ENTRY;
   if (!t) return EK_SUCCESS;
-  EK_CHECK_TENSOR(t);
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));  // metadata: leaves t pending
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return EK_SUCCESS;
   ek_context ctx = t->storage->ctx;
-  release_storage(t->storage);
+  if (t->storage->fusion_group.load(std::memory_order_acquire)) fusion::release_pending(t->storage);
+  else release_storage(t->storage);
   t->magic = kDeadMagic;
   delete t;
   ctx->live_objects--;
@@ -367,7 +371,7 @@ EK_API ek_status ek_tensor_release(ek_tensor t) {
 
 EK_API ek_status ek_tensor_get_info(ek_tensor t, ek_tensor_info *info) {
   EK_API_ENTRY;
-  EK_CHECK_TENSOR(t);
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));  // metadata: leaves t pending
   EK_CHECK_NULL(info);
   EK_CHECK_STRUCT(info, ek_tensor_info);
   ek_tensor_info i{};
@@ -396,7 +400,7 @@ EK_API ek_status ek_tensor_get_data(ek_tensor t, void **data) {
 
 EK_API ek_status ek_tensor_get_context(ek_tensor t, ek_context *ctx) {
   EK_API_ENTRY;
-  EK_CHECK_TENSOR(t);
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));  // metadata: leaves t pending
   EK_CHECK_NULL(ctx);
   *ctx = t->storage->ctx;
   return EK_SUCCESS;

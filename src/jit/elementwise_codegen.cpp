@@ -175,12 +175,13 @@ void emit_conversions(const std::vector<Param> &all, std::string &s) {
          "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
 }
 
-void emit_args_struct(int nparams, std::string &s) {
+void emit_args_struct(int nparams, int scalars, std::string &s) {
   s += format("struct ekw_args {\n  void *p[%d];\n  long long n;\n  long long shape[%d];\n"
-              "  long long st[%d][%d];\n};\n",
+              "  long long st[%d][%d];\n",
               nparams, kMaxRank, nparams, kMaxRank);
-  s += format("static_assert(sizeof(ekw_args) == %zu, \"ekw_args layout\");\n",
-              args_bytes(nparams));
+  if (scalars > 0) s += format("  unsigned long long sc[%d];\n", scalars);
+  s += format("};\nstatic_assert(sizeof(ekw_args) == %zu, \"ekw_args layout\");\n",
+              args_bytes(nparams) + sizeof(uint64_t) * static_cast<size_t>(scalars));
 }
 
 // The body runs in ekw_element on locals named after the parameters: inputs
@@ -192,6 +193,7 @@ void emit_element(const Signature &sig, const std::string &program, std::string 
     s += format(", const %s ekw_in%zu", kStorage[sig.in[k].dtype], k);
   for (size_t k = 0; k < sig.out.size(); ++k)
     s += format(", %s &ekw_out%zu", kStorage[sig.out[k].dtype], k);
+  if (sig.scalars > 0) s += ", const unsigned long long *ekw_sc";
   s += ") {\n  (void)i;\n";
   // Names are concatenated, not formatted: they may be long.
   for (size_t k = 0; k < sig.in.size(); ++k)
@@ -211,10 +213,10 @@ void emit_element(const Signature &sig, const std::string &program, std::string 
 
 // "ekw_element(i, <arg 0>, <arg 1>, ...)" with each argument from expr(k).
 template <typename F>
-std::string element_call(const std::string &index, int nparams, F expr) {
+std::string element_call(const std::string &index, int nparams, int scalars, F expr) {
   std::string c = "ekw_element((long long)(" + index + ")";
   for (int k = 0; k < nparams; ++k) c += ", " + expr(k);
-  return c + ");\n";
+  return c + (scalars > 0 ? ", ekw_a.sc);\n" : ");\n");
 }
 
 void emit_index_types(const Spec &spec, std::string &s) {
@@ -254,14 +256,14 @@ void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, std:
   s += format("#pragma unroll\n    for (int ekw_c = 0; ekw_c < %d; ++ekw_c) {\n", chunks);
   s += format("      const ekw_idx ekw_j = ekw_base + ekw_c * %d;\n      if (ekw_j >= ekw_nvec) continue;\n", kThreads);
   s += format("#pragma unroll\n      for (int ekw_e = 0; ekw_e < %d; ++ekw_e)\n        ", kVec);
-  s += element_call(format("ekw_j * %d + ekw_e", kVec), np,
+  s += element_call(format("ekw_j * %d + ekw_e", kVec), np, sig.scalars,
                     [](int k) { return format("ekw_v%d[ekw_c].e[ekw_e]", k); });
   for (int k = nin; k < np; ++k) s += format("      ekw_p%d[ekw_j] = ekw_v%d[ekw_c];\n", k, k);
   s += "    }\n  }\n";
   s += format("  const ekw_idx ekw_t = ekw_nvec * %du + (ekw_idx)blockIdx.x * %d + threadIdx.x;\n",
               kVec, kThreads);
   s += "  if (ekw_t < n) ";
-  s += element_call("ekw_t", np, [&](int k) {
+  s += element_call("ekw_t", np, sig.scalars, [&](int k) {
     return format("((%s%s *)ekw_a.p[%d])[ekw_t]", k < nin ? "const " : "", kStorage[all[k].dtype], k);
   });
   s += "}\n";
@@ -288,7 +290,7 @@ void emit_strided_kernel(const Signature &sig, const Spec &spec, std::string &s)
     for (int k = 0; k < np; ++k) s += format("    ekw_o%d += ekw_c * (ekw_off)ekw_a.st[%d][%d];\n", k, k, d);
   }
   s += "    ";
-  s += element_call("ekw_t", np, [&](int k) {
+  s += element_call("ekw_t", np, sig.scalars, [&](int k) {
     return format("((%s%s *)ekw_a.p[%d])[ekw_o%d]", k < nin ? "const " : "", kStorage[all[k].dtype], k, k);
   });
   s += "  }\n}\n";
@@ -410,7 +412,8 @@ std::string generate_source(const Signature &sig, const Spec &spec, int chunks,
   std::string s = "// libek elementwise kernel " + sig.name + ", specialisation " + spec.key() +
                   " (generated)\n";
   emit_conversions(all, s);
-  emit_args_struct(static_cast<int>(all.size()), s);
+  s += sig.prelude;
+  emit_args_struct(static_cast<int>(all.size()), sig.scalars, s);
   emit_element(sig, program, s);
   if (spec.vectorized) emit_vector_kernel(sig, spec, chunks, s);
   else emit_strided_kernel(sig, spec, s);

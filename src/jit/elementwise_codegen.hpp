@@ -34,6 +34,11 @@ struct Signature {
   std::vector<Param> in, out;
   std::string body;
   std::string name;  // the kernel's symbol
+  // Internal users (the fused kernels, src/jit/fusion_codegen.cpp): code put
+  // before the element function, and 8-byte scalar words appended to the
+  // argument struct (after the strides), which the body reads as ekw_sc[k].
+  std::string prelude;
+  int scalars = 0;
 };
 
 // "float32 x, int64 y" -> params. Empty (or blank) text is no parameters.

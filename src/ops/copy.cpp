@@ -11,6 +11,7 @@
 #include "core/gpu.hpp"
 #include "util/half.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 #include "ops/range_plan.hpp"
@@ -382,6 +383,9 @@ ek_status prepare_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shap
 
 ek_status converting_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape,
                          ek_dtype dtype, ek_tensor o, ek_tensor *tmp) {
+  // The op writes tmp, then copies it into o here: nothing may stay pending.
+  fusion::forbid_in_call();
+  EK_FORWARD(fusion::flush_tensor(o));
   bool created = false;
   EK_FORWARD(prepare_out(ctx, s, ndim, shape, o->dtype, &o, &created));
   static const char *const kCategory[] = {"bool", "integer", "float"};
@@ -414,6 +418,23 @@ ek_status copy_to_host_contiguous(const ek_tensor_s *t, void *dst, ek_stream s) 
   }
   EK_FORWARD(memcpy_any(ctx, dst, packed.data, desc_bytes(src), s));
   return gpu::stream_synchronize(s->native);
+}
+
+// ek_cast's copy: a cast between tensors of one context that do not overlap
+// may join a fusion group; any other goes through copy_tensor, its operands
+// produced first.
+ek_status cast_into(ek_stream s, ek_tensor o, ek_tensor t) {
+  ek_context ctx = t->storage->ctx;
+  fusion::Node n;
+  n.kind = fusion::kCast;
+  n.dst = tensor_desc(o);
+  n.src = tensor_desc(t);
+  if (o->storage->ctx == ctx && desc_numel(n.dst) > 0 && !ranges_overlap(n.dst, n.src))
+    return fusion::run_node(ctx, s, n, o, {t});
+  fusion::forbid_in_call();
+  EK_FORWARD(fusion::flush_tensor(t));
+  EK_FORWARD(fusion::flush_tensor(o));
+  return copy_tensor(s, o, t);
 }
 
 ek_status try_reshape_view(const ek_tensor_s *t, int ndim, const int64_t *shape, bool *viewable,
@@ -455,6 +476,7 @@ EK_API ek_status ek_contiguous(ek_stream stream, ek_tensor t, ek_tensor *out) {
 
 EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(t);
   EK_CHECK_NULL(out);
   EK_CHECK(dtype_valid(dtype), EK_ERROR_DTYPE, "unknown dtype %d", static_cast<int>(dtype));
@@ -462,8 +484,7 @@ EK_API ek_status ek_cast(ek_stream stream, ek_tensor t, ek_dtype dtype, ek_tenso
   EK_PROFILE_OP(nullptr, ctx, stream, EK_IN(t), EK_OUT(out));
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  return fill_out(ctx, s, t->ndim, t->shape, dtype, out,
-                  [&](ek_tensor o) { return copy_tensor(s, o, t); });
+  return fill_out(ctx, s, t->ndim, t->shape, dtype, out, [&](ek_tensor o) { return cast_into(s, o, t); });
 }
 
 EK_API ek_status ek_reshape(ek_stream stream, ek_tensor t, int ndim, const int64_t *shape,

@@ -6,6 +6,7 @@
 #include "core/backend.hpp"
 #include "ops/elementwise_plan.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "ops/op_traits.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
@@ -50,10 +51,14 @@ ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *n
   return EK_SUCCESS;
 }
 
-// ---- backends
-ek_status launch(ek_context ctx, ek_stream s, const ew::Args &g, bool binary) {
+// ---- backends: now, or later in a fusion group (core/fusion.hpp)
+ek_status launch(ek_context ctx, ek_stream s, const ew::Args &g, bool binary, const ek_tensor_s *out,
+                 const ek_tensor_s *a, const ek_tensor_s *b) {
   if (desc_numel(g.out) == 0) return EK_SUCCESS;
-  return binary ? ctx->backend->binary(ctx, s, g) : ctx->backend->unary(ctx, s, g);
+  fusion::Node n;
+  n.kind = binary ? fusion::kBinary : fusion::kUnary;
+  n.ew = g;
+  return fusion::run_node(ctx, s, n, out, {a, b});
 }
 
 // Runs a binary op whose tensor operands are a (and b unless g.scalar says
@@ -72,7 +77,7 @@ ek_status run_binary(ek_stream stream, ek_tensor a, ek_tensor b, int ndim, const
     if (tb) EK_FORWARD(broadcast_to(tb, o, &g.b));
     EK_FORWARD(check_alias(g.out, g.a, "a"));
     EK_FORWARD(check_alias(g.out, g.b, g.scalar == ew::kScalarA ? "a" : "b"));
-    return launch(ctx, s, g, true);
+    return launch(ctx, s, g, true, o, ta, tb);
   });
 }
 
@@ -85,6 +90,7 @@ extern "C" {
 
 EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);
@@ -104,13 +110,14 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
     g.out = tensor_desc(o);
     g.a = tensor_desc(x);
     EK_FORWARD(check_alias(g.out, g.a, "x"));
-    return launch(ctx, s, g, false);
+    return launch(ctx, s, g, false, o, x, nullptr);
   });
 }
 
 EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_tensor b,
                            ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
   EK_CHECK_NULL(out);
@@ -138,6 +145,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
 EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a,
                                   ek_scalar scalar, int scalar_first, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(a);
   EK_CHECK_NULL(out);
   const int iop = static_cast<int>(op);

@@ -6,6 +6,7 @@
 #include "core/backend.hpp"
 #include "ops/ternary_plan.hpp"
 #include "core/internal.hpp"
+#include "core/fusion.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 
@@ -48,9 +49,13 @@ ek_status check_alias(const TensorDesc &out, const TensorDesc &in, const char *n
   return EK_SUCCESS;
 }
 
-ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g) {
+ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g, const ek_tensor_s *out,
+                 const Operands &o) {
   if (desc_numel(g.out) == 0) return EK_SUCCESS;
-  return ctx->backend->ternary(ctx, s, g);
+  fusion::Node n;
+  n.kind = fusion::kTernary;
+  n.tern = g;
+  return fusion::run_node(ctx, s, n, out, {o.t[0], o.t[1], o.t[2]});
 }
 
 // Broadcasts the operands to out (created when *out is NULL), checks aliasing
@@ -70,7 +75,7 @@ ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shap
       EK_FORWARD(broadcast_to(o.t[k], dst, slot[k]));
       EK_FORWARD(check_alias(g.out, *slot[k], o.name[k]));
     }
-    return launch(ctx, s, g);
+    return launch(ctx, s, g, dst, o);
   });
 }
 
@@ -142,6 +147,7 @@ extern "C" {
 
 EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(cond);
   EK_CHECK_TENSOR(a);
   EK_CHECK_TENSOR(b);
@@ -160,6 +166,7 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
 EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
                           const ek_scalar *hi, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
@@ -176,6 +183,7 @@ EK_API ek_status ek_clamp(ek_stream stream, ek_tensor x, const ek_scalar *lo,
 EK_API ek_status ek_lerp(ek_stream stream, ek_tensor start, ek_tensor end, ek_scalar weight,
                          ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;
   EK_CHECK_TENSOR(start);
   EK_CHECK_TENSOR(end);
   EK_CHECK_NULL(out);

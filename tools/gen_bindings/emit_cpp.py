@@ -605,6 +605,12 @@ class Context : public detail::Unique<ek_context> {
   }
   void synchronize() const { detail::check(ek_context_synchronize(h_)); }
   inline Stream default_stream() const;
+  /// Fusion counters since creation (ek.h, the fusion section).
+  FusionStats fusion_stats() const {
+    FusionStats stats = sized<FusionStats>();
+    detail::check(ek_context_get_fusion_stats(h_, &stats));
+    return stats;
+  }
 
   MemoryStats memory_stats() const {
     MemoryStats stats = sized<MemoryStats>();
@@ -704,6 +710,15 @@ class Stream : public detail::Unique<ek_stream> {
   }
   static Stream borrow(ek_stream s) noexcept { return Stream(s, false); }
   void synchronize() const { detail::check(ek_stream_synchronize(h_)); }
+  /// Fusion override: EK_FUSION_OFF, _ON, _ROUNDED, or 0 to follow the context.
+  void set_fusion(ek_fusion f) const { detail::check(ek_stream_set_fusion(h_, f)); }
+  ek_fusion fusion() const {
+    ek_fusion f = ek_fusion(0);
+    detail::check(ek_stream_get_fusion(h_, &f));
+    return f;
+  }
+  /// Evaluates the stream's pending fusion group now.
+  void flush() const { detail::check(ek_stream_flush(h_)); }
   /// True when all work submitted so far has completed.
   bool query() const {
     int done = 0;
@@ -978,6 +993,8 @@ class Tensor : public detail::Shared<ek_tensor> {
   uint64_t nbytes() const { return info().nbytes; }
   bool is_contiguous() const { return info().is_contiguous != 0; }
   Device device() const { return Device::of(info().device); }
+  /// Produces the contents now if a fusion group holds them pending.
+  void eval() const { detail::check(ek_tensor_eval(h_)); }
   /// Element 0 (device memory on CUDA); borrowed.
   void *data() const {
     void *p = nullptr;

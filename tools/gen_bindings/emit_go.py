@@ -48,6 +48,7 @@ ENUMS = {
     "ek_module_origin": ("ModuleOrigin", ["EK_MODULE_"], "Module", True, {}),
     "ek_capture_mode": ("CaptureMode", ["EK_CAPTURE_"], "Capture", True, {}),
     "ek_index_check": ("IndexCheck", ["EK_INDEX_CHECK_"], "IndexCheck", True, {}),
+    "ek_fusion": ("Fusion", ["EK_FUSION_"], "Fusion", True, {}),
 }
 # Internal to the binding (marshalled by hand-written code).
 INTERNAL_ENUMS = {"ek_scalar_kind", "ek_index_kind", "ek_kernel_value_kind"}

@@ -38,7 +38,8 @@ BOOL_RESULT = {"logical_not", "isnan", "isinf", "isfinite", "signbit", "eq", "ne
                "ge", "logical_and", "logical_or", "logical_xor"}  # per-op methods without x
 ENUMS = {"ek_unary_op": "UnaryOp", "ek_binary_op": "BinaryOp", "ek_reduce_op": "ReduceOp",
          "ek_meshgrid_indexing": "MeshgridIndexing", "ek_module_origin": "ModuleOrigin",
-         "ek_log_level": "LogLevel", "ek_device_type": "DeviceType", "ek_index_check": "IndexCheck"}
+         "ek_log_level": "LogLevel", "ek_device_type": "DeviceType", "ek_index_check": "IndexCheck",
+         "ek_fusion": "Fusion"}
 VARIANTS = {"isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite"}
 TYPES = {"int": "i32", "int64": "i64", "uint64": "u64", "size": "usize", "double": "f64"}
 ELEMS = {"int64_t": "i64", "int": "i32", "ek_tensor": "&Tensor", "ek_index_item": "Index<'_>"}

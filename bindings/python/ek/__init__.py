@@ -57,6 +57,7 @@ from . import (_capi, _context, _creation, _elementwise, _indexing, _join, _kern
                _memory, _ops, _profiler, _random, _reduce, _status, _stream)
 from . import _sort
 from . import _linalg
+from ._fusion import *  # noqa: F401,F403  (issue 19: automatic fusion)
 
 half, float, double = float16, float32, float64  # noqa: A001 - torch-style aliases
 long, int = int64, int32  # noqa: A001

@@ -1736,6 +1736,10 @@ class Tensor:
         ...
     def __complex__(self) -> complex:
         ...
+    def eval(self) -> Tensor:
+        """Produces the tensor's contents now if a fusion group holds them
+        pending (asynchronously, on the group's stream); returns the tensor.
+        """
 
 class Context:
     """A libek context on one device: its memory pool, default stream, caches.
@@ -1763,7 +1767,7 @@ class Context:
     @property
     def device(self) -> str:
         """"cpu" or "cuda:N"."""
-    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None, num_threads: int | None=None, index_check: str | None=None):
+    def __init__(self, device='cpu', *, memory_limit: int | None=None, memory_fraction: float | None=None, allow_tf32: bool | None=None, kernel_cache_dir: str | os.PathLike | None=None, log_level: str | int | None=None, num_threads: int | None=None, index_check: str | None=None, fusion: bool | str | None=None, fusion_max_kernels: int | None=None):
         ...
     @property
     def is_cuda(self) -> bool:
@@ -3687,6 +3691,18 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     not to change. ``copy=False`` then raises BufferError. (A legacy
     "dltensor" capsule carries no read-only flag: it is shared.)
     """
+
+def fusion(enabled=True, stream: Stream | None=None, device='cpu'):
+    """Fusion on (True), off (False) or "rounded" for one stream inside the
+    block: ``stream``, else this thread's current stream of ``device``'s
+    default context. The stream's previous setting comes back at the end,
+    after its pending ops are evaluated.
+    """
+
+def fusion_stats(device='cpu') -> dict:
+    """The fusion counters of a device's default context (or of a Context)."""
+
+FUSION_MODES: Any
 
 half: DType
 

@@ -43,7 +43,8 @@ class Context(_Handle):
                  memory_fraction: float | None = None, allow_tf32: bool | None = None,
                  kernel_cache_dir: str | os.PathLike | None = None,
                  log_level: str | int | None = None, num_threads: int | None = None,
-                 index_check: str | None = None):
+                 index_check: str | None = None, fusion: bool | str | None = None,
+                 fusion_max_kernels: int | None = None):
         dev = parse_device(device)
         cfg = filled(lib.ek_context_config_init, _ffi.ek_context_config())
         if memory_limit is not None:
@@ -66,6 +67,11 @@ class Context(_Handle):
                 raise InvalidArgumentError(f"ek.Context: index_check {index_check!r} is not "
                                            f"one of {sorted(_INDEX_CHECKS)}")
             cfg.index_check = _INDEX_CHECKS[index_check]
+        if fusion is not None:  # automatic fusion: True, False or "rounded" (ek._fusion)
+            from ._fusion import fusion_mode
+            cfg.fusion = fusion_mode(fusion, "ek.Context")
+        if fusion_max_kernels is not None:
+            cfg.fusion_max_kernels = c_int(fusion_max_kernels, "ek.Context: fusion_max_kernels")
         h = _ffi.ek_context()
         check_running()
         check(lib.ek_context_create(to_struct(dev), ctypes.byref(cfg), ctypes.byref(h)))
@@ -124,6 +130,9 @@ class Context(_Handle):
             "log_level": cfg.log_level,
             "num_threads": cfg.num_threads,
             "index_check": {v: k for k, v in _INDEX_CHECKS.items()}.get(cfg.index_check),
+            "fusion": {_ffi.EK_FUSION_OFF: False, _ffi.EK_FUSION_ON: True,
+                       _ffi.EK_FUSION_ROUNDED: "rounded"}.get(cfg.fusion),
+            "fusion_max_kernels": cfg.fusion_max_kernels,
         }
 
     # -- work

@@ -222,6 +222,7 @@ def _cuda_array_interface(self) -> dict:
     ts = _TYPESTR.get(self.dtype.name)
     if ts is None:
         raise DtypeError(f"__cuda_array_interface__: {self.dtype} has no typestr")
+    check(lib.ek_tensor_eval(self._h))  # a pending fusion result is produced before it escapes
     m = self._meta
     size = self.itemsize
     strides = None if m.is_contiguous else tuple(s * size for s in m.strides[:m.ndim])

@@ -251,6 +251,8 @@ class ek_context_config(ctypes.Structure):
         ('log_level', ek_log_level),
         ('num_threads', ctypes.c_int64),
         ('index_check', ctypes.c_int64),
+        ('fusion', ctypes.c_int64),
+        ('fusion_max_kernels', ctypes.c_int64),
     ]
 
 
@@ -947,6 +949,40 @@ class ek_profile_record(ctypes.Structure):
         ('host_us', ctypes.c_double),
         ('device_start_us', ctypes.c_double),
         ('device_us', ctypes.c_double),
+    ]
+
+
+# enum ek_fusion
+ek_fusion = ctypes.c_int
+EK_FUSION_OFF = 1
+EK_FUSION_ON = 2
+EK_FUSION_ROUNDED = 3
+ek_fusion_values = {
+    'EK_FUSION_OFF': 1,
+    'EK_FUSION_ON': 2,
+    'EK_FUSION_ROUNDED': 3,
+}
+# value -> the name without EK_FUSION_, lower case
+ek_fusion_names = {
+    1: 'off',
+    2: 'on',
+    3: 'rounded',
+}
+
+
+class ek_fusion_stats(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_size_t),
+        ('ops_deferred', ctypes.c_uint64),
+        ('groups_evaluated', ctypes.c_uint64),
+        ('fused_launches', ctypes.c_uint64),
+        ('kernels_compiled', ctypes.c_uint64),
+        ('cache_hits_memory', ctypes.c_uint64),
+        ('cache_hits_disk', ctypes.c_uint64),
+        ('compile_ns', ctypes.c_uint64),
+        ('fallbacks_cap', ctypes.c_uint64),
+        ('fallbacks_capture', ctypes.c_uint64),
+        ('fallbacks_unsupported', ctypes.c_uint64),
     ]
 
 
@@ -1910,6 +1946,36 @@ FUNCTIONS = {
         ('ctx', 'path'),
         'Experimental (EK_EXPERIMENTAL). Writes the last session as Chrome trace JSON (open it in ui.perfetto.dev or chrome://tracing): a host track per thread, a device track per stream and an arrow from each call to its device work. path is written as by ek_memory_write_snapshot_json: a regular file is replaced atomically, a FIFO or device (/dev/stdout) written in place, a symbolic link to a regular file refused; EK_ERROR_IO names the path on failure, EK_ERROR_INVALID_ARGUMENT for "". EK_ERROR_NOT_READY while the profiler runs.',
     ),
+    'ek_stream_set_fusion': (
+        ek_status,
+        [ek_stream, ek_fusion],
+        ('stream', 'fusion'),
+        "Per-stream override: EK_FUSION_OFF, _ON or _ROUNDED, or 0 to follow the context's config.fusion. Turning fusion off evaluates the stream's pending group first. EK_ERROR_INVALID_ARGUMENT naming the value otherwise.",
+    ),
+    'ek_stream_get_fusion': (
+        ek_status,
+        [ek_stream, ctypes.POINTER(ek_fusion)],
+        ('stream', 'fusion'),
+        "The stream's override (0 when it follows the context).",
+    ),
+    'ek_tensor_eval': (
+        ek_status,
+        [ek_tensor],
+        ('t',),
+        'Evaluates the pending group t belongs to, if any, now (asynchronously, on its stream); a no-op for a tensor whose contents are already produced.',
+    ),
+    'ek_stream_flush': (
+        ek_status,
+        [ek_stream],
+        ('stream',),
+        "Evaluates the stream's pending group now (asynchronously, in stream order); stream must not be NULL (it names no context).",
+    ),
+    'ek_context_get_fusion_stats': (
+        ek_status,
+        [ek_context, ctypes.POINTER(ek_fusion_stats)],
+        ('ctx', 'stats'),
+        '',
+    ),
     'ek_comm_get_unique_id': (
         ek_status,
         [ctypes.POINTER(ek_comm_unique_id)],
@@ -2085,6 +2151,7 @@ SIZED_STRUCTS = (
     ek_philox_state,
     ek_kernel_attributes,
     ek_profile_record,
+    ek_fusion_stats,
     ek_comm_config,
 )
 

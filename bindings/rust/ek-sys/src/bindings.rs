@@ -452,12 +452,14 @@ pub struct ek_context_config {
     pub log_level: ek_log_level,
     pub num_threads: i64,
     pub index_check: i64,
+    pub fusion: i64,
+    pub fusion_max_kernels: i64,
 }
 #[test]
 fn bindgen_test_layout_ek_context_config() {
     assert_eq!(
         ::std::mem::size_of::<ek_context_config>(),
-        64usize,
+        80usize,
         concat!("Size of: ", stringify!(ek_context_config))
     );
     assert_eq!(
@@ -601,6 +603,40 @@ fn bindgen_test_layout_ek_context_config() {
         );
     }
     test_field_index_check();
+    fn test_field_fusion() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_context_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fusion) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_context_config),
+                "::",
+                stringify!(fusion)
+            )
+        );
+    }
+    test_field_fusion();
+    fn test_field_fusion_max_kernels() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_context_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fusion_max_kernels) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_context_config),
+                "::",
+                stringify!(fusion_max_kernels)
+            )
+        );
+    }
+    test_field_fusion_max_kernels();
 }
 extern "C" {
     #[doc = " Sets every field to \"not set\" and struct_size to sizeof(ek_context_config)."]
@@ -4398,6 +4434,257 @@ extern "C" {
         ctx: ek_context,
         path: *const ::std::os::raw::c_char,
     ) -> ek_status;
+}
+impl ek_fusion {
+    pub const EK_FUSION_OFF: ek_fusion = ek_fusion(1);
+}
+impl ek_fusion {
+    pub const EK_FUSION_ON: ek_fusion = ek_fusion(2);
+}
+impl ek_fusion {
+    pub const EK_FUSION_ROUNDED: ek_fusion = ek_fusion(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ek_fusion(pub ::std::os::raw::c_uint);
+extern "C" {
+    #[doc = " Per-stream override: EK_FUSION_OFF, _ON or _ROUNDED, or 0 to follow the"]
+    #[doc = "  context's config.fusion. Turning fusion off evaluates the stream's pending"]
+    #[doc = "  group first. EK_ERROR_INVALID_ARGUMENT naming the value otherwise."]
+    pub fn ek_stream_set_fusion(stream: ek_stream, fusion: ek_fusion) -> ek_status;
+}
+extern "C" {
+    #[doc = " The stream's override (0 when it follows the context)."]
+    pub fn ek_stream_get_fusion(stream: ek_stream, fusion: *mut ek_fusion) -> ek_status;
+}
+extern "C" {
+    #[doc = " Evaluates the pending group t belongs to, if any, now (asynchronously, on"]
+    #[doc = "  its stream); a no-op for a tensor whose contents are already produced."]
+    pub fn ek_tensor_eval(t: ek_tensor) -> ek_status;
+}
+extern "C" {
+    #[doc = " Evaluates the stream's pending group now (asynchronously, in stream"]
+    #[doc = "  order); stream must not be NULL (it names no context)."]
+    pub fn ek_stream_flush(stream: ek_stream) -> ek_status;
+}
+#[doc = " Fusion counters of a context since its creation."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ek_fusion_stats {
+    pub struct_size: usize,
+    pub ops_deferred: u64,
+    pub groups_evaluated: u64,
+    pub fused_launches: u64,
+    pub kernels_compiled: u64,
+    pub cache_hits_memory: u64,
+    pub cache_hits_disk: u64,
+    pub compile_ns: u64,
+    pub fallbacks_cap: u64,
+    pub fallbacks_capture: u64,
+    pub fallbacks_unsupported: u64,
+}
+#[test]
+fn bindgen_test_layout_ek_fusion_stats() {
+    assert_eq!(
+        ::std::mem::size_of::<ek_fusion_stats>(),
+        88usize,
+        concat!("Size of: ", stringify!(ek_fusion_stats))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ek_fusion_stats>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ek_fusion_stats))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_ops_deferred() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ops_deferred) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(ops_deferred)
+            )
+        );
+    }
+    test_field_ops_deferred();
+    fn test_field_groups_evaluated() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).groups_evaluated) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(groups_evaluated)
+            )
+        );
+    }
+    test_field_groups_evaluated();
+    fn test_field_fused_launches() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fused_launches) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(fused_launches)
+            )
+        );
+    }
+    test_field_fused_launches();
+    fn test_field_kernels_compiled() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernels_compiled) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(kernels_compiled)
+            )
+        );
+    }
+    test_field_kernels_compiled();
+    fn test_field_cache_hits_memory() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cache_hits_memory) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(cache_hits_memory)
+            )
+        );
+    }
+    test_field_cache_hits_memory();
+    fn test_field_cache_hits_disk() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cache_hits_disk) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(cache_hits_disk)
+            )
+        );
+    }
+    test_field_cache_hits_disk();
+    fn test_field_compile_ns() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).compile_ns) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(compile_ns)
+            )
+        );
+    }
+    test_field_compile_ns();
+    fn test_field_fallbacks_cap() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fallbacks_cap) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(fallbacks_cap)
+            )
+        );
+    }
+    test_field_fallbacks_cap();
+    fn test_field_fallbacks_capture() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fallbacks_capture) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(fallbacks_capture)
+            )
+        );
+    }
+    test_field_fallbacks_capture();
+    fn test_field_fallbacks_unsupported() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fallbacks_unsupported) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(fallbacks_unsupported)
+            )
+        );
+    }
+    test_field_fallbacks_unsupported();
+}
+extern "C" {
+    pub fn ek_context_get_fusion_stats(ctx: ek_context, stats: *mut ek_fusion_stats) -> ek_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

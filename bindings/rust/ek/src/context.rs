@@ -7,7 +7,7 @@ use ek_sys as sys;
 
 use crate::device::Device;
 use crate::error::{check, discard, Error, Result, Status};
-use crate::generated::{IndexCheck, LogLevel};
+use crate::generated::{Fusion, IndexCheck, LogLevel};
 use crate::sized::filled;
 use crate::stream::Stream;
 
@@ -117,6 +117,12 @@ impl Context {
                 if let Some(m) = c.index_check {
                     r.index_check = i64::from(m.to_raw().0);
                 }
+                if let Some(m) = c.fusion {
+                    r.fusion = i64::from(m.to_raw().0);
+                }
+                if let Some(n) = c.fusion_max_kernels {
+                    r.fusion_max_kernels = n;
+                }
                 Some(r)
             }
             None => None,
@@ -161,6 +167,8 @@ impl Context {
             log_level: LogLevel::from_raw(r.log_level).filter(|l| *l != LogLevel::Off),
             num_threads: Some(i32::try_from(r.num_threads).unwrap_or(i32::MAX)),
             index_check: u32::try_from(r.index_check).ok().and_then(|v| IndexCheck::from_raw(sys::ek_index_check(v))),
+            fusion: u32::try_from(r.fusion).ok().and_then(|v| Fusion::from_raw(sys::ek_fusion(v))),
+            fusion_max_kernels: Some(r.fusion_max_kernels),
         })
     }
 
@@ -208,6 +216,10 @@ pub struct ContextConfig {
     /// When a CUDA gather reports an index out of range: at the call (the
     /// default) or at the stream's next synchronization (`IndexCheck::Deferred`).
     pub index_check: Option<IndexCheck>,
+    /// Automatic fusion of elementwise chains (`EK_FUSION`; default off).
+    pub fusion: Option<Fusion>,
+    /// Distinct fused kernels the context may compile (`EK_FUSION_MAX_KERNELS`; default 256).
+    pub fusion_max_kernels: Option<i64>,
 }
 
 impl ContextConfig {
@@ -240,6 +252,14 @@ impl ContextConfig {
     }
     pub fn index_check(mut self, mode: IndexCheck) -> Self {
         self.index_check = Some(mode);
+        self
+    }
+    pub fn fusion(mut self, mode: Fusion) -> Self {
+        self.fusion = Some(mode);
+        self
+    }
+    pub fn fusion_max_kernels(mut self, n: i64) -> Self {
+        self.fusion_max_kernels = Some(n);
         self
     }
 }

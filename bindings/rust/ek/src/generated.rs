@@ -380,6 +380,28 @@ impl IndexCheck {
     }
 }
 
+/// `ek_fusion`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Fusion {
+    Off = 1,
+    On = 2,
+    Rounded = 3,
+}
+
+impl Fusion {
+    /// Every value, in the order of `ek.h`.
+    pub const ALL: [Fusion; 3] = [Fusion::Off, Fusion::On, Fusion::Rounded];
+    /// The C constant.
+    pub fn to_raw(self) -> sys::ek_fusion {
+        sys::ek_fusion(self as u32)
+    }
+    /// The value of a C constant; `None` for one this binding does not know.
+    pub fn from_raw(raw: sys::ek_fusion) -> Option<Fusion> {
+        Self::ALL.into_iter().find(|v| v.to_raw() == raw)
+    }
+}
+
 impl Status {
     /// Success (`EK_SUCCESS`).
     pub const SUCCESS: Status = Status(sys::ek_status::EK_SUCCESS.0);

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Automatic fusion (issue 19): elementwise chains of 3, 6 and 12 ops, libek
+fused and eager, PyTorch eager, torch.compile and CuPy on the same GPU and the
+same inputs.
+
+Inputs are made once with PyTorch and shared (ek.from_dlpack, CuPy through
+DLPack). libek runs on the default stream of the device's default context,
+fused inside ``ek.fusion(True)`` and eager inside ``ek.fusion(False)``; its
+Python layer (ctypes) is in the host time only, since every library is timed
+with its own CUDA events on its own stream: WARMUP calls, then the median of
+REPS (a sleep kernel first keeps the GPU busy while the host enqueues the
+chain, so the events see device time; as bench/compare_ops.py). torch.compile
+(mode "default") compiles during the warm-up, which is not timed.
+
+Effective bandwidth counts only the chain's inputs read once and its output
+written once. Also: one op with fusion on against off (a group of one op runs
+the eager kernel), and a 1000-step loop whose scalars change every step, with
+the number of fused kernels compiled (ek.fusion_stats).
+
+Writes JSON (--json) and prints a table.
+Usage: fusion_chain.py [--n ELEMENTS] [--json FILE] [--steps 1000]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
+
+import ek  # noqa: E402
+import torch  # noqa: E402
+
+try:
+    import cupy as cp
+except ImportError:  # the table shows "—"
+    cp = None
+
+WARMUP, REPS = 5, 20
+SLEEP_CYCLES = 100_000  # about 50 us at the H100's clocks
+
+
+class Ops:
+    """The chain's primitives for one library (x * s and x + y are operators everywhere)."""
+
+    def __init__(self, relu, exp, tanh, sigmoid):
+        self.relu, self.exp, self.tanh, self.sigmoid = relu, exp, tanh, sigmoid
+
+
+EK_OPS = Ops(lambda t: t.relu(), lambda t: t.exp(), lambda t: t.tanh(), lambda t: t.sigmoid())
+TORCH_OPS = Ops(torch.relu, torch.exp, torch.tanh, torch.sigmoid)
+CUPY_OPS = None if cp is None else Ops(lambda t: cp.maximum(t, 0), cp.exp, cp.tanh,
+                                       lambda t: 1 / (1 + cp.exp(-t)))
+
+
+def chain3(o, x, y):  # mul, add, mul by a scalar
+    return (x * y + x) * 0.5
+
+
+def chain6(o, x, y):  # + relu, sub, tanh
+    return o.tanh(o.relu(x * y + x) * 0.5 - y)
+
+
+def chain12(o, x, y):  # + sigmoid, mul, add, exp, mul, sub
+    t = chain6(o, x, y)
+    return (o.exp(o.sigmoid(t) * x + 0.25) * y - x)
+
+
+CHAINS = [("chain3", chain3, 3), ("chain6", chain6, 6), ("chain12", chain12, 12)]
+
+
+def sleep_on(torch_stream) -> None:
+    with torch.cuda.stream(torch_stream):
+        torch.cuda._sleep(SLEEP_CYCLES)
+
+
+def time_events(run, record, elapsed, sync, torch_stream) -> float:
+    """Median device ms of run() between two events of the library."""
+    for _ in range(WARMUP):
+        run()
+    ms = []
+    for _ in range(REPS):
+        sleep_on(torch_stream)
+        a = record()
+        run()
+        b = record()
+        sync(b)
+        ms.append(elapsed(a, b))
+    return statistics.median(ms)
+
+
+def time_ek(fn, fused: bool) -> float:
+    s = ek.current_stream("cuda")
+    ts = torch.cuda.ExternalStream(s.native)
+
+    def record():
+        e = ek.Event("cuda")
+        e.record(s)  # also evaluates the stream's pending group: the chain is inside the pair
+        return e
+
+    with ek.fusion(fused, stream=s):
+        return time_events(fn, record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(), ts)
+
+
+def time_torch(fn) -> float:
+    s = torch.cuda.Stream()
+
+    def record():
+        e = torch.cuda.Event(enable_timing=True)
+        e.record(s)
+        return e
+
+    with torch.cuda.stream(s):
+        return time_events(fn, record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(), s)
+
+
+def time_cupy(fn) -> float | None:
+    if cp is None:
+        return None
+    s = cp.cuda.Stream(non_blocking=True)
+
+    def record():
+        e = cp.cuda.Event()
+        e.record(s)
+        return e
+
+    with s:
+        return time_events(fn, record, cp.cuda.get_elapsed_time, lambda b: b.synchronize(),
+                           torch.cuda.ExternalStream(s.ptr))
+
+
+def chain_row(name, fn, nops, dtype, n) -> dict:
+    tx = torch.randn(n, device="cuda", dtype=dtype)
+    ty = torch.randn(n, device="cuda", dtype=dtype)
+    torch.cuda.synchronize()
+    ex, ey = ek.from_dlpack(tx), ek.from_dlpack(ty)
+    row = {"chain": name, "ops": nops, "dtype": str(dtype).replace("torch.", ""), "n": n}
+    before = ek.fusion_stats("cuda")
+    row["ek_fused_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), True)
+    after = ek.fusion_stats("cuda")
+    row["ek_fused_launches"] = after["fused_launches"] - before["fused_launches"]
+    row["ek_eager_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), False)
+    row["torch_ms"] = time_torch(lambda: fn(TORCH_OPS, tx, ty))
+    compiled = torch.compile(lambda a, b: fn(TORCH_OPS, a, b))
+    t0 = time.perf_counter()
+    compiled(tx, ty)
+    torch.cuda.synchronize()
+    row["torch_compile_first_call_s"] = time.perf_counter() - t0
+    row["torch_compile_ms"] = time_torch(lambda: compiled(tx, ty))
+    if cp is not None and dtype != torch.bfloat16:  # CuPy has no bfloat16
+        cx, cy = cp.from_dlpack(tx), cp.from_dlpack(ty)
+        row["cupy_ms"] = time_cupy(lambda: fn(CUPY_OPS, cx, cy))
+    bytes_moved = 3 * n * tx.element_size()  # x and y read once, the result written once
+    for k in [k for k in row if k.endswith("_ms")]:
+        if row[k]:
+            row[k.replace("_ms", "_tbps")] = bytes_moved / (row[k] * 1e-3) / 1e12
+    with ek.fusion(False, device="cuda"):  # same values as eager? (bit equality is tested in tests/)
+        ref = fn(EK_OPS, ex, ey)
+    with ek.fusion(True, device="cuda"):
+        got = fn(EK_OPS, ex, ey)
+    row["fused_equals_eager"] = bool(torch.equal(torch.from_dlpack(ref), torch.from_dlpack(got)))
+    return row
+
+
+def single_op_row(n) -> dict:
+    tx, ty = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    ex, ey = ek.from_dlpack(tx), ek.from_dlpack(ty)
+    on = time_ek(lambda: ex * ey, True)
+    off = time_ek(lambda: ex * ey, False)
+    return {"op": "mul", "n": n, "fusion_on_ms": on, "fusion_off_ms": off, "on_over_off": on / off}
+
+
+def loop_row(steps, n) -> dict:
+    ex = ek.from_dlpack(torch.randn(n, device="cuda"))
+    before = ek.fusion_stats("cuda")
+    t0 = time.perf_counter()
+    with ek.fusion(True, device="cuda"):
+        for step in range(steps):
+            y = (ex * (1.0 + step * 1e-3) + float(step)).relu()
+            y.eval()
+    ek.synchronize("cuda")
+    wall = time.perf_counter() - t0
+    after = ek.fusion_stats("cuda")
+    d = {k: after[k] - before[k] for k in after}
+    return {"steps": steps, "n": n, "wall_s": wall, "host_us_per_step": wall / steps * 1e6, **d}
+
+
+def fmt(v, spec="{:.3f}"):
+    return "—" if v is None else spec.format(v)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=256 << 20, help="elements per input (256M)")
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "cupy": cp.__version__ if cp is not None else None, "ek": ek.version(),
+            "warmup": WARMUP, "reps": REPS}
+    rows = [chain_row(name, fn, k, torch.float32, args.n) for name, fn, k in CHAINS]
+    rows.append(chain_row("chain6", chain6, 6, torch.bfloat16, args.n))
+    meta["chains"] = rows
+    meta["single_op"] = single_op_row(args.n)
+    meta["loop"] = loop_row(args.steps, 1 << 20)
+    print(f"{'chain':10} {'dtype':9} {'ek fused':>10} {'ek eager':>10} {'torch':>10} {'compile':>10} "
+          f"{'cupy':>10}   (TB/s effective; equal)")
+    for r in rows:
+        print(f"{r['chain']:10} {r['dtype']:9} " + " ".join(
+            f"{fmt(r.get(k + '_tbps')):>10}" for k in ("ek_fused", "ek_eager", "torch", "torch_compile", "cupy"))
+            + f"   {r['fused_equals_eager']}")
+    s = meta["single_op"]
+    print(f"single mul: fusion on {s['fusion_on_ms']:.3f} ms, off {s['fusion_off_ms']:.3f} ms "
+          f"(on/off {s['on_over_off']:.3f})")
+    lp = meta["loop"]
+    print(f"{lp['steps']}-step loop, changing scalars: {lp['kernels_compiled']} kernel(s) compiled, "
+          f"{lp['fused_launches']} fused launches, {lp['cache_hits_memory']} memory hits, "
+          f"{lp['host_us_per_step']:.1f} us/step on the host")
+    if args.json:
+        args.json.write_text(json.dumps(meta, indent=1))
+
+
+if __name__ == "__main__":
+    main()

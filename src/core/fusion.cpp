@@ -1,0 +1,310 @@
+// Pending groups of elementwise ops (fusion.hpp): recording, the rules that
+// end a group, evaluation, the mode switches and the public fusion calls.
+#include "core/fusion.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "core/backend.hpp"
+
+namespace ek {
+namespace fusion {
+namespace {
+
+// The api_depth() of the outermost fusible call in progress, 0 when none.
+thread_local int t_fusible = 0;
+
+bool deferring_here() { return t_fusible != 0 && t_fusible == api_depth(); }
+
+bool fusible_dtype(int dt) {
+  return dt == kF32 || dt == kF64 || dt == kF16 || dt == kBF16 || dt == kI32 || dt == kI64 ||
+         dt == kBool;
+}
+
+bool same_desc(const TensorDesc &a, const TensorDesc &b) {
+  return a.data == b.data && a.dtype == b.dtype && desc_same_shape(a, b) &&
+         std::equal(a.strides, a.strides + a.ndim, b.strides);
+}
+
+bool contains(const std::vector<Storage *> &v, const Storage *st) {
+  return std::find(v.begin(), v.end(), st) != v.end();
+}
+
+void hold(Group *g, Storage *st) {
+  if (contains(g->storages, st)) return;
+  st->refs.fetch_add(1, std::memory_order_relaxed);
+  g->storages.push_back(st);
+  st->fusion_group.store(g, std::memory_order_release);
+}
+
+// The input descriptors of a node (data == nullptr where unused).
+std::vector<TensorDesc> node_inputs(const Node &n) {
+  switch (n.kind) {
+    case kUnary: return {n.ew.a};
+    case kBinary: return {n.ew.a, n.ew.b};
+    case kTernary: return {n.tern.cond, n.tern.x, n.tern.y};
+    default: return {n.src};
+  }
+}
+
+// Detaches g from its stream and storages, replays or fuses it, then drops
+// its references. Called with the context's fusion mutex held.
+void discard(ek_context ctx, Group *g);
+
+ek_status evaluate(ek_context ctx, Group *g) {
+  State &st = *ctx->fusion;
+  st.stats.groups_evaluated++;
+  bool done = false;
+  ek_status status = EK_SUCCESS;
+  if (ctx->is_cuda() && g->nodes.size() > 1) status = run_fused(ctx, *g, &done);
+  else st.stats.fallbacks_unsupported++;
+  for (size_t k = 0; status == EK_SUCCESS && !done && k < g->nodes.size(); ++k)
+    status = launch_node(ctx, g->s, g->nodes[k]);
+  discard(ctx, g);
+  return status;
+}
+
+ek_status flush_group_of(ek_context ctx, const Storage *st) {
+  Group *g = st->fusion_group.load(std::memory_order_acquire);
+  return g ? evaluate(ctx, g) : EK_SUCCESS;
+}
+
+// Evaluates the groups (of any stream) that use any of these tensors.
+ek_status flush_all(ek_context ctx, const ek_tensor_s *out,
+                    std::initializer_list<const ek_tensor_s *> in) {
+  if (out) EK_FORWARD(flush_group_of(ctx, out->storage));
+  for (const ek_tensor_s *t : in)
+    if (t) EK_FORWARD(flush_group_of(ctx, t->storage));
+  return EK_SUCCESS;
+}
+
+// Foreign memory (ek_tensor_wrap, DLPack import) is seen by its owner too: a
+// write into it runs at the call. A read of it may wait on CUDA, whose work is
+// asynchronous anyway, but not on the CPU, whose callers expect it done.
+bool node_fusible(const Node &n, const ek_tensor_s *out, std::initializer_list<const ek_tensor_s *> in) {
+  if (!fusible_dtype(n.out().dtype) || !out->storage->pooled) return false;
+  for (const TensorDesc &d : node_inputs(n))
+    if (d.data && !fusible_dtype(d.dtype)) return false;
+  for (const ek_tensor_s *t : in)
+    if (t && (t->storage->ctx != out->storage->ctx || (!t->storage->pooled && !t->storage->ctx->is_cuda())))
+      return false;
+  return true;
+}
+
+// Whether node can join g: same shape, operands that g writes read exactly
+// as written, out not used by g, and the limits. Counts new inputs into *added.
+bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
+           std::initializer_list<const ek_tensor_s *> in, int *added) {
+  if (g.nodes.size() >= static_cast<size_t>(kMaxNodes)) return false;
+  if (!g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out())) return false;
+  if (contains(g.storages, out->storage)) return false;  // an in-place write into the group
+  *added = 0;
+  std::vector<TensorDesc> ins = node_inputs(n);
+  size_t k = 0;
+  for (const ek_tensor_s *t : in) {
+    const TensorDesc &d = ins[k++];
+    if (!t) continue;
+    if (contains(g.written, t->storage)) {
+      bool exact = false;
+      for (const Node &w : g.nodes) exact = exact || same_desc(w.out(), d);
+      if (!exact) return false;
+    } else if (!contains(g.storages, t->storage)) {
+      ++*added;
+    }
+  }
+  return g.inputs + *added <= kMaxInputs;
+}
+
+ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *out,
+                 std::initializer_list<const ek_tensor_s *> in, int mode) {
+  State &st = *ctx->fusion;
+  // A group elsewhere that uses these tensors runs first (stream order).
+  for (const ek_tensor_s *t : in)
+    if (t && t->storage->fusion_group.load() && t->storage->fusion_group.load() != s->fusion_group)
+      EK_FORWARD(flush_group_of(ctx, t->storage));
+  if (out->storage->fusion_group.load() && out->storage->fusion_group.load() != s->fusion_group)
+    EK_FORWARD(flush_group_of(ctx, out->storage));
+  int added = 0;
+  if (s->fusion_group && (s->fusion_group->mode != mode || !joins(*s->fusion_group, n, out, in, &added)))
+    EK_FORWARD(evaluate(ctx, s->fusion_group));
+  if (!s->fusion_group) {
+    auto *g = new Group;
+    g->s = s;
+    g->mode = mode;
+    st.groups.push_back(g);
+    s->fusion_group = g;
+    joins(*g, n, out, in, &added);  // counts its inputs (an empty group takes any node)
+  }
+  Group *g = s->fusion_group;
+  g->nodes.push_back(n);
+  g->inputs += added;
+  for (const ek_tensor_s *t : in)
+    if (t) hold(g, t->storage);
+  hold(g, out->storage);
+  g->written.push_back(out->storage);
+  st.stats.ops_deferred++;
+  return EK_SUCCESS;
+}
+
+// Forgets g, evaluated or emptied: its stream, its storages' marks and references.
+void discard(ek_context ctx, Group *g) {
+  State &st = *ctx->fusion;
+  st.groups.erase(std::find(st.groups.begin(), st.groups.end(), g));
+  g->s->fusion_group = nullptr;
+  for (Storage *s : g->storages) s->fusion_group.store(nullptr, std::memory_order_release);
+  for (Storage *s : g->storages) release_storage(s);
+  delete g;
+}
+
+}  // namespace
+
+void release_pending(Storage *st) {
+  ek_context ctx = st->ctx;
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  Group *g = st->fusion_group.load(std::memory_order_acquire);
+  release_storage(st);
+  if (!g) return;
+  // A last node's output that only the group holds is read by no node (later
+  // ones would follow it) and by nobody else: the node need not run.
+  while (!g->nodes.empty() && g->written.back()->refs.load(std::memory_order_acquire) == 1) {
+    Storage *out = g->written.back();
+    g->nodes.pop_back();
+    g->written.pop_back();
+    if (contains(g->written, out)) continue;
+    bool read = false;
+    for (const Node &n : g->nodes)
+      for (const TensorDesc &d : node_inputs(n)) read = read || (d.data && d.data == out->data);
+    if (read) continue;
+    g->storages.erase(std::find(g->storages.begin(), g->storages.end(), out));
+    out->fusion_group.store(nullptr, std::memory_order_release);
+    release_storage(out);
+  }
+  if (g->nodes.empty()) discard(ctx, g);
+}
+
+State *create_state() { return new State; }
+
+FusibleCall::FusibleCall() : previous_(t_fusible) {
+  if (api_depth() == 1) t_fusible = 1;
+}
+FusibleCall::~FusibleCall() { t_fusible = previous_; }
+
+void forbid_in_call() { t_fusible = 0; }
+
+int stream_mode(ek_stream s) {
+  const int m = s->fusion_mode.load(std::memory_order_relaxed);
+  return m ? m : static_cast<int>(s->ctx->config.fusion);
+}
+
+ek_status launch_node(ek_context ctx, ek_stream s, const Node &n) {
+  switch (n.kind) {
+    case kUnary: return ctx->backend->unary(ctx, s, n.ew);
+    case kBinary: return ctx->backend->binary(ctx, s, n.ew);
+    case kTernary: return ctx->backend->ternary(ctx, s, n.tern);
+    default: return ctx->backend->copy(ctx, s, n.dst, n.src);
+  }
+}
+
+ek_status run_node(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *out,
+                   std::initializer_list<const ek_tensor_s *> in) {
+  const bool defer = stream_mode(s) != EK_FUSION_OFF && deferring_here() && node_fusible(n, out, in);
+  bool pending = out->storage->fusion_group.load(std::memory_order_acquire) != nullptr;
+  for (const ek_tensor_s *t : in) pending = pending || (t && t->storage->fusion_group.load(std::memory_order_acquire));
+  if (!defer && !pending) return launch_node(ctx, s, n);  // fusion off: no lock, as before
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  if (defer) return record(ctx, s, n, out, in, stream_mode(s));
+  EK_FORWARD(flush_all(ctx, out, in));
+  return launch_node(ctx, s, n);
+}
+
+ek_status touch(const ek_tensor_s *t) {
+  if (!t->storage->fusion_group.load(std::memory_order_acquire) || deferring_here()) return EK_SUCCESS;
+  return flush_tensor(t);
+}
+
+ek_status flush_tensor(const ek_tensor_s *t) {
+  ek_context ctx = t->storage->ctx;
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  return flush_group_of(ctx, t->storage);
+}
+
+ek_status flush_stream(ek_stream s) {
+  ek_context ctx = s->ctx;
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  return s->fusion_group ? evaluate(ctx, s->fusion_group) : EK_SUCCESS;
+}
+
+ek_status flush_context(ek_context ctx) {
+  std::lock_guard<std::recursive_mutex> lock(ctx->fusion->mutex);
+  ek_status first = EK_SUCCESS;
+  while (!ctx->fusion->groups.empty()) {
+    const ek_status st = evaluate(ctx, ctx->fusion->groups.front());
+    if (first == EK_SUCCESS) first = st;
+  }
+  return first;
+}
+
+}  // namespace fusion
+}  // namespace ek
+
+using namespace ek;
+
+extern "C" {
+
+EK_API ek_status ek_stream_set_fusion(ek_stream stream, ek_fusion fusion) {
+  EK_API_ENTRY;
+  EK_CHECK_STREAM(stream);
+  const int m = raw_enum(fusion);
+  EK_CHECK(m == 0 || m == EK_FUSION_OFF || m == EK_FUSION_ON || m == EK_FUSION_ROUNDED,
+           EK_ERROR_INVALID_ARGUMENT,
+           "fusion %d is not an ek_fusion (EK_FUSION_OFF 1, EK_FUSION_ON 2, EK_FUSION_ROUNDED 3) "
+           "or 0 (follow the context)", m);
+  // Ops recorded under the old mode run as it said, before any op of the new one.
+  EK_FORWARD(fusion::flush_stream(stream));
+  stream->fusion_mode.store(m, std::memory_order_relaxed);
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_stream_get_fusion(ek_stream stream, ek_fusion *fusion) {
+  EK_API_ENTRY;
+  EK_CHECK_STREAM(stream);
+  EK_CHECK_NULL(fusion);
+  *fusion = static_cast<ek_fusion>(stream->fusion_mode.load(std::memory_order_relaxed));
+  return EK_SUCCESS;
+}
+
+EK_API ek_status ek_tensor_eval(ek_tensor t) {
+  EK_API_ENTRY;
+  EK_FORWARD(check_handle(t, kTensorMagic, "ek_tensor", "t"));
+  return fusion::flush_tensor(t);
+}
+
+EK_API ek_status ek_stream_flush(ek_stream stream) {
+  EK_API_ENTRY;
+  EK_CHECK_STREAM(stream);
+  return fusion::flush_stream(stream);
+}
+
+EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *stats) {
+  EK_API_ENTRY;
+  EK_CHECK_CONTEXT(ctx);
+  EK_CHECK_NULL(stats);
+  EK_CHECK_STRUCT(stats, ek_fusion_stats);
+  const fusion::Stats &s = ctx->fusion->stats;
+  ek_fusion_stats out{};
+  out.ops_deferred = s.ops_deferred;
+  out.groups_evaluated = s.groups_evaluated;
+  out.fused_launches = s.fused_launches;
+  out.kernels_compiled = s.kernels_compiled;
+  out.cache_hits_memory = s.cache_hits_memory;
+  out.cache_hits_disk = s.cache_hits_disk;
+  out.compile_ns = s.compile_ns;
+  out.fallbacks_cap = s.fallbacks_cap;
+  out.fallbacks_capture = s.fallbacks_capture;
+  out.fallbacks_unsupported = s.fallbacks_unsupported;
+  write_struct(stats, out, stats->struct_size);
+  return EK_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,108 @@
+// Automatic fusion of elementwise chains (ek.h, the fusion section): the
+// fusible ops hand their fully planned launch to run_node, which either runs
+// it now or records it in the stream's pending group; the group is evaluated
+// (one generated kernel on CUDA, a replay of the recorded launches elsewhere)
+// when anything else needs one of its tensors. Because every node's output
+// memory is allocated at its call and its descriptors are final, replaying
+// the nodes in order is exactly eager execution.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "core/internal.hpp"
+#include "ops/ternary_plan.hpp"
+
+namespace ek {
+namespace fusion {
+
+// One recorded launch: the backend entry it would have called and its plan.
+enum Kind : int { kUnary = 0, kBinary = 1, kTernary = 2, kCast = 3 };
+struct Node {
+  int kind = kUnary;
+  ew::Args ew{};      // kUnary, kBinary
+  tern::Args tern{};  // kTernary
+  TensorDesc dst{}, src{};  // kCast: dst = src converted
+  const TensorDesc &out() const { return kind == kTernary ? tern.out : (kind == kCast ? dst : ew.out); }
+};
+
+constexpr int kMaxNodes = 32;   // ops per group
+constexpr int kMaxInputs = 8;   // distinct input layouts per group
+constexpr int64_t kDefaultMaxKernels = 256;
+// The default mode when neither config.fusion nor EK_FUSION is set.
+constexpr int64_t kDefaultMode = EK_FUSION_OFF;
+
+struct Group {
+  ek_stream s = nullptr;
+  std::vector<Node> nodes;
+  std::vector<Storage *> storages;  // each once, one reference held
+  std::vector<Storage *> written;   // node k writes written[k]
+  int inputs = 0;                   // distinct external input layouts
+  int mode = EK_FUSION_ON;          // EK_FUSION_ON or _ROUNDED: how half intermediates round
+};
+
+struct Stats {
+  std::atomic<uint64_t> ops_deferred{0}, groups_evaluated{0}, fused_launches{0},
+      kernels_compiled{0}, cache_hits_memory{0}, cache_hits_disk{0}, compile_ns{0},
+      fallbacks_cap{0}, fallbacks_capture{0}, fallbacks_unsupported{0};
+};
+
+class KernelCache;  // fusion_codegen.cpp: fused kernels by source
+
+// Per context: one mutex over every group of the context (and the storages'
+// group pointers), the groups pending, the counters and compiled kernels.
+struct State {
+  std::recursive_mutex mutex;
+  std::vector<Group *> groups;
+  Stats stats;
+  KernelCache *kernels = nullptr;
+  bool cap_logged = false;
+};
+
+State *create_state();
+void destroy_state(ek_context ctx);  // after flush_context; releases the kernels
+
+// A fusible public op marks itself with a FusibleCall before checking its
+// tensors: when it is the outermost call, check_tensor leaves its operands
+// pending and run_node may defer its launch. Nested calls never defer.
+class FusibleCall {
+ public:
+  FusibleCall();
+  ~FusibleCall();
+  FusibleCall(const FusibleCall &) = delete;
+  FusibleCall &operator=(const FusibleCall &) = delete;
+
+ private:
+  int previous_;
+};
+// The rest of this call runs eagerly (an out that converts through a temporary).
+void forbid_in_call();
+
+// Runs node on s now or records it. out is the tensor node writes, in[] its
+// tensor operands (nullptr where none). Eager runs evaluate first every group
+// touching these tensors.
+ek_status run_node(ek_context ctx, ek_stream s, const Node &node, const ek_tensor_s *out,
+                   std::initializer_list<const ek_tensor_s *> in);
+// Runs node through the backend now, ignoring fusion.
+ek_status launch_node(ek_context ctx, ek_stream s, const Node &node);
+
+// check_tensor's hook: evaluates t's group unless the current call is a
+// fusible one at the outermost level. One atomic load when t is not pending.
+ek_status touch(const ek_tensor_s *t);
+ek_status flush_tensor(const ek_tensor_s *t);  // unconditionally
+// ek_tensor_release's hook, instead of release_storage for a pending storage:
+// drops the group's last nodes whose outputs nobody can read any more.
+void release_pending(Storage *st);
+ek_status flush_stream(ek_stream s);
+ek_status flush_context(ek_context ctx);
+// The mode in force on s: EK_FUSION_OFF, _ON or _ROUNDED.
+int stream_mode(ek_stream s);
+
+// Evaluation of a group of at least two nodes as one generated kernel
+// (fusion_codegen.cpp). *done false: not fused (the caller replays), with
+// the reason counted.
+ek_status run_fused(ek_context ctx, const Group &g, bool *done);
+
+}  // namespace fusion
+}  // namespace ek

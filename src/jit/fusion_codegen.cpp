@@ -1,0 +1,302 @@
+// Fused kernels for pending groups (core/fusion.hpp), through the
+// elementwise code generator (elementwise_codegen.hpp) and the module layer's
+// memory and disk caches.
+//
+// Bit equality with eager: each node's element code is the eager kernels'
+// own, from the same headers (embedded for NVRTC by
+// tools/embed/embed_headers.py): operands load with ew::load_operand from
+// their stored form, the op is ew::unary_op / binary_op / tern::apply in the
+// node's compute type, the result is stored with ew::store_as (casts:
+// detail::load_scalar / store_scalar) into an 8-byte local the next node
+// loads from, as it would from memory. The eager elementwise and ternary
+// kernels and these are compiled without contraction (-fmad=false). Under
+// EK_FUSION_ON a float16/bfloat16 result is read by later nodes as its
+// float32 value instead. Tensors move as raw bits (float16 and bfloat16 as
+// uint16, bool as uint8), so no conversion of the generator's touches them.
+//
+// The source depends on the chain's structure only: scalars are kernel
+// parameters (words after the strides), sizes and addresses launch arguments.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "core/fusion.hpp"
+#include "core/profiler.hpp"
+#include "jit/elementwise_codegen.hpp"
+
+extern const char kFusionHeaders[];  // generated from the headers (meson.build)
+
+namespace ek {
+namespace fusion {
+
+class KernelCache {
+ public:
+  std::map<std::string, ek_kernel> kernels;  // by signature text and specialisation
+};
+
+void destroy_state(ek_context ctx) {
+  if (!ctx->fusion) return;
+  if (ctx->fusion->kernels)
+    for (auto &e : ctx->fusion->kernels->kernels) ek_kernel_release(e.second);
+  delete ctx->fusion->kernels;
+  delete ctx->fusion;
+  ctx->fusion = nullptr;
+}
+
+namespace {
+
+bool same_desc(const TensorDesc &a, const TensorDesc &b) {
+  if (a.data != b.data || a.dtype != b.dtype || !desc_same_shape(a, b)) return false;
+  for (int d = 0; d < a.ndim; ++d)
+    if (a.strides[d] != b.strides[d]) return false;
+  return true;
+}
+
+// The dtype a tensor travels as: its bits, never converted by the generator.
+int carrier(int dt) {
+  if (dt == kF16 || dt == kBF16) return kU16;
+  return dt == kBool ? kU8 : dt;
+}
+
+const char *carrier_type(int dt) {
+  switch (carrier(dt)) {
+    case kU8: return "uint8_t";
+    case kU16: return "uint16_t";
+    case kI32: return "int32_t";
+    case kI64: return "int64_t";
+    case kF32: return "float";
+    default: return "double";
+  }
+}
+
+const char *compute_type(int compute) {
+  return compute == ew::kCF64 ? "double" : (compute == ew::kCF32 ? "float" : "long long");
+}
+
+bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
+
+// Writes one group's kernel: signature (params, body, scalar count) and the
+// launch operands, inputs then outputs.
+class Writer {
+ public:
+  Writer(const Group &g) : g_(g) {}
+
+  void write() {
+    for (size_t k = 0; k < g_.nodes.size(); ++k) node(static_cast<int>(k));
+    outputs();
+    sig.scalars = static_cast<int>(scalars.size());
+    sig.body = body_;
+  }
+
+  ewgen::Signature sig;
+  std::vector<TensorDesc> operands;  // inputs, then outputs
+  std::vector<uint64_t> scalars;
+
+ private:
+  std::string n(int k) { return std::to_string(k); }
+
+  // The expression of operand d loaded into compute type T (a C type name).
+  std::string load(const TensorDesc &d, const char *T, int round, int k) {
+    for (int j = k - 1; j >= 0; --j) {
+      if (!same_desc(g_.nodes[j].out(), d)) continue;
+      if (g_.mode == EK_FUSION_ON && is_half(d.dtype)) return std::string(T) + "(ekf_f" + n(j) + ")";
+      return format_load(T, "ekf_b" + n(j), d.dtype, round);
+    }
+    return format_load(T, "(const char *)&ekw_in" + n(input(d)), d.dtype, round);
+  }
+  static std::string format_load(const char *T, const std::string &ptr, int dt, int round) {
+    return std::string("ek::ew::load_operand<") + T + ">(" + ptr + ", " + std::to_string(dt) + ", " +
+           std::to_string(round) + ")";
+  }
+
+  int input(const TensorDesc &d) {
+    for (size_t e = 0; e < inputs_; ++e)
+      if (same_desc(operands[e], d)) return static_cast<int>(e);
+    operands.push_back(d);
+    sig.in.push_back(ewgen::Param{carrier(d.dtype), "ekf_i" + std::to_string(inputs_)});
+    return static_cast<int>(inputs_++);
+  }
+
+  std::string scalar(const char *T, bool is_int, double f, int64_t i) {
+    uint64_t w = 0;
+    if (is_int) w = static_cast<uint64_t>(i);
+    else std::memcpy(&w, &f, sizeof w);
+    scalars.push_back(w);
+    const std::string word = "ekw_sc[" + std::to_string(scalars.size() - 1) + "]";
+    if (is_int) return "(long long)" + word;
+    return std::string(T) + "(__longlong_as_double((long long)" + word + "))";
+  }
+
+  void node(int k) {
+    const Node &nd = g_.nodes[k];
+    const TensorDesc &out = nd.out();
+    body_ += "alignas(8) char ekf_b" + n(k) + "[8];\n";
+    if (nd.kind == kCast) {
+      body_ += "ek::detail::store_scalar(ekf_b" + n(k) + ", " + n(out.dtype) + ", ek::detail::load_scalar(" +
+               raw_ptr(nd.src, k) + ", " + n(nd.src.dtype) + "));\n";
+      if (is_half(out.dtype))
+        body_ += "const float ekf_f" + n(k) + " = ek::ew::load_as<float>(ekf_b" + n(k) + ", " + n(out.dtype) + ");\n";
+      return;
+    }
+    const int compute = nd.kind == kTernary ? nd.tern.compute : nd.ew.compute;
+    const char *T = compute_type(compute);
+    const bool is_int = compute == ew::kCI64;
+    std::string value;
+    if (nd.kind == kUnary) {
+      value = std::string("ek::ew::unary_op<") + T + ">(" + n(nd.ew.op) + ", " + load(nd.ew.a, T, nd.ew.round, k) + ")";
+    } else if (nd.kind == kBinary) {
+      const std::string s = nd.ew.scalar != ew::kNoScalar ? scalar(T, is_int, nd.ew.sf, nd.ew.si) : "";
+      const std::string a = nd.ew.scalar == ew::kScalarA ? s : load(nd.ew.a, T, nd.ew.round, k);
+      const std::string b = nd.ew.scalar == ew::kScalarB ? s : load(nd.ew.b, T, nd.ew.round, k);
+      value = std::string("ek::ew::binary_op<") + T + ">(" + n(nd.ew.op) + ", " + a + ", " + b + ")";
+    } else {
+      value = ternary(nd.tern, T, is_int, k);
+    }
+    body_ += std::string("const ") + T + " ekf_v" + n(k) + " = " + value + ";\n";
+    body_ += std::string("ek::ew::store_as<") + T + ">(ekf_b" + n(k) + ", " + n(out.dtype) + ", ekf_v" + n(k) + ");\n";
+    if (is_half(out.dtype)) body_ += "const float ekf_f" + n(k) + " = float(ekf_v" + n(k) + ");\n";
+  }
+
+  // Eager's ternary element (kernels/ternary.cu's strided kernel): cond's
+  // truth from its stored bits, x and y loaded without rounding.
+  std::string ternary(const tern::Args &t, const char *T, bool is_int, int k) {
+    const std::string c0 = scalar(T, is_int, t.cf[0], t.ci[0]);
+    const std::string c1 = scalar(T, is_int, t.cf[1], t.ci[1]);
+    const std::string cond = t.cond.data ? "ek::tern::is_true(" + raw_ptr(t.cond, k) + ", " + n(t.cond.dtype) + ")" : "false";
+    const std::string x = load(t.x, T, ew::kRoundNone, k);
+    const std::string y = t.y.data ? load(t.y, T, ew::kRoundNone, k) : std::string(T) + "(0)";
+    return std::string("ek::tern::apply<") + T + ">(" + n(t.op) + ", " + cond + ", " + x + ", " + y + ", " + c0 +
+           ", " + c1 + ")";
+  }
+
+  // A pointer to operand d's stored bits (for functions that read bits).
+  // Under EK_FUSION_ON a half intermediate is re-stored from its float value.
+  std::string raw_ptr(const TensorDesc &d, int k) {
+    for (int j = k - 1; j >= 0; --j) {
+      if (!same_desc(g_.nodes[j].out(), d)) continue;
+      if (g_.mode != EK_FUSION_ON || !is_half(d.dtype)) return "ekf_b" + n(j);
+      body_ += "alignas(8) char ekf_r" + n(k) + "[8];\nek::ew::store_as<float>(ekf_r" + n(k) + ", " +
+               n(d.dtype) + ", ekf_f" + n(j) + ");\n";
+      return "ekf_r" + n(k);
+    }
+    return "(const char *)&ekw_in" + n(input(d));
+  }
+
+  // Outputs: every node whose storage someone still holds (the group's own
+  // reference aside).
+  void outputs() {
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      if (g_.written[k]->refs.load(std::memory_order_acquire) <= 1) continue;
+      const TensorDesc &d = g_.nodes[k].out();
+      const std::string name = "ekf_o" + std::to_string(sig.out.size());
+      sig.out.push_back(ewgen::Param{carrier(d.dtype), name});
+      operands.push_back(d);
+      body_ += name + " = ek::detail::ld<" + carrier_type(d.dtype) + ">(ekf_b" + n(static_cast<int>(k)) + ");\n";
+    }
+  }
+
+  const Group &g_;
+  size_t inputs_ = 0;
+  std::string body_;
+};
+
+ewgen::Operand operand_of(const TensorDesc &d) {
+  ewgen::Operand op{d.data, static_cast<int>(dtype_size(d.dtype)), {}};
+  std::copy(d.strides, d.strides + d.ndim, op.strides);
+  return op;
+}
+
+// The compiled kernel for key, or a new one (counted, timed, capped).
+ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, const ewgen::Signature &sig,
+                     const ewgen::Spec &spec, int chunks, ek_kernel *out) {
+  State &st = *ctx->fusion;
+  if (!st.kernels) st.kernels = new KernelCache;
+  auto it = st.kernels->kernels.find(key);
+  if (it != st.kernels->kernels.end()) {
+    st.stats.cache_hits_memory++;
+    *out = it->second;
+    return EK_SUCCESS;
+  }
+  *out = nullptr;
+  if (captures_underway() > 0) {  // the module layer refuses NVRTC during any capture
+    st.stats.fallbacks_capture++;
+    return EK_SUCCESS;
+  }
+  if (static_cast<int64_t>(st.kernels->kernels.size()) >= ctx->config.fusion_max_kernels) {
+    st.stats.fallbacks_cap++;
+    if (!st.cap_logged) {
+      st.cap_logged = true;
+      log_message(EK_LOG_WARN, ctx->config.log_level,
+                  "fusion: %lld fused kernels compiled (config.fusion_max_kernels); groups that need "
+                  "another run eagerly", static_cast<long long>(ctx->config.fusion_max_kernels));
+    }
+    return EK_SUCCESS;
+  }
+  OpProfile profile("fusion", "compile", ctx, g.s, {}, {});  // a profiler record per build
+  const auto start = std::chrono::steady_clock::now();
+  const std::string program = sig.name + "_" + spec.key() + ".cu";
+  const std::string source = ewgen::generate_source(sig, spec, chunks, program);
+  // -default-device: ek.h's declarations in the embedded headers are host
+  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
+  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
+  ek_module m = nullptr;
+  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), program.c_str(), options, 4, &m));
+  ek_kernel kernel = nullptr;
+  ek_status status = ek_module_get_kernel(m, sig.name.c_str(), &kernel);
+  ek_module_origin origin = EK_MODULE_COMPILED;
+  if (status == EK_SUCCESS) ek_module_get_origin(m, &origin);
+  ek_module_release(m);  // the kernel keeps it loaded
+  EK_FORWARD(status);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+  st.stats.compile_ns += static_cast<uint64_t>(ns.count());
+  st.stats.kernels_compiled++;
+  if (origin == EK_MODULE_DISK_CACHE) st.stats.cache_hits_disk++;
+  log_message(EK_LOG_INFO, ctx->config.log_level, "fusion: kernel %zu of %zu ops built in %.1f ms (%s)",
+              st.kernels->kernels.size() + 1, g.nodes.size(), ns.count() / 1e6,
+              origin == EK_MODULE_DISK_CACHE ? "disk cache" : "compiled");
+  st.kernels->kernels.emplace(key, kernel);
+  *out = kernel;
+  return EK_SUCCESS;
+}
+
+}  // namespace
+
+ek_status run_fused(ek_context ctx, const Group &g, bool *done) {
+  *done = false;
+  Writer w(g);
+  w.write();
+  State &st = *ctx->fusion;
+  if (w.sig.out.empty() || w.operands.size() > static_cast<size_t>(ewgen::kMaxParams)) {
+    st.stats.fallbacks_unsupported++;
+    return EK_SUCCESS;
+  }
+  w.sig.name = "ek_fused";
+  w.sig.prelude = kFusionHeaders;
+  std::vector<ewgen::Operand> ops;
+  for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));
+  const TensorDesc &shape = g.nodes.front().out();
+  const ewgen::Plan plan = ewgen::make_plan(shape.ndim, shape.shape, ops);
+  const int chunks = ewgen::chunks_per_thread(w.sig);
+  std::string key = plan.spec.key() + "|";
+  for (const auto *list : {&w.sig.in, &w.sig.out})
+    for (const ewgen::Param &p : *list) key += std::to_string(p.dtype) + ",";
+  key += "|" + w.sig.body;
+  ek_kernel kernel = nullptr;
+  EK_FORWARD(kernel_for(ctx, g, key, w.sig, plan.spec, chunks, &kernel));
+  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
+  std::vector<uint64_t> words = ewgen::pack_args(plan);
+  words.insert(words.end(), w.scalars.begin(), w.scalars.end());
+  const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
+  const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
+  const unsigned block[3] = {ewgen::kThreads, 1, 1};
+  OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
+  EK_FORWARD(ek_kernel_launch(g.s, kernel, grid, block, 0, &arg, 1));
+  st.stats.fused_launches++;
+  *done = true;
+  return EK_SUCCESS;
+}
+
+}  // namespace fusion
+}  // namespace ek
