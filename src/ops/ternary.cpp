@@ -57,6 +57,9 @@ ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g) {
 // and runs g (which carries op, compute and coefficients).
 ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shape, ek_dtype result,
               tern::Args g, ek_tensor *out) {
+  static const char *const kNames[] = {"where", "clamp", "lerp", "axpby"};
+  EK_CHECK(!dtype_is_complex(result), EK_ERROR_DTYPE, "%s does not support complex dtypes, got %s",
+           kNames[g.op], ek_dtype_name(result));
   EK_FORWARD(same_context(o));
   ek_context ctx = o.t[1]->storage->ctx;
   ek_stream s = nullptr;

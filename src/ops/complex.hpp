@@ -1,0 +1,19 @@
+// The complex branches of the elementwise and reduction entry points (their
+// checks done, the dtype complex): src/ops/complex.cpp.
+#pragma once
+#include "ek.h"
+
+namespace ek {
+
+// x complex, op accepted for complex by its traits.
+ek_status complex_unary(ek_stream stream, int op, ek_tensor x, ek_tensor *out);
+// common (the promoted dtype) complex; b NULL: scalar (scalar_first: it is a).
+ek_status complex_binary(ek_stream stream, int op, ek_tensor a, ek_tensor b, const ek_scalar *scalar,
+                         bool scalar_first, ek_dtype common, ek_tensor *out);
+// sum or mean of a complex x over dims (ek_reduce's arguments, checked; the
+// result's shape given): each part reduced into the same part of out; any and
+// all: over x != 0.
+ek_status complex_reduce(ek_stream s, ek_reduce_op op, ek_tensor x, int ndims, const int *dims,
+                         int keepdim, int out_ndim, const int64_t *out_shape, ek_tensor *out);
+
+}  // namespace ek
