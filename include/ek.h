@@ -2135,7 +2135,7 @@ EK_API ek_status ek_comm_group_end(void);
  * Casts: real -> complex gives (x, 0); complex64 <-> complex128 rounds each
  * part. complex -> real (and bool) is refused with EK_ERROR_DTYPE: the
  * imaginary part would be dropped silently (NumPy warns, the array API leaves
- * it unspecified); take ek_real, ek_imag or ek_abs explicitly.
+ * it unspecified); take ek_view_real, ek_view_imag or abs explicitly.
  *
  * Supported on complex tensors: copies, casts, views, joins and indexing
  * (elements move as bytes), fill/full/zeros/ones/eye, DLPack, and
@@ -2166,12 +2166,12 @@ static inline ek_scalar ek_scalar_complex(double re, double im) {
  *  like torch.real): float32 for complex64, float64 for complex128, x's
  *  shape, strides in elements doubled. Writing into it writes x. For a real
  *  x: a view of x itself (NumPy and torch). */
-EK_API ek_status ek_real(ek_tensor x, ek_tensor *out);
-/** The imaginary parts of a complex x as a view (as ek_real, one float
+EK_API ek_status ek_view_real(ek_tensor x, ek_tensor *out);
+/** The imaginary parts of a complex x as a view (as ek_view_real, one float
  *  further). A real x has no imaginary storage to view: EK_ERROR_DTYPE
  *  (as torch.imag; NumPy's np.imag returns zeros instead, the array API
  *  leaves it unspecified: ek_full with 0 gives them). */
-EK_API ek_status ek_imag(ek_tensor x, ek_tensor *out);
+EK_API ek_status ek_view_imag(ek_tensor x, ek_tensor *out);
 /** The complex conjugate, a new tensor of x's dtype and shape (or into
  *  *out). A real x is copied unchanged (NumPy; the array API). */
 EK_API ek_status ek_conj(ek_stream stream, ek_tensor x, ek_tensor *out);

@@ -118,6 +118,8 @@ enum class DType : int {
   Uint16 = EK_UINT16,
   Uint32 = EK_UINT32,
   Uint64 = EK_UINT64,
+  Complex64 = EK_COMPLEX64,
+  Complex128 = EK_COMPLEX128,
 };
 
 /// ek_scalar_kind.
@@ -126,6 +128,7 @@ enum class ScalarKind : int {
   Int64 = EK_SCALAR_INT64,
   Uint64 = EK_SCALAR_UINT64,
   Float64 = EK_SCALAR_FLOAT64,
+  Complex = EK_SCALAR_COMPLEX,
 };
 
 /// ek_meshgrid_indexing.
@@ -1261,6 +1264,20 @@ Tensor nonzero(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
 /// view.
 Tensor index(const Tensor &x, Span<Index> key, Tensor *out = nullptr, StreamArg stream = {});
 
+/// The real parts of a complex x as a view (a new handle sharing x's storage, like torch.real):
+/// float32 for complex64, float64 for complex128, x's shape, strides in elements doubled.
+/// Writing into it writes x. For a real x: a view of x itself (NumPy and torch).
+Tensor real(const Tensor &x);
+
+/// The imaginary parts of a complex x as a view (as ek_view_real, one float further). A real x
+/// has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's np.imag returns
+/// zeros instead, the array API leaves it unspecified: ek_full with 0 gives them).
+Tensor imag(const Tensor &x);
+
+/// The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x is
+/// copied unchanged (NumPy; the array API).
+Tensor conj(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
+
 /// ek_unary(EK_UNARY_NEG), see ek::unary.
 Tensor neg(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
 
@@ -2020,6 +2037,9 @@ class Tensor : public detail::Shared<ek_tensor> {
   Tensor masked_scatter(const Tensor &mask, const Tensor &source, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::masked_scatter(*this, mask, source, out, stream); }
   Tensor nonzero(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::nonzero(*this, out, stream); }
   Tensor index(Span<Index> key, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::index(*this, key, out, stream); }
+  Tensor real() const { return ek::real(*this); }
+  Tensor imag() const { return ek::imag(*this); }
+  Tensor conj(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::conj(*this, out, stream); }
   Tensor neg(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::neg(*this, out, stream); }
   Tensor abs(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::abs(*this, out, stream); }
   Tensor sign(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::sign(*this, out, stream); }
@@ -2523,6 +2543,21 @@ inline Tensor index(const Tensor &x, Span<Index> key, Tensor *out, StreamArg str
   const auto n = detail::count<int>("ek_index", "key", {c_key.size()});
   ek_tensor o_out = detail::out_of(out);
   detail::check(ek_index(stream.c, x.get(), n, c_key.data(), &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor real(const Tensor &x) {
+  ek_tensor o_out = nullptr;
+  detail::check(ek_view_real(x.get(), &o_out));
+  return Tensor::adopt(o_out);
+}
+inline Tensor imag(const Tensor &x) {
+  ek_tensor o_out = nullptr;
+  detail::check(ek_view_imag(x.get(), &o_out));
+  return Tensor::adopt(o_out);
+}
+inline Tensor conj(const Tensor &x, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_conj(stream.c, x.get(), &o_out));
   return detail::result(out, o_out);
 }
 inline Tensor neg(const Tensor &x, Tensor *out, StreamArg stream) { return unary(UnaryOp::Neg, x, out, stream); }

@@ -1,6 +1,6 @@
 // Complex dtypes (issue 18): names, sizes and promotion; host round trips,
 // casts (real -> complex, complex64 <-> complex128, complex -> real refused),
-// fills; the ek_real/ek_imag views and ek_conj; elementwise ops against
+// fills; the ek_view_real/ek_view_imag views and ek_conj; elementwise ops against
 // std::complex<double> references (add, sub and mul of complex64 exactly,
 // the transcendental ones within a tolerance) on contiguous, transposed,
 // broadcast and empty inputs; sum and mean over dims; the ops that refuse
@@ -112,7 +112,7 @@ TEST_P(Complex, RoundTripsCastsAndFills) {
   Tensor f(ektest::make(ctx, {3}, EK_FLOAT32, {1, -2, 0.5}));
   EK_OK(ek_cast(nullptr, f, EK_COMPLEX128, re.out()));
   EXPECT_EQ(values_z(re), (Zs{Z(1, 0), Z(-2, 0), Z(0.5, 0)}));
-  EK_FAILS(ek_cast(nullptr, c64, EK_FLOAT32, bad.out()), EK_ERROR_DTYPE, "ek_real");
+  EK_FAILS(ek_cast(nullptr, c64, EK_FLOAT32, bad.out()), EK_ERROR_DTYPE, "ek_view_real");
   EXPECT_EQ(bad.t, nullptr);
   EK_FAILS(ek_copy(nullptr, c64, f), EK_ERROR_DTYPE, "imaginary part");
   const int64_t shape[2] = {3, 2};
@@ -134,8 +134,8 @@ TEST_P(Complex, RealImagViewsAndConj) {
   const Zs z = {Z(1, 2), Z(3, -4), Z(-5, 6), Z(0, -1), Z(2, 2), Z(7, 0)};
   for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
     Tensor x(make_z({2, 3}, dt, z)), re, im, conj, xt, ret, fr, bad;
-    EK_OK(ek_real(x, re.out()));
-    EK_OK(ek_imag(x, im.out()));
+    EK_OK(ek_view_real(x, re.out()));
+    EK_OK(ek_view_imag(x, im.out()));
     EXPECT_EQ(dtype_of(re), dt == EK_COMPLEX64 ? EK_FLOAT32 : EK_FLOAT64);
     EXPECT_EQ(shape_of(im), (Shape{2, 3}));
     EXPECT_EQ(ektest::values_of(re), (ektest::Values{1, 3, -5, 0, 2, 7}));
@@ -145,15 +145,15 @@ TEST_P(Complex, RealImagViewsAndConj) {
     EXPECT_EQ(values_z(x)[1], Z(3, 9));
     // a transposed x's parts
     xt.t = ektest::transposed(x, 0, 1);
-    EK_OK(ek_real(xt, ret.out()));
+    EK_OK(ek_view_real(xt, ret.out()));
     EXPECT_EQ(ektest::values_of(ret), (ektest::Values{1, 0, 3, 2, -5, 7}));
     EK_OK(ek_conj(nullptr, xt, conj.out()));
     EXPECT_EQ(values_z(conj), (Zs{Z(1, -9), Z(0, -9), Z(3, -9), Z(2, -9), Z(-5, -9), Z(7, -9)}));
     // a real tensor: real is itself, imag refused, conj a copy
     Tensor f(ektest::make(ctx, {2}, EK_FLOAT32, {1, 2})), fc;
-    EK_OK(ek_real(f, fr.out()));
+    EK_OK(ek_view_real(f, fr.out()));
     EXPECT_EQ(ektest::values_of(fr), (ektest::Values{1, 2}));
-    EK_FAILS(ek_imag(f, bad.out()), EK_ERROR_DTYPE, "complex");
+    EK_FAILS(ek_view_imag(f, bad.out()), EK_ERROR_DTYPE, "complex");
     EK_OK(ek_conj(nullptr, f, fc.out()));
     EXPECT_EQ(ektest::values_of(fc), (ektest::Values{1, 2}));
   }
@@ -288,6 +288,33 @@ TEST_P(Complex, SumAndMean) {
     const int d0 = 0;
     EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, e, 1, &d0, 0, es.out()));
     for (Z v : values_z(es)) EXPECT_EQ(v, Z(0));
+  }
+}
+
+// Ops that move elements as bytes (on CUDA: 16-byte elements for complex128).
+TEST_P(Complex, JoinsGathersAndTriangles) {
+  const Zs z = random_complex(6, 9);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    Tensor x(make_z({2, 3}, dt, z)), cat, flip, tril, sel, idx, mask, picked;
+    const Zs rx = values_z(x);
+    const ek_tensor xs[2] = {x, x};
+    EK_OK(ek_concat(nullptr, 2, xs, 0, cat.out()));
+    Zs want = rx;
+    want.insert(want.end(), rx.begin(), rx.end());
+    EXPECT_EQ(values_z(cat), want);
+    const int d1 = 1;
+    EK_OK(ek_flip(nullptr, x, 1, &d1, flip.out()));
+    EXPECT_EQ(values_z(flip), (Zs{rx[2], rx[1], rx[0], rx[5], rx[4], rx[3]}));
+    EK_OK(ek_tril(nullptr, x, 0, tril.out()));
+    EXPECT_EQ(values_z(tril), (Zs{rx[0], 0, 0, rx[3], rx[4], 0}));
+    const int64_t i2[2] = {2, 0};
+    const int64_t two = 2;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &two, EK_INT64, i2, idx.out()));
+    EK_OK(ek_index_select(nullptr, x, 1, idx, sel.out()));
+    EXPECT_EQ(values_z(sel), (Zs{rx[2], rx[0], rx[5], rx[3]}));
+    EK_OK(ek_unary(nullptr, EK_UNARY_ISFINITE, x, mask.out()));
+    EK_OK(ek_masked_select(nullptr, x, mask, picked.out()));
+    EXPECT_EQ(values_z(picked), rx);
   }
 }
 

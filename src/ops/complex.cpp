@@ -1,5 +1,5 @@
 // Complex dtypes: the elementwise branches (math in ops/complex_plan.hpp, loops
-// in cpu/complex.cpp and kernels/complex.cu), the part views ek_real/ek_imag,
+// in cpu/complex.cpp and kernels/complex.cu), the part views ek_view_real/ek_view_imag,
 // and ek_conj.
 #include "ops/complex.hpp"
 
@@ -134,7 +134,7 @@ using namespace ek;
 
 extern "C" {
 
-EK_API ek_status ek_real(ek_tensor x, ek_tensor *out) {
+EK_API ek_status ek_view_real(ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
@@ -142,7 +142,7 @@ EK_API ek_status ek_real(ek_tensor x, ek_tensor *out) {
   return EK_SUCCESS;
 }
 
-EK_API ek_status ek_imag(ek_tensor x, ek_tensor *out) {
+EK_API ek_status ek_view_imag(ek_tensor x, ek_tensor *out) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);

@@ -39,8 +39,8 @@ TensorDesc complex_part(const TensorDesc &d, int part) {
 
 ek_status check_cast(ek_dtype from, ek_dtype to) {
   EK_CHECK(!dtype_is_complex(from) || dtype_is_complex(to), EK_ERROR_DTYPE,
-           "cannot cast %s to %s: the imaginary part would be lost (take ek_real, ek_imag or "
-           "ek_abs explicitly)",
+           "cannot cast %s to %s: the imaginary part would be lost (take ek_view_real, ek_view_imag or "
+           "abs explicitly)",
            ek_dtype_name(from), ek_dtype_name(to));
   return EK_SUCCESS;
 }

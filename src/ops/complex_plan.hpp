@@ -50,7 +50,7 @@ EK_HD double cabs_(C a) { return ::hypot(a.re, a.im); }
 // Smith's division: no overflow of |b|^2 for large b.
 EK_HD C div(C a, C b) {
   if (::fabs(b.re) >= ::fabs(b.im)) {
-    if (b.re == 0 && b.im == 0) return make(a.re / 0.0, a.im / 0.0);  // inf or NaN, as C
+    if (b.re == 0 && b.im == 0) return make(a.re / ::fabs(b.re), a.im / ::fabs(b.re));  // inf or NaN, as C
     const double r = b.im / b.re, d = b.re + b.im * r;
     return make((a.re + a.im * r) / d, (a.im - a.re * r) / d);
   }

@@ -18,7 +18,7 @@ ek_status check_accepts(const char *op, Accepts a, ek_dtype dt, const char *inst
   const char *name = ek_dtype_name(dt);
   if (dtype_is_complex(dt))
     return fail(EK_ERROR_DTYPE, "%s does not support complex dtypes, got %s%s", op, name,
-                (a & kAcceptFloat) ? " (take ek_real, ek_imag or ek_abs first)" : "");
+                (a & kAcceptFloat) ? " (take ek_view_real, ek_view_imag or abs first)" : "");
   switch (a) {
     case kFloatOnly:
     case kFloatWithComplex:

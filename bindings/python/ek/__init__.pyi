@@ -3377,6 +3377,10 @@ uint32: DType
 
 uint64: DType
 
+complex64: DType
+
+complex128: DType
+
 def positive(input):
     """+x: the tensor itself (as torch.positive)."""
 

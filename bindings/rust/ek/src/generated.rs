@@ -2163,4 +2163,36 @@ impl Tensor {
         let key: Vec<_> = key.iter().map(|t| t.to_raw()).collect();
         self.produce_view(out, |o| unsafe { sys::ek_index(stream.as_raw(), self.as_raw(), n, ptr(&key), o) })
     }
+
+    /// The real parts of a complex x as a view (a new handle sharing x's storage, like torch.real):
+    /// float32 for complex64, float64 for complex128, x's shape, strides in elements doubled.
+    /// Writing into it writes x. For a real x: a view of x itself (NumPy and torch)
+    /// (`ek_view_real`).
+    pub fn real(&self) -> Result<Tensor> {
+        self.view_of(|o| unsafe { sys::ek_view_real(self.as_raw(), o) })
+    }
+
+    /// The imaginary parts of a complex x as a view (as ek_view_real, one float further). A real x
+    /// has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's np.imag returns
+    /// zeros instead, the array API leaves it unspecified: ek_full with 0 gives them)
+    /// (`ek_view_imag`).
+    pub fn imag(&self) -> Result<Tensor> {
+        self.view_of(|o| unsafe { sys::ek_view_imag(self.as_raw(), o) })
+    }
+
+    /// The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x is
+    /// copied unchanged (NumPy; the array API) (`ek_conj`).
+    pub fn conj(&self) -> Result<Tensor> {
+        self.produce(None, |o| unsafe { sys::ek_conj(std::ptr::null_mut(), self.as_raw(), o) })
+    }
+
+    /// [`Tensor::conj`] written into `out` (its shape and dtype are checked).
+    pub fn conj_into(&self, out: &Tensor) -> Result<()> {
+        Tensor::write_into(out, |o| unsafe { sys::ek_conj(std::ptr::null_mut(), self.as_raw(), o) })
+    }
+
+    /// [`Tensor::conj`], ordered on `stream`, into `out` when given.
+    pub fn conj_on(&self, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.produce(out, |o| unsafe { sys::ek_conj(stream.as_raw(), self.as_raw(), o) })
+    }
 }
