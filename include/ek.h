@@ -2146,10 +2146,12 @@ EK_API ek_status ek_comm_group_end(void);
  *    either part infinite / both parts finite, as NumPy);
  *  - ek_binary, ek_binary_scalar: add, sub, mul, div, pow (exp(b log a),
  *    0^b = 0 for Re(b) > 0, 1 for b = 0), equal, not_equal;
- *  - reductions sum, mean and prod (over all or some dims, keepdim);
- *  - ek_matmul and ek_gemm (cuBLAS cgemm/zgemm, the CPU BLAS's
- *    cblas_cgemm/zgemm or the reference loops).
- * Every other op refuses complex operands with EK_ERROR_DTYPE naming the op
+ *  - reductions sum and mean (each part reduced as its float dtype, over all
+ *    or some dims, keepdim), any and all (over x != 0);
+ *  - ek_matmul (and tensordot, outer), with NumPy's batching and
+ *    transposition rules: four real products of the parts (re = ar br - ai
+ *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.
+ * Every other op (prod, cumsum, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
  * and the dtype (the ordering ops - compare, max/min, sort, clamp - because
  * complex numbers have no order). Arithmetic computes in double precision on
  * both devices with the same formulas and rounds once to the result's parts:

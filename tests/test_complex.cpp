@@ -291,6 +291,36 @@ TEST_P(Complex, SumAndMean) {
   }
 }
 
+TEST_P(Complex, Matmul) {
+  const Zs za = random_complex(2 * 3 * 4, 11), zb = random_complex(4 * 5, 12);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    const double tol = dt == EK_COMPLEX64 ? 1e-5 : 1e-12;
+    Tensor a(make_z({2, 3, 4}, dt, za)), b(make_z({4, 5}, dt, zb)), c, bt, ct, real_b, cr;
+    const Zs ra = values_z(a), rb = values_z(b);
+    EK_OK(ek_matmul(nullptr, a, b, c.out()));
+    EXPECT_EQ(dtype_of(c), dt);
+    EXPECT_EQ(shape_of(c), (Shape{2, 3, 5}));
+    const Zs got = values_z(c);
+    for (int q = 0; q < 2; ++q)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 5; ++j) {
+          Z w = 0;
+          for (int k = 0; k < 4; ++k) w += ra[q * 12 + i * 4 + k] * rb[k * 5 + j];
+          EXPECT_LE(std::abs(got[q * 15 + i * 5 + j] - w), tol * (std::abs(w) + 4)) << q << i << j;
+        }
+    // a transposed operand, and a real one (promoted to complex)
+    Tensor bb(make_z({5, 4}, dt, zb));
+    bt.t = ektest::transposed(bb, 0, 1);
+    EK_OK(ek_matmul(nullptr, a, bt, ct.out()));
+    EXPECT_EQ(shape_of(ct), (Shape{2, 3, 5}));
+    real_b.t = ektest::make(ctx, {4, 2}, EK_FLOAT32, {1, 0, 0, 1, 2, 0, 0, 0});
+    EK_OK(ek_matmul(nullptr, a, real_b, cr.out()));
+    const Zs gr = values_z(cr);
+    EXPECT_LE(std::abs(gr[0] - (ra[0] + 2.0 * ra[2])), tol * 8);
+    EXPECT_LE(std::abs(gr[1] - ra[1]), tol * 8);
+  }
+}
+
 // Ops that move elements as bytes (on CUDA: 16-byte elements for complex128).
 TEST_P(Complex, JoinsGathersAndTriangles) {
   const Zs z = random_complex(6, 9);

@@ -7,6 +7,7 @@
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
 #include "ops/complex_plan.hpp"
+#include "ops/matmul.hpp"
 #include "ops/op_traits.hpp"
 #include "ops/promote.hpp"
 
@@ -126,6 +127,37 @@ ek_status complex_reduce(ek_stream s, ek_reduce_op op, ek_tensor x, int ndims, c
     }
     return st;
   });
+}
+
+ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt, ek_tensor *out) {
+  ek_context ctx = a->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  ek_tensor ca = nullptr, cb = nullptr;
+  EK_FORWARD(as_dtype(s, a, dt, &ca));
+  OwnedTensor oa(ca);
+  EK_FORWARD(as_dtype(s, b, dt, &cb));
+  OwnedTensor ob(cb);
+  const OwnedTensor part[2][2] = {{OwnedTensor(part_view(ca, 0)), OwnedTensor(part_view(ca, 1))},
+                                  {OwnedTensor(part_view(cb, 0)), OwnedTensor(part_view(cb, 1))}};
+  // prod[i][j] = a's part i @ b's part j
+  ek_tensor prod[2][2] = {};
+  ek_status st = EK_SUCCESS;
+  for (int i = 0; i < 2 && st == EK_SUCCESS; ++i)
+    for (int j = 0; j < 2 && st == EK_SUCCESS; ++j)
+      st = ek_matmul(s, part[0][i].get(), part[1][j].get(), &prod[i][j]);
+  if (st == EK_SUCCESS) {
+    const ek_tensor_s *r = prod[0][0];
+    st = fill_out(ctx, s, r->ndim, r->shape, dt, out, [&](ek_tensor o) {
+      OwnedTensor re(part_view(o, 0)), im(part_view(o, 1));
+      ek_tensor re_out = re.get(), im_out = im.get();
+      EK_FORWARD(ek_binary(s, EK_BINARY_SUB, prod[0][0], prod[1][1], &re_out));
+      return ek_binary(s, EK_BINARY_ADD, prod[0][1], prod[1][0], &im_out);
+    });
+  }
+  for (auto &row : prod)
+    for (ek_tensor t : row) ek_tensor_release(t);
+  return st;
 }
 
 }  // namespace ek

@@ -16,4 +16,8 @@ ek_status complex_binary(ek_stream stream, int op, ek_tensor a, ek_tensor b, con
 ek_status complex_reduce(ek_stream s, ek_reduce_op op, ek_tensor x, int ndims, const int *dims,
                          int keepdim, int out_ndim, const int64_t *out_shape, ek_tensor *out);
 
+// ek_matmul of operands promoted to the complex dtype: four real products of
+// the parts (re = ar br - ai bi, im = ar bi + ai br), written into out's parts.
+ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt, ek_tensor *out);
+
 }  // namespace ek
