@@ -1427,7 +1427,7 @@ EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tens
  *  order; more than EK_MAX_DIMS is EK_ERROR_SHAPE. */
 EK_API ek_status ek_tensordot(ek_stream stream, ek_tensor a, ek_tensor b, int ndims,
                               const int *a_dims, const int *b_dims, ek_tensor *out);
-/** The array API's vecdot for real dtypes: sum(x * y) along dim, with the
+/** The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
  *  other dims broadcast (NumPy rules). dim counts in the broadcast shape
  *  (negative from the end) and must exist in both x and y with one size:
  *  the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands:
@@ -2141,17 +2141,20 @@ EK_API ek_status ek_comm_group_end(void);
  * (elements move as bytes), fill/full/zeros/ones/eye, DLPack, and
  *  - ek_unary: neg, abs (a real result: float32 for complex64, float64 for
  *    complex128), sign (z / |z|, 0 at 0), square, reciprocal, exp, expm1,
- *    log, log1p, sqrt (principal branches, as C99's cexp/clog/csqrt), sin,
- *    cos, tan, sinh, cosh, tanh, isnan/isinf/isfinite (either part NaN /
- *    either part infinite / both parts finite, as NumPy);
+ *    log, log1p, log2, log10, sqrt (principal branches, as C99's
+ *    cexp/clog/csqrt), sin, cos, tan, sinh, cosh, tanh, asin, acos, atan,
+ *    asinh, acosh, atanh (their logarithmic forms), round (each part),
+ *    isnan/isinf/isfinite (either part NaN / either part infinite / both
+ *    parts finite, as NumPy);
  *  - ek_binary, ek_binary_scalar: add, sub, mul, div, pow (exp(b log a),
  *    0^b = 0 for Re(b) > 0, 1 for b = 0), equal, not_equal;
  *  - reductions sum and mean (each part reduced as its float dtype, over all
- *    or some dims, keepdim), any and all (over x != 0);
+ *    or some dims, keepdim), any and all (over x != 0); cumsum (ek_scan);
+ *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value) and index assignment;
  *  - ek_matmul (and tensordot, outer), with NumPy's batching and
  *    transposition rules: four real products of the parts (re = ar br - ai
  *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.
- * Every other op (prod, cumsum, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
+ * Every other op (prod, cumprod, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
  * and the dtype (the ordering ops - compare, max/min, sort, clamp - because
  * complex numbers have no order). Arithmetic computes in double precision on
  * both devices with the same formulas and rounds once to the result's parts:

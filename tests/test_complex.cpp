@@ -208,6 +208,13 @@ TEST_P(Complex, UnaryOps) {
       {EK_UNARY_COSH, [](Z x) { return std::cosh(x); }},
       {EK_UNARY_TANH, [](Z x) { return std::tanh(x); }},
       {EK_UNARY_SIGN, [](Z x) { return x == Z(0) ? Z(0) : x / std::abs(x); }},
+      {EK_UNARY_ASIN, [](Z x) { return std::asin(x); }},
+      {EK_UNARY_ACOS, [](Z x) { return std::acos(x); }},
+      {EK_UNARY_ATAN, [](Z x) { return std::atan(x); }},
+      {EK_UNARY_ASINH, [](Z x) { return std::asinh(x); }},
+      {EK_UNARY_ACOSH, [](Z x) { return std::acosh(x); }},
+      {EK_UNARY_ATANH, [](Z x) { return std::atanh(x); }},
+      {EK_UNARY_ROUND, [](Z x) { return Z(std::nearbyint(x.real()), std::nearbyint(x.imag())); }},
   };
   for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
     const double tol = dt == EK_COMPLEX64 ? 4e-6 : 1e-12;
@@ -321,6 +328,37 @@ TEST_P(Complex, Matmul) {
   }
 }
 
+TEST_P(Complex, VecdotConjugatesX) {
+  Tensor x(make_z({2, 2}, EK_COMPLEX128, {Z(1, 2), Z(0, 1), Z(3, 0), Z(1, -1)})),
+      y(make_z({2}, EK_COMPLEX128, {Z(2, 0), Z(0, 1)})), v;
+  EK_OK(ek_vecdot(nullptr, x, y, -1, v.out()));
+  // conj(1+2i)*2 + conj(i)*i = 2-4i + 1; conj(3)*2 + conj(1-i)*i = 6 + (1+i)i = 5+i
+  EXPECT_EQ(values_z(v), (Zs{Z(3, -4), Z(5, 1)}));
+}
+
+TEST_P(Complex, CumsumAndMaskedFill) {
+  const Zs z = random_complex(6, 21);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    Tensor x(make_z({2, 3}, dt, z)), cs, mask, filled;
+    const Zs rx = values_z(x);
+    EK_OK(ek_scan(nullptr, EK_SCAN_SUM, x, 1, cs.out()));
+    EXPECT_EQ(dtype_of(cs), dt);
+    const Zs got = values_z(cs);
+    for (int i = 0; i < 2; ++i) {
+      Z acc = 0;
+      for (int j = 0; j < 3; ++j) {
+        acc += rx[i * 3 + j];
+        EXPECT_LE(std::abs(got[i * 3 + j] - acc), 1e-5) << i << j;
+      }
+    }
+    const uint8_t m[3] = {1, 0, 1};
+    const int64_t three = 3;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &three, EK_BOOL, m, mask.out()));
+    EK_OK(ek_masked_fill(nullptr, x, mask, ek_scalar_complex(7, -1), filled.out()));
+    EXPECT_EQ(values_z(filled), (Zs{Z(7, -1), rx[1], Z(7, -1), Z(7, -1), rx[4], Z(7, -1)}));
+  }
+}
+
 // Ops that move elements as bytes (on CUDA: 16-byte elements for complex128).
 TEST_P(Complex, JoinsGathersAndTriangles) {
   const Zs z = random_complex(6, 9);
@@ -358,7 +396,7 @@ TEST_P(Complex, RefusedOps) {
   Tensor cond;
   EK_OK(ek_binary(nullptr, EK_BINARY_EQ, x, x, cond.out()));
   EK_FAILS(ek_where(nullptr, cond, x, x, out.out()), EK_ERROR_DTYPE, "complex");
-  EK_FAILS(ek_scan(nullptr, EK_SCAN_SUM, x, 0, out.out()), EK_ERROR_DTYPE, "complex");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 0, out.out()), EK_ERROR_DTYPE, "cumprod does not support complex");
   EK_FAILS(ek_sort(nullptr, x, 0, 0, 1, out.out(), nullptr), EK_ERROR_DTYPE, "complex64");
   const int64_t n = 3;
   EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(3), ek_scalar_int(1), EK_COMPLEX64, out.out()),

@@ -48,6 +48,7 @@ ek_tensor part_view(ek_tensor x, int part) {
 }  // namespace
 
 ek_status complex_unary(ek_stream stream, int op, ek_tensor x, ek_tensor *out) {
+  if (op == EK_UNARY_ROUND) return complex_round(stream, x, out);
   const ops::UnaryTraits *t = ops::unary_traits(op);
   const ek_dtype result = t && t->result == ops::Result::kBool ? EK_BOOL
                           : op == EK_UNARY_ABS ? static_cast<ek_dtype>(complex_part_dtype(x->dtype))
@@ -158,6 +159,56 @@ ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt
   for (auto &row : prod)
     for (ek_tensor t : row) ek_tensor_release(t);
   return st;
+}
+
+namespace {
+
+ek_scalar part_scalar(const ek_scalar &v, int part) {
+  ek_scalar r{};
+  r.kind = EK_SCALAR_FLOAT64;
+  r.f = v.kind == EK_SCALAR_COMPLEX ? (part ? v.imag : v.f) : (part ? 0.0 : scalar_to_double(v));
+  return r;
+}
+
+// out (x's dtype and shape, created when NULL) = x, then body(part of out, part) for both parts.
+template <typename Body>
+ek_status per_part_in_place(ek_stream stream, ek_tensor x, ek_tensor *out, Body body) {
+  ek_context ctx = x->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  return fill_out(ctx, s, x->ndim, x->shape, x->dtype, out, [&](ek_tensor o) {
+    if (o != x) EK_FORWARD(ek_copy(s, x, o));
+    for (int part = 0; part < 2; ++part) {
+      OwnedTensor p(part_view(o, part));
+      EK_FORWARD(body(s, p.get(), part));
+    }
+    return EK_SUCCESS;
+  });
+}
+
+}  // namespace
+
+ek_status complex_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, const ek_scalar &value,
+                              ek_tensor *out) {
+  EK_FORWARD(check_scalar_or_complex(value, "value"));
+  return per_part_in_place(stream, x, out, [&](ek_stream s, ek_tensor p, int part) {
+    ek_tensor o = p;
+    return ek_masked_fill(s, p, mask, part_scalar(value, part), &o);
+  });
+}
+
+ek_status complex_scan(ek_stream stream, ek_tensor x, int dim, ek_tensor *out) {
+  return per_part_in_place(stream, x, out, [&](ek_stream s, ek_tensor p, int) {
+    ek_tensor o = p;
+    return ek_scan(s, EK_SCAN_SUM, p, dim, &o);
+  });
+}
+
+ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out) {
+  return per_part_in_place(stream, x, out, [&](ek_stream s, ek_tensor p, int) {
+    ek_tensor o = p;
+    return ek_unary(s, EK_UNARY_ROUND, p, &o);
+  });
 }
 
 }  // namespace ek

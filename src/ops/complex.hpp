@@ -20,4 +20,13 @@ ek_status complex_reduce(ek_stream s, ek_reduce_op op, ek_tensor x, int ndims, c
 // the parts (re = ar br - ai bi, im = ar bi + ai br), written into out's parts.
 ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt, ek_tensor *out);
 
+// ek_masked_fill of a complex x (arguments checked): each part masked-filled
+// with the value's part, in place on out (a copy of x unless out is x).
+ek_status complex_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, const ek_scalar &value,
+                              ek_tensor *out);
+// cumsum of a complex x: each part's cumsum into out's part.
+ek_status complex_scan(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
+// round of a complex x: each part rounded (to integers) into out's part.
+ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out);
+
 }  // namespace ek

@@ -106,6 +106,41 @@ EK_HD C cpow_(C a, C b) {
   }
   return cexp_(mul(b, clog_(a)));
 }
+// The inverse functions by their logarithmic forms (principal branches):
+// asinh z = log(z + sqrt(z^2 + 1)), acosh z = log(z + sqrt(z + 1) sqrt(z - 1)),
+// atanh z = (log(1 + z) - log(1 - z)) / 2; asin z = -i asinh(iz), acos z =
+// pi/2 - asin z, atan z = -i atanh(iz).
+EK_HD C casinh_(C a) {
+  // For Re z < 0, -asinh(-z): z + sqrt(z^2 + 1) would cancel.
+  const bool neg = a.re < 0;
+  const C z = neg ? make(-a.re, -a.im) : a;
+  const C r = clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
+  return neg ? make(-r.re, -r.im) : r;
+}
+EK_HD C cacosh_(C a) {
+  return clog_(add(a, mul(csqrt_(add(a, make(1, 0))), csqrt_(sub(a, make(1, 0))))));
+}
+EK_HD C catanh_(C a) {
+  const C r = sub(clog1p_(a), clog1p_(make(-a.re, -a.im)));
+  return make(r.re / 2, r.im / 2);
+}
+EK_HD C casin_(C a) {
+  const C r = casinh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+EK_HD C cacos_(C a) {
+  const C r = casin_(a);
+  return make(1.5707963267948966 - r.re, -r.im);
+}
+EK_HD C catan_(C a) {
+  const C r = catanh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+EK_HD C clog_base_(C a, double inv_ln) {
+  const C r = clog_(a);
+  return make(r.re * inv_ln, r.im * inv_ln);
+}
+
 EK_HD C csign_(C a) {
   const double m = cabs_(a);
   return m == 0 ? make(0, 0) : make(a.re / m, a.im / m);
@@ -130,6 +165,14 @@ EK_HD C unary(int op, C a) {
     case EK_UNARY_SINH: return csinh_(a);
     case EK_UNARY_COSH: return ccosh_(a);
     case EK_UNARY_TANH: return ctanh_(a);
+    case EK_UNARY_ASIN: return casin_(a);
+    case EK_UNARY_ACOS: return cacos_(a);
+    case EK_UNARY_ATAN: return catan_(a);
+    case EK_UNARY_ASINH: return casinh_(a);
+    case EK_UNARY_ACOSH: return cacosh_(a);
+    case EK_UNARY_ATANH: return catanh_(a);
+    case EK_UNARY_LOG2: return clog_base_(a, 1.4426950408889634);    // 1 / ln 2
+    case EK_UNARY_LOG10: return clog_base_(a, 0.43429448190325176);  // 1 / ln 10
     // Predicates: re is the truth value.
     case EK_UNARY_ISNAN: return make(nan_(a.re) || nan_(a.im), 0);
     case EK_UNARY_ISINF: return make(inf_(a.re) || inf_(a.im), 0);

@@ -21,6 +21,7 @@
 #include "ops/index_plan.hpp"
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "ops/complex.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 
@@ -652,6 +653,7 @@ EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, e
   EK_FORWARD(check_mask_dtype(mask));
   TensorDesc md{};
   EK_FORWARD(broadcast_to(mask, x, &md));
+  if (dtype_is_complex(x->dtype)) return complex_masked_fill(stream, x, mask, value, out);
   uint64_t bits = 0;
   EK_FORWARD(scalar_to_element(value, x->dtype, &bits));
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask), EK_OUT(out));

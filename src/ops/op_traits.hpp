@@ -107,7 +107,7 @@ struct RandomTraits {
   T(EK_UNARY_EXP2, Result::kFloat, kAnyDtype, nullptr)       \
   T(EK_UNARY_EXPM1, Result::kFloat, kAnyWithComplex, nullptr)      \
   T(EK_UNARY_LOG, Result::kFloat, kAnyWithComplex, nullptr)        \
-  T(EK_UNARY_LOG2, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_LOG2, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_LOG1P, Result::kFloat, kAnyWithComplex, nullptr)      \
   T(EK_UNARY_SQRT, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_RSQRT, Result::kFloat, kAnyDtype, nullptr)      \
@@ -125,21 +125,21 @@ struct RandomTraits {
   T(EK_UNARY_ERF, Result::kFloat, kAnyDtype, nullptr)        \
   T(EK_UNARY_FLOOR, Result::kSame, kAnyDtype, nullptr)       \
   T(EK_UNARY_CEIL, Result::kSame, kAnyDtype, nullptr)        \
-  T(EK_UNARY_ROUND, Result::kSame, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ROUND, Result::kSame, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_TRUNC, Result::kSame, kAnyDtype, nullptr)       \
   T(EK_UNARY_LOGICAL_NOT, Result::kBool, kAnyDtype, nullptr) \
   T(EK_UNARY_ISNAN, Result::kBool, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_ISINF, Result::kBool, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_ISFINITE, Result::kBool, kAnyWithComplex, nullptr)   \
-  T(EK_UNARY_ASIN, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ACOS, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ATAN, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ASIN, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ACOS, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ATAN, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_SINH, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_COSH, Result::kFloat, kAnyWithComplex, nullptr)       \
-  T(EK_UNARY_ASINH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_ACOSH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_ATANH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_LOG10, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_ASINH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_ACOSH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_ATANH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_LOG10, Result::kFloat, kAnyWithComplex, nullptr)      \
   T(EK_UNARY_SIGNBIT, Result::kBool, kAnyDtype, nullptr)
 
 #define EK_BINARY_TRAITS(T)                                     \
