@@ -2133,7 +2133,8 @@ EK_API ek_status ek_comm_group_end(void);
  * raises a real tensor to complex64, or complex128 for a float64 tensor.
  *
  * Casts: real -> complex gives (x, 0); complex64 <-> complex128 rounds each
- * part. complex -> real (and bool) is refused with EK_ERROR_DTYPE: the
+ * part; complex -> bool is x != 0 (as NumPy). complex -> a real number is
+ * refused with EK_ERROR_DTYPE: the
  * imaginary part would be dropped silently (NumPy warns, the array API leaves
  * it unspecified); take ek_view_real, ek_view_imag or abs explicitly.
  *
@@ -2150,7 +2151,8 @@ EK_API ek_status ek_comm_group_end(void);
  *    0^b = 0 for Re(b) > 0, 1 for b = 0), equal, not_equal;
  *  - reductions sum and mean (each part reduced as its float dtype, over all
  *    or some dims, keepdim), any and all (over x != 0); cumsum (ek_scan);
- *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value) and index assignment;
+ *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value), index assignment,
+ *    ek_where (each part; an out of the result's dtype);
  *  - ek_matmul (and tensordot, outer), with NumPy's batching and
  *    transposition rules: four real products of the parts (re = ar br - ai
  *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.

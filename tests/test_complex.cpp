@@ -115,6 +115,9 @@ TEST_P(Complex, RoundTripsCastsAndFills) {
   EK_FAILS(ek_cast(nullptr, c64, EK_FLOAT32, bad.out()), EK_ERROR_DTYPE, "ek_view_real");
   EXPECT_EQ(bad.t, nullptr);
   EK_FAILS(ek_copy(nullptr, c64, f), EK_ERROR_DTYPE, "imaginary part");
+  Tensor nz(upload(ctx, {3}, EK_COMPLEX64, std::vector<std::complex<float>>{{0, 0}, {0, -1}, {2, 0}}.data())), as_bool;
+  EK_OK(ek_cast(nullptr, nz, EK_BOOL, as_bool.out()));
+  EXPECT_EQ(ektest::values_of(as_bool), (ektest::Values{0, 1, 1}));
   const int64_t shape[2] = {3, 2};
   EK_OK(ek_full(nullptr, ctx, 2, shape, EK_COMPLEX64, ek_scalar_complex(1.5, -4), full.out()));
   for (Z z : values_z(full)) EXPECT_EQ(z, Z(1.5, -4));
@@ -336,7 +339,7 @@ TEST_P(Complex, VecdotConjugatesX) {
   EXPECT_EQ(values_z(v), (Zs{Z(3, -4), Z(5, 1)}));
 }
 
-TEST_P(Complex, CumsumAndMaskedFill) {
+TEST_P(Complex, CumsumMaskedFillAndWhere) {
   const Zs z = random_complex(6, 21);
   for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
     Tensor x(make_z({2, 3}, dt, z)), cs, mask, filled;
@@ -356,6 +359,11 @@ TEST_P(Complex, CumsumAndMaskedFill) {
     EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &three, EK_BOOL, m, mask.out()));
     EK_OK(ek_masked_fill(nullptr, x, mask, ek_scalar_complex(7, -1), filled.out()));
     EXPECT_EQ(values_z(filled), (Zs{Z(7, -1), rx[1], Z(7, -1), Z(7, -1), rx[4], Z(7, -1)}));
+    // where(mask, x, real 2): the real operand promotes to (2, 0)
+    Tensor two(ektest::make(ctx, {1}, EK_FLOAT32, {2})), w;
+    EK_OK(ek_where(nullptr, mask, x, two, w.out()));
+    EXPECT_EQ(dtype_of(w), dt);
+    EXPECT_EQ(values_z(w), (Zs{rx[0], Z(2, 0), rx[2], rx[3], Z(2, 0), rx[5]}));
   }
 }
 
@@ -393,9 +401,7 @@ TEST_P(Complex, RefusedOps) {
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_PROD, x, 0, nullptr, 0, out.out()), EK_ERROR_DTYPE, "prod");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_LT, x, x, out.out()), EK_ERROR_DTYPE, "complex");
   EK_FAILS(ek_unary(nullptr, EK_UNARY_FLOOR, x, out.out()), EK_ERROR_DTYPE, "complex");
-  Tensor cond;
-  EK_OK(ek_binary(nullptr, EK_BINARY_EQ, x, x, cond.out()));
-  EK_FAILS(ek_where(nullptr, cond, x, x, out.out()), EK_ERROR_DTYPE, "complex");
+  EK_FAILS(ek_clamp(nullptr, x, nullptr, nullptr, out.out()), EK_ERROR_DTYPE, "clamp does not support complex");
   EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 0, out.out()), EK_ERROR_DTYPE, "cumprod does not support complex");
   EK_FAILS(ek_sort(nullptr, x, 0, 0, 1, out.out(), nullptr), EK_ERROR_DTYPE, "complex64");
   const int64_t n = 3;

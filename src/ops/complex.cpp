@@ -211,6 +211,26 @@ ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out) {
   });
 }
 
+ek_status complex_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_dtype dt, int ndim,
+                        const int64_t *shape, ek_tensor *out) {
+  ek_context ctx = a->storage->ctx;
+  ek_stream s = nullptr;
+  EK_FORWARD(resolve_stream(ctx, stream, &s));
+  ek_tensor ca = nullptr, cb = nullptr;
+  EK_FORWARD(as_dtype(s, a, dt, &ca));
+  OwnedTensor oa(ca);
+  EK_FORWARD(as_dtype(s, b, dt, &cb));
+  OwnedTensor ob(cb);
+  return fill_out(ctx, s, ndim, shape, dt, out, [&](ek_tensor o) {
+    for (int part = 0; part < 2; ++part) {
+      OwnedTensor op(part_view(o, part)), ap(part_view(ca, part)), bp(part_view(cb, part));
+      ek_tensor t = op.get();
+      EK_FORWARD(ek_where(s, cond, ap.get(), bp.get(), &t));
+    }
+    return EK_SUCCESS;
+  });
+}
+
 }  // namespace ek
 
 using namespace ek;

@@ -29,4 +29,9 @@ ek_status complex_scan(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 // round of a complex x: each part rounded (to integers) into out's part.
 ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out);
 
+// ek_where with a complex result (dt; shape broadcast and checked): each part
+// of out from the same part of a and b (cast to dt).
+ek_status complex_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_dtype dt, int ndim,
+                        const int64_t *shape, ek_tensor *out);
+
 }  // namespace ek

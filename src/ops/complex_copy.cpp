@@ -1,10 +1,11 @@
 // Copies, casts and fills of the complex dtypes, through the backends' real
-// ones: a complex layout is two float layouts (its parts, strides doubled) or,
+// ones (complex -> bool through the complex kernel's not_equal): a complex layout is two float layouts (its parts, strides doubled) or,
 // with a dim to spare, one float layout with a last dim of 2 (which coalesces
 // to the plain copy of contiguous data). The backends never see a complex
 // dtype here.
 #include "core/backend.hpp"
 #include "core/internal.hpp"
+#include "ops/complex_plan.hpp"
 
 namespace ek {
 namespace {
@@ -38,7 +39,7 @@ TensorDesc complex_part(const TensorDesc &d, int part) {
 }
 
 ek_status check_cast(ek_dtype from, ek_dtype to) {
-  EK_CHECK(!dtype_is_complex(from) || dtype_is_complex(to), EK_ERROR_DTYPE,
+  EK_CHECK(!dtype_is_complex(from) || dtype_is_complex(to) || to == EK_BOOL, EK_ERROR_DTYPE,
            "cannot cast %s to %s: the imaginary part would be lost (take ek_view_real, ek_view_imag or "
            "abs explicitly)",
            ek_dtype_name(from), ek_dtype_name(to));
@@ -48,6 +49,15 @@ ek_status check_cast(ek_dtype from, ek_dtype to) {
 ek_status complex_device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {
   EK_FORWARD(check_cast(static_cast<ek_dtype>(src.dtype), static_cast<ek_dtype>(dst.dtype)));
   const Backend &b = *ctx->backend;
+  if (dst.dtype == kBool) {  // x != 0, as NumPy: the complex kernel's not_equal stores bool
+    cx::Args g{};
+    g.op = EK_BINARY_NE;
+    g.binary = true;
+    g.scalar = 2;
+    g.out = dst;
+    g.a = src;
+    return b.complex_elementwise(ctx, s, g);
+  }
   if (!dtype_is_complex(src.dtype)) {  // (x, 0)
     EK_FORWARD(b.copy(ctx, s, complex_part(dst, 0), src));
     return fill_value(ctx, s, complex_part(dst, 1), int_scalar(0));

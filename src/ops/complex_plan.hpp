@@ -59,6 +59,8 @@ EK_HD C div(C a, C b) {
 }
 EK_HD C cexp_(C a) {
   if (a.im == 0) return make(::exp(a.re), a.im);  // keeps exp(x + 0i) real, as C99
+  if (inf_(a.re) && !finite_(a.im))  // C99 G.6.3.1: e^-inf is 0 whatever the angle; e^+inf has none
+    return a.re < 0 ? make(0, 0) : make(a.re, NAN);
   const double e = ::exp(a.re);
   return make(e * ::cos(a.im), e * ::sin(a.im));
 }
@@ -71,11 +73,25 @@ EK_HD C csqrt_(C a) {
   if (a.re >= 0) return make(t, a.im / (2 * t));
   return make(::fabs(a.im) / (2 * t), ::copysign(t, a.im));
 }
-EK_HD C csinh_(C a) { return make(::sinh(a.re) * ::cos(a.im), ::cosh(a.re) * ::sin(a.im)); }
-EK_HD C ccosh_(C a) { return make(::cosh(a.re) * ::cos(a.im), ::sinh(a.re) * ::sin(a.im)); }
+// The edge cases of C99 G.6.2.4-5 first (an infinite or NaN imaginary part
+// has no sine: the real part keeps what it can).
+EK_HD C csinh_(C a) {
+  if (a.im == 0) return make(::sinh(a.re), a.im);
+  if ((a.re == 0 || inf_(a.re)) && !finite_(a.im)) return make(a.re, NAN);
+  return make(::sinh(a.re) * ::cos(a.im), ::cosh(a.re) * ::sin(a.im));
+}
+EK_HD C ccosh_(C a) {
+  if (a.im == 0) return make(::cosh(a.re), a.im);
+  if (a.re == 0 && !finite_(a.im)) return make(NAN, 0.0);
+  if (inf_(a.re) && !finite_(a.im)) return make(INFINITY, NAN);
+  return make(::cosh(a.re) * ::cos(a.im), ::sinh(a.re) * ::sin(a.im));
+}
 // tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for large |x|
 // the quotient is sign(x) + 0i (the terms overflow before it changes).
 EK_HD C ctanh_(C a) {
+  if (a.im == 0) return make(::tanh(a.re), a.im);  // NaN + 0i stays NaN + 0i (C99 G.6.2.6)
+  if (inf_(a.re)) return make(::copysign(1.0, a.re), finite_(a.im) ? ::copysign(0.0, a.im) : 0.0);
+  if (!finite_(a.im)) return make(a.re == 0 ? a.re : NAN, NAN);
   if (::fabs(a.re) > 20) return make(::copysign(1.0, a.re), 2 * ::sin(2 * a.im) * ::exp(-2 * ::fabs(a.re)));
   const double d = ::cosh(2 * a.re) + ::cos(2 * a.im);
   return make(::sinh(2 * a.re) / d, ::sin(2 * a.im) / d);
@@ -92,6 +108,8 @@ EK_HD C ctan_(C a) {
 }
 // exp(z) - 1 and log(1 + z) accurate near 0.
 EK_HD C cexpm1_(C a) {
+  if (a.im == 0) return make(a.re == 0 ? 0.0 : ::expm1(a.re), a.im);
+  if (inf_(a.re) && !finite_(a.im)) return a.re < 0 ? make(-1, 0) : make(a.re, NAN);  // as cexp_
   const double s = ::sin(a.im / 2);
   return make(::expm1(a.re) * ::cos(a.im) - 2 * s * s, ::exp(a.re) * ::sin(a.im));
 }
@@ -114,7 +132,9 @@ EK_HD C casinh_(C a) {
   // For Re z < 0, -asinh(-z): z + sqrt(z^2 + 1) would cancel.
   const bool neg = a.re < 0;
   const C z = neg ? make(-a.re, -a.im) : a;
-  const C r = clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
+  C r = clog_(z);
+  if (cabs_(z) > 1e150) r.re += 0.6931471805599453;  // log(2z): z^2 would overflow
+  else r = clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
   return neg ? make(-r.re, -r.im) : r;
 }
 EK_HD C cacosh_(C a) {

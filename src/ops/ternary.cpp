@@ -6,6 +6,7 @@
 #include "core/backend.hpp"
 #include "ops/ternary_plan.hpp"
 #include "core/internal.hpp"
+#include "ops/complex.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 
@@ -154,6 +155,7 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
   int64_t shape[EK_MAX_DIMS];
   EK_FORWARD(broadcast3(a, b, cond, &ndim, shape));
   const ek_dtype result = promote(a->dtype, b->dtype);
+  if (dtype_is_complex(result)) return complex_where(stream, cond, a, b, result, ndim, shape, out);
   tern::Args g{};
   g.op = tern::kWhere;
   g.compute = compute_of(result);
