@@ -1203,10 +1203,11 @@ Tensor matmul(const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg
 /// order; more than EK_MAX_DIMS is EK_ERROR_SHAPE.
 Tensor tensordot(const Tensor &a, const Tensor &b, Span<int> a_dims = {}, Span<int> b_dims = {}, Tensor *out = nullptr, StreamArg stream = {});
 
-/// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
-/// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
-/// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
-/// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+/// The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
+/// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the
+/// end) and must exist in both x and y with one size: the contracted dim does not broadcast
+/// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without
+/// dim.
 Tensor vecdot(const Tensor &x, const Tensor &y, int dim, Tensor *out = nullptr, StreamArg stream = {});
 
 /// torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims: EK_ERROR_SHAPE),

@@ -3184,10 +3184,11 @@ func (t *Tensor) VecdotOn(y *Tensor, dim int, s *Stream, out *Tensor) (*Tensor, 
 	return result(C.ekgo_op_ek_vecdot(hs(s), h(t), h(y), C.int(dim), h(out)), out, contextOf(t))
 }
 
-// Vecdot wraps ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the
-// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end)
-// and must exist in both x and y with one size: the contracted dim does not broadcast
-// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+// Vecdot wraps ek_vecdot: The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for
+// complex x), with the other dims broadcast (NumPy rules). dim counts in the broadcast shape
+// (negative from the end) and must exist in both x and y with one size: the contracted dim does
+// not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape
+// without dim.
 func (t *Tensor) Vecdot(y *Tensor, dim int) (*Tensor, error) {
 	return t.VecdotOn(y, dim, nil, nil)
 }

@@ -561,10 +561,11 @@ def tensordot(a, b, a_dims, b_dims, *, out=None):
 
 
 def vecdot(x, y, dim, *, out=None):
-    """ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims
-    broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must
-    exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE).
-    0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+    """ek_vecdot: The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x),
+    with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative
+    from the end) and must exist in both x and y with one size: the contracted dim does not
+    broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape
+    without dim.
     """
     x = _arg(x, y)
     y = _arg(y, x)

@@ -150,4 +150,4 @@ def _real(value, what: str) -> _ffi.ek_scalar:
         return _Scalar(_COMPLEX, 0, 0, 0, float(value.real), float(value.imag))
     if type(value).__name__ == "Tensor" and value.numel() == 1:  # a one-element ek.Tensor
         return scalar(value.item(), what)
-    raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")
+    raise TypeError(f"{what}: expected a real or complex number, got {type(value).__name__}")

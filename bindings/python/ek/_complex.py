@@ -50,4 +50,5 @@ class ComplexMethods:
         return _capi.conj(self)
 
     def is_complex(self) -> bool:
+        """Whether the dtype is complex64 or complex128."""
         return self.dtype.is_complex

@@ -1699,7 +1699,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'y', 'dim', 'out'),
-        "The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.",
+        "The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.",
     ),
     'ek_outer': (
         ek_status,

@@ -1932,10 +1932,11 @@ impl Tensor {
         self.produce(out, |o| unsafe { sys::ek_tensordot(stream.as_raw(), self.as_raw(), b.as_raw(), ndims, ptr(&a_dims), ptr(&b_dims), o) })
     }
 
-    /// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
-    /// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
-    /// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
-    /// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim (`ek_vecdot`).
+    /// The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
+    /// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the
+    /// end) and must exist in both x and y with one size: the contracted dim does not broadcast
+    /// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without
+    /// dim (`ek_vecdot`).
     pub fn vecdot(&self, y: &Tensor, dim: i32) -> Result<Tensor> {
         self.produce(None, |o| unsafe { sys::ek_vecdot(std::ptr::null_mut(), self.as_raw(), y.as_raw(), dim, o) })
     }
