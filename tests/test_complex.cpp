@@ -388,6 +388,17 @@ TEST_P(Complex, JoinsGathersAndTriangles) {
     EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &two, EK_INT64, i2, idx.out()));
     EK_OK(ek_index_select(nullptr, x, 1, idx, sel.out()));
     EXPECT_EQ(values_z(sel), (Zs{rx[2], rx[0], rx[5], rx[3]}));
+    // accumulating puts add both parts (index 0 twice)
+    const int64_t i0[2] = {0, 0};
+    Tensor rows, vals(make_z({2, 3}, dt, Zs(6, Z(1, 1)))), acc;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &two, EK_INT64, i0, rows.out()));
+    const ek_tensor rows_idx[1] = {rows};
+    EK_OK(ek_index_put(nullptr, x, 1, rows_idx, vals, 1, acc.out()));
+    const Zs got_acc = values_z(acc);
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(got_acc[j], rx[j] + Z(2, 2)) << j;
+      EXPECT_EQ(got_acc[3 + j], rx[3 + j]) << j;
+    }
     EK_OK(ek_unary(nullptr, EK_UNARY_ISFINITE, x, mask.out()));
     EK_OK(ek_masked_select(nullptr, x, mask, picked.out()));
     EXPECT_EQ(values_z(picked), rx);

@@ -211,6 +211,24 @@ ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out) {
   });
 }
 
+ek_status complex_index_put_add(ek_stream stream, ek_tensor x, int n, const ek_tensor *indices,
+                                ek_tensor values, ek_tensor *out) {
+  return per_part_in_place(stream, x, out, [&](ek_stream s, ek_tensor p, int part) {
+    OwnedTensor v(part_view(values, part));
+    ek_tensor o = p;
+    return ek_index_put(s, p, n, indices, v.get(), 1, &o);
+  });
+}
+
+ek_status complex_scatter_add(ek_stream stream, ek_tensor x, int dim, ek_tensor index, ek_tensor src,
+                              ek_tensor *out) {
+  return per_part_in_place(stream, x, out, [&](ek_stream s, ek_tensor p, int part) {
+    OwnedTensor v(part_view(src, part));
+    ek_tensor o = p;
+    return ek_scatter(s, p, dim, index, v.get(), 1, &o);
+  });
+}
+
 ek_status complex_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_dtype dt, int ndim,
                         const int64_t *shape, ek_tensor *out) {
   ek_context ctx = a->storage->ctx;

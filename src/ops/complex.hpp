@@ -34,4 +34,11 @@ ek_status complex_round(ek_stream stream, ek_tensor x, ek_tensor *out);
 ek_status complex_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor b, ek_dtype dt, int ndim,
                         const int64_t *shape, ek_tensor *out);
 
+// ek_index_put and ek_scatter with accumulate of a complex x (checked): each
+// part accumulated on its own (the backends add real dtypes only).
+ek_status complex_index_put_add(ek_stream stream, ek_tensor x, int n, const ek_tensor *indices,
+                                ek_tensor values, ek_tensor *out);
+ek_status complex_scatter_add(ek_stream stream, ek_tensor x, int dim, ek_tensor index, ek_tensor src,
+                              ek_tensor *out);
+
 }  // namespace ek

@@ -594,6 +594,7 @@ EK_API ek_status ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor in
   EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
   EK_FORWARD(check_index_fits(index, x, "x", d));
   EK_FORWARD(check_index_fits(index, src, "src", -1));
+  if (accumulate && dtype_is_complex(x->dtype)) return complex_scatter_add(stream, x, d, index, src, out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, index, src), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
@@ -622,6 +623,7 @@ EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_ten
   EK_FORWARD(put_shape(x, n, indices, &ps));
   TensorDesc unused{};
   EK_FORWARD(broadcast_desc(values, ps.ndim, ps.shape, &unused));  // shape error before out
+  if (accumulate && dtype_is_complex(x->dtype)) return complex_index_put_add(stream, x, n, indices, values, out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, values), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
