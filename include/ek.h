@@ -2152,7 +2152,8 @@ EK_API ek_status ek_comm_group_end(void);
  *  - reductions sum and mean (each part reduced as its float dtype, over all
  *    or some dims, keepdim), any and all (over x != 0); cumsum (ek_scan);
  *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value), index assignment,
- *    ek_where (each part; an out of the result's dtype);
+ *    ek_index_put and ek_scatter with accumulate, ek_where (each part; an out
+ *    of the result's dtype);
  *  - ek_matmul (and tensordot, outer), with NumPy's batching and
  *    transposition rules: four real products of the parts (re = ar br - ai
  *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.

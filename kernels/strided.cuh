@@ -86,8 +86,9 @@ int with_bits_of(int64_t es, F &&f) {
 }
 
 // A 16-byte element (complex128) as raw bits; T(v) holds v in its low bytes,
-// as the integer types do (T(0) is zero).
-struct alignas(16) Bits128 {
+// as the integer types do (T(0) is zero). Aligned as its parts (8 bytes): a
+// wrapped or DLPack complex128 buffer need not be 16-byte aligned.
+struct alignas(8) Bits128 {
   uint64_t lo, hi;
   Bits128() = default;
   __host__ __device__ explicit Bits128(uint64_t v) : lo(v), hi(0) {}
