@@ -608,9 +608,11 @@ typedef enum {
   EK_FLOAT64 = 9,
   EK_UINT16 = 10,
   EK_UINT32 = 11,
-  EK_UINT64 = 12
+  EK_UINT64 = 12,
+  EK_COMPLEX64 = 13,  /* two float32: real, imag (see "complex numbers") */
+  EK_COMPLEX128 = 14  /* two float64 */
 } ek_dtype;
-#define EK_NUM_DTYPES 13
+#define EK_NUM_DTYPES 15
 /* The most dims a tensor may have. No struct of the ABI depends on it, so a
  * minor release may raise it. */
 #define EK_MAX_DIMS 8
@@ -652,14 +654,15 @@ typedef enum {
   EK_SCALAR_BOOL = 0,     /* reads i, which must be 0 or 1 */
   EK_SCALAR_INT64 = 1,    /* reads i */
   EK_SCALAR_UINT64 = 2,   /* reads u */
-  EK_SCALAR_FLOAT64 = 3   /* reads f */
+  EK_SCALAR_FLOAT64 = 3,  /* reads f */
+  EK_SCALAR_COMPLEX = 4   /* reads f (real part) and imag */
 } ek_scalar_kind;
 
 /** A value with its kind, passed by value: exactly one field is read, chosen by
  *  kind, so 64-bit integers stay exact (ek_scalar_int(x) and the
  *  other constructors below); the other
- *  value fields are ignored. reserved_ and imag must be 0 (kept for complex
- *  kinds added later). Each function says how it uses the value; stored into
+ *  value fields are ignored. reserved_ must be 0, and imag too except for
+ *  EK_SCALAR_COMPLEX (ek_scalar_complex, see "complex numbers"). Each function says how it uses the value; stored into
  *  a tensor of dtype dt (ek_fill, ek_masked_fill):
  *  - integer dt: the value truncated toward zero must lie in dt's range, and
  *    a NaN or infinite float never does: otherwise EK_ERROR_INVALID_ARGUMENT
@@ -668,8 +671,13 @@ typedef enum {
  *  - bool dt: value != 0 (NaN is true).
  *  - float dt: rounded once to nearest even (float16/bfloat16 through
  *    float32), overflow to inf, as ek_cast.
+ *  - complex dt: a real kind gives (value, 0); EK_SCALAR_COMPLEX (re, im),
+ *    each part rounded as for the float dtype of the parts. A complex scalar
+ *    stored into a real dtype, or passed where a function takes no complex
+ *    value, is EK_ERROR_DTYPE.
  *  An unknown kind, a bool kind whose i is not 0 or 1, a nonzero reserved_
- *  or imag is EK_ERROR_INVALID_ARGUMENT, everywhere a scalar is taken. */
+ *  or (for a non-complex kind) imag is EK_ERROR_INVALID_ARGUMENT, everywhere
+ *  a scalar is taken. */
 typedef struct ek_scalar {
   ek_scalar_kind kind;
   int32_t reserved_;
@@ -1425,7 +1433,7 @@ EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tens
  *  order; more than EK_MAX_DIMS is EK_ERROR_SHAPE. */
 EK_API ek_status ek_tensordot(ek_stream stream, ek_tensor a, ek_tensor b, int ndims,
                               const int *a_dims, const int *b_dims, ek_tensor *out);
-/** The array API's vecdot for real dtypes: sum(x * y) along dim, with the
+/** The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
  *  other dims broadcast (NumPy rules). dim counts in the broadcast shape
  *  (negative from the end) and must exist in both x and y with one size:
  *  the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands:
@@ -2208,6 +2216,69 @@ EK_API ek_status ek_comm_group_start(void);
 /** Launches the group; EK_ERROR_TIMEOUT when its communicators do not get it
  *  going within their timeout. */
 EK_API ek_status ek_comm_group_end(void);
+
+/* ---------------------------------------------------------------- complex numbers
+ * EK_COMPLEX64 and EK_COMPLEX128 store each element as two floats (float32 or
+ * float64), the real part first: the layout of C99 float _Complex, C++
+ * std::complex, NumPy, PyTorch and DLPack's kDLComplex (64 and 128 bits).
+ *
+ * Type promotion: complex is a category above float (bool < integer < float
+ * < complex). complex with a real dtype gives the complex dtype whose parts
+ * are the promotion of its parts' float with the real dtype (complex64 +
+ * float64 -> complex128, complex64 + int64 -> complex64); an EK_SCALAR_COMPLEX
+ * raises a real tensor to complex64, or complex128 for a float64 tensor.
+ *
+ * Casts: real -> complex gives (x, 0); complex64 <-> complex128 rounds each
+ * part; complex -> bool is x != 0 (as NumPy). complex -> a real number is
+ * refused with EK_ERROR_DTYPE: the
+ * imaginary part would be dropped silently (NumPy warns, the array API leaves
+ * it unspecified); take ek_view_real, ek_view_imag or abs explicitly.
+ *
+ * Supported on complex tensors: copies, casts, views, joins and indexing
+ * (elements move as bytes), fill/full/zeros/ones/eye, DLPack, and
+ *  - ek_unary: neg, abs (a real result: float32 for complex64, float64 for
+ *    complex128), sign (z / |z|, 0 at 0), square, reciprocal, exp, expm1,
+ *    log, log1p, log2, log10, sqrt (principal branches, as C99's
+ *    cexp/clog/csqrt), sin, cos, tan, sinh, cosh, tanh, asin, acos, atan,
+ *    asinh, acosh, atanh (their logarithmic forms), round (each part),
+ *    isnan/isinf/isfinite (either part NaN / either part infinite / both
+ *    parts finite, as NumPy);
+ *  - ek_binary, ek_binary_scalar: add, sub, mul, div, pow (exp(b log a),
+ *    0^b = 0 for Re(b) > 0, 1 for b = 0), equal, not_equal;
+ *  - reductions sum and mean (each part reduced as its float dtype, over all
+ *    or some dims, keepdim), any and all (over x != 0); cumsum (ek_scan);
+ *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value), index assignment,
+ *    ek_index_put and ek_scatter with accumulate, ek_where (each part; an out
+ *    of the result's dtype);
+ *  - ek_matmul (and tensordot, outer), with NumPy's batching and
+ *    transposition rules: four real products of the parts (re = ar br - ai
+ *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.
+ * Every other op (prod, cumprod, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
+ * and the dtype (the ordering ops - compare, max/min, sort, clamp - because
+ * complex numbers have no order). Arithmetic computes in double precision on
+ * both devices with the same formulas and rounds once to the result's parts:
+ * add, sub and mul of complex64 give the same bits on the CPU and CUDA. */
+
+/** A complex scalar re + im*i (header-only, like the other constructors). */
+static inline ek_scalar ek_scalar_complex(double re, double im) {
+  ek_scalar s = ek_scalar_of_kind_(EK_SCALAR_COMPLEX);
+  s.f = re;
+  s.imag = im;
+  return s;
+}
+/** The real parts of a complex x as a view (a new handle sharing x's storage,
+ *  like torch.real): float32 for complex64, float64 for complex128, x's
+ *  shape, strides in elements doubled. Writing into it writes x. For a real
+ *  x: a view of x itself (NumPy and torch). */
+EK_API ek_status ek_view_real(ek_tensor x, ek_tensor *out);
+/** The imaginary parts of a complex x as a view (as ek_view_real, one float
+ *  further). A real x has no imaginary storage to view: EK_ERROR_DTYPE
+ *  (as torch.imag; NumPy's np.imag returns zeros instead, the array API
+ *  leaves it unspecified: ek_full with 0 gives them). */
+EK_API ek_status ek_view_imag(ek_tensor x, ek_tensor *out);
+/** The complex conjugate, a new tensor of x's dtype and shape (or into
+ *  *out). A real x is copied unchanged (NumPy; the array API). */
+EK_API ek_status ek_conj(ek_stream stream, ek_tensor x, ek_tensor *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -118,6 +118,8 @@ enum class DType : int {
   Uint16 = EK_UINT16,
   Uint32 = EK_UINT32,
   Uint64 = EK_UINT64,
+  Complex64 = EK_COMPLEX64,
+  Complex128 = EK_COMPLEX128,
 };
 
 /// ek_scalar_kind.
@@ -126,6 +128,7 @@ enum class ScalarKind : int {
   Int64 = EK_SCALAR_INT64,
   Uint64 = EK_SCALAR_UINT64,
   Float64 = EK_SCALAR_FLOAT64,
+  Complex = EK_SCALAR_COMPLEX,
 };
 
 /// ek_meshgrid_indexing.
@@ -1223,10 +1226,11 @@ Tensor matmul(const Tensor &a, const Tensor &b, Tensor *out = nullptr, StreamArg
 /// order; more than EK_MAX_DIMS is EK_ERROR_SHAPE.
 Tensor tensordot(const Tensor &a, const Tensor &b, Span<int> a_dims = {}, Span<int> b_dims = {}, Tensor *out = nullptr, StreamArg stream = {});
 
-/// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
-/// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
-/// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
-/// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+/// The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
+/// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the
+/// end) and must exist in both x and y with one size: the contracted dim does not broadcast
+/// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without
+/// dim.
 Tensor vecdot(const Tensor &x, const Tensor &y, int dim, Tensor *out = nullptr, StreamArg stream = {});
 
 /// torch.outer: out[i, j] = a[i] * b[j] for 1-D a [m] and b [n] (other ndims: EK_ERROR_SHAPE),
@@ -1283,6 +1287,20 @@ Tensor nonzero(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
 /// counted on the host, a 0-d mask read). A given *out with a basic key receives a copy of the
 /// view.
 Tensor index(const Tensor &x, Span<Index> key, Tensor *out = nullptr, StreamArg stream = {});
+
+/// The real parts of a complex x as a view (a new handle sharing x's storage, like torch.real):
+/// float32 for complex64, float64 for complex128, x's shape, strides in elements doubled.
+/// Writing into it writes x. For a real x: a view of x itself (NumPy and torch).
+Tensor real(const Tensor &x);
+
+/// The imaginary parts of a complex x as a view (as ek_view_real, one float further). A real x
+/// has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's np.imag returns
+/// zeros instead, the array API leaves it unspecified: ek_full with 0 gives them).
+Tensor imag(const Tensor &x);
+
+/// The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x is
+/// copied unchanged (NumPy; the array API).
+Tensor conj(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
 
 /// ek_unary(EK_UNARY_NEG), see ek::unary.
 Tensor neg(const Tensor &x, Tensor *out = nullptr, StreamArg stream = {});
@@ -2045,6 +2063,9 @@ class Tensor : public detail::Shared<ek_tensor> {
   Tensor masked_scatter(const Tensor &mask, const Tensor &source, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::masked_scatter(*this, mask, source, out, stream); }
   Tensor nonzero(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::nonzero(*this, out, stream); }
   Tensor index(Span<Index> key, Tensor *out = nullptr, StreamArg stream = {}) const { return ek::index(*this, key, out, stream); }
+  Tensor real() const { return ek::real(*this); }
+  Tensor imag() const { return ek::imag(*this); }
+  Tensor conj(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::conj(*this, out, stream); }
   Tensor neg(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::neg(*this, out, stream); }
   Tensor abs(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::abs(*this, out, stream); }
   Tensor sign(Tensor *out = nullptr, StreamArg stream = {}) const { return ek::sign(*this, out, stream); }
@@ -2548,6 +2569,21 @@ inline Tensor index(const Tensor &x, Span<Index> key, Tensor *out, StreamArg str
   const auto n = detail::count<int>("ek_index", "key", {c_key.size()});
   ek_tensor o_out = detail::out_of(out);
   detail::check(ek_index(stream.c, x.get(), n, c_key.data(), &o_out));
+  return detail::result(out, o_out);
+}
+inline Tensor real(const Tensor &x) {
+  ek_tensor o_out = nullptr;
+  detail::check(ek_view_real(x.get(), &o_out));
+  return Tensor::adopt(o_out);
+}
+inline Tensor imag(const Tensor &x) {
+  ek_tensor o_out = nullptr;
+  detail::check(ek_view_imag(x.get(), &o_out));
+  return Tensor::adopt(o_out);
+}
+inline Tensor conj(const Tensor &x, Tensor *out, StreamArg stream) {
+  ek_tensor o_out = detail::out_of(out);
+  detail::check(ek_conj(stream.c, x.get(), &o_out));
   return detail::result(out, o_out);
 }
 inline Tensor neg(const Tensor &x, Tensor *out, StreamArg stream) { return unary(UnaryOp::Neg, x, out, stream); }

@@ -2,6 +2,7 @@
 // cuBLAS. Built only with CUDA (meson.build); without it cuda_backend() is
 // gpu_none.cpp's nullptr and no CUDA context can be created.
 #include "core/backend.hpp"
+#include "kernels/complex.cuh"
 #include "kernels/copy.cuh"
 #include "kernels/creation.cuh"
 #include "kernels/cublas.hpp"
@@ -49,6 +50,10 @@ ek_status binary(ek_context ctx, ek_stream s, const ew::Args &g) {
 
 ek_status ternary(ek_context ctx, ek_stream s, const tern::Args &g) {
   return launch(ctx, "ternary kernel", [&] { return cuda::ternary(g, s->native); });
+}
+
+ek_status complex_elementwise(ek_context ctx, ek_stream s, const cx::Args &g) {
+  return launch(ctx, "complex kernel", [&] { return cuda::complex_elementwise(g, s->native); });
 }
 
 ek_status random(ek_context ctx, ek_stream s, const rng::Params &g, const TensorDesc &t) {

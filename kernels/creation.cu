@@ -77,7 +77,7 @@ int triangle(const TrianglePlan &p, void *stream) {
     all.st[1][all.ndim++] = s.strides[k];
   }
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  return with_bits_of(int64_t(dtype_size(d.dtype)), [&](auto t) {
+  return with_move_bits_of(int64_t(dtype_size(d.dtype)), [&](auto t) {
     using T = decltype(t);
     return all.fits_32bit() ? launch_triangle<T, uint32_t>(p, batch, n, st)
                             : launch_triangle<T, uint64_t>(p, batch, n, st);

@@ -572,11 +572,11 @@ int run_index(const IndexPlan &p, void *stream) {
   const int64_t es = int64_t(dtype_size(p.dense.dtype));
   if (p.kind == kIxGather && g.ndim <= 1 && p.nindex == 1) {
     const IndexArgs<uint64_t> a = index_args<uint64_t>(p, g);
-    return with_bits_of(es, [&](auto t) { return launch_gather_1d<decltype(t)>(a, n, st); });
+    return with_move_bits_of(es, [&](auto t) { return launch_gather_1d<decltype(t)>(a, n, st); });
   }
   auto run = [&](const auto &a) {
     if (p.kind == kIxScatterAdd) return launch_add(a, n, p.dense.dtype, st);
-    return with_bits_of(es, [&](auto t) { return launch_move<decltype(t)>(a, n, p.kind == kIxGather, st); });
+    return with_move_bits_of(es, [&](auto t) { return launch_move<decltype(t)>(a, n, p.kind == kIxGather, st); });
   };
   return g.fits_32bit() ? run(index_args<uint32_t>(p, g)) : run(index_args<uint64_t>(p, g));
 }
@@ -610,7 +610,7 @@ int compact_write(const CompactPlan &p, const void *workspace, void *stream) {
   if (reinterpret_cast<uintptr_t>(p.mask) % 16 != 0) return cudaErrorMisalignedAddress;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   const Geometry<1> g = single(p.dense, p.kind != kCompactNonzero);
-  if (p.kind == kCompactSelect && (g.ndim == 0 || g.unit_stride(0)))
+  if (p.kind == kCompactSelect && (g.ndim == 0 || g.unit_stride(0)) && dtype_size(p.dense.dtype) <= 8)
     return with_bits_of(int64_t(dtype_size(p.dense.dtype)),
                         [&](auto t) { return launch_select_contiguous<decltype(t)>(p, workspace, st); });
   return g.fits_32bit() ? launch_compact_write(p.mask, p.n, workspace, element_op<uint32_t>(p, g), st)

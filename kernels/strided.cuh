@@ -112,6 +112,23 @@ int with_bits_of(int64_t es, F &&f) {
   }
 }
 
+// A 16-byte element (complex128) as raw bits; T(v) holds v in its low bytes,
+// as the integer types do (T(0) is zero). Aligned as its parts (8 bytes): a
+// wrapped or DLPack complex128 buffer need not be 16-byte aligned.
+struct alignas(8) Bits128 {
+  uint64_t lo, hi;
+  Bits128() = default;
+  __host__ __device__ explicit Bits128(uint64_t v) : lo(v), hi(0) {}
+};
+
+// with_bits_of, and Bits128 for 16-byte elements: for the kernels that only
+// move elements (gathers, scatters, tril/triu), never fill them from a value.
+template <typename F>
+int with_move_bits_of(int64_t es, F &&f) {
+  if (es == 16) return f(Bits128());
+  return with_bits_of(es, f);
+}
+
 // ------------------------------------------------------------------ offsets --
 
 // n / d by multiply-high, add and shift (exact for n < 2^31), replacing an

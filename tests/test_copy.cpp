@@ -141,7 +141,7 @@ TEST_P(Copy, OverlappingCopyBehavesAsIfThroughATemporary) {
 }
 
 TEST_P(Copy, FillEveryDtypeIncludingExactInt64) {
-  for (int d = 0; d < EK_NUM_DTYPES; ++d) {
+  for (int d = 0; d < EK_COMPLEX64; ++d) {  // the real dtypes (complex: test_complex.cpp)
     Tensor t(empty({5}, static_cast<ek_dtype>(d))), as64;
     EK_OK(ek_fill(nullptr, ektest::scalar(3), t));
     EK_OK(ek_cast(nullptr, t, EK_FLOAT64, as64.out()));

@@ -146,10 +146,11 @@ TEST_P(ElementwiseKernel, BadParameterListsNameTheToken) {
   }
 }
 
-// Every ek_dtype_name is a parameter type; a good list on a CPU context is
-// EK_ERROR_NOT_SUPPORTED.
+// Every real dtype's ek_dtype_name is a parameter type (complex ones are not);
+// a good list on a CPU context is EK_ERROR_NOT_SUPPORTED.
 TEST_P(ElementwiseKernel, AcceptsEveryDtypeName) {
   for (int dt = 0; dt < EK_NUM_DTYPES; ++dt) {
+    if (dt == EK_COMPLEX64 || dt == EK_COMPLEX128) continue;
     std::string in = std::string(ek_dtype_name(ek_dtype(dt))) + " x";
     Builder k;
     ek_status st = ek_elementwise_create(ctx, in.c_str(), "float64 z", "z = (double)x;", nullptr,

@@ -53,10 +53,10 @@ TEST(LastError, IsPerThread) {
 }
 
 TEST(Dtypes, SizesAndNames) {
-  const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8};
+  const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8, 8, 16};
   const char *names[] = {"bool",    "uint8",    "int8",    "int16",   "int32",
                          "int64",   "float16",  "bfloat16", "float32", "float64",
-                         "uint16",  "uint32",   "uint64"};
+                         "uint16",  "uint32",   "uint64",  "complex64", "complex128"};
   static_assert(sizeof sizes / sizeof sizes[0] == EK_NUM_DTYPES, "a size per dtype");
   for (int d = 0; d < EK_NUM_DTYPES; ++d) {
     EXPECT_EQ(ek_dtype_size(static_cast<ek_dtype>(d)), sizes[d]);

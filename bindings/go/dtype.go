@@ -19,7 +19,8 @@ type BFloat16Bits uint16
 
 // Element lists the Go types whose memory layout is a dtype's.
 type Element interface {
-	bool | uint8 | int8 | int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 | Float16Bits | BFloat16Bits
+	bool | uint8 | int8 | int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 | Float16Bits | BFloat16Bits |
+		complex64 | complex128
 }
 
 // DTypeOf is the dtype whose elements are Ts.
@@ -50,6 +51,10 @@ func DTypeOf[T Element]() DType {
 		return Float64
 	case Float16Bits:
 		return Float16
+	case complex64: // Go's complex types are laid out as ek's: real part first
+		return Complex64
+	case complex128:
+		return Complex128
 	default: // BFloat16Bits
 		return BFloat16
 	}

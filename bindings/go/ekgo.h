@@ -1278,6 +1278,46 @@ static inline ek_status ekgo_ek_comm_group_start(char **msg) {
 static inline ek_status ekgo_ek_comm_group_end(char **msg) {
   return ekgo_fail(ek_comm_group_end(), msg);
 }
+static inline ek_status ekgo_ek_view_real(ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_view_real(x, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_view_real(uintptr_t x, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_view_real((ek_tensor)x, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_view_imag(ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_view_imag(x, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_view_imag(uintptr_t x, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_view_imag((ek_tensor)x, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ek_status ekgo_ek_conj(ek_stream stream, ek_tensor x, ek_tensor * out, char **msg) {
+  return ekgo_fail(ek_conj(stream, x, out), msg);
+}
+static inline ekgo_result ekgo_op_ek_conj(uintptr_t stream, uintptr_t x, uintptr_t out) {
+  ekgo_result r;
+  r.msg = NULL;
+  r.out[1] = NULL;
+  r.out[0] = (ek_tensor)out;
+  r.status = ekgo_fail(ek_conj((ek_stream)stream, (ek_tensor)x, &r.out[0]), &r.msg);
+  return r;
+}
+static inline ekgo_status ekgo_into_ek_conj(uintptr_t stream, uintptr_t x, uintptr_t out) {
+  ekgo_status r;
+  r.msg = NULL;
+  ek_tensor o0 = (ek_tensor)out;
+  r.status = ekgo_fail(ek_conj((ek_stream)stream, (ek_tensor)x, &o0), &r.msg);
+  return r;
+}
 static inline ek_status ekgo_ek_live_handles(int64_t * count, char **msg) {
   return ekgo_fail(ek_live_handles(count), msg);
 }

@@ -125,19 +125,21 @@ type DType int
 
 // Values of ek_dtype.
 const (
-	Bool     DType = C.EK_BOOL
-	Uint8    DType = C.EK_UINT8
-	Int8     DType = C.EK_INT8
-	Int16    DType = C.EK_INT16
-	Int32    DType = C.EK_INT32
-	Int64    DType = C.EK_INT64
-	Float16  DType = C.EK_FLOAT16
-	BFloat16 DType = C.EK_BFLOAT16
-	Float32  DType = C.EK_FLOAT32
-	Float64  DType = C.EK_FLOAT64
-	Uint16   DType = C.EK_UINT16
-	Uint32   DType = C.EK_UINT32
-	Uint64   DType = C.EK_UINT64
+	Bool       DType = C.EK_BOOL
+	Uint8      DType = C.EK_UINT8
+	Int8       DType = C.EK_INT8
+	Int16      DType = C.EK_INT16
+	Int32      DType = C.EK_INT32
+	Int64      DType = C.EK_INT64
+	Float16    DType = C.EK_FLOAT16
+	BFloat16   DType = C.EK_BFLOAT16
+	Float32    DType = C.EK_FLOAT32
+	Float64    DType = C.EK_FLOAT64
+	Uint16     DType = C.EK_UINT16
+	Uint32     DType = C.EK_UINT32
+	Uint64     DType = C.EK_UINT64
+	Complex64  DType = C.EK_COMPLEX64
+	Complex128 DType = C.EK_COMPLEX128
 )
 
 // MeshgridIndexing mirrors ek.h's ek_meshgrid_indexing.

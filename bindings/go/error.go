@@ -11,7 +11,7 @@
 // take a *Stream (nil: the default stream).
 //
 // Value arguments (Fill, scalar operands, clamp bounds, coefficients, arange
-// and random bounds) are any Go integer, float or bool and reach the library
+// and random bounds) are any Go integer, float, complex or bool and reach the library
 // with their kind (ek_scalar), so int64 and uint64 values stay exact. The
 // profiler, ElementwiseKernel and Kernel.LaunchAuto wrap ek.h's experimental
 // section (EK_EXPERIMENTAL): they may change in a minor release.

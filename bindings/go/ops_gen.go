@@ -3184,10 +3184,11 @@ func (t *Tensor) VecdotOn(y *Tensor, dim int, s *Stream, out *Tensor) (*Tensor, 
 	return result(C.ekgo_op_ek_vecdot(hs(s), h(t), h(y), C.int(dim), h(out)), out, contextOf(t))
 }
 
-// Vecdot wraps ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the
-// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end)
-// and must exist in both x and y with one size: the contracted dim does not broadcast
-// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+// Vecdot wraps ek_vecdot: The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for
+// complex x), with the other dims broadcast (NumPy rules). dim counts in the broadcast shape
+// (negative from the end) and must exist in both x and y with one size: the contracted dim does
+// not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape
+// without dim.
 func (t *Tensor) Vecdot(y *Tensor, dim int) (*Tensor, error) {
 	return t.VecdotOn(y, dim, nil, nil)
 }
@@ -3532,5 +3533,67 @@ func (t *Tensor) NonzeroInto(out *Tensor) error {
 	}
 	defer pn.unpin()
 	r := C.ekgo_into_ek_nonzero(0, h(t), h(out))
+	return check(r.status, r.msg)
+}
+
+// ---------------------------------------------------------------- ek_view_real
+
+// Real wraps ek_view_real: The real parts of a complex x as a view (a new handle sharing x's
+// storage, like torch.real): float32 for complex64, float64 for complex128, x's shape, strides in
+// elements doubled. Writing into it writes x. For a real x: a view of x itself (NumPy and torch).
+func (t *Tensor) Real() (*Tensor, error) {
+	pn, err := pin(t)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_view_real(h(t), 0), nil, contextOf(t))
+}
+
+// ---------------------------------------------------------------- ek_view_imag
+
+// Imag wraps ek_view_imag: The imaginary parts of a complex x as a view (as ek_view_real, one
+// float further). A real x has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag;
+// NumPy's np.imag returns zeros instead, the array API leaves it unspecified: ek_full with 0 gives
+// them).
+func (t *Tensor) Imag() (*Tensor, error) {
+	pn, err := pin(t)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_view_imag(h(t), 0), nil, contextOf(t))
+}
+
+// ---------------------------------------------------------------- ek_conj
+
+// ConjOn is Conj on stream s (nil: the default stream), writing into out when not nil (ek_conj).
+func (t *Tensor) ConjOn(s *Stream, out *Tensor) (*Tensor, error) {
+	pn, err := pin(s, t, out)
+	if err != nil {
+		return nil, err
+	}
+	defer pn.unpin()
+	return result(C.ekgo_op_ek_conj(hs(s), h(t), h(out)), out, contextOf(t))
+}
+
+// Conj wraps ek_conj: The complex conjugate, a new tensor of x's dtype and shape (or into *out). A
+// real x is copied unchanged (NumPy; the array API).
+func (t *Tensor) Conj() (*Tensor, error) {
+	return t.ConjOn(nil, nil)
+}
+
+// ConjInto writes Conj into out (ek_conj; where ek.h allows, an output may be an input: in place,
+// converted to the output's dtype).
+func (t *Tensor) ConjInto(out *Tensor) error {
+	if out == nil {
+		return closedError()
+	}
+	pn, err := pin(t, out)
+	if err != nil {
+		return err
+	}
+	defer pn.unpin()
+	r := C.ekgo_into_ek_conj(0, h(t), h(out))
 	return check(r.status, r.msg)
 }

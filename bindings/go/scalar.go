@@ -48,8 +48,12 @@ func toScalar(what string, value any) (C.ek_scalar, error) {
 		s.kind, s.f = C.EK_SCALAR_FLOAT64, C.double(v)
 	case float64:
 		s.kind, s.f = C.EK_SCALAR_FLOAT64, C.double(v)
+	case complex64:
+		s.kind, s.f, s.imag = C.EK_SCALAR_COMPLEX, C.double(real(v)), C.double(imag(v))
+	case complex128:
+		s.kind, s.f, s.imag = C.EK_SCALAR_COMPLEX, C.double(real(v)), C.double(imag(v))
 	default:
-		return s, bindingError(StatusInvalidArgument, "%s must be a Go integer, float or bool, not %s", what, typeName(value))
+		return s, bindingError(StatusInvalidArgument, "%s must be a Go integer, float, complex or bool, not %s", what, typeName(value))
 	}
 	return s, nil
 }

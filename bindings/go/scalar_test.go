@@ -27,7 +27,7 @@ func TestBinaryScalarIntegersAreExact(t *testing.T) {
 	eq(t, vals[int64](s, s.k(x.BitwiseXorScalar(big62))), []int64{big62, big62 ^ 1, big62 ^ -1}, "xor")
 	eq(t, s.k(from(s, []int64{1}, true).AddScalar(2)).DType(), ek.Int64, "bool + int is int64")
 	_, err := x.AddScalar("1")
-	wantErr(t, err, ek.StatusInvalidArgument, "ek.Tensor.BinaryScalar: scalar must be a Go integer, float or bool, not string")
+	wantErr(t, err, ek.StatusInvalidArgument, "ek.Tensor.BinaryScalar: scalar must be a Go integer, float, complex or bool, not string")
 	wantErr(t, x.BinaryScalarInto(ek.BinaryAdd, nil, out), ek.StatusInvalidArgument, "not nil")
 }
 

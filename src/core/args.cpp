@@ -37,17 +37,25 @@ ek_status resolve_creator(ek_stream stream, ek_context ctx, ek_context *ctx_out,
   return EK_SUCCESS;
 }
 
-ek_status check_scalar(const ek_scalar &v, const char *name) {
+ek_status check_scalar_or_complex(const ek_scalar &v, const char *name) {
   const int kind = raw_enum(v.kind);
-  EK_CHECK(kind >= EK_SCALAR_BOOL && kind <= EK_SCALAR_FLOAT64, EK_ERROR_INVALID_ARGUMENT,
+  EK_CHECK(kind >= EK_SCALAR_BOOL && kind <= EK_SCALAR_COMPLEX, EK_ERROR_INVALID_ARGUMENT,
            "%s: unknown ek_scalar kind %d", name, kind);
   EK_CHECK(v.reserved_ == 0, EK_ERROR_INVALID_ARGUMENT, "%s: ek_scalar.reserved_ is %d, not 0",
            name, static_cast<int>(v.reserved_));
   // -0.0 counts as 0; NaN fails.
-  EK_CHECK(v.imag == 0.0, EK_ERROR_INVALID_ARGUMENT,
-           "%s: ek_scalar.imag is %g, not 0 (no complex kinds yet)", name, v.imag);
+  EK_CHECK(kind == EK_SCALAR_COMPLEX || v.imag == 0.0, EK_ERROR_INVALID_ARGUMENT,
+           "%s: ek_scalar.imag is %g, not 0 (only an EK_SCALAR_COMPLEX has an imaginary part)",
+           name, v.imag);
   EK_CHECK(kind != EK_SCALAR_BOOL || v.i == 0 || v.i == 1, EK_ERROR_INVALID_ARGUMENT,
            "%s: a bool ek_scalar holds %" PRId64 ", not 0 or 1", name, v.i);
+  return EK_SUCCESS;
+}
+
+ek_status check_scalar(const ek_scalar &v, const char *name) {
+  EK_FORWARD(check_scalar_or_complex(v, name));
+  EK_CHECK(v.kind != EK_SCALAR_COMPLEX, EK_ERROR_DTYPE, "%s: a complex value (%s) is not taken here",
+           name, format_scalar(v).c_str());
   return EK_SUCCESS;
 }
 
@@ -57,6 +65,7 @@ std::string format_scalar(const ek_scalar &v) {
     case EK_SCALAR_BOOL: return v.i ? "true" : "false";
     case EK_SCALAR_INT64: std::snprintf(buf, sizeof buf, "%" PRId64, v.i); break;
     case EK_SCALAR_UINT64: std::snprintf(buf, sizeof buf, "%" PRIu64, v.u); break;
+    case EK_SCALAR_COMPLEX: std::snprintf(buf, sizeof buf, "(%.17g%+.17gj)", v.f, v.imag); break;
     default: std::snprintf(buf, sizeof buf, "%.17g", v.f); break;
   }
   return buf;

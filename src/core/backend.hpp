@@ -24,6 +24,9 @@ struct Args;
 namespace tern {
 struct Args;
 }
+namespace cx {
+struct Args;
+}
 namespace rng {
 struct Params;
 }
@@ -51,6 +54,7 @@ struct Backend {
   ek_status (*unary)(ek_context ctx, ek_stream s, const ew::Args &g);
   ek_status (*binary)(ek_context ctx, ek_stream s, const ew::Args &g);
   ek_status (*ternary)(ek_context ctx, ek_stream s, const tern::Args &g);
+  ek_status (*complex_elementwise)(ek_context ctx, ek_stream s, const cx::Args &g);  // ops/complex_plan.hpp
   ek_status (*random)(ek_context ctx, ek_stream s, const rng::Params &g, const TensorDesc &t);
   // ---- along dims (reduce.cpp, softmax.cpp, scan.cpp) and products (matmul.cpp)
   ek_status (*reduce)(ek_context ctx, ek_stream s, const ReducePlan &p);
@@ -88,7 +92,7 @@ struct Backend {
 // one backend lacks does not compile, and the static_assert keeps the list
 // and the struct the same length.
 #define EK_BACKEND_ENTRIES(X)                                                             \
-  X(copy) X(fill) X(arange) X(unary) X(binary) X(ternary) X(random) X(reduce) X(softmax) \
+  X(copy) X(fill) X(arange) X(unary) X(binary) X(ternary) X(complex_elementwise) X(random) X(reduce) X(softmax) \
   X(scan) X(gemm) X(find_bad_indices) X(index) X(masked_fill) X(compact_count)            \
   X(compact_write)                                                                        \
   X(triangle)                                                                             \

@@ -135,6 +135,9 @@ ek_status nccl_type(ek_dtype dtype, bool arithmetic, int *type) {
     case EK_BFLOAT16: *type = nccl::kBfloat16; return EK_SUCCESS;
     case EK_FLOAT32: *type = nccl::kFloat32; return EK_SUCCESS;
     case EK_FLOAT64: *type = nccl::kFloat64; return EK_SUCCESS;
+    case EK_COMPLEX64: case EK_COMPLEX128:
+      return fail(EK_ERROR_DTYPE, "collectives do not move %s yet (send its ek_view_real/ek_view_imag views)",
+                  ek_dtype_name(dtype));
   }
   EK_CHECK(!arithmetic, EK_ERROR_DTYPE,
            "NCCL has no arithmetic on %s: only broadcast, all_gather, all_to_all, send and recv "

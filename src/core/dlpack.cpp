@@ -12,6 +12,7 @@ namespace {
 
 using dlpack::kDLBfloat;
 using dlpack::kDLBool;
+using dlpack::kDLComplex;
 using dlpack::kDLFloat;
 using dlpack::kDLInt;
 using dlpack::kDLUInt;
@@ -20,8 +21,8 @@ using dlpack::kDLUInt;
 constexpr DLDataType kDataTypes[EK_NUM_DTYPES] = {
     {kDLBool, 8, 1},  {kDLUInt, 8, 1},  {kDLInt, 8, 1},    {kDLInt, 16, 1},   {kDLInt, 32, 1},
     {kDLInt, 64, 1},  {kDLFloat, 16, 1}, {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1},
-    {kDLUInt, 16, 1}, {kDLUInt, 32, 1},  {kDLUInt, 64, 1}};
-static_assert(EK_BOOL == 0 && EK_FLOAT64 == 9 && EK_UINT64 == 12 && EK_NUM_DTYPES == 13, "kDataTypes order");
+    {kDLUInt, 16, 1}, {kDLUInt, 32, 1},  {kDLUInt, 64, 1},  {kDLComplex, 64, 1}, {kDLComplex, 128, 1}};
+static_assert(EK_BOOL == 0 && EK_FLOAT64 == 9 && EK_COMPLEX128 == 14 && EK_NUM_DTYPES == 15, "kDataTypes order");
 
 bool dtype_from_dlpack(DLDataType t, ek_dtype *out) {
   if (t.lanes != 1) return false;

@@ -65,6 +65,7 @@ constexpr uint8_t kDLInt = 0;
 constexpr uint8_t kDLUInt = 1;
 constexpr uint8_t kDLFloat = 2;
 constexpr uint8_t kDLBfloat = 4;
+constexpr uint8_t kDLComplex = 5;
 constexpr uint8_t kDLBool = 6;
 
 // The layout every dlpack.h 1.x has on 64-bit platforms.

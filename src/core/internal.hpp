@@ -318,7 +318,10 @@ ek_status resolve_creator(ek_stream stream, ek_context ctx, ek_context *ctx_out,
                           ek_stream *s_out);
 // An unknown kind, a nonzero reserved_ or imag, a bool holding other than 0
 // or 1: EK_ERROR_INVALID_ARGUMENT naming the parameter.
+// A complex kind is EK_ERROR_DTYPE here; check_scalar_or_complex takes it
+// (the functions ek.h says take complex values).
 ek_status check_scalar(const ek_scalar &v, const char *name);
+ek_status check_scalar_or_complex(const ek_scalar &v, const char *name);
 #define EK_CHECK_SCALAR(v) EK_FORWARD(::ek::check_scalar((v), #v))
 std::string format_scalar(const ek_scalar &v);
 bool scalar_is_float(const ek_scalar &v);
@@ -363,6 +366,15 @@ ek_status fill_out(ek_context ctx, ek_stream s, int ndim, const int64_t *shape, 
 
 // dst = src on one device (same shapes; src may have stride-0 dims), with cast.
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
+// ---- complex dtypes (src/ops/complex_copy.cpp)
+// Part 0 (real) or 1 (imaginary) of a complex layout, as a float layout.
+TensorDesc complex_part(const TensorDesc &d, int part);
+// device_copy when either side is complex (the backends move real dtypes only).
+ek_status complex_device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src);
+// EK_ERROR_DTYPE for complex -> real (ek.h: the imaginary part is not dropped silently).
+ek_status check_cast(ek_dtype from, ek_dtype to);
+// Every element of d (not empty) = value, converted as ek_fill does; complex dtypes too.
+ek_status fill_value(ek_context ctx, ek_stream s, const TensorDesc &d, const ek_scalar &value);
 
 // The elementwise ops' out (ek.h: a given *out may have another dtype than
 // the result when the result's category is not above its own). The common

@@ -275,7 +275,7 @@ using namespace ek;
 extern "C" {
 
 EK_API size_t ek_dtype_size(ek_dtype dtype) {
-  static const size_t sizes[EK_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8};
+  static const size_t sizes[EK_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8, 8, 16};
   return dtype_valid(dtype) ? sizes[dtype] : 0;
 }
 
@@ -283,7 +283,7 @@ EK_API const char *ek_dtype_name(ek_dtype dtype) {
   static const char *names[EK_NUM_DTYPES] = {"bool",    "uint8",    "int8",    "int16",
                                              "int32",   "int64",    "float16", "bfloat16",
                                              "float32", "float64", "uint16",  "uint32",
-                                             "uint64"};
+                                             "uint64", "complex64", "complex128"};
   return dtype_valid(dtype) ? names[dtype] : "unknown";
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/backend.hpp"
 #include "cpu/blas.hpp"
+#include "cpu/complex.hpp"
 #include "cpu/copy.hpp"
 #include "cpu/creation.hpp"
 #include "cpu/elementwise.hpp"
@@ -52,6 +53,12 @@ ek_status binary(ek_context ctx, ek_stream, const ew::Args &g) {
 
 ek_status ternary(ek_context ctx, ek_stream, const tern::Args &g) {
   EK_CHECK(cpu::ternary(g, threads(ctx)) == 0, EK_ERROR_INTERNAL, "cpu loop rejected its descriptors");
+  return EK_SUCCESS;
+}
+
+ek_status complex_elementwise(ek_context ctx, ek_stream, const cx::Args &g) {
+  EK_CHECK(cpu::complex_elementwise(g, threads(ctx)) == 0, EK_ERROR_INTERNAL,
+           "cpu complex loop rejected its descriptors");
   return EK_SUCCESS;
 }
 

@@ -307,8 +307,8 @@ bool vector_aligned(const std::vector<Operand> &ops) {
 }  // namespace
 
 int dtype_from_name(const std::string &name) {
-  for (int dt = 0; dt < kNumDTypes; ++dt)
-    if (name == kNames[dt]) return dt;
+  for (int dt = 0; dt < kNumDTypes; ++dt)  // complex dtypes have no row: unknown here
+    if (kNames[dt] && name == kNames[dt]) return dt;
   return -1;
 }
 

@@ -315,6 +315,7 @@ ek_status peer_copy(ek_tensor dst, const TensorDesc &dd, ek_tensor src, const Te
 }
 
 ek_status copy_tensor(ek_stream stream, ek_tensor dst, ek_tensor src) {
+  EK_FORWARD(check_cast(src->dtype, dst->dtype));
   EK_CHECK(!writes_overlap(dst), EK_ERROR_INVALID_ARGUMENT,
            "dst is a broadcast view (a stride-0 dim): its elements alias");
   TensorDesc sd{};
@@ -353,7 +354,12 @@ ek_status broadcast_to(const ek_tensor_s *src, const ek_tensor_s *dst, TensorDes
 }
 
 ek_status scalar_to_element(const ek_scalar &value, ek_dtype dtype, uint64_t *elem) {
-  EK_FORWARD(check_scalar(value, "value"));
+  EK_FORWARD(check_scalar_or_complex(value, "value"));
+  EK_CHECK(!dtype_is_complex(dtype), EK_ERROR_DTYPE, "value %s: %s elements are not taken here",
+           format_scalar(value).c_str(), ek_dtype_name(dtype));
+  EK_CHECK(value.kind != EK_SCALAR_COMPLEX, EK_ERROR_DTYPE,
+           "value %s is complex; %s is not (take its real part explicitly)", format_scalar(value).c_str(),
+           ek_dtype_name(dtype));
   EK_CHECK(detail::scalar_element(value, dtype, elem), EK_ERROR_INVALID_ARGUMENT,
            "value %s does not fit the integer dtype %s (range %" PRId64 "..%" PRId64 ")",
            format_scalar(value).c_str(), ek_dtype_name(dtype), detail::int_min(dtype),
@@ -388,11 +394,11 @@ ek_status converting_out(ek_context ctx, ek_stream s, int ndim, const int64_t *s
   EK_FORWARD(fusion::flush_tensor(o));
   bool created = false;
   EK_FORWARD(prepare_out(ctx, s, ndim, shape, o->dtype, &o, &created));
-  static const char *const kCategory[] = {"bool", "integer", "float"};
+  static const char *const kCategory[] = {"bool", "integer", "float", "complex"};
   EK_CHECK(category(dtype) <= category(o->dtype), EK_ERROR_DTYPE,
            "out has dtype %s; the result is %s, whose category (%s) is above out's (%s): an "
            "out of another dtype than the result's must be of the same or a higher category "
-           "(bool < integer < float)",
+           "(bool < integer < float < complex)",
            ek_dtype_name(o->dtype), ek_dtype_name(dtype), kCategory[category(dtype)],
            kCategory[category(o->dtype)]);
   return new_tensor(ctx, ndim, shape, dtype, s, tmp);
@@ -400,6 +406,7 @@ ek_status converting_out(ek_context ctx, ek_stream s, int ndim, const int64_t *s
 
 ek_status device_copy(ek_context ctx, ek_stream s, const TensorDesc &dst, const TensorDesc &src) {
   if (desc_numel(dst) == 0) return EK_SUCCESS;
+  if (dtype_is_complex(dst.dtype) || dtype_is_complex(src.dtype)) return complex_device_copy(ctx, s, dst, src);
   return ctx->backend->copy(ctx, s, dst, src);
 }
 
@@ -516,13 +523,15 @@ EK_API ek_status ek_fill(ek_stream stream, ek_scalar value, ek_tensor t) {
   EK_API_ENTRY;
   EK_CHECK_TENSOR(t);
   EK_PROFILE_OP(nullptr, t->storage->ctx, stream, EK_IN(), EK_OUT(&t));
-  uint64_t elem = 0;
-  EK_FORWARD(scalar_to_element(value, t->dtype, &elem));
+  EK_FORWARD(check_scalar_or_complex(value, "value"));
   ek_context ctx = t->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
-  if (tensor_numel(t) == 0) return EK_SUCCESS;
-  return ctx->backend->fill(ctx, s, tensor_desc(t), elem);
+  if (tensor_numel(t) == 0) {  // still checks that the value fits
+    uint64_t elem = 0;
+    return dtype_is_complex(t->dtype) ? EK_SUCCESS : scalar_to_element(value, t->dtype, &elem);
+  }
+  return fill_value(ctx, s, tensor_desc(t), value);
 }
 
 EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek_scalar stop,
@@ -531,8 +540,8 @@ EK_API ek_status ek_arange(ek_stream stream, ek_context ctx, ek_scalar start, ek
   EK_CHECK_NULL(out);
   ek_stream s = nullptr;
   EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
-  EK_CHECK(dtype_valid(dtype) && dtype != EK_BOOL, EK_ERROR_DTYPE,
-           "arange needs a numeric dtype, not %s", ek_dtype_name(dtype));
+  EK_CHECK(dtype_valid(dtype) && dtype != EK_BOOL && !dtype_is_complex(dtype), EK_ERROR_DTYPE,
+           "arange needs a real numeric dtype, not %s", ek_dtype_name(dtype));
   EK_PROFILE_OP(nullptr, ctx, s, EK_IN(), EK_OUT(out));
   EK_CHECK_SCALAR(start);
   EK_CHECK_SCALAR(stop);

@@ -116,11 +116,11 @@ EK_API ek_status ek_full(ek_stream stream, ek_context ctx, int ndim, const int64
   int64_t numel = 0;
   uint64_t bytes = 0;
   EK_FORWARD(check_shape(ndim, shape, dtype, &numel, &bytes));
-  EK_CHECK_SCALAR(value);
+  EK_FORWARD(check_scalar_or_complex(value, "value"));
   uint64_t elem = 0;
-  EK_FORWARD(scalar_to_element(value, dtype, &elem));
+  if (!dtype_is_complex(dtype)) EK_FORWARD(scalar_to_element(value, dtype, &elem));  // before allocating
   return fill_out(ctx, s, ndim, shape, dtype, out, [&](ek_tensor o) {
-    return numel == 0 ? EK_SUCCESS : ctx->backend->fill(ctx, s, tensor_desc(o), elem);
+    return numel == 0 ? EK_SUCCESS : fill_value(ctx, s, tensor_desc(o), value);
   });
 }
 
@@ -132,6 +132,7 @@ EK_API ek_status ek_linspace(ek_stream stream, ek_context ctx, ek_scalar start, 
   EK_FORWARD(resolve_creator(stream, ctx, &ctx, &s));
   EK_PROFILE_OP(nullptr, ctx, s, EK_IN(), EK_OUT(out));
   EK_CHECK(dtype_valid(dtype), EK_ERROR_DTYPE, "unknown dtype %d", static_cast<int>(dtype));
+  EK_CHECK(!dtype_is_complex(dtype), EK_ERROR_DTYPE, "linspace needs a real dtype, not %s", ek_dtype_name(dtype));
   EK_CHECK_SCALAR(start);
   EK_CHECK_SCALAR(stop);
   const std::string args = linspace_args(start, stop, num, endpoint);
@@ -156,14 +157,11 @@ EK_API ek_status ek_eye(ek_stream stream, ek_context ctx, int64_t n, int64_t m, 
            "n and m must be >= 0, not n = %" PRId64 ", m = %" PRId64, n, m);
   EK_CHECK(dtype_valid(dtype), EK_ERROR_DTYPE, "unknown dtype %d", static_cast<int>(dtype));
   const int64_t shape[2] = {n, m};
-  uint64_t zero = 0, one = 0;
-  EK_FORWARD(scalar_to_element(int_scalar(0), dtype, &zero));
-  EK_FORWARD(scalar_to_element(int_scalar(1), dtype, &one));
   return fill_out(ctx, s, 2, shape, dtype, out, [&](ek_tensor o) {
     if (n == 0 || m == 0) return EK_SUCCESS;
-    EK_FORWARD(ctx->backend->fill(ctx, s, tensor_desc(o), zero));
+    EK_FORWARD(fill_value(ctx, s, tensor_desc(o), int_scalar(0)));
     const TensorDesc diag = diagonal(o, k);
-    return diag.shape[0] == 0 ? EK_SUCCESS : ctx->backend->fill(ctx, s, diag, one);
+    return diag.shape[0] == 0 ? EK_SUCCESS : fill_value(ctx, s, diag, int_scalar(1));
   });
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/backend.hpp"
+#include "ops/complex.hpp"
 #include "ops/elementwise_plan.hpp"
 #include "core/internal.hpp"
 #include "core/fusion.hpp"
@@ -98,6 +99,7 @@ EK_API ek_status ek_unary(ek_stream stream, ek_unary_op op, ek_tensor x, ek_tens
   EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown unary op %d", iop);
   EK_PROFILE_OP(unary_op_name(iop), x->storage->ctx, stream, EK_IN(x), EK_OUT(out));
   EK_FORWARD(ops::check_accepts(unary_op_name(iop), t->accepts, x->dtype, t->instead));
+  if (dtype_is_complex(x->dtype)) return complex_unary(stream, iop, x, out);
   const ek_dtype result = ops::result_dtype(t->result, x->dtype);
   ew::Args g{};
   g.op = iop;
@@ -135,6 +137,7 @@ EK_API ek_status ek_binary(ek_stream stream, ek_binary_op op, ek_tensor a, ek_te
   ek_dtype result = EK_FLOAT32;
   const ek_dtype common = promote(a->dtype, b->dtype);
   EK_FORWARD(binary_types(*t, common, &result, &g.compute));
+  if (dtype_is_complex(common)) return complex_binary(stream, iop, a, b, nullptr, false, common, out);
   g.op = plan_op(iop, result, common, g.compute);
   // Tensor operands convert to the common type before the op: an integer
   // meeting a half type rounds to it (ek_binary_scalar's value does not).
@@ -152,13 +155,14 @@ EK_API ek_status ek_binary_scalar(ek_stream stream, ek_binary_op op, ek_tensor a
   const ops::BinaryTraits *t = ops::binary_traits(iop);
   EK_CHECK(t, EK_ERROR_INVALID_ARGUMENT, "unknown binary op %d", iop);
   EK_PROFILE_OP(binary_op_name(iop), a->storage->ctx, stream, EK_IN(a), EK_OUT(out));
-  EK_CHECK_SCALAR(scalar);
+  EK_FORWARD(check_scalar_or_complex(scalar, "scalar"));
   ew::Args g{};
   g.op = iop;
   g.scalar = scalar_first ? ew::kScalarA : ew::kScalarB;
   ek_dtype result = EK_FLOAT32;
   const ek_dtype common = promote_scalar(a->dtype, scalar);
   EK_FORWARD(binary_types(*t, common, &result, &g.compute));
+  if (dtype_is_complex(common)) return complex_binary(stream, iop, a, nullptr, &scalar, scalar_first != 0, common, out);
   g.op = plan_op(iop, result, common, g.compute);
   // Integer compute takes the value exactly; float compute converts it once.
   g.sf = scalar_to_double(scalar);

@@ -454,8 +454,16 @@ ek_status arrange_value(const Plan &p, const Shape &bshape, const Shape &rest, R
   return move_block(val, before, nb, 0);
 }
 
-// A one-element tensor's value, exactly (floats as float64, others as int64).
+// A one-element tensor's value, exactly (floats as float64, complex as two, others as int64).
 ek_status read_scalar(ek_stream s, ek_tensor t, ek_scalar *v) {
+  if (dtype_is_complex(t->dtype)) {
+    Ref c;
+    EK_INNER(ek_cast(s, t, EK_COMPLEX128, c.out()));
+    double z[2] = {0, 0};
+    EK_INNER(ek_tensor_to_host(s, c.get(), z, sizeof z));
+    *v = ek_scalar_complex(z[0], z[1]);
+    return EK_SUCCESS;
+  }
   const bool f = dtype_is_float(t->dtype);
   Ref c;
   EK_INNER(ek_cast(s, t, f ? EK_FLOAT64 : EK_INT64, c.out()));

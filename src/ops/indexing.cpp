@@ -21,6 +21,7 @@
 #include "ops/index_plan.hpp"
 #include "core/gpu.hpp"
 #include "core/internal.hpp"
+#include "ops/complex.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 
@@ -593,6 +594,7 @@ EK_API ek_status ek_scatter(ek_stream stream, ek_tensor x, int dim, ek_tensor in
   EK_FORWARD(wrap_dim(dim, x->ndim, "dim", &d));
   EK_FORWARD(check_index_fits(index, x, "x", d));
   EK_FORWARD(check_index_fits(index, src, "src", -1));
+  if (accumulate && dtype_is_complex(x->dtype)) return complex_scatter_add(stream, x, d, index, src, out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, index, src), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
@@ -621,6 +623,7 @@ EK_API ek_status ek_index_put(ek_stream stream, ek_tensor x, int n, const ek_ten
   EK_FORWARD(put_shape(x, n, indices, &ps));
   TensorDesc unused{};
   EK_FORWARD(broadcast_desc(values, ps.ndim, ps.shape, &unused));  // shape error before out
+  if (accumulate && dtype_is_complex(x->dtype)) return complex_index_put_add(stream, x, n, indices, values, out);
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, values), EK_OUT(out));
   Call c{};
   EK_FORWARD(begin(x, stream, &c));
@@ -652,6 +655,7 @@ EK_API ek_status ek_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, e
   EK_FORWARD(check_mask_dtype(mask));
   TensorDesc md{};
   EK_FORWARD(broadcast_to(mask, x, &md));
+  if (dtype_is_complex(x->dtype)) return complex_masked_fill(stream, x, mask, value, out);
   uint64_t bits = 0;
   EK_FORWARD(scalar_to_element(value, x->dtype, &bits));
   EK_PROFILE_OP(nullptr, x->storage->ctx, stream, EK_IN(x, mask), EK_OUT(out));

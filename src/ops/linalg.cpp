@@ -19,7 +19,7 @@ ek_status check_operands(const ek_tensor_s *a, const ek_tensor_s *b, ek_dtype *d
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "the operands belong to different contexts");
   *dt = promote(a->dtype, b->dtype);
-  return check_product_dtype(*dt);
+  return dtype_is_complex(*dt) ? EK_SUCCESS : check_product_dtype(*dt);  // complex: ek_matmul's own path
 }
 
 ek_status check_disjoint(const ek_tensor_s *o, const ek_tensor_s *x, const char *name) {
@@ -175,7 +175,13 @@ ek_status vecdot_entry(ek_stream s, ek_tensor x, ek_tensor y, int dim, ek_tensor
   EK_CHECK(dx >= 0 && dy >= 0 && x->shape[dx] == y->shape[dy], EK_ERROR_SHAPE,
            "dim %d of x %s and y %s must exist in both with one size (it is not broadcast)",
            dim, format_shape(x->ndim, x->shape).c_str(), format_shape(y->ndim, y->shape).c_str());
-  Owned xv, yv;
+  Owned xc, xv, yv;
+  if (dtype_is_complex(x->dtype)) {  // the array API's vecdot conjugates x
+    ek_tensor c = nullptr;
+    EK_FORWARD(ek_conj(s, x, &c));
+    xc.reset(c);
+    x = c;
+  }
   EK_FORWARD(vector_view(x, dx, -2, &xv));
   EK_FORWARD(vector_view(y, dy, -1, &yv));
   int64_t shape[EK_MAX_DIMS], rshape[EK_MAX_DIMS + 1];

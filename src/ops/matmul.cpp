@@ -14,6 +14,7 @@
 
 #include "core/backend.hpp"
 #include "ops/gemm_plan.hpp"
+#include "ops/complex.hpp"
 #include "ops/matmul.hpp"
 #include "ops/promote.hpp"
 #include "core/internal.hpp"
@@ -376,6 +377,7 @@ ek_status matmul_entry(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *ou
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "a and b belong to different contexts");
   const ek_dtype dt = promote(a->dtype, b->dtype);
+  if (dtype_is_complex(dt)) return complex_matmul(stream, a, b, dt, out);
   EK_FORWARD(check_product_dtype(dt));
   Product p;
   int ndim = 0;

@@ -40,7 +40,11 @@ enum Accepts : uint8_t {
   kAcceptBool = 1,
   kAcceptInt = 2,
   kAcceptFloat = 4,
+  kAcceptComplex = 8,  // only the ops that say so: the others refuse complex here, centrally
   kAnyDtype = kAcceptBool | kAcceptInt | kAcceptFloat,
+  kAnyWithComplex = kAnyDtype | kAcceptComplex,
+  kNoBoolWithComplex = kAcceptInt | kAcceptFloat | kAcceptComplex,
+  kFloatWithComplex = kAcceptFloat | kAcceptComplex,
   kNoBool = kAcceptInt | kAcceptFloat,
   kNoFloat = kAcceptBool | kAcceptInt,
   kFloatOnly = kAcceptFloat,
@@ -96,23 +100,23 @@ struct RandomTraits {
 
 // Result, accepted dtypes, op to use for a bool input.
 #define EK_UNARY_TRAITS(T)                                   \
-  T(EK_UNARY_NEG, Result::kSame, kNoBool, "logical_not")     \
-  T(EK_UNARY_ABS, Result::kSame, kAnyDtype, nullptr)         \
-  T(EK_UNARY_SIGN, Result::kSame, kAnyDtype, nullptr)        \
-  T(EK_UNARY_EXP, Result::kFloat, kAnyDtype, nullptr)        \
+  T(EK_UNARY_NEG, Result::kSame, kNoBoolWithComplex, "logical_not")     \
+  T(EK_UNARY_ABS, Result::kSame, kAnyWithComplex, nullptr)         \
+  T(EK_UNARY_SIGN, Result::kSame, kAnyWithComplex, nullptr)        \
+  T(EK_UNARY_EXP, Result::kFloat, kAnyWithComplex, nullptr)        \
   T(EK_UNARY_EXP2, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_EXPM1, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_LOG, Result::kFloat, kAnyDtype, nullptr)        \
-  T(EK_UNARY_LOG2, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_LOG1P, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_SQRT, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_EXPM1, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_LOG, Result::kFloat, kAnyWithComplex, nullptr)        \
+  T(EK_UNARY_LOG2, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_LOG1P, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_SQRT, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_RSQRT, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_SQUARE, Result::kSame, kAnyDtype, nullptr)      \
-  T(EK_UNARY_RECIPROCAL, Result::kFloat, kAnyDtype, nullptr) \
-  T(EK_UNARY_SIN, Result::kFloat, kAnyDtype, nullptr)        \
-  T(EK_UNARY_COS, Result::kFloat, kAnyDtype, nullptr)        \
-  T(EK_UNARY_TAN, Result::kFloat, kAnyDtype, nullptr)        \
-  T(EK_UNARY_TANH, Result::kFloat, kAnyDtype, nullptr)       \
+  T(EK_UNARY_SQUARE, Result::kSame, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_RECIPROCAL, Result::kFloat, kAnyWithComplex, nullptr) \
+  T(EK_UNARY_SIN, Result::kFloat, kAnyWithComplex, nullptr)        \
+  T(EK_UNARY_COS, Result::kFloat, kAnyWithComplex, nullptr)        \
+  T(EK_UNARY_TAN, Result::kFloat, kAnyWithComplex, nullptr)        \
+  T(EK_UNARY_TANH, Result::kFloat, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_SIGMOID, Result::kFloat, kAnyDtype, nullptr)    \
   T(EK_UNARY_RELU, Result::kSame, kAnyDtype, nullptr)        \
   T(EK_UNARY_GELU, Result::kFloat, kAnyDtype, nullptr)       \
@@ -121,36 +125,36 @@ struct RandomTraits {
   T(EK_UNARY_ERF, Result::kFloat, kAnyDtype, nullptr)        \
   T(EK_UNARY_FLOOR, Result::kSame, kAnyDtype, nullptr)       \
   T(EK_UNARY_CEIL, Result::kSame, kAnyDtype, nullptr)        \
-  T(EK_UNARY_ROUND, Result::kSame, kAnyDtype, nullptr)       \
+  T(EK_UNARY_ROUND, Result::kSame, kAnyWithComplex, nullptr)       \
   T(EK_UNARY_TRUNC, Result::kSame, kAnyDtype, nullptr)       \
   T(EK_UNARY_LOGICAL_NOT, Result::kBool, kAnyDtype, nullptr) \
-  T(EK_UNARY_ISNAN, Result::kBool, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ISINF, Result::kBool, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ISFINITE, Result::kBool, kAnyDtype, nullptr)   \
-  T(EK_UNARY_ASIN, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ACOS, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ATAN, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_SINH, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_COSH, Result::kFloat, kAnyDtype, nullptr)       \
-  T(EK_UNARY_ASINH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_ACOSH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_ATANH, Result::kFloat, kAnyDtype, nullptr)      \
-  T(EK_UNARY_LOG10, Result::kFloat, kAnyDtype, nullptr)      \
+  T(EK_UNARY_ISNAN, Result::kBool, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ISINF, Result::kBool, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ISFINITE, Result::kBool, kAnyWithComplex, nullptr)   \
+  T(EK_UNARY_ASIN, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ACOS, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ATAN, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_SINH, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_COSH, Result::kFloat, kAnyWithComplex, nullptr)       \
+  T(EK_UNARY_ASINH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_ACOSH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_ATANH, Result::kFloat, kAnyWithComplex, nullptr)      \
+  T(EK_UNARY_LOG10, Result::kFloat, kAnyWithComplex, nullptr)      \
   T(EK_UNARY_SIGNBIT, Result::kBool, kAnyDtype, nullptr)
 
 #define EK_BINARY_TRAITS(T)                                     \
-  T(EK_BINARY_ADD, Result::kSame, kAnyDtype, nullptr)           \
-  T(EK_BINARY_SUB, Result::kSame, kNoBool, "logical_xor")       \
-  T(EK_BINARY_MUL, Result::kSame, kAnyDtype, nullptr)           \
-  T(EK_BINARY_DIV, Result::kFloat, kAnyDtype, nullptr)          \
+  T(EK_BINARY_ADD, Result::kSame, kAnyWithComplex, nullptr)           \
+  T(EK_BINARY_SUB, Result::kSame, kNoBoolWithComplex, "logical_xor")       \
+  T(EK_BINARY_MUL, Result::kSame, kAnyWithComplex, nullptr)           \
+  T(EK_BINARY_DIV, Result::kFloat, kAnyWithComplex, nullptr)          \
   T(EK_BINARY_FLOOR_DIV, Result::kSame, kAnyDtype, nullptr)     \
   T(EK_BINARY_REMAINDER, Result::kSame, kAnyDtype, nullptr)     \
-  T(EK_BINARY_POW, Result::kSame, kAnyDtype, nullptr)           \
+  T(EK_BINARY_POW, Result::kSame, kAnyWithComplex, nullptr)           \
   T(EK_BINARY_ATAN2, Result::kFloat, kAnyDtype, nullptr)        \
   T(EK_BINARY_MAXIMUM, Result::kSame, kAnyDtype, nullptr)       \
   T(EK_BINARY_MINIMUM, Result::kSame, kAnyDtype, nullptr)       \
-  T(EK_BINARY_EQ, Result::kBool, kAnyDtype, nullptr)            \
-  T(EK_BINARY_NE, Result::kBool, kAnyDtype, nullptr)            \
+  T(EK_BINARY_EQ, Result::kBool, kAnyWithComplex, nullptr)            \
+  T(EK_BINARY_NE, Result::kBool, kAnyWithComplex, nullptr)            \
   T(EK_BINARY_LT, Result::kBool, kAnyDtype, nullptr)            \
   T(EK_BINARY_LE, Result::kBool, kAnyDtype, nullptr)            \
   T(EK_BINARY_GT, Result::kBool, kAnyDtype, nullptr)            \
@@ -170,15 +174,15 @@ struct RandomTraits {
 
 // Kernel kind, result, accepted dtypes, zero elements, step.
 #define EK_REDUCE_TRAITS(T)                                                                      \
-  T(EK_REDUCE_SUM, kRSum, Result::kWideInt, kAnyDtype, Empty::kIdentity, Step::kPlain)           \
-  T(EK_REDUCE_MEAN, kRSum, Result::kSame, kFloatOnly, Empty::kIdentity, Step::kMean)             \
+  T(EK_REDUCE_SUM, kRSum, Result::kWideInt, kAnyWithComplex, Empty::kIdentity, Step::kPlain)           \
+  T(EK_REDUCE_MEAN, kRSum, Result::kSame, kFloatWithComplex, Empty::kIdentity, Step::kMean)             \
   T(EK_REDUCE_PROD, kRProd, Result::kWideInt, kAnyDtype, Empty::kIdentity, Step::kPlain)         \
   T(EK_REDUCE_MAX, kRMax, Result::kSame, kAnyDtype, Empty::kFails, Step::kPlain)                 \
   T(EK_REDUCE_MIN, kRMin, Result::kSame, kAnyDtype, Empty::kFails, Step::kPlain)                 \
   T(EK_REDUCE_ARGMAX, kRArgMax, Result::kInt64, kAnyDtype, Empty::kFails, Step::kPlain)          \
   T(EK_REDUCE_ARGMIN, kRArgMin, Result::kInt64, kAnyDtype, Empty::kFails, Step::kPlain)          \
-  T(EK_REDUCE_ANY, kRMax, Result::kBool, kAnyDtype, Empty::kFalse, Step::kNonzero)               \
-  T(EK_REDUCE_ALL, kRMin, Result::kBool, kAnyDtype, Empty::kTrue, Step::kNonzero)                \
+  T(EK_REDUCE_ANY, kRMax, Result::kBool, kAnyWithComplex, Empty::kFalse, Step::kNonzero)               \
+  T(EK_REDUCE_ALL, kRMin, Result::kBool, kAnyWithComplex, Empty::kTrue, Step::kNonzero)                \
   T(EK_REDUCE_NORM_L1, kRSumAbs, Result::kSame, kFloatOnly, Empty::kIdentity, Step::kPlain)      \
   T(EK_REDUCE_NORM_L2, kRSumSq, Result::kSame, kFloatOnly, Empty::kIdentity, Step::kSqrt)        \
   T(EK_REDUCE_NORM_INF, kRMaxAbs, Result::kSame, kFloatOnly, Empty::kFails, Step::kPlain)
@@ -226,7 +230,7 @@ EK_OP_TABLE_(random, RandomTraits, EK_RANDOM_DIST_LIST, EK_RANDOM_TRAITS)
 
 // The result dtype of an op of kind r on (promoted) input in.
 inline ek_dtype result_dtype(Result r, ek_dtype in) {
-  const bool is_float = dtype_is_float(in);
+  const bool is_float = dtype_is_float(in) || dtype_is_complex(in);  // complex keeps its own
   switch (r) {
     case Result::kSame: return in;
     case Result::kBool: return EK_BOOL;
@@ -238,7 +242,10 @@ inline ek_dtype result_dtype(Result r, ek_dtype in) {
 }
 
 inline bool accepts(Accepts a, ek_dtype dt) {
-  const unsigned category = dt == EK_BOOL ? kAcceptBool : (dtype_is_float(dt) ? kAcceptFloat : kAcceptInt);
+  const unsigned category = dt == EK_BOOL            ? kAcceptBool
+                            : dtype_is_float(dt)      ? kAcceptFloat
+                            : dtype_is_complex(dt)    ? kAcceptComplex
+                                                      : kAcceptInt;
   return (a & category) != 0;
 }
 

@@ -6,12 +6,20 @@
 
 namespace ek {
 
-// ---- type rules (PyTorch): bool < integers < floats.
-inline int category(int dt) { return dt == kBool ? 0 : (dtype_is_float(dt) ? 2 : 1); }
+// ---- type rules (PyTorch): bool < integers < floats < complex.
+inline int category(int dt) {
+  return dt == kBool ? 0 : dtype_is_float(dt) ? 2 : dtype_is_complex(dt) ? 3 : 1;
+}
+
+// The complex dtype whose parts are of float dtype part.
+inline ek_dtype complex_of(ek_dtype part) { return part == EK_FLOAT64 ? EK_COMPLEX128 : EK_COMPLEX64; }
 
 inline ek_dtype promote(ek_dtype a, ek_dtype b) {
   if (a == b) return a;
   int ca = category(a), cb = category(b);
+  if (ca == 3 || cb == 3)  // the parts promote as floats; an integer other keeps the complex's parts
+    return complex_of(promote(static_cast<ek_dtype>(complex_part_dtype(a)),
+                              static_cast<ek_dtype>(complex_part_dtype(b))));
   if (ca != cb) return ca > cb ? a : b;
   if (ca == 2) {  // f16 and bf16 meet in f32; otherwise the wider float
     if ((a == EK_FLOAT16 && b == EK_BFLOAT16) || (a == EK_BFLOAT16 && b == EK_FLOAT16)) return EK_FLOAT32;
@@ -39,8 +47,9 @@ inline ek_dtype promote(ek_dtype a, ek_dtype b) {
 // tensor + 2 -> int64, bool tensor & true -> bool; otherwise the tensor's
 // dtype wins.
 inline ek_dtype promote_scalar(ek_dtype t, const ek_scalar &v) {
-  const int cs = v.kind == EK_SCALAR_FLOAT64 ? 2 : (v.kind == EK_SCALAR_BOOL ? 0 : 1);
+  const int cs = v.kind == EK_SCALAR_COMPLEX ? 3 : v.kind == EK_SCALAR_FLOAT64 ? 2 : (v.kind == EK_SCALAR_BOOL ? 0 : 1);
   if (category(t) >= cs) return t;
+  if (cs == 3) return t == EK_FLOAT64 ? EK_COMPLEX128 : EK_COMPLEX64;  // a complex value: the tensor's precision
   return cs == 2 ? EK_FLOAT32 : EK_INT64;
 }
 

@@ -12,6 +12,7 @@
 #include "core/backend.hpp"
 #include "ops/reduce_plan.hpp"
 #include "core/internal.hpp"
+#include "ops/complex.hpp"
 #include "ops/elementwise_plan.hpp"
 #include "ops/int_out.hpp"
 #include "ops/op_traits.hpp"
@@ -240,6 +241,8 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (dtype_is_complex(x->dtype))
+    return complex_reduce(s, t.op, x, ndims, dims, keepdim, rd.out_ndim, rd.out_shape, out);
   if ((t.op == EK_REDUCE_SUM || t.op == EK_REDUCE_PROD) && wraps_into_out(x->dtype, out_dt, *out))
     return wrap_into_out(s, *out, rd.out_ndim, rd.out_shape, [&](ek_tensor *tmp) {
       return reduce_entry(s, t, x, ndims, dims, keepdim, tmp);

@@ -8,8 +8,8 @@ namespace ek {
 
 // Codes are fixed by the public header: do not renumber.
 enum DType : int { kBool = 0, kU8 = 1, kI8 = 2, kI16 = 3, kI32 = 4, kI64 = 5, kF16 = 6, kBF16 = 7, kF32 = 8, kF64 = 9,
-                   kU16 = 10, kU32 = 11, kU64 = 12 };
-constexpr int kNumDTypes = 13;
+                   kU16 = 10, kU32 = 11, kU64 = 12, kC64 = 13, kC128 = 14 };
+constexpr int kNumDTypes = 15;
 constexpr int kMaxDims = 8;
 
 // A strided view; data points at element 0 (offset already applied).
@@ -24,12 +24,15 @@ struct TensorDesc {
 
 // Bytes per element, 0 for an unknown code (lets callers validate cheaply).
 inline size_t dtype_size(int dtype) {
-  static constexpr unsigned char kSizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8};
+  static constexpr unsigned char kSizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 2, 4, 8, 8, 16};
   return (dtype >= 0 && dtype < kNumDTypes) ? kSizes[dtype] : 0;
 }
 
 inline bool dtype_is_float(int dtype) { return dtype >= kF16 && dtype <= kF64; }
 inline bool dtype_is_unsigned(int dtype) { return dtype == kU8 || (dtype >= kU16 && dtype <= kU64); }
+inline bool dtype_is_complex(int dtype) { return dtype == kC64 || dtype == kC128; }
+// The float dtype of a complex dtype's parts (the dtype itself when real).
+inline int complex_part_dtype(int dtype) { return dtype == kC64 ? kF32 : dtype == kC128 ? kF64 : dtype; }
 
 // Number of elements; a 0-d tensor has one.
 inline int64_t desc_numel(const TensorDesc &t) {

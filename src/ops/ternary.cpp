@@ -7,6 +7,7 @@
 #include "ops/ternary_plan.hpp"
 #include "core/internal.hpp"
 #include "core/fusion.hpp"
+#include "ops/complex.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
 
@@ -62,6 +63,9 @@ ek_status launch(ek_context ctx, ek_stream s, const tern::Args &g, const ek_tens
 // and runs g (which carries op, compute and coefficients).
 ek_status run(ek_stream stream, const Operands &o, int ndim, const int64_t *shape, ek_dtype result,
               tern::Args g, ek_tensor *out) {
+  static const char *const kNames[] = {"where", "clamp", "lerp", "axpby"};
+  EK_CHECK(!dtype_is_complex(result), EK_ERROR_DTYPE, "%s does not support complex dtypes, got %s",
+           kNames[g.op], ek_dtype_name(result));
   EK_FORWARD(same_context(o));
   ek_context ctx = o.t[1]->storage->ctx;
   ek_stream s = nullptr;
@@ -157,6 +161,7 @@ EK_API ek_status ek_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tens
   int64_t shape[EK_MAX_DIMS];
   EK_FORWARD(broadcast3(a, b, cond, &ndim, shape));
   const ek_dtype result = promote(a->dtype, b->dtype);
+  if (dtype_is_complex(result)) return complex_where(stream, cond, a, b, result, ndim, shape, out);
   tern::Args g{};
   g.op = tern::kWhere;
   g.compute = compute_of(result);

@@ -52,6 +52,7 @@ from ._random import *  # noqa: F401,F403
 from ._sort import *  # noqa: F401,F403
 from ._dlpack import from_dlpack
 from ._array_object import *  # noqa: F401,F403  (mT, to_device, __array_namespace__, ...)
+from ._complex import *  # noqa: F401,F403  (real, imag; Tensor.real/.imag/.conj())
 from . import array_api  # noqa: F401  (the Python array API standard namespace)
 from . import (_capi, _context, _creation, _elementwise, _indexing, _join, _kernels, _log,
                _memory, _ops, _profiler, _random, _reduce, _status, _stream)

@@ -1736,6 +1736,16 @@ class Tensor:
         ...
     def __complex__(self) -> complex:
         ...
+    @property
+    def real(self) -> Tensor:
+        """ek.real(self): a view of the real parts."""
+    @property
+    def imag(self) -> Tensor:
+        """ek.imag(self): a view of the imaginary parts (complex tensors only)."""
+    def conj(self) -> Tensor:
+        """ek.conj(self): the complex conjugate (a copy for real tensors)."""
+    def is_complex(self) -> bool:
+        """Whether the dtype is complex64 or complex128."""
     def eval(self) -> Tensor:
         """Produces the tensor's contents now if a fusion group holds them
         pending (asynchronously, on the group's stream); returns the tensor.
@@ -1910,6 +1920,9 @@ class DType:
         ...
     @property
     def is_floating_point(self) -> bool:
+        ...
+    @property
+    def is_complex(self) -> bool:
         ...
     @property
     def is_signed(self) -> bool:
@@ -3381,6 +3394,10 @@ uint32: DType
 
 uint64: DType
 
+complex64: DType
+
+complex128: DType
+
 def positive(input):
     """+x: the tensor itself (as torch.positive)."""
 
@@ -3691,6 +3708,22 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
     not to change. ``copy=False`` then raises BufferError. (A legacy
     "dltensor" capsule carries no read-only flag: it is shared.)
     """
+
+def real(input: Tensor) -> Tensor:
+    """The real parts as a view (float32 of complex64, float64 of
+    complex128); a real tensor's own view. Writing into it writes input.
+    """
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary parts as a view; DtypeError for a real tensor (as
+    torch.imag: it has no imaginary storage).
+    """
+
+def conj(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    """The complex conjugate, a new tensor (a copy of a real one)."""
+
+def is_complex(input: Tensor) -> bool:
+    """Whether input's dtype is complex64 or complex128."""
 
 def fusion(enabled=True, stream: Stream | None=None, device='cpu'):
     """Fusion on (True), off (False) or "rounded" for one stream inside the

@@ -561,10 +561,11 @@ def tensordot(a, b, a_dims, b_dims, *, out=None):
 
 
 def vecdot(x, y, dim, *, out=None):
-    """ek_vecdot: The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims
-    broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must
-    exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE).
-    0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.
+    """ek_vecdot: The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x),
+    with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative
+    from the end) and must exist in both x and y with one size: the contracted dim does not
+    broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape
+    without dim.
     """
     x = _arg(x, y)
     y = _arg(y, x)
@@ -690,6 +691,37 @@ def index(x, key, *, out=None):
     return _call(_lib.ek_index, ctx, out, _stream(ctx), x._h, len(key_), key_)
 
 
+def view_real(x):
+    """ek_view_real: The real parts of a complex x as a view (a new handle sharing x's storage,
+    like torch.real): float32 for complex64, float64 for complex128, x's shape, strides in
+    elements doubled. Writing into it writes x. For a real x: a view of x itself (NumPy and
+    torch).
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call(_lib.ek_view_real, ctx, None, x._h)
+
+
+def view_imag(x):
+    """ek_view_imag: The imaginary parts of a complex x as a view (as ek_view_real, one float
+    further). A real x has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's
+    np.imag returns zeros instead, the array API leaves it unspecified: ek_full with 0 gives
+    them).
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call(_lib.ek_view_imag, ctx, None, x._h)
+
+
+def conj(x, *, out=None):
+    """ek_conj: The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x
+    is copied unchanged (NumPy; the array API).
+    """
+    x = _arg(x, None)
+    ctx = x._ctx
+    return _call(_lib.ek_conj, ctx, out, _stream(ctx), x._h)
+
+
 SIGNATURES = {
     'tensor_empty': ('ek_tensor_empty', ('stream', 'ctx', 'count', 'array:int64_t', 'dtype', 'out')),
     'view_slice': ('ek_view_slice', ('tensor', 'int', 'int64', 'int64', 'int64', 'out')),
@@ -750,4 +782,7 @@ SIGNATURES = {
     'masked_scatter': ('ek_masked_scatter', ('stream', 'tensor', 'tensor', 'tensor', 'out')),
     'nonzero': ('ek_nonzero', ('stream', 'tensor', 'out')),
     'index': ('ek_index', ('stream', 'tensor', 'count', 'array:ek_index_item', 'out')),
+    'view_real': ('ek_view_real', ('tensor', 'out')),
+    'view_imag': ('ek_view_imag', ('tensor', 'out')),
+    'conj': ('ek_conj', ('stream', 'tensor', 'out')),
 }

@@ -119,12 +119,14 @@ def fetch_text(fn, *args) -> str:
 _Scalar = _ffi.ek_scalar
 _BOOL, _INT64, _UINT64, _FLOAT64 = (_ffi.EK_SCALAR_BOOL, _ffi.EK_SCALAR_INT64,
                                     _ffi.EK_SCALAR_UINT64, _ffi.EK_SCALAR_FLOAT64)
+_COMPLEX = _ffi.EK_SCALAR_COMPLEX
 
 
 def scalar(value, what: str = "value") -> _ffi.ek_scalar:
     """A Python or NumPy number as an ek_scalar: bool -> BOOL, int -> INT64
     (UINT64 above int64's range; OverflowError beyond uint64's or below
-    int64's), any other real -> FLOAT64. TypeError for anything else."""
+    int64's), any other real -> FLOAT64, complex -> COMPLEX (functions that
+    take no complex value raise DtypeError). TypeError for anything else."""
     t = type(value)
     if t is float:
         return _Scalar(_FLOAT64, 0, 0, 0, value, 0.0)
@@ -144,6 +146,8 @@ def scalar(value, what: str = "value") -> _ffi.ek_scalar:
 def _real(value, what: str) -> _ffi.ek_scalar:
     if isinstance(value, numbers.Real):
         return _Scalar(_FLOAT64, 0, 0, 0, float(value), 0.0)
+    if isinstance(value, numbers.Complex):
+        return _Scalar(_COMPLEX, 0, 0, 0, float(value.real), float(value.imag))
     if type(value).__name__ == "Tensor" and value.numel() == 1:  # a one-element ek.Tensor
         return scalar(value.item(), what)
-    raise TypeError(f"{what}: expected a real number, got {type(value).__name__}")
+    raise TypeError(f"{what}: expected a real or complex number, got {type(value).__name__}")

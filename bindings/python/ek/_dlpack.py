@@ -212,7 +212,8 @@ def _dlpack_device(self) -> tuple:
 
 _TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1", "int16": "<i2", "int32": "<i4",
             "int64": "<i8", "float16": "<f2", "float32": "<f4", "float64": "<f8",
-            "uint16": "<u2", "uint32": "<u4", "uint64": "<u8"}
+            "uint16": "<u2", "uint32": "<u4", "uint64": "<u8", "complex64": "<c8",
+            "complex128": "<c16"}
 
 
 def _cuda_array_interface(self) -> dict:

@@ -30,6 +30,10 @@ class DType:
         return self.name.startswith(("float", "bfloat"))
 
     @property
+    def is_complex(self) -> bool:
+        return self.name.startswith("complex")
+
+    @property
     def is_signed(self) -> bool:
         return self.name != "bool" and not self.name.startswith("uint")
 

@@ -79,7 +79,7 @@ STATUS_DESCRIPTIONS = {
 
 # ------------------------------------------------------------------ #define constants
 
-EK_NUM_DTYPES = 13
+EK_NUM_DTYPES = 15
 EK_MAX_DIMS = 8
 EK_DLPACK_COPY = 1
 EK_DLPACK_NO_COPY = 2
@@ -362,6 +362,8 @@ EK_FLOAT64 = 9
 EK_UINT16 = 10
 EK_UINT32 = 11
 EK_UINT64 = 12
+EK_COMPLEX64 = 13
+EK_COMPLEX128 = 14
 ek_dtype_values = {
     'EK_BOOL': 0,
     'EK_UINT8': 1,
@@ -376,6 +378,8 @@ ek_dtype_values = {
     'EK_UINT16': 10,
     'EK_UINT32': 11,
     'EK_UINT64': 12,
+    'EK_COMPLEX64': 13,
+    'EK_COMPLEX128': 14,
 }
 # value -> the name without EK_, lower case
 ek_dtype_names = {
@@ -392,6 +396,8 @@ ek_dtype_names = {
     10: 'uint16',
     11: 'uint32',
     12: 'uint64',
+    13: 'complex64',
+    14: 'complex128',
 }
 
 
@@ -401,11 +407,13 @@ EK_SCALAR_BOOL = 0
 EK_SCALAR_INT64 = 1
 EK_SCALAR_UINT64 = 2
 EK_SCALAR_FLOAT64 = 3
+EK_SCALAR_COMPLEX = 4
 ek_scalar_kind_values = {
     'EK_SCALAR_BOOL': 0,
     'EK_SCALAR_INT64': 1,
     'EK_SCALAR_UINT64': 2,
     'EK_SCALAR_FLOAT64': 3,
+    'EK_SCALAR_COMPLEX': 4,
 }
 # value -> the name without EK_SCALAR_, lower case
 ek_scalar_kind_names = {
@@ -413,6 +421,7 @@ ek_scalar_kind_names = {
     1: 'int64',
     2: 'uint64',
     3: 'float64',
+    4: 'complex',
 }
 
 
@@ -1728,7 +1737,7 @@ FUNCTIONS = {
         ek_status,
         [ek_stream, ek_tensor, ek_tensor, ctypes.c_int, ctypes.POINTER(ek_tensor)],
         ('stream', 'x', 'y', 'dim', 'out'),
-        "The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.",
+        "The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim.",
     ),
     'ek_outer': (
         ek_status,
@@ -2102,6 +2111,24 @@ FUNCTIONS = {
         (),
         'Launches the group; EK_ERROR_TIMEOUT when its communicators do not get it going within their timeout.',
     ),
+    'ek_view_real': (
+        ek_status,
+        [ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('x', 'out'),
+        "The real parts of a complex x as a view (a new handle sharing x's storage, like torch.real): float32 for complex64, float64 for complex128, x's shape, strides in elements doubled. Writing into it writes x. For a real x: a view of x itself (NumPy and torch).",
+    ),
+    'ek_view_imag': (
+        ek_status,
+        [ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('x', 'out'),
+        "The imaginary parts of a complex x as a view (as ek_view_real, one float further). A real x has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's np.imag returns zeros instead, the array API leaves it unspecified: ek_full with 0 gives them).",
+    ),
+    'ek_conj': (
+        ek_status,
+        [ek_stream, ek_tensor, ctypes.POINTER(ek_tensor)],
+        ('stream', 'x', 'out'),
+        "The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x is copied unchanged (NumPy; the array API).",
+    ),
     'ek_live_handles': (
         ek_status,
         [ctypes.POINTER(ctypes.c_int64)],
@@ -2139,6 +2166,7 @@ INLINE_FUNCTIONS = (
     'ek_index_item_none',
     'ek_index_item_ellipsis',
     'ek_index_item_tensor',
+    'ek_scalar_complex',
 )
 
 # Structs the library fills: the caller sets struct_size (see new()).

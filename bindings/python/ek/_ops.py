@@ -4423,6 +4423,8 @@ float64 = _DTYPES['float64']
 uint16 = _DTYPES['uint16']
 uint32 = _DTYPES['uint32']
 uint64 = _DTYPES['uint64']
+complex64 = _DTYPES['complex64']
+complex128 = _DTYPES['complex128']
 
 __all__ = [
     'neg',
@@ -4544,6 +4546,8 @@ __all__ = [
     'uint16',
     'uint32',
     'uint64',
+    'complex64',
+    'complex128',
 ]
 
 OPS = (

@@ -107,12 +107,9 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 
 def _complex_part(name: str, x, of_real):
-    """ek.<name>(x); without ek.<name> (ek has no complex dtypes yet), the
-    part of a real array, as NumPy gives it (vecdot's reference in the
-    standard's tests conjugates real arrays too)."""
-    fn = getattr(ek, name, None)
-    if fn is not None:
-        return fn(x)
+    """ek.<name>(x) of a complex array; of a real one its part as NumPy gives
+    it, a new array (ek.imag refuses real tensors, as torch.imag; vecdot's
+    reference in the standard's tests conjugates real arrays too)."""
     if isinstance(x, ek.Tensor) and not x.dtype.name.startswith("complex"):
         return of_real(x)
     return _ek(name, name)(x)

@@ -3,6 +3,7 @@ use std::fmt;
 
 use ek_sys as sys;
 
+use crate::complex::{Complex32, Complex64};
 use crate::error::static_str;
 
 /// Element type of a tensor (`ek_dtype`). `Unknown` carries a code this
@@ -24,6 +25,10 @@ pub enum DType {
     U16,
     U32,
     U64,
+    /// complex64: [`Complex32`] elements.
+    C64,
+    /// complex128: [`Complex64`] elements.
+    C128,
     Unknown(u32),
 }
 
@@ -44,6 +49,8 @@ impl DType {
             DType::U16 => D::EK_UINT16,
             DType::U32 => D::EK_UINT32,
             DType::U64 => D::EK_UINT64,
+            DType::C64 => D::EK_COMPLEX64,
+            DType::C128 => D::EK_COMPLEX128,
             DType::Unknown(v) => D(v),
         }
     }
@@ -64,6 +71,8 @@ impl DType {
             D::EK_UINT16 => DType::U16,
             D::EK_UINT32 => DType::U32,
             D::EK_UINT64 => DType::U64,
+            D::EK_COMPLEX64 => DType::C64,
+            D::EK_COMPLEX128 => DType::C128,
             D(v) => DType::Unknown(v),
         }
     }
@@ -112,8 +121,8 @@ mod sealed {
 
 /// A host type whose values are a tensor's elements: its memory layout is the
 /// one the library uses for `DTYPE`. Sealed; implemented for `bool`, `u8`,
-/// `i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `u64`, `f32`, `f64`, [`F16Bits`] and
-/// [`BF16Bits`].
+/// `i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `u64`, `f32`, `f64`, [`F16Bits`],
+/// [`BF16Bits`], [`Complex32`] and [`Complex64`].
 ///
 /// ```
 /// use ek::Element;
@@ -160,6 +169,8 @@ element!(f32, F32);
 element!(f64, F64);
 element!(F16Bits, F16);
 element!(BF16Bits, BF16);
+element!(Complex32, C64);
+element!(Complex64, C128);
 
 impl sealed::Sealed for bool {}
 impl Element for bool {

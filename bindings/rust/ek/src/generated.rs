@@ -1954,10 +1954,11 @@ impl Tensor {
         self.produce(out, |o| unsafe { sys::ek_tensordot(stream.as_raw(), self.as_raw(), b.as_raw(), ndims, ptr(&a_dims), ptr(&b_dims), o) })
     }
 
-    /// The array API's vecdot for real dtypes: sum(x * y) along dim, with the other dims broadcast
-    /// (NumPy rules). dim counts in the broadcast shape (negative from the end) and must exist in
-    /// both x and y with one size: the contracted dim does not broadcast (EK_ERROR_SHAPE). 0-d
-    /// operands: EK_ERROR_SHAPE. The result has the broadcast shape without dim (`ek_vecdot`).
+    /// The array API's vecdot: sum(x * y) along dim (sum(conj(x) * y) for complex x), with the
+    /// other dims broadcast (NumPy rules). dim counts in the broadcast shape (negative from the
+    /// end) and must exist in both x and y with one size: the contracted dim does not broadcast
+    /// (EK_ERROR_SHAPE). 0-d operands: EK_ERROR_SHAPE. The result has the broadcast shape without
+    /// dim (`ek_vecdot`).
     pub fn vecdot(&self, y: &Tensor, dim: i32) -> Result<Tensor> {
         self.produce(None, |o| unsafe { sys::ek_vecdot(std::ptr::null_mut(), self.as_raw(), y.as_raw(), dim, o) })
     }
@@ -2184,5 +2185,37 @@ impl Tensor {
         let n = len_i32(key.len())?;
         let key: Vec<_> = key.iter().map(|t| t.to_raw()).collect();
         self.produce_view(out, |o| unsafe { sys::ek_index(stream.as_raw(), self.as_raw(), n, ptr(&key), o) })
+    }
+
+    /// The real parts of a complex x as a view (a new handle sharing x's storage, like torch.real):
+    /// float32 for complex64, float64 for complex128, x's shape, strides in elements doubled.
+    /// Writing into it writes x. For a real x: a view of x itself (NumPy and torch)
+    /// (`ek_view_real`).
+    pub fn real(&self) -> Result<Tensor> {
+        self.view_of(|o| unsafe { sys::ek_view_real(self.as_raw(), o) })
+    }
+
+    /// The imaginary parts of a complex x as a view (as ek_view_real, one float further). A real x
+    /// has no imaginary storage to view: EK_ERROR_DTYPE (as torch.imag; NumPy's np.imag returns
+    /// zeros instead, the array API leaves it unspecified: ek_full with 0 gives them)
+    /// (`ek_view_imag`).
+    pub fn imag(&self) -> Result<Tensor> {
+        self.view_of(|o| unsafe { sys::ek_view_imag(self.as_raw(), o) })
+    }
+
+    /// The complex conjugate, a new tensor of x's dtype and shape (or into *out). A real x is
+    /// copied unchanged (NumPy; the array API) (`ek_conj`).
+    pub fn conj(&self) -> Result<Tensor> {
+        self.produce(None, |o| unsafe { sys::ek_conj(std::ptr::null_mut(), self.as_raw(), o) })
+    }
+
+    /// [`Tensor::conj`] written into `out` (its shape and dtype are checked).
+    pub fn conj_into(&self, out: &Tensor) -> Result<()> {
+        Tensor::write_into(out, |o| unsafe { sys::ek_conj(std::ptr::null_mut(), self.as_raw(), o) })
+    }
+
+    /// [`Tensor::conj`], ordered on `stream`, into `out` when given.
+    pub fn conj_on(&self, stream: &Stream, out: Option<&Tensor>) -> Result<Tensor> {
+        self.produce(out, |o| unsafe { sys::ek_conj(stream.as_raw(), self.as_raw(), o) })
     }
 }

@@ -135,6 +135,7 @@
 #![warn(missing_debug_implementations)]
 
 mod comm;
+mod complex;
 mod context;
 mod device;
 mod dtype;
@@ -162,6 +163,7 @@ mod tensor;
 pub use ek_sys as sys;
 
 pub use comm::{group, Comm, UniqueId};
+pub use complex::{Complex32, Complex64};
 pub use context::{Context, ContextConfig};
 pub use device::{device_count, live_handles, version, version_string, Device, DeviceInfo};
 pub use dtype::{BF16Bits, DType, Element, F16Bits};

@@ -1,0 +1,253 @@
+// Elementwise ops on complex64/complex128 (ek_unary, ek_binary,
+// ek_binary_scalar of a complex dtype, and ek_conj): the launch arguments and
+// the per-element math shared by the CPU loops (src/cpu/complex.cpp) and the
+// CUDA kernel (kernels/complex.cu). Every op computes in double precision with
+// the formulas below on both devices, and rounds once to the result's parts:
+// add, sub and mul of complex64 operands are exact in double (products of
+// floats fit 53 bits), so they give the same bits on either device whatever
+// FMA contraction does. Plain-C++ includable: no CUDA headers.
+#pragma once
+#include <math.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "ek.h"
+#include "ops/tensor_desc.hpp"
+#include "util/half.hpp"  // EK_HD
+
+namespace ek {
+namespace cx {
+
+// Ops beyond ek_unary_op's values that only complex tensors run.
+enum ExtraOp : int { kConj = 1000 };
+
+// One launch. a and b are complex of one dtype (the host casts real operands
+// first); out is that dtype, or its part's float dtype (abs), or bool
+// (predicates, equal, not_equal). A scalar operand (scalar == 1: a, 2: b)
+// is (sre, sim) and its TensorDesc is ignored; unary ops ignore b.
+struct Args {
+  int op;
+  bool binary;
+  int scalar;  // ew::ScalarPos values
+  double sre, sim;
+  TensorDesc out, a, b;
+};
+
+struct C {
+  double re, im;
+};
+
+EK_HD C make(double re, double im) { return C{re, im}; }
+// As elementwise_plan.hpp: no isnan/isinf, which differ between host and device headers.
+EK_HD bool nan_(double x) { return x != x; }
+EK_HD bool finite_(double x) { return !nan_(x - x); }
+EK_HD bool inf_(double x) { return !nan_(x) && !finite_(x); }
+EK_HD C add(C a, C b) { return make(a.re + b.re, a.im + b.im); }
+EK_HD C sub(C a, C b) { return make(a.re - b.re, a.im - b.im); }
+EK_HD C mul(C a, C b) { return make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+EK_HD double cabs_(C a) { return ::hypot(a.re, a.im); }
+// Smith's division: no overflow of |b|^2 for large b.
+EK_HD C div(C a, C b) {
+  if (::fabs(b.re) >= ::fabs(b.im)) {
+    if (b.re == 0 && b.im == 0) return make(a.re / ::fabs(b.re), a.im / ::fabs(b.re));  // inf or NaN, as C
+    const double r = b.im / b.re, d = b.re + b.im * r;
+    return make((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+  }
+  const double r = b.re / b.im, d = b.re * r + b.im;
+  return make((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+}
+EK_HD C cexp_(C a) {
+  if (a.im == 0) return make(::exp(a.re), a.im);  // keeps exp(x + 0i) real, as C99
+  if (inf_(a.re) && !finite_(a.im))  // C99 G.6.3.1: e^-inf is 0 whatever the angle; e^+inf has none
+    return a.re < 0 ? make(0, 0) : make(a.re, NAN);
+  const double e = ::exp(a.re);
+  return make(e * ::cos(a.im), e * ::sin(a.im));
+}
+EK_HD C clog_(C a) { return make(::log(cabs_(a)), ::atan2(a.im, a.re)); }
+// The principal root, without cancellation (as C99's csqrt).
+EK_HD C csqrt_(C a) {
+  if (a.re == 0 && a.im == 0) return make(0.0, a.im);
+  if (inf_(a.im)) return make(INFINITY, a.im);
+  const double t = ::sqrt((::fabs(a.re) + cabs_(a)) / 2);
+  if (a.re >= 0) return make(t, a.im / (2 * t));
+  return make(::fabs(a.im) / (2 * t), ::copysign(t, a.im));
+}
+// The edge cases of C99 G.6.2.4-5 first (an infinite or NaN imaginary part
+// has no sine: the real part keeps what it can).
+EK_HD C csinh_(C a) {
+  if (a.im == 0) return make(::sinh(a.re), a.im);
+  if ((a.re == 0 || inf_(a.re)) && !finite_(a.im)) return make(a.re, NAN);
+  return make(::sinh(a.re) * ::cos(a.im), ::cosh(a.re) * ::sin(a.im));
+}
+EK_HD C ccosh_(C a) {
+  if (a.im == 0) return make(::cosh(a.re), a.im);
+  if (a.re == 0 && !finite_(a.im)) return make(NAN, 0.0);
+  if (inf_(a.re) && !finite_(a.im)) return make(INFINITY, NAN);
+  return make(::cosh(a.re) * ::cos(a.im), ::sinh(a.re) * ::sin(a.im));
+}
+// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for large |x|
+// the quotient is sign(x) + 0i (the terms overflow before it changes).
+EK_HD C ctanh_(C a) {
+  if (a.im == 0) return make(::tanh(a.re), a.im);  // NaN + 0i stays NaN + 0i (C99 G.6.2.6)
+  if (inf_(a.re)) return make(::copysign(1.0, a.re), finite_(a.im) ? ::copysign(0.0, a.im) : 0.0);
+  if (!finite_(a.im)) return make(a.re == 0 ? a.re : NAN, NAN);
+  if (::fabs(a.re) > 20) return make(::copysign(1.0, a.re), 2 * ::sin(2 * a.im) * ::exp(-2 * ::fabs(a.re)));
+  const double d = ::cosh(2 * a.re) + ::cos(2 * a.im);
+  return make(::sinh(2 * a.re) / d, ::sin(2 * a.im) / d);
+}
+// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
+EK_HD C csin_(C a) {
+  const C r = csinh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+EK_HD C ccos_(C a) { return ccosh_(make(-a.im, a.re)); }
+EK_HD C ctan_(C a) {
+  const C r = ctanh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+// exp(z) - 1 and log(1 + z) accurate near 0.
+EK_HD C cexpm1_(C a) {
+  if (a.im == 0) return make(a.re == 0 ? 0.0 : ::expm1(a.re), a.im);
+  if (inf_(a.re) && !finite_(a.im)) return a.re < 0 ? make(-1, 0) : make(a.re, NAN);  // as cexp_
+  const double s = ::sin(a.im / 2);
+  return make(::expm1(a.re) * ::cos(a.im) - 2 * s * s, ::exp(a.re) * ::sin(a.im));
+}
+EK_HD C clog1p_(C a) {
+  if (cabs_(a) > 0.5) return clog_(make(1 + a.re, a.im));
+  return make(0.5 * ::log1p(a.re * (2 + a.re) + a.im * a.im), ::atan2(a.im, 1 + a.re));
+}
+EK_HD C cpow_(C a, C b) {
+  if (a.re == 0 && a.im == 0) {
+    if (b.re == 0 && b.im == 0) return make(1, 0);
+    if (b.im == 0 && b.re > 0) return make(0, 0);
+  }
+  return cexp_(mul(b, clog_(a)));
+}
+// The inverse functions by their logarithmic forms (principal branches):
+// asinh z = log(z + sqrt(z^2 + 1)), acosh z = log(z + sqrt(z + 1) sqrt(z - 1)),
+// atanh z = (log(1 + z) - log(1 - z)) / 2; asin z = -i asinh(iz), acos z =
+// pi/2 - asin z, atan z = -i atanh(iz).
+EK_HD C casinh_(C a) {
+  // For Re z < 0, -asinh(-z): z + sqrt(z^2 + 1) would cancel.
+  const bool neg = a.re < 0;
+  const C z = neg ? make(-a.re, -a.im) : a;
+  C r = clog_(z);
+  if (cabs_(z) > 1e150) r.re += 0.6931471805599453;  // log(2z): z^2 would overflow
+  else r = clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
+  return neg ? make(-r.re, -r.im) : r;
+}
+EK_HD C cacosh_(C a) {
+  return clog_(add(a, mul(csqrt_(add(a, make(1, 0))), csqrt_(sub(a, make(1, 0))))));
+}
+EK_HD C catanh_(C a) {
+  const C r = sub(clog1p_(a), clog1p_(make(-a.re, -a.im)));
+  return make(r.re / 2, r.im / 2);
+}
+EK_HD C casin_(C a) {
+  const C r = casinh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+EK_HD C cacos_(C a) {
+  const C r = casin_(a);
+  return make(1.5707963267948966 - r.re, -r.im);
+}
+EK_HD C catan_(C a) {
+  const C r = catanh_(make(-a.im, a.re));
+  return make(r.im, -r.re);
+}
+EK_HD C clog_base_(C a, double inv_ln) {
+  const C r = clog_(a);
+  return make(r.re * inv_ln, r.im * inv_ln);
+}
+
+EK_HD C csign_(C a) {
+  const double m = cabs_(a);
+  return m == 0 ? make(0, 0) : make(a.re / m, a.im / m);
+}
+
+EK_HD C unary(int op, C a) {
+  switch (op) {
+    case EK_UNARY_NEG: return make(-a.re, -a.im);
+    case kConj: return make(a.re, -a.im);
+    case EK_UNARY_ABS: return make(cabs_(a), 0);
+    case EK_UNARY_SIGN: return csign_(a);
+    case EK_UNARY_SQUARE: return mul(a, a);
+    case EK_UNARY_RECIPROCAL: return div(make(1, 0), a);
+    case EK_UNARY_EXP: return cexp_(a);
+    case EK_UNARY_EXPM1: return cexpm1_(a);
+    case EK_UNARY_LOG: return clog_(a);
+    case EK_UNARY_LOG1P: return clog1p_(a);
+    case EK_UNARY_SQRT: return csqrt_(a);
+    case EK_UNARY_SIN: return csin_(a);
+    case EK_UNARY_COS: return ccos_(a);
+    case EK_UNARY_TAN: return ctan_(a);
+    case EK_UNARY_SINH: return csinh_(a);
+    case EK_UNARY_COSH: return ccosh_(a);
+    case EK_UNARY_TANH: return ctanh_(a);
+    case EK_UNARY_ASIN: return casin_(a);
+    case EK_UNARY_ACOS: return cacos_(a);
+    case EK_UNARY_ATAN: return catan_(a);
+    case EK_UNARY_ASINH: return casinh_(a);
+    case EK_UNARY_ACOSH: return cacosh_(a);
+    case EK_UNARY_ATANH: return catanh_(a);
+    case EK_UNARY_LOG2: return clog_base_(a, 1.4426950408889634);    // 1 / ln 2
+    case EK_UNARY_LOG10: return clog_base_(a, 0.43429448190325176);  // 1 / ln 10
+    // Predicates: re is the truth value.
+    case EK_UNARY_ISNAN: return make(nan_(a.re) || nan_(a.im), 0);
+    case EK_UNARY_ISINF: return make(inf_(a.re) || inf_(a.im), 0);
+    case EK_UNARY_ISFINITE: return make(finite_(a.re) && finite_(a.im), 0);
+    default: return make(NAN, NAN);
+  }
+}
+
+EK_HD C binary(int op, C a, C b) {
+  switch (op) {
+    case EK_BINARY_ADD: return add(a, b);
+    case EK_BINARY_SUB: return sub(a, b);
+    case EK_BINARY_MUL: return mul(a, b);
+    case EK_BINARY_DIV: return div(a, b);
+    case EK_BINARY_POW: return cpow_(a, b);
+    case EK_BINARY_EQ: return make(a.re == b.re && a.im == b.im, 0);
+    case EK_BINARY_NE: return make(!(a.re == b.re && a.im == b.im), 0);
+    default: return make(NAN, NAN);
+  }
+}
+
+// Element loads and stores (p points at the element).
+EK_HD C load(const char *p, int dtype) {
+  if (dtype == kC64) {
+    float v[2];
+    memcpy(v, p, sizeof v);
+    return make(v[0], v[1]);
+  }
+  double v[2];
+  memcpy(v, p, sizeof v);
+  return make(v[0], v[1]);
+}
+// Complex dtypes take both parts; float dtypes the real part (abs); bool re != 0.
+EK_HD void store(char *p, int dtype, C r) {
+  switch (dtype) {
+    case kC64: {
+      const float v[2] = {static_cast<float>(r.re), static_cast<float>(r.im)};
+      memcpy(p, v, sizeof v);
+      return;
+    }
+    case kC128: memcpy(p, &r, sizeof r); return;
+    case kF32: {
+      const float v = static_cast<float>(r.re);
+      memcpy(p, &v, sizeof v);
+      return;
+    }
+    case kF64: memcpy(p, &r.re, sizeof r.re); return;
+    default: *reinterpret_cast<unsigned char *>(p) = r.re != 0; return;
+  }
+}
+
+// out[i] = op(a[i], b[i]) given both operands (the scalar already substituted).
+EK_HD void apply(const Args &g, char *out, C a, C b) {
+  store(out, g.out.dtype, g.binary ? binary(g.op, a, b) : unary(g.op, a));
+}
+
+}  // namespace cx
+}  // namespace ek
