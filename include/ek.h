@@ -2251,8 +2251,9 @@ EK_API ek_status ek_comm_group_end(void);
  *    ek_index_put and ek_scatter with accumulate, ek_where (each part; an out
  *    of the result's dtype);
  *  - ek_matmul (and tensordot, outer), with NumPy's batching and
- *    transposition rules: four real products of the parts (re = ar br - ai
- *    bi, im = ar bi + ai br) on cuBLAS or the CPU BLAS.
+ *    transposition rules: cuBLAS's complex gemm (cgemm, zgemm) on CUDA;
+ *    on the CPU four real products of the parts (re = ar br - ai bi,
+ *    im = ar bi + ai br) through the CPU BLAS.
  * Every other op (prod, cumprod, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
  * and the dtype (the ordering ops - compare, max/min, sort, clamp - because
  * complex numbers have no order). Arithmetic computes in double precision on

@@ -147,20 +147,22 @@ ek_status handle_of(ek_context ctx, Handle **out) {
   return create_handle(ctx, out);
 }
 
-// Data type, compute type and alpha/beta in the compute type's precision.
+// Data type, compute type and alpha/beta in the compute type's precision;
+// {value, 0} pairs, which complex types read whole and real ones by their
+// first element.
 struct Types {
   cudaDataType data;
   cublasComputeType_t compute;
-  float falpha, fbeta;
-  double dalpha, dbeta;
+  float falpha[2], fbeta[2];
+  double dalpha[2], dbeta[2];
   bool f64() const { return compute == CUBLAS_COMPUTE_64F; }
-  const void *alpha() const { return f64() ? static_cast<const void *>(&dalpha) : &falpha; }
-  const void *beta() const { return f64() ? static_cast<const void *>(&dbeta) : &fbeta; }
+  const void *alpha() const { return f64() ? static_cast<const void *>(dalpha) : falpha; }
+  const void *beta() const { return f64() ? static_cast<const void *>(dbeta) : fbeta; }
 };
 
 Types types_of(const GemmPlan &p) {
-  Types t{CUDA_R_64F, CUBLAS_COMPUTE_64F, static_cast<float>(p.alpha),
-          static_cast<float>(p.beta), p.alpha, p.beta};
+  Types t{CUDA_R_64F, CUBLAS_COMPUTE_64F, {static_cast<float>(p.alpha), 0.f},
+          {static_cast<float>(p.beta), 0.f}, {p.alpha, 0.0}, {p.beta, 0.0}};
   switch (p.dtype) {
     case kF16: t.data = CUDA_R_16F; t.compute = CUBLAS_COMPUTE_32F; break;
     case kBF16: t.data = CUDA_R_16BF; t.compute = CUBLAS_COMPUTE_32F; break;
@@ -168,6 +170,8 @@ Types types_of(const GemmPlan &p) {
       t.data = CUDA_R_32F;
       t.compute = p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       break;
+    case kC64: t.data = CUDA_C_32F; t.compute = CUBLAS_COMPUTE_32F; break;  // cgemm
+    case kC128: t.data = CUDA_C_64F; break;                                  // zgemm
     default: break;  // kF64
   }
   return t;

@@ -202,7 +202,7 @@ ek_status launch_node(ek_context ctx, ek_stream s, const Node &n) {
     case kUnary: return ctx->backend->unary(ctx, s, n.ew);
     case kBinary: return ctx->backend->binary(ctx, s, n.ew);
     case kTernary: return ctx->backend->ternary(ctx, s, n.tern);
-    default: return ctx->backend->copy(ctx, s, n.dst, n.src);
+    default: return device_copy(ctx, s, n.dst, n.src);  // complex dtypes through their parts
   }
 }
 

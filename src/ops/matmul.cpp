@@ -377,8 +377,10 @@ ek_status matmul_entry(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *ou
   EK_CHECK(a->storage->ctx == b->storage->ctx, EK_ERROR_INVALID_ARGUMENT,
            "a and b belong to different contexts");
   const ek_dtype dt = promote(a->dtype, b->dtype);
-  if (dtype_is_complex(dt)) return complex_matmul(stream, a, b, dt, out);
-  EK_FORWARD(check_product_dtype(dt));
+  // CUDA: cuBLAS's complex gemm; the CPU: four real products of the parts.
+  const bool complex = dtype_is_complex(dt);
+  if (complex && !a->storage->ctx->is_cuda()) return complex_matmul(stream, a, b, dt, out);
+  if (!complex) EK_FORWARD(check_product_dtype(dt));
   Product p;
   int ndim = 0;
   int64_t shape[EK_MAX_DIMS];
