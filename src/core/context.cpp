@@ -377,7 +377,7 @@ EK_API ek_status ek_context_destroy(ek_context ctx) {
   EK_API_ENTRY;
   if (!ctx) return EK_SUCCESS;
   EK_CHECK_CONTEXT(ctx);
-  int64_t live = ctx->live_objects.load();
+  int64_t live = ctx->live_objects.load() - fusion::cached_objects(ctx);
   EK_CHECK(live == 0, EK_ERROR_INVALID_ARGUMENT,
            "%" PRId64 " tensors, streams or events (or modules, kernels, elementwise builders) "
            "of this context are still alive", live);

@@ -62,6 +62,8 @@ struct State {
 
 State *create_state();
 void destroy_state(ek_context ctx);  // after flush_context; releases the kernels
+// The live objects (ek_context_destroy's count) the context's fused kernels hold.
+int64_t cached_objects(ek_context ctx);
 
 // A fusible public op marks itself with a FusibleCall before checking its
 // tensors: when it is the outermost call, check_tensor leaves its operands

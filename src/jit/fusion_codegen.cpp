@@ -36,6 +36,11 @@ class KernelCache {
   std::map<std::string, ek_kernel> kernels;  // by signature text and specialisation
 };
 
+int64_t cached_objects(ek_context ctx) {
+  if (!ctx->fusion || !ctx->fusion->kernels) return 0;
+  return 2 * static_cast<int64_t>(ctx->fusion->kernels->kernels.size());  // a kernel and its module
+}
+
 void destroy_state(ek_context ctx) {
   if (!ctx->fusion) return;
   if (ctx->fusion->kernels)
@@ -101,7 +106,7 @@ class Writer {
   std::string load(const TensorDesc &d, const char *T, int round, int k) {
     for (int j = k - 1; j >= 0; --j) {
       if (!same_desc(g_.nodes[j].out(), d)) continue;
-      if (g_.mode == EK_FUSION_ON && is_half(d.dtype)) return std::string(T) + "(ekf_f" + n(j) + ")";
+      if (g_.mode == EK_FUSION_ON && is_half(d.dtype)) return "(" + std::string(T) + ")ekf_f" + n(j);
       return format_load(T, "ekf_b" + n(j), d.dtype, round);
     }
     return format_load(T, "(const char *)&ekw_in" + n(input(d)), d.dtype, round);
@@ -126,7 +131,7 @@ class Writer {
     scalars.push_back(w);
     const std::string word = "ekw_sc[" + std::to_string(scalars.size() - 1) + "]";
     if (is_int) return "(long long)" + word;
-    return std::string(T) + "(__longlong_as_double((long long)" + word + "))";
+    return "(" + std::string(T) + ")__longlong_as_double((long long)" + word + ")";
   }
 
   void node(int k) {
@@ -166,7 +171,7 @@ class Writer {
     const std::string c1 = scalar(T, is_int, t.cf[1], t.ci[1]);
     const std::string cond = t.cond.data ? "ek::tern::is_true(" + raw_ptr(t.cond, k) + ", " + n(t.cond.dtype) + ")" : "false";
     const std::string x = load(t.x, T, ew::kRoundNone, k);
-    const std::string y = t.y.data ? load(t.y, T, ew::kRoundNone, k) : std::string(T) + "(0)";
+    const std::string y = t.y.data ? load(t.y, T, ew::kRoundNone, k) : "(" + std::string(T) + ")0";  // not T(0): T may be "long long"
     return std::string("ek::tern::apply<") + T + ">(" + n(t.op) + ", " + cond + ", " + x + ", " + y + ", " + c0 +
            ", " + c1 + ")";
   }

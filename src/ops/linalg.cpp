@@ -161,6 +161,17 @@ ek_status vector_view(ek_tensor x, int d, int at, Owned *v) {
   return EK_SUCCESS;
 }
 
+// The complex vecdot, sum(conj(x) * y) over dim d (the array API's vecdot
+// conjugates x), by the elementwise and reduction kernels.
+ek_status conj_dot(ek_stream s, ek_tensor x, ek_tensor y, int d, ek_tensor *out) {
+  ek_tensor c = nullptr, prod = nullptr;
+  EK_FORWARD(ek_conj(s, x, &c));
+  Owned conj(c);
+  EK_FORWARD(ek_binary(s, EK_BINARY_MUL, c, y, &prod));
+  Owned product(prod);
+  return ek_reduce(s, EK_REDUCE_SUM, prod, 1, &d, 0, out);
+}
+
 ek_status vecdot_entry(ek_stream s, ek_tensor x, ek_tensor y, int dim, ek_tensor *out) {
   ek_dtype dt = EK_FLOAT32;
   EK_FORWARD(check_operands(x, y, &dt));
@@ -175,13 +186,8 @@ ek_status vecdot_entry(ek_stream s, ek_tensor x, ek_tensor y, int dim, ek_tensor
   EK_CHECK(dx >= 0 && dy >= 0 && x->shape[dx] == y->shape[dy], EK_ERROR_SHAPE,
            "dim %d of x %s and y %s must exist in both with one size (it is not broadcast)",
            dim, format_shape(x->ndim, x->shape).c_str(), format_shape(y->ndim, y->shape).c_str());
-  Owned xc, xv, yv;
-  if (dtype_is_complex(x->dtype)) {  // the array API's vecdot conjugates x
-    ek_tensor c = nullptr;
-    EK_FORWARD(ek_conj(s, x, &c));
-    xc.reset(c);
-    x = c;
-  }
+  if (dtype_is_complex(dt)) return conj_dot(s, x, y, d, out);
+  Owned xv, yv;
   EK_FORWARD(vector_view(x, dx, -2, &xv));
   EK_FORWARD(vector_view(y, dy, -1, &yv));
   int64_t shape[EK_MAX_DIMS], rshape[EK_MAX_DIMS + 1];
