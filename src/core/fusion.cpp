@@ -103,8 +103,9 @@ bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
   std::vector<TensorDesc> ins = node_inputs(n);
   size_t k = 0;
   for (const ek_tensor_s *t : in) {
-    const TensorDesc &d = ins[k++];
-    if (!t) continue;
+    const size_t slot = k++;
+    if (!t) continue;  // a unary op's b: in has more slots than the node's inputs
+    const TensorDesc &d = ins[slot];
     if (contains(g.written, t->storage)) {
       bool exact = false;
       for (const Node &w : g.nodes) exact = exact || same_desc(w.out(), d);
