@@ -130,15 +130,26 @@ ek_status complex_reduce(ek_stream s, ek_reduce_op op, ek_tensor x, int ndims, c
   });
 }
 
+namespace {
+// The stream, and a and b as dt (new references, kept in *oa and *ob).
+ek_status operands_as(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt, ek_stream *s,
+                      OwnedTensor *oa, OwnedTensor *ob) {
+  EK_FORWARD(resolve_stream(a->storage->ctx, stream, s));
+  ek_tensor ca = nullptr, cb = nullptr;
+  EK_FORWARD(as_dtype(*s, a, dt, &ca));
+  oa->reset(ca);
+  EK_FORWARD(as_dtype(*s, b, dt, &cb));
+  ob->reset(cb);
+  return EK_SUCCESS;
+}
+}  // namespace
+
 ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt, ek_tensor *out) {
   ek_context ctx = a->storage->ctx;
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
-  ek_tensor ca = nullptr, cb = nullptr;
-  EK_FORWARD(as_dtype(s, a, dt, &ca));
-  OwnedTensor oa(ca);
-  EK_FORWARD(as_dtype(s, b, dt, &cb));
-  OwnedTensor ob(cb);
+  OwnedTensor oa, ob;
+  EK_FORWARD(operands_as(stream, a, b, dt, &s, &oa, &ob));
+  ek_tensor ca = oa.get(), cb = ob.get();
   const OwnedTensor part[2][2] = {{OwnedTensor(part_view(ca, 0)), OwnedTensor(part_view(ca, 1))},
                                   {OwnedTensor(part_view(cb, 0)), OwnedTensor(part_view(cb, 1))}};
   // prod[i][j] = a's part i @ b's part j
@@ -233,12 +244,9 @@ ek_status complex_where(ek_stream stream, ek_tensor cond, ek_tensor a, ek_tensor
                         const int64_t *shape, ek_tensor *out) {
   ek_context ctx = a->storage->ctx;
   ek_stream s = nullptr;
-  EK_FORWARD(resolve_stream(ctx, stream, &s));
-  ek_tensor ca = nullptr, cb = nullptr;
-  EK_FORWARD(as_dtype(s, a, dt, &ca));
-  OwnedTensor oa(ca);
-  EK_FORWARD(as_dtype(s, b, dt, &cb));
-  OwnedTensor ob(cb);
+  OwnedTensor oa, ob;
+  EK_FORWARD(operands_as(stream, a, b, dt, &s, &oa, &ob));
+  ek_tensor ca = oa.get(), cb = ob.get();
   return fill_out(ctx, s, ndim, shape, dt, out, [&](ek_tensor o) {
     for (int part = 0; part < 2; ++part) {
       OwnedTensor op(part_view(o, part)), ap(part_view(ca, part)), bp(part_view(cb, part));
