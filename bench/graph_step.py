@@ -8,7 +8,8 @@ The step: 4 layers on x [64, 512], each
 libek through DLPack (no copy), so both compute the same numbers.
 
 Four variants: eager libek, libek graph replay (ek.cuda.graph), eager
-PyTorch, torch.cuda.graph replay. Each: WARMUP steps, then REPS samples of
+PyTorch, torch.cuda.graph replay; and libek with automatic fusion on
+(ek.fusion, issue 19), eager and replayed. Each: WARMUP steps, then REPS samples of
 STEPS back-to-back steps between two CUDA events on the variant's stream
 (device time per step, launch gaps included), and the host time spent
 enqueueing them (perf_counter, no synchronization inside). Medians. For the
@@ -99,6 +100,36 @@ def ek_variants(x_t, ws_t, bs_t):
     ref = ek_step(x, ws, bs)
     out["graph_matches_eager"] = bool(torch.allclose(torch.from_dlpack(y), torch.from_dlpack(ref),
                                                      rtol=1e-4, atol=1e-4))
+    try:
+        out.update(fused_variants(s, x, ws, bs, ref))
+    except ek.Error as e:  # fusion's failure is reported, the other rows kept
+        out["fused_error"] = str(e)
+    return out
+
+
+def fused_variants(s, x, ws, bs, ref):
+    """Issue 19: the same step with automatic fusion on for the stream
+    (elementwise runs between the matmuls and reductions become one kernel
+    each), eager and replayed; the fused kernels compile in the warm-up, so
+    the capture replays them. The launches per step and the fused kernels'
+    count come from ek.fusion_stats."""
+    out = {}
+    with ek.fusion(True, stream=s, device="cuda"):
+        before = ek.fusion_stats("cuda")
+        out["fused_eager"] = timed(lambda: ek_step(x, ws, bs), s.record_event,
+                                   lambda a, b: a.elapsed_time(b), s.synchronize)
+        g = ek.cuda.CUDAGraph()
+        with ek.cuda.graph(g):
+            y = ek_step(x, ws, bs)
+        g.upload()
+        out["fused_graph"] = timed(g.replay, s.record_event, lambda a, b: a.elapsed_time(b),
+                                   s.synchronize)
+        g.replay()
+        s.synchronize()
+        after = ek.fusion_stats("cuda")
+    out["fused_matches_eager"] = bool(torch.allclose(torch.from_dlpack(y), torch.from_dlpack(ref),
+                                                     rtol=1e-4, atol=1e-4))
+    out["fusion_stats_delta"] = {k: after[k] - before[k] for k in after}
     return out
 
 
