@@ -199,16 +199,24 @@ ek_status make_blocking(const Library *l, Comm *c, int64_t timeout_ms) {
   Comm b = nullptr;
   const char *what = "ncclCommSplit (to a blocking communicator)";
   ek_status st = start_and_wait(l, l->split(*c, 0, rank, &b, &config), *c, timeout_ms, what, false);
-  if (st == EK_SUCCESS && b) st = wait_ready(l, b, deadline_of(timeout_ms), what, timeout_ms);
+  bool parent_alive = st != EK_ERROR_TIMEOUT;  // a timeout aborted (freed) it
+  if (st == EK_SUCCESS) {
+    st = b ? wait_ready(l, b, deadline_of(timeout_ms), what, timeout_ms)
+           : fail(EK_ERROR_DEVICE, "%s gave no communicator", what);
+    if (st == EK_ERROR_TIMEOUT) b = nullptr;  // wait_ready aborted it
+  }
+  if (st == EK_SUCCESS) {
+    st = destroy(*c, timeout_ms);  // frees the non-blocking one, whatever it returns
+    parent_alive = false;
+  }
   if (st != EK_SUCCESS) {
     if (b) l->abort(b);
-    if (st != EK_ERROR_TIMEOUT) l->abort(*c);  // a timeout aborted it already
+    if (parent_alive) l->abort(*c);
     *c = nullptr;
     return st;
   }
-  Comm nonblocking = *c;
   *c = b;
-  return destroy(nonblocking, timeout_ms);
+  return EK_SUCCESS;
 }
 
 UniqueId to_nccl(const ek_comm_unique_id &id) {
