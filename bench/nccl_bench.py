@@ -134,9 +134,10 @@ def worker(a):
         runs += [("ek_nonblocking", lambda *x: bench_ek(*x, nonblocking)), ("torch", bench_torch)]
     rows = []
     for coll in COLLS:
-        for size in sizes(a.max_mib):
+        for i, size in enumerate(sizes(a.max_mib)):
             row = {"collective": coll, "size_bytes": size, "ranks": n}
-            for name, fn in runs:
+            # Every other size in reverse order, so no library always goes first.
+            for name, fn in (runs if i % 2 == 0 else runs[::-1]):
                 med, best = fn(coll, size, n, dev, a.reps)
                 algbw = size / (med * 1e-3) / 1e9
                 row[name] = {"median_ms": med, "min_ms": best, "algbw_GBps": algbw,
