@@ -9,7 +9,9 @@ nccl-tests' "size": the bytes of the whole message (all_reduce: the tensor;
 all_gather: the gathered output; reduce_scatter: the input to scatter), float32,
 1 MiB to 4 GiB in steps of x8, plus 256 MiB and 1 GiB (the issue's anchor
 rows). Each case: warm-up, then reps of `iters` back-to-back collectives
-between two CUDA events of the framework on its stream; the median time per
+between two CUDA events of the framework on its stream, the libraries' batches
+interleaved rep by rep (so drift in clocks or temperature reaches all alike);
+the median time per
 collective; libek runs twice, with its default (NCCL's blocking mode for
 collectives) and with EK_COMM_NONBLOCKING (ek_comm_config.blocking); algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
 (n-1)/n (all_gather, reduce_scatter), as nccl-tests. Rank 0 writes the JSON
@@ -41,25 +43,38 @@ def iters_for(size):
     return 20 if size <= 8 * MIB else 10 if size <= 256 * MIB else 3
 
 
-def timed(run, record_start, record_end, elapsed_ms, sync, size, reps):
-    """Median ms per collective of `reps` batches after a warm-up batch."""
-    iters = iters_for(size)
-    for _ in range(max(2, iters // 2)):
-        run()
-    sync()
-    per_op = []
-    for _ in range(reps):
-        record_start()
-        for _ in range(iters):
+class Case:
+    """One library's collective at one size: a warmed-up closure and its timer."""
+
+    def __init__(self, run, record_start, record_end, elapsed_ms, sync, size, release=None):
+        self.run, self.record_start, self.record_end = run, record_start, record_end
+        self.elapsed_ms, self.sync, self.iters = elapsed_ms, sync, iters_for(size)
+        self.release, self.per_op = release, []
+        for _ in range(max(2, self.iters // 2)):
             run()
-        record_end()
         sync()
-        per_op.append(elapsed_ms() / iters)
-    return statistics.median(per_op), min(per_op)
+
+    def batch(self):
+        self.record_start()
+        for _ in range(self.iters):
+            self.run()
+        self.record_end()
+        self.sync()
+        self.per_op.append(self.elapsed_ms() / self.iters)
+
+
+def timed(cases, reps):
+    """Median and best ms per collective of each case. The batches interleave
+    (one of each case per rep, every other rep in reverse order), so clock and
+    temperature drift reach every library alike."""
+    for rep in range(reps):
+        for case in (cases if rep % 2 == 0 else cases[::-1]):
+            case.batch()
+    return [(statistics.median(c.per_op), min(c.per_op)) for c in cases]
 
 
 # ---------------------------------------------------------------- libek
-def bench_ek(coll, size, n, dev, reps, comm):
+def bench_ek(coll, size, n, dev, comm):
     import ek
     elems = size // 4
     part = elems // n
@@ -75,14 +90,12 @@ def bench_ek(coll, size, n, dev, reps, comm):
         out = ek.empty(part, dtype="float32", device=dev)
         run = lambda: comm.reduce_scatter_tensor(out, x)  # noqa: E731
     start, end = ek.Event(dev), ek.Event(dev)
-    result = timed(run, start.record, end.record, lambda: start.elapsed_time(end),
-                   end.synchronize, size, reps)
-    del x
-    return result
+    return Case(run, start.record, end.record, lambda: start.elapsed_time(end),
+                end.synchronize, size)
 
 
 # ---------------------------------------------------------------- torch
-def bench_torch(coll, size, n, dev, reps):
+def bench_torch(coll, size, n, dev):
     import torch
     import torch.distributed as tdist
     elems = size // 4
@@ -100,11 +113,8 @@ def bench_torch(coll, size, n, dev, reps):
         run = lambda: tdist.reduce_scatter_tensor(out, x)  # noqa: E731
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
-    result = timed(run, start.record, end.record, lambda: start.elapsed_time(end),
-                   end.synchronize, size, reps)
-    del x
-    torch.cuda.empty_cache()
-    return result
+    return Case(run, start.record, end.record, lambda: start.elapsed_time(end),
+                end.synchronize, size, release=torch.cuda.empty_cache)
 
 
 def worker(a):
@@ -134,14 +144,18 @@ def worker(a):
         runs += [("ek_nonblocking", lambda *x: bench_ek(*x, nonblocking)), ("torch", bench_torch)]
     rows = []
     for coll in COLLS:
-        for i, size in enumerate(sizes(a.max_mib)):
+        for size in sizes(a.max_mib):
             row = {"collective": coll, "size_bytes": size, "ranks": n}
-            # Every other size in reverse order, so no library always goes first.
-            for name, fn in (runs if i % 2 == 0 else runs[::-1]):
-                med, best = fn(coll, size, n, dev, a.reps)
+            names = [name for name, _ in runs]
+            cases = [fn(coll, size, n, dev) for _, fn in runs]
+            for name, (med, best) in zip(names, timed(cases, a.reps)):
                 algbw = size / (med * 1e-3) / 1e9
                 row[name] = {"median_ms": med, "min_ms": best, "algbw_GBps": algbw,
                              "busbw_GBps": algbw * bus_factor(coll, n)}
+            releases = [c.release for c in cases if c.release]
+            del cases
+            for release in releases:
+                release()
             rows.append(row)
             ek.context(dev).empty_cache()  # the next size starts from an empty pool
     if rank == 0:
@@ -177,7 +191,7 @@ def main():
     p.add_argument("--nproc", type=int, default=None, help="GPUs (default: all)")
     p.add_argument("--json", default=os.path.join(HERE, "results", "nccl.json"))
     p.add_argument("--max-mib", type=int, default=4096)
-    p.add_argument("--reps", type=int, default=7)
+    p.add_argument("--reps", type=int, default=11)
     p.add_argument("--port", type=int, default=29517)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
