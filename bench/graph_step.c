@@ -7,6 +7,7 @@
  * WARMUP steps, then REPS samples of STEPS back-to-back steps between two
  * events on one stream (device ms per step, launch gaps included) and the
  * host time spent enqueueing them (no synchronization inside); medians.
+ * Then the same two with automatic fusion on (ek_stream_set_fusion).
  * Prints one JSON object (also written to argv[1] when given).
  */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
@@ -73,8 +74,22 @@ static void run(ek_stream s, Net *n, ek_graph g) {
     step(s, n);
 }
 
-static void timed(ek_stream s, Net *n, ek_graph g, ek_event a, ek_event b, double *dev_ms,
-                  double *host_us) {
+typedef struct {
+  double dev_ms, host_us; /* medians per step */
+} Result;
+
+typedef struct {
+  char s[96];
+} Text;
+
+static Text json(const Result *r) {
+  Text t;
+  snprintf(t.s, sizeof t.s, "{\"device_ms_per_step\": %.6g, \"host_us_per_step\": %.6g}", r->dev_ms,
+           r->host_us);
+  return t;
+}
+
+static void timed(ek_stream s, Net *n, ek_graph g, ek_event a, ek_event b, Result *out) {
   double dev[REPS], host[REPS];
   for (int i = 0; i < WARMUP; ++i) run(s, n, g);
   CHECK(ek_stream_synchronize(s));
@@ -90,8 +105,17 @@ static void timed(ek_stream s, Net *n, ek_graph g, ek_event a, ek_event b, doubl
     dev[r] = ms / STEPS;
     host[r] = (t1 - t0) / STEPS;
   }
-  *dev_ms = median(dev, REPS);
-  *host_us = median(host, REPS);
+  out->dev_ms = median(dev, REPS);
+  out->host_us = median(host, REPS);
+}
+
+static ek_graph capture(ek_stream s, Net *n) {
+  ek_graph g = NULL;
+  CHECK(ek_graph_capture_begin(s, NULL, EK_CAPTURE_GLOBAL));
+  step(s, n);
+  CHECK(ek_graph_capture_end(s, &g));
+  CHECK(ek_graph_upload(s, g));
+  return g;
 }
 
 int main(int argc, char **argv) {
@@ -115,24 +139,38 @@ int main(int argc, char **argv) {
     CHECK(ek_random(s, EK_RANDOM_NORMAL, ek_scalar_float(0), ek_scalar_float(0.1), NULL, n.b[l]));
   }
   step(s, &n); /* makes the outputs: later steps write them in place */
-  double eager_ms, eager_us, graph_ms, graph_us;
-  timed(s, &n, NULL, a, b, &eager_ms, &eager_us);
-  ek_graph g = NULL;
-  CHECK(ek_graph_capture_begin(s, NULL, EK_CAPTURE_GLOBAL));
+  Result eager, graph, fused_eager, fused_graph;
+  timed(s, &n, NULL, a, b, &eager);
+  ek_graph g = capture(s, &n);
+  timed(s, &n, g, a, b, &graph);
+  /* Automatic fusion (issue 19): the same step, eager and replayed. The
+     first fused step compiles the kernels, so the capture replays them. */
+  ek_fusion_stats before, after;
+  memset(&before, 0, sizeof before);
+  memset(&after, 0, sizeof after);
+  before.struct_size = after.struct_size = sizeof before;
+  CHECK(ek_stream_set_fusion(s, EK_FUSION_ON));
   step(s, &n);
-  CHECK(ek_graph_capture_end(s, &g));
-  CHECK(ek_graph_upload(s, g));
-  timed(s, &n, g, a, b, &graph_ms, &graph_us);
-  char text[1024];
+  CHECK(ek_stream_synchronize(s));
+  CHECK(ek_context_get_fusion_stats(ctx, &before));
+  timed(s, &n, NULL, a, b, &fused_eager);
+  ek_graph fg = capture(s, &n);
+  timed(s, &n, fg, a, b, &fused_graph);
+  CHECK(ek_context_get_fusion_stats(ctx, &after));
+  char text[2048];
   snprintf(text, sizeof text,
            "{\"bench\": \"graph_step_c\", \"shape\": [%d, %d], \"layers\": %d, "
            "\"ops_per_step\": %d, \"reps\": %d, \"steps_per_rep\": %d,\n"
-           " \"eager\": {\"device_ms_per_step\": %.6g, \"host_us_per_step\": %.6g},\n"
-           " \"graph\": {\"device_ms_per_step\": %.6g, \"host_us_per_step\": %.6g, "
-           "\"host_us_per_captured_op\": %.6g},\n"
-           " \"graph_speedup_over_eager\": %.4g}\n",
-           M, N, LAYERS, OPS, REPS, STEPS, eager_ms, eager_us, graph_ms, graph_us,
-           graph_us / OPS, eager_ms / graph_ms);
+           " \"eager\": %s,\n \"graph\": %s,\n"
+           " \"fused_eager\": %s,\n \"fused_graph\": %s,\n"
+           " \"graph_host_us_per_captured_op\": %.4g,\n"
+           " \"graph_speedup_over_eager\": %.4g, \"fused_graph_speedup_over_eager\": %.4g,\n"
+           " \"fused_kernels_compiled_while_timed\": %llu, \"fused_launches_while_timed\": %llu}\n",
+           M, N, LAYERS, OPS, REPS, STEPS, json(&eager).s, json(&graph).s, json(&fused_eager).s,
+           json(&fused_graph).s, graph.host_us / OPS, eager.dev_ms / graph.dev_ms,
+           eager.dev_ms / fused_graph.dev_ms,
+           (unsigned long long)(after.kernels_compiled - before.kernels_compiled),
+           (unsigned long long)(after.fused_launches - before.fused_launches));
   fputs(text, stdout);
   if (argc > 1) {
     FILE *f = fopen(argv[1], "w");
@@ -141,6 +179,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  CHECK(ek_graph_destroy(fg));
   CHECK(ek_graph_destroy(g));
   ek_tensor *all = &n.x;
   for (size_t i = 0; i < sizeof n / sizeof(ek_tensor); ++i) CHECK(ek_tensor_release(all[i]));

@@ -24,7 +24,7 @@ cp build/examples/quickstart build/examples/quickstart_cpp build/examples/custom
    build/examples/scale.fatbin .carry/examples/
 cp build/examples/data_parallel .carry/examples/  # issue 17: scripts/gpu_multi.sh
 cp build/bench/bench_alloc build/bench/bench_copy build/bench/bench_ops build/bench/bench_fused \
-   build/bench/col_variants build/bench/bench_handles .carry/bench/
+   build/bench/col_variants build/bench/bench_handles build/bench/graph_step .carry/bench/
 fi
 # The bindings link against any build of the same tree (BUILD: a CPU-only one will do).
 b=${BUILD:-build}
