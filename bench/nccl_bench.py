@@ -9,12 +9,12 @@ nccl-tests' "size": the bytes of the whole message (all_reduce: the tensor;
 all_gather: the gathered output; reduce_scatter: the input to scatter), float32,
 1 MiB to 4 GiB in steps of x8, plus 256 MiB and 1 GiB (the issue's anchor
 rows). Each case: warm-up, then reps of `iters` back-to-back collectives
-between two CUDA events of the framework on its stream, the libraries' batches
-interleaved rep by rep (so drift in clocks or temperature reaches all alike);
-the median time per
-collective; libek runs twice, with its default (NCCL's blocking mode for
-collectives) and with EK_COMM_NONBLOCKING (ek_comm_config.blocking); algbw = size / time, busbw = algbw * 2(n-1)/n (all_reduce) or
-(n-1)/n (all_gather, reduce_scatter), as nccl-tests. Rank 0 writes the JSON
+between two CUDA events of the framework on its stream, the libraries'
+batches interleaved rep by rep (so drift in clocks or temperature reaches all
+alike); the median time per collective. libek runs twice, with its default
+(NCCL's blocking mode for collectives) and with EK_COMM_NONBLOCKING
+(ek_comm_config.blocking). algbw = size / time, busbw = algbw * 2(n-1)/n
+(all_reduce) or (n-1)/n (all_gather, reduce_scatter), as nccl-tests. Rank 0 writes the JSON
 (default bench/results/nccl.json) and prints a Markdown table.
 """
 import argparse
