@@ -405,6 +405,58 @@ TEST_P(Complex, JoinsGathersAndTriangles) {
   }
 }
 
+// The element moves that run element by element on CUDA (strided compaction,
+// masked_scatter, gather, scatter, index_put, roll, repeat, nonzero): every
+// part of a complex128 element must arrive, not its first 8 bytes only.
+TEST_P(Complex, StridedMovesKeepBothParts) {
+  const Zs z = random_complex(6, 33);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    Tensor x(make_z({2, 3}, dt, z)), xt, picked, scattered, gathered, put, rolled, repeated, nz;
+    const Zs rx = values_z(x);
+    EK_OK(ek_view_transpose(x, 0, 1, xt.out()));  // [3, 2]: rx[0], rx[3], rx[1], rx[4], rx[2], rx[5]
+    const uint8_t m[6] = {1, 1, 0, 1, 1, 0};
+    const int64_t s32[2] = {3, 2};
+    Tensor mask;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 2, s32, EK_BOOL, m, mask.out()));
+    EK_OK(ek_masked_select(nullptr, xt, mask, picked.out()));
+    EXPECT_EQ(values_z(picked), (Zs{rx[0], rx[3], rx[4], rx[2]}));
+    // masked_scatter: the true slots of the transposed x take source's values in order
+    Tensor source(make_z({4}, dt, Zs{Z(1, -1), Z(2, -2), Z(3, -3), Z(4, -4)}));
+    EK_OK(ek_masked_scatter(nullptr, xt, mask, source, scattered.out()));
+    const Zs sc = {round64(Z(1, -1)), round64(Z(2, -2)), rx[1], round64(Z(3, -3)), round64(Z(4, -4)), rx[5]};
+    EXPECT_EQ(values_z(scattered), sc);
+    const int64_t gi[6] = {2, 0, 1, 1, 2, 0};
+    const int64_t s23[2] = {2, 3};
+    Tensor index;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 2, s23, EK_INT64, gi, index.out()));
+    EK_OK(ek_gather(nullptr, x, 1, index, gathered.out()));
+    EXPECT_EQ(values_z(gathered), (Zs{rx[2], rx[0], rx[1], rx[4], rx[5], rx[3]}));
+    Tensor src(make_z({2, 3}, dt, Zs{Z(5, 6), Z(7, 8), Z(9, 10), Z(-5, 6), Z(-7, 8), Z(-9, 10)})), sct;
+    const int64_t perm[6] = {1, 2, 0, 2, 0, 1};
+    Tensor pidx;
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 2, s23, EK_INT64, perm, pidx.out()));
+    EK_OK(ek_scatter(nullptr, x, 1, pidx, src, 0, sct.out()));
+    EXPECT_EQ(values_z(sct), (Zs{Z(9, 10), Z(5, 6), Z(7, 8), Z(-7, 8), Z(-9, 10), Z(-5, 6)}));
+    const int64_t row[1] = {1}, one = 1;
+    Tensor ri, vals(make_z({2}, dt, Zs{Z(0, 1), Z(0, 2)}));
+    EK_OK(ek_tensor_from_host(nullptr, ctx, 1, &one, EK_INT64, row, ri.out()));
+    const ek_tensor ris[1] = {ri};
+    EK_OK(ek_index_put(nullptr, xt, 1, ris, vals, 0, put.out()));  // row 1 of the transpose
+    EXPECT_EQ(values_z(put), (Zs{rx[0], rx[3], Z(0, 1), Z(0, 2), rx[2], rx[5]}));
+    const int64_t shift = 1;
+    const int d0 = 0;
+    EK_OK(ek_roll(nullptr, xt, 1, &shift, &d0, rolled.out()));
+    EXPECT_EQ(values_z(rolled), (Zs{rx[2], rx[5], rx[0], rx[3], rx[1], rx[4]}));
+    const int64_t reps[2] = {1, 2};
+    EK_OK(ek_repeat(nullptr, xt, 2, reps, repeated.out()));
+    EXPECT_EQ(values_z(repeated), (Zs{rx[0], rx[3], rx[0], rx[3], rx[1], rx[4], rx[1], rx[4], rx[2], rx[5], rx[2], rx[5]}));
+    // nonzero: (0, 0) is zero, (0, 1) and (1, 0) are not
+    Tensor zs(make_z({4}, dt, Zs{Z(0, 0), Z(0, 1), Z(1, 0), Z(0, 0)}));
+    EK_OK(ek_nonzero(nullptr, zs, nz.out()));
+    EXPECT_EQ(to_host<int64_t>(nz), (std::vector<int64_t>{1, 2}));
+  }
+}
+
 TEST_P(Complex, RefusedOps) {
   Tensor x(make_z({3}, EK_COMPLEX64, {Z(1, 1), Z(2, 0), Z(0, 3)})), out;
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MAX, x, 0, nullptr, 0, out.out()), EK_ERROR_DTYPE,
