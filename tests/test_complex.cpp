@@ -457,15 +457,66 @@ TEST_P(Complex, StridedMovesKeepBothParts) {
   }
 }
 
+// prod and cumprod run as trees of complex multiplies in complex128: against
+// sequential std::complex<double> products within a relative tolerance (odd
+// lengths take the halving's middle column), on a transposed x, over each dim,
+// every dim and none of zero length (the empty product is 1 + 0i).
+TEST_P(Complex, ProdAndCumprod) {
+  const Zs z = random_complex(35, 41);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    const double tol = dt == EK_COMPLEX64 ? 1e-6 : 1e-13;
+    Tensor x(make_z({5, 7}, dt, z)), xt;
+    const Zs rx = values_z(x);
+    EK_OK(ek_view_transpose(x, 0, 1, xt.out()));  // [7, 5]: xt[i][j] = rx[j * 7 + i]
+    auto near = [&](const Zs &got, const Zs &want, const char *what) {
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_LE(std::abs(got[i] - want[i]), tol * (std::abs(want[i]) + 1)) << what << " at " << i << ": " << got[i] << " vs " << want[i];
+    };
+    for (int dim : {0, 1}) {
+      Tensor p, keep, cp;
+      EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, xt, 1, &dim, 0, p.out()));
+      EXPECT_EQ(dtype_of(p), dt);
+      EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, xt, 1, &dim, 1, keep.out()));
+      EXPECT_EQ(shape_of(keep), dim == 0 ? (Shape{1, 5}) : (Shape{7, 1}));
+      EK_OK(ek_scan(nullptr, EK_SCAN_PROD, xt, dim, cp.out()));
+      EXPECT_EQ(shape_of(cp), (Shape{7, 5}));
+      Zs want_p, want_cp(35);
+      for (int o = 0; o < (dim == 0 ? 5 : 7); ++o) {
+        Z acc = 1;
+        for (int k = 0; k < (dim == 0 ? 7 : 5); ++k) {
+          const int i = dim == 0 ? k : o, j = dim == 0 ? o : k;  // xt's coordinates
+          acc *= rx[j * 7 + i];
+          want_cp[i * 5 + j] = acc;
+        }
+        want_p.push_back(acc);
+      }
+      near(values_z(p), want_p, "prod");
+      near(values_z(keep), want_p, "prod keepdim");
+      near(values_z(cp), want_cp, "cumprod");
+    }
+    Tensor all;
+    EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, x, 0, nullptr, 0, all.out()));
+    Z acc = 1;
+    for (const Z &v : rx) acc *= v;
+    near(values_z(all), {acc}, "prod of all");
+    Tensor empty(make_z({0, 3}, dt, {})), ep, ecp;
+    const int d0 = 0;
+    EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, empty, 1, &d0, 0, ep.out()));
+    EXPECT_EQ(values_z(ep), (Zs{1, 1, 1}));
+    EK_OK(ek_scan(nullptr, EK_SCAN_PROD, empty, 0, ecp.out()));
+    EXPECT_EQ(shape_of(ecp), (Shape{0, 3}));
+  }
+}
+
 TEST_P(Complex, RefusedOps) {
   Tensor x(make_z({3}, EK_COMPLEX64, {Z(1, 1), Z(2, 0), Z(0, 3)})), out;
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MAX, x, 0, nullptr, 0, out.out()), EK_ERROR_DTYPE,
            "max does not support complex dtypes, got complex64");
-  EK_FAILS(ek_reduce(nullptr, EK_REDUCE_PROD, x, 0, nullptr, 0, out.out()), EK_ERROR_DTYPE, "prod");
   EK_FAILS(ek_binary(nullptr, EK_BINARY_LT, x, x, out.out()), EK_ERROR_DTYPE, "complex");
   EK_FAILS(ek_unary(nullptr, EK_UNARY_FLOOR, x, out.out()), EK_ERROR_DTYPE, "complex");
   EK_FAILS(ek_clamp(nullptr, x, nullptr, nullptr, out.out()), EK_ERROR_DTYPE, "clamp does not support complex");
-  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 0, out.out()), EK_ERROR_DTYPE, "cumprod does not support complex");
+  EK_FAILS(ek_scan(nullptr, EK_SCAN_PROD, x, 1, out.out()), EK_ERROR_INDEX, "dim 1 is out of range");
   EK_FAILS(ek_sort(nullptr, x, 0, 0, 1, out.out(), nullptr), EK_ERROR_DTYPE, "complex64");
   const int64_t n = 3;
   EK_FAILS(ek_arange(nullptr, ctx, ek_scalar_int(0), ek_scalar_int(3), ek_scalar_int(1), EK_COMPLEX64, out.out()),

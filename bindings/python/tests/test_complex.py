@@ -99,6 +99,20 @@ def test_reductions(dt, device):
     assert ek.sum(x).dtype is dt
 
 
+@pytest.mark.parametrize("dt", COMPLEX, ids=str)
+def test_prod_and_cumprod(dt, device):
+    a = _data(dt, (3, 5, 4), seed=6)
+    x = ek.from_numpy(a, device=device).transpose(0, 2)  # [4, 5, 3], not contiguous
+    b = a.transpose(2, 1, 0)
+    np.testing.assert_allclose(ek.prod(x, dim=1).numpy(), b.prod(axis=1), **_tol(dt))
+    np.testing.assert_allclose(ek.prod(x, dim=(0, 2), keepdim=True).numpy(),
+                               b.prod(axis=(0, 2), keepdims=True), **_tol(dt))
+    np.testing.assert_allclose(ek.cumprod(x, dim=1).numpy(), b.cumprod(axis=1), **_tol(dt))
+    assert ek.prod(x).dtype is dt and ek.cumprod(x, dim=0).dtype is dt
+    e = ek.from_numpy(np.zeros((0, 2), dt.numpy), device=device)
+    np.testing.assert_array_equal(ek.prod(e, dim=0).numpy(), np.ones(2, dt.numpy))
+
+
 def test_refusals_name_the_op(device):
     x = ek.from_numpy(np.array([1 + 1j, 2], np.complex64), device=device)
     with pytest.raises(ek.DtypeError, match="max does not support complex dtypes, got complex64"):
