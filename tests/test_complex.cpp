@@ -509,6 +509,67 @@ TEST_P(Complex, ProdAndCumprod) {
   }
 }
 
+// ek_gemm with complex alpha and beta (CUDA: cgemm/zgemm; the CPU: the matmul
+// of the parts, then the scaling): against std::complex references, on a
+// transposed c, a batch broadcast from 2-D operands, beta = 0 over NaN, alpha
+// = 0 and k = 0 (beta c only).
+TEST_P(Complex, GemmWithComplexCoefficients) {
+  const Zs za = random_complex(6, 51), zb = random_complex(12, 52), zc = random_complex(16, 53);
+  const Z alpha(0.5, -1.25), beta(2, 0.25);
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    const double tol = dt == EK_COMPLEX64 ? 1e-5 : 1e-13;
+    Tensor a(make_z({2, 3}, dt, za)), b(make_z({3, 4}, dt, zb));
+    const Zs ra = values_z(a), rb = values_z(b);
+    // want[q][i][j] = alpha (a @ b)[i][j] + beta c[q][i][j]
+    auto want = [&](const Zs &c, Z al, Z be, bool with_c) {
+      Zs w(c.size());
+      for (size_t q = 0; q < c.size() / 8; ++q)
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < 4; ++j) {
+            Z acc = 0;
+            for (int l = 0; l < 3; ++l) acc += ra[i * 3 + l] * rb[l * 4 + j];
+            const size_t at = q * 8 + i * 4 + j;
+            w[at] = al * acc + (with_c ? be * c[at] : Z(0));
+          }
+      return w;
+    };
+    auto near = [&](const Zs &got, const Zs &w, const char *what) {
+      ASSERT_EQ(got.size(), w.size()) << what;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_LE(std::abs(got[i] - w[i]), tol * (std::abs(w[i]) + 1)) << what << " at " << i << ": " << got[i] << " vs " << w[i];
+    };
+    const ek_scalar al = ek_scalar_complex(alpha.real(), alpha.imag()), be = ek_scalar_complex(beta.real(), beta.imag());
+    {  // c stored transposed: [4, 2] viewed as [2, 4] (column-major matrices)
+      Tensor store(make_z({4, 2}, dt, Zs(zc.begin(), zc.begin() + 8))), c;
+      EK_OK(ek_view_transpose(store, 0, 1, c.out()));
+      const Zs rc = values_z(c);
+      EK_OK(ek_gemm(nullptr, al, a, b, be, c));
+      near(values_z(c), want(rc, alpha, beta, true), "transposed c");
+    }
+    Tensor c3(make_z({2, 2, 4}, dt, zc));  // a batch of two, a and b broadcast
+    const Zs rc3 = values_z(c3);
+    EK_OK(ek_gemm(nullptr, al, a, b, be, c3));
+    near(values_z(c3), want(rc3, alpha, beta, true), "batched c");
+    Tensor cn(make_z({2, 4}, dt, Zs(8, Z(NAN, 1))));  // beta = 0: c's NaNs are never read
+    EK_OK(ek_gemm(nullptr, al, a, b, ek_scalar_int(0), cn));
+    near(values_z(cn), want(Zs(8), alpha, 0, false), "beta 0");
+    Tensor c0(make_z({2, 4}, dt, Zs(zc.begin(), zc.begin() + 8)));
+    const Zs rc0 = values_z(c0);
+    EK_OK(ek_gemm(nullptr, ek_scalar_complex(0, 0), a, b, be, c0));  // alpha = 0: beta c
+    Zs scaled(8);
+    for (int i = 0; i < 8; ++i) scaled[i] = beta * rc0[i];
+    near(values_z(c0), scaled, "alpha 0");
+  }
+  Tensor a(make_z({2, 3}, EK_COMPLEX64, za)), b(make_z({3, 4}, EK_COMPLEX64, zb));
+  Tensor cf(ektest::make(ctx, {2, 4}, EK_FLOAT32, std::vector<double>(8, 0))), fa;
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_float(1), a, b, ek_scalar_float(0), cf), EK_ERROR_DTYPE,
+           "c is float32 and a is complex64: both need one dtype");
+  EK_OK(ek_cast(nullptr, cf, EK_FLOAT32, fa.out()));
+  Tensor fb2(ektest::make(ctx, {4, 4}, EK_FLOAT32, std::vector<double>(16, 1)));
+  EK_FAILS(ek_gemm(nullptr, ek_scalar_complex(1, 1), fa, fb2, ek_scalar_float(0), cf), EK_ERROR_DTYPE,
+           "alpha: a complex value ((1+1j)) is not taken here");
+}
+
 TEST_P(Complex, RefusedOps) {
   Tensor x(make_z({3}, EK_COMPLEX64, {Z(1, 1), Z(2, 0), Z(0, 3)})), out;
   EK_FAILS(ek_reduce(nullptr, EK_REDUCE_MAX, x, 0, nullptr, 0, out.out()), EK_ERROR_DTYPE,

@@ -113,6 +113,19 @@ def test_prod_and_cumprod(dt, device):
     np.testing.assert_array_equal(ek.prod(e, dim=0).numpy(), np.ones(2, dt.numpy))
 
 
+@pytest.mark.parametrize("dt", COMPLEX, ids=str)
+def test_gemm_complex_coefficients(dt, device):
+    a, b, c = _data(dt, (2, 3), seed=7), _data(dt, (3, 4), seed=8), _data(dt, (2, 4), seed=9)
+    tc = ek.from_numpy(c, device=device)
+    out = ek.gemm(ek.from_numpy(a, device=device), ek.from_numpy(b, device=device), tc,
+                  alpha=0.5 - 1j, beta=2 + 0.25j)
+    assert out is tc
+    np.testing.assert_allclose(tc.numpy(), (0.5 - 1j) * (a @ b) + (2 + 0.25j) * c, **_tol(dt))
+    f = ek.ones((2, 2), device=device)
+    with pytest.raises(ek.DtypeError, match=r"alpha: a complex value \(\(0\+1j\)\) is not taken here"):
+        ek.gemm(f, f, ek.zeros((2, 2), device=device), alpha=1j)
+
+
 def test_refusals_name_the_op(device):
     x = ek.from_numpy(np.array([1 + 1j, 2], np.complex64), device=device)
     with pytest.raises(ek.DtypeError, match="max does not support complex dtypes, got complex64"):
