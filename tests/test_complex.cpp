@@ -5,6 +5,7 @@
 // the transcendental ones within a tolerance) on contiguous, transposed,
 // broadcast and empty inputs; sum and mean over dims; the ops that refuse
 // complex, each with its message.
+#include <cmath>
 #include <complex>
 #include <functional>
 #include <vector>
@@ -568,6 +569,83 @@ TEST_P(Complex, GemmWithComplexCoefficients) {
   Tensor fb2(ektest::make(ctx, {4, 4}, EK_FLOAT32, std::vector<double>(16, 1)));
   EK_FAILS(ek_gemm(nullptr, ek_scalar_complex(1, 1), fa, fb2, ek_scalar_float(0), cf), EK_ERROR_DTYPE,
            "alpha: a complex value ((1+1j)) is not taken here");
+}
+
+// C99 Annex G's special values (G.6: infinite and NaN parts, signed zeros),
+// the same on both devices: the inverse functions and the checks of sqrt,
+// log, exp and tanh. tanh(+inf + iy) is 1 + 0i for y > 0 as the array API
+// says (Annex G: 1 + i0 sin(2y)). "any" marks a sign C leaves unspecified.
+TEST_P(Complex, AnnexGSpecialValues) {
+  const double inf = INFINITY, nan = NAN, p2 = M_PI / 2, p4 = M_PI / 4;
+  struct Case {
+    ek_unary_op op;
+    Z in, want;
+    bool any_re = false, any_im = false;
+  };
+  const Case cases[] = {
+      {EK_UNARY_ACOSH, {0, 0}, {0, p2}}, {EK_UNARY_ACOSH, {-0.0, 0}, {0, p2}},
+      {EK_UNARY_ACOSH, {1, inf}, {inf, p2}}, {EK_UNARY_ACOSH, {0, nan}, {nan, p2}, false, true},
+      {EK_UNARY_ACOSH, {1, nan}, {nan, nan}}, {EK_UNARY_ACOSH, {-inf, 1}, {inf, M_PI}},
+      {EK_UNARY_ACOSH, {inf, 1}, {inf, 0}}, {EK_UNARY_ACOSH, {-inf, inf}, {inf, 3 * p4}},
+      {EK_UNARY_ACOSH, {inf, inf}, {inf, p4}}, {EK_UNARY_ACOSH, {-inf, nan}, {inf, nan}},
+      {EK_UNARY_ACOSH, {nan, 1}, {nan, nan}}, {EK_UNARY_ACOSH, {nan, inf}, {inf, nan}},
+      {EK_UNARY_ACOSH, {nan, nan}, {nan, nan}}, {EK_UNARY_ACOSH, {1, -inf}, {inf, -p2}},
+      {EK_UNARY_ACOSH, {inf, -1}, {inf, -0.0}},
+      {EK_UNARY_ACOS, {0, 0}, {p2, -0.0}}, {EK_UNARY_ACOS, {-0.0, 0}, {p2, -0.0}},
+      {EK_UNARY_ACOS, {0, nan}, {p2, nan}, false, true}, {EK_UNARY_ACOS, {1, inf}, {p2, -inf}},
+      {EK_UNARY_ACOS, {1, nan}, {nan, nan}}, {EK_UNARY_ACOS, {-inf, 1}, {M_PI, -inf}},
+      {EK_UNARY_ACOS, {inf, 1}, {0, -inf}}, {EK_UNARY_ACOS, {-inf, inf}, {3 * p4, -inf}},
+      {EK_UNARY_ACOS, {inf, inf}, {p4, -inf}}, {EK_UNARY_ACOS, {inf, nan}, {nan, inf}, false, true},
+      {EK_UNARY_ACOS, {nan, 1}, {nan, nan}}, {EK_UNARY_ACOS, {nan, inf}, {nan, -inf}},
+      {EK_UNARY_ACOS, {0, -0.0}, {p2, 0}}, {EK_UNARY_ACOS, {inf, -1}, {0, inf}},
+      {EK_UNARY_ASINH, {0, 0}, {0, 0}}, {EK_UNARY_ASINH, {-0.0, -0.0}, {-0.0, -0.0}},
+      {EK_UNARY_ASINH, {1, inf}, {inf, p2}}, {EK_UNARY_ASINH, {1, nan}, {nan, nan}},
+      {EK_UNARY_ASINH, {inf, 1}, {inf, 0}}, {EK_UNARY_ASINH, {inf, inf}, {inf, p4}},
+      {EK_UNARY_ASINH, {inf, nan}, {inf, nan}}, {EK_UNARY_ASINH, {nan, 0}, {nan, 0}},
+      {EK_UNARY_ASINH, {nan, 1}, {nan, nan}}, {EK_UNARY_ASINH, {nan, inf}, {inf, nan}, true, false},
+      {EK_UNARY_ASINH, {-inf, -1}, {-inf, -0.0}}, {EK_UNARY_ASINH, {-1, inf}, {-inf, p2}},
+      {EK_UNARY_ATANH, {0, 0}, {0, 0}}, {EK_UNARY_ATANH, {-0.0, 0}, {-0.0, 0}},
+      {EK_UNARY_ATANH, {0, nan}, {0, nan}}, {EK_UNARY_ATANH, {1, 0}, {inf, 0}},
+      {EK_UNARY_ATANH, {1, inf}, {0, p2}}, {EK_UNARY_ATANH, {1, nan}, {nan, nan}},
+      {EK_UNARY_ATANH, {inf, 1}, {0, p2}}, {EK_UNARY_ATANH, {inf, inf}, {0, p2}},
+      {EK_UNARY_ATANH, {inf, nan}, {0, nan}}, {EK_UNARY_ATANH, {nan, 1}, {nan, nan}},
+      {EK_UNARY_ATANH, {nan, inf}, {0, p2}, true, false}, {EK_UNARY_ATANH, {-1, -0.0}, {-inf, -0.0}},
+      {EK_UNARY_ATANH, {-inf, -1}, {-0.0, -p2}},
+      {EK_UNARY_SQRT, {-0.0, 0}, {0, 0}}, {EK_UNARY_SQRT, {0, -0.0}, {0, -0.0}},
+      {EK_UNARY_SQRT, {nan, inf}, {inf, inf}}, {EK_UNARY_SQRT, {-inf, 1}, {0, inf}},
+      {EK_UNARY_SQRT, {inf, -1}, {inf, -0.0}}, {EK_UNARY_SQRT, {-inf, nan}, {nan, inf}, false, true},
+      {EK_UNARY_SQRT, {inf, nan}, {inf, nan}},
+      {EK_UNARY_LOG, {-0.0, 0}, {-inf, M_PI}}, {EK_UNARY_LOG, {0, -0.0}, {-inf, -0.0}},
+      {EK_UNARY_LOG, {1, inf}, {inf, p2}}, {EK_UNARY_LOG, {-inf, -1}, {inf, -M_PI}},
+      {EK_UNARY_LOG, {-inf, inf}, {inf, 3 * p4}}, {EK_UNARY_LOG, {nan, inf}, {inf, nan}},
+      {EK_UNARY_EXP, {-0.0, 0}, {1, 0}}, {EK_UNARY_EXP, {1, inf}, {nan, nan}},
+      {EK_UNARY_EXP, {inf, 0}, {inf, 0}}, {EK_UNARY_EXP, {-inf, inf}, {0, 0}, true, true},
+      {EK_UNARY_EXP, {inf, inf}, {inf, nan}, true, false}, {EK_UNARY_EXP, {nan, 0}, {nan, 0}},
+      {EK_UNARY_EXP, {-inf, -inf}, {0, -0.0}, true, false},
+      {EK_UNARY_TANH, {0, 0}, {0, 0}}, {EK_UNARY_TANH, {0, inf}, {0, nan}},
+      {EK_UNARY_TANH, {1, inf}, {nan, nan}}, {EK_UNARY_TANH, {inf, 1}, {1, 0}},
+      {EK_UNARY_TANH, {inf, nan}, {1, 0}, false, true}, {EK_UNARY_TANH, {nan, -0.0}, {nan, -0.0}},
+      {EK_UNARY_TANH, {-inf, -1}, {-1, -0.0}},
+  };
+  // One part: NaN for NaN, infinities and zeros exactly (their signs unless any), else within tol.
+  auto part_ok = [](double got, double want, bool any, double tol) {
+    if (want != want) return got != got;
+    if (any) got = std::fabs(got), want = std::fabs(want);
+    if (want == 0) return got == 0 && std::signbit(got) == std::signbit(want);
+    if (std::isinf(want)) return got == want;
+    return std::fabs(got - want) <= tol * std::fabs(want);
+  };
+  for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
+    const double tol = dt == EK_COMPLEX64 ? 1e-6 : 1e-15;
+    for (const Case &c : cases) {
+      Tensor x(make_z({1}, dt, {c.in})), out;
+      EK_OK(ek_unary(nullptr, c.op, x, out.out()));
+      const Z got = values_z(out)[0];
+      EXPECT_TRUE(part_ok(got.real(), c.want.real(), c.any_re, tol) && part_ok(got.imag(), c.want.imag(), c.any_im, tol))
+          << "op " << int(c.op) << " of " << c.in << ": got " << got << ", want " << c.want << " ("
+          << ek_dtype_name(dt) << ")";
+    }
+  }
 }
 
 TEST_P(Complex, RefusedOps) {

@@ -126,6 +126,29 @@ def test_gemm_complex_coefficients(dt, device):
         ek.gemm(f, f, ek.zeros((2, 2), device=device), alpha=1j)
 
 
+_SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh", "asin", "acos", "atan", "sqrt", "log",
+                                  "exp", "tanh"])
+def test_special_values_as_numpy(name, device):
+    """C99 Annex G's infinities, NaNs and signed zeros, which NumPy follows;
+    tanh(+-inf + iy) keeps y's sign on its zero (the array API's 1 + 0j for
+    y > 0) where NumPy takes sin(2y)'s."""
+    z = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL])
+    if name == "tanh":
+        z = z[~(np.isinf(z.real) & np.isfinite(z.imag))]
+    got = getattr(ek, name)(ek.from_numpy(z, device=device)).numpy()
+    with np.errstate(all="ignore"):
+        want = getattr(np, {"asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "asin": "arcsin",
+                            "acos": "arccos", "atan": "arctan"}.get(name, name))(z)
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=0, err_msg=f"{name} {part} of {z}")
+        zero = w == 0
+        np.testing.assert_array_equal(np.signbit(g[zero]), np.signbit(w[zero]), err_msg=f"{name} {part} zeros")
+
+
 def test_refusals_name_the_op(device):
     x = ek.from_numpy(np.array([1 + 1j, 2], np.complex64), device=device)
     with pytest.raises(ek.DtypeError, match="max does not support complex dtypes, got complex64"):
