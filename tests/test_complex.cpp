@@ -461,7 +461,8 @@ TEST_P(Complex, StridedMovesKeepBothParts) {
 // prod and cumprod run as trees of complex multiplies in complex128: against
 // sequential std::complex<double> products within a relative tolerance (odd
 // lengths take the halving's middle column), on a transposed x, over each dim,
-// every dim and none of zero length (the empty product is 1 + 0i).
+// every dim and none of zero length (the empty product is 1 + 0i); the CPU's
+// bits exactly.
 TEST_P(Complex, ProdAndCumprod) {
   const Zs z = random_complex(35, 41);
   for (ek_dtype dt : {EK_COMPLEX64, EK_COMPLEX128}) {
@@ -507,6 +508,20 @@ TEST_P(Complex, ProdAndCumprod) {
     EXPECT_EQ(values_z(ep), (Zs{1, 1, 1}));
     EK_OK(ek_scan(nullptr, EK_SCAN_PROD, empty, 0, ecp.out()));
     EXPECT_EQ(shape_of(ecp), (Shape{0, 3}));
+    // The same launches on a CPU context give the same bits (no FMA in mul).
+    ek_context cpu = cpu_context();
+    {
+      Tensor wide(upload(cpu, {5, 7}, EK_COMPLEX128, rx.data())), xc, pc, cc, p, c;
+      EK_OK(ek_cast(nullptr, wide, dt, xc.out()));
+      const int d1 = 1;
+      EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, xc, 1, &d1, 0, pc.out()));
+      EK_OK(ek_reduce(nullptr, EK_REDUCE_PROD, x, 1, &d1, 0, p.out()));
+      EXPECT_EQ(values_z(p), values_z(pc));
+      EK_OK(ek_scan(nullptr, EK_SCAN_PROD, xc, 1, cc.out()));
+      EK_OK(ek_scan(nullptr, EK_SCAN_PROD, x, 1, c.out()));
+      EXPECT_EQ(values_z(c), values_z(cc));
+    }
+    EXPECT_EQ(ek_context_destroy(cpu), EK_SUCCESS) << ek_last_error();
   }
 }
 
