@@ -1405,7 +1405,11 @@ EK_API ek_status ek_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor
  *  a or b (as BLAS). alpha and beta of any real kind are converted to the
  *  compute type (double for f64, float otherwise); for integer dtypes they
  *  must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT
- *  otherwise) and the arithmetic wraps. c must not overlap a or b
+ *  otherwise) and the arithmetic wraps. For complex64/complex128 a, b and c
+ *  they may also be EK_SCALAR_COMPLEX (each part rounded to float for
+ *  complex64, double for complex128; cuBLAS cgemm/zgemm on CUDA, on the CPU
+ *  ek_matmul's product then the scaling); a complex alpha or beta for a real
+ *  c is EK_ERROR_DTYPE. c must not overlap a or b
  *  (EK_ERROR_INVALID_ARGUMENT). */
 EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b,
                          ek_scalar beta, ek_tensor c);
@@ -2247,14 +2251,19 @@ EK_API ek_status ek_comm_group_end(void);
  *    0^b = 0 for Re(b) > 0, 1 for b = 0), equal, not_equal;
  *  - reductions sum and mean (each part reduced as its float dtype, over all
  *    or some dims, keepdim), any and all (over x != 0); cumsum (ek_scan);
+ *    prod and cumprod in complex128 as trees of complex multiplies, the same
+ *    launches on both devices (prod pairs element i with i + ceil(n/2) until
+ *    one is left; cumprod doubles its reach each step, Hillis-Steele), so
+ *    the CPU and CUDA agree bit for bit; an empty prod is 1 + 0i;
  *  - ek_masked_fill (an EK_SCALAR_COMPLEX or real value), index assignment,
  *    ek_index_put and ek_scatter with accumulate, ek_where (each part; an out
  *    of the result's dtype);
  *  - ek_matmul (and tensordot, outer), with NumPy's batching and
  *    transposition rules: cuBLAS's complex gemm (cgemm, zgemm) on CUDA;
  *    on the CPU four real products of the parts (re = ar br - ai bi,
- *    im = ar bi + ai br) through the CPU BLAS.
- * Every other op (prod, cumprod, ek_gemm among them) refuses complex operands with EK_ERROR_DTYPE naming the op
+ *    im = ar bi + ai br) through the CPU BLAS; ek_gemm with complex alpha
+ *    and beta.
+ * Every other op refuses complex operands with EK_ERROR_DTYPE naming the op
  * and the dtype (the ordering ops - compare, max/min, sort, clamp - because
  * complex numbers have no order). Arithmetic computes in double precision on
  * both devices with the same formulas and rounds once to the result's parts:

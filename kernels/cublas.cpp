@@ -148,8 +148,8 @@ ek_status handle_of(ek_context ctx, Handle **out) {
 }
 
 // Data type, compute type and alpha/beta in the compute type's precision;
-// {value, 0} pairs, which complex types read whole and real ones by their
-// first element.
+// {re, im} pairs, which complex types read whole and real ones by their
+// first element (im is 0 for them).
 struct Types {
   cudaDataType data;
   cublasComputeType_t compute;
@@ -161,8 +161,8 @@ struct Types {
 };
 
 Types types_of(const GemmPlan &p) {
-  Types t{CUDA_R_64F, CUBLAS_COMPUTE_64F, {static_cast<float>(p.alpha), 0.f},
-          {static_cast<float>(p.beta), 0.f}, {p.alpha, 0.0}, {p.beta, 0.0}};
+  Types t{CUDA_R_64F, CUBLAS_COMPUTE_64F, {static_cast<float>(p.alpha), static_cast<float>(p.alpha_im)},
+          {static_cast<float>(p.beta), static_cast<float>(p.beta_im)}, {p.alpha, p.alpha_im}, {p.beta, p.beta_im}};
   switch (p.dtype) {
     case kF16: t.data = CUDA_R_16F; t.compute = CUBLAS_COMPUTE_32F; break;
     case kBF16: t.data = CUDA_R_16BF; t.compute = CUBLAS_COMPUTE_32F; break;

@@ -54,13 +54,14 @@ __device__ __forceinline__ T &elem(char *base, int64_t off) {
   return reinterpret_cast<T *>(base)[off];
 }
 
-// Raw element move of es bytes.
+// Raw element move of es bytes (16: complex128, as two 8-byte words).
 __device__ __forceinline__ void move_element(char *dst, const char *src, int es) {
   switch (es) {
     case 1: *reinterpret_cast<uint8_t *>(dst) = *reinterpret_cast<const uint8_t *>(src); break;
     case 2: *reinterpret_cast<uint16_t *>(dst) = *reinterpret_cast<const uint16_t *>(src); break;
     case 4: *reinterpret_cast<uint32_t *>(dst) = *reinterpret_cast<const uint32_t *>(src); break;
-    default: *reinterpret_cast<uint64_t *>(dst) = *reinterpret_cast<const uint64_t *>(src); break;
+    case 8: *reinterpret_cast<uint64_t *>(dst) = *reinterpret_cast<const uint64_t *>(src); break;
+    default: *reinterpret_cast<Bits128 *>(dst) = *reinterpret_cast<const Bits128 *>(src); break;
   }
 }
 

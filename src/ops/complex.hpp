@@ -24,6 +24,12 @@ ek_status complex_matmul(ek_stream stream, ek_tensor a, ek_tensor b, ek_dtype dt
 // with the value's part, in place on out (a copy of x unless out is x).
 ek_status complex_masked_fill(ek_stream stream, ek_tensor x, ek_tensor mask, const ek_scalar &value,
                               ek_tensor *out);
+// prod of a complex x over the dims marked in reduced (checked; out's shape
+// given; s resolved), and cumprod along dim: trees of complex multiplies
+// (src/ops/complex_reduce.cpp).
+ek_status complex_prod(ek_stream s, ek_tensor x, const bool *reduced, int out_ndim, const int64_t *out_shape,
+                       ek_tensor *out);
+ek_status complex_cumprod(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 // cumsum of a complex x: each part's cumsum into out's part.
 ek_status complex_scan(ek_stream stream, ek_tensor x, int dim, ek_tensor *out);
 // round of a complex x: each part rounded (to integers) into out's part.

@@ -3,9 +3,8 @@
 // the per-element math shared by the CPU loops (src/cpu/complex.cpp) and the
 // CUDA kernel (kernels/complex.cu). Every op computes in double precision with
 // the formulas below on both devices, and rounds once to the result's parts:
-// add, sub and mul of complex64 operands are exact in double (products of
-// floats fit 53 bits), so they give the same bits on either device whatever
-// FMA contraction does. Plain-C++ includable: no CUDA headers.
+// add, sub, mul and div give the same bits on either device (no FMA
+// contraction: dmul). Plain-C++ includable: no CUDA headers.
 #pragma once
 #include <math.h>
 
@@ -43,24 +42,36 @@ EK_HD C make(double re, double im) { return C{re, im}; }
 EK_HD bool nan_(double x) { return x != x; }
 EK_HD bool finite_(double x) { return !nan_(x - x); }
 EK_HD bool inf_(double x) { return !nan_(x) && !finite_(x); }
+// A product nvcc may not contract into an FMA (it does by default; the CPU
+// build does not): mul and div then give the same bits on both devices for
+// complex128 too, which prod and cumprod (trees of mul) rely on.
+EK_HD double dmul(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
 EK_HD C add(C a, C b) { return make(a.re + b.re, a.im + b.im); }
 EK_HD C sub(C a, C b) { return make(a.re - b.re, a.im - b.im); }
-EK_HD C mul(C a, C b) { return make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+EK_HD C mul(C a, C b) {
+  return make(dmul(a.re, b.re) - dmul(a.im, b.im), dmul(a.re, b.im) + dmul(a.im, b.re));
+}
 EK_HD double cabs_(C a) { return ::hypot(a.re, a.im); }
 // Smith's division: no overflow of |b|^2 for large b.
 EK_HD C div(C a, C b) {
   if (::fabs(b.re) >= ::fabs(b.im)) {
     if (b.re == 0 && b.im == 0) return make(a.re / ::fabs(b.re), a.im / ::fabs(b.re));  // inf or NaN, as C
-    const double r = b.im / b.re, d = b.re + b.im * r;
-    return make((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+    const double r = b.im / b.re, d = b.re + dmul(b.im, r);
+    return make((a.re + dmul(a.im, r)) / d, (a.im - dmul(a.re, r)) / d);
   }
-  const double r = b.re / b.im, d = b.re * r + b.im;
-  return make((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+  const double r = b.re / b.im, d = dmul(b.re, r) + b.im;
+  return make((dmul(a.re, r) + a.im) / d, (dmul(a.im, r) - a.re) / d);
 }
 EK_HD C cexp_(C a) {
   if (a.im == 0) return make(::exp(a.re), a.im);  // keeps exp(x + 0i) real, as C99
   if (inf_(a.re) && !finite_(a.im))  // C99 G.6.3.1: e^-inf is 0 whatever the angle; e^+inf has none
-    return a.re < 0 ? make(0, 0) : make(a.re, NAN);
+    return a.re < 0 ? make(0, ::copysign(0.0, a.im)) : make(a.re, NAN);
   const double e = ::exp(a.re);
   return make(e * ::cos(a.im), e * ::sin(a.im));
 }
@@ -90,7 +101,8 @@ EK_HD C ccosh_(C a) {
 // the quotient is sign(x) + 0i (the terms overflow before it changes).
 EK_HD C ctanh_(C a) {
   if (a.im == 0) return make(::tanh(a.re), a.im);  // NaN + 0i stays NaN + 0i (C99 G.6.2.6)
-  if (inf_(a.re)) return make(::copysign(1.0, a.re), finite_(a.im) ? ::copysign(0.0, a.im) : 0.0);
+  // +-1 + i0 with y's sign (the array API's 1 + 0j for y > 0; Annex G's 0 sin(2y) differs in sign)
+  if (inf_(a.re)) return make(::copysign(1.0, a.re), ::copysign(0.0, a.im));
   if (!finite_(a.im)) return make(a.re == 0 ? a.re : NAN, NAN);
   if (::fabs(a.re) > 20) return make(::copysign(1.0, a.re), 2 * ::sin(2 * a.im) * ::exp(-2 * ::fabs(a.re)));
   const double d = ::cosh(2 * a.re) + ::cos(2 * a.im);
@@ -109,7 +121,7 @@ EK_HD C ctan_(C a) {
 // exp(z) - 1 and log(1 + z) accurate near 0.
 EK_HD C cexpm1_(C a) {
   if (a.im == 0) return make(a.re == 0 ? 0.0 : ::expm1(a.re), a.im);
-  if (inf_(a.re) && !finite_(a.im)) return a.re < 0 ? make(-1, 0) : make(a.re, NAN);  // as cexp_
+  if (inf_(a.re) && !finite_(a.im)) return a.re < 0 ? make(-1, ::copysign(0.0, a.im)) : make(a.re, NAN);  // as cexp_
   const double s = ::sin(a.im / 2);
   return make(::expm1(a.re) * ::cos(a.im) - 2 * s * s, ::exp(a.re) * ::sin(a.im));
 }
@@ -124,33 +136,68 @@ EK_HD C cpow_(C a, C b) {
   }
   return cexp_(mul(b, clog_(a)));
 }
-// The inverse functions by their logarithmic forms (principal branches):
+// The inverse functions by their logarithmic forms (principal branches),
+// with C99 Annex G's values (G.6.1-2) at infinite and NaN parts first:
 // asinh z = log(z + sqrt(z^2 + 1)), acosh z = log(z + sqrt(z + 1) sqrt(z - 1)),
-// atanh z = (log(1 + z) - log(1 - z)) / 2; asin z = -i asinh(iz), acos z =
-// pi/2 - asin z, atan z = -i atanh(iz).
+// Re atanh z = log1p(4x / ((1 - x)^2 + y^2)) / 4, Im atanh z = atan2(2y,
+// (1 - x)(1 + x) - y^2) / 2; asin z = -i asinh(iz), acos z = -i acosh(z)
+// (upper half plane), atan z = -i atanh(iz). asinh and atanh are odd and
+// commute with conj, acosh and acos commute with conj: each is computed for
+// |Im z| (and |Re z|) and the signs (of zeros too) put back.
+constexpr double kPi = 3.141592653589793, kPi2 = 1.5707963267948966, kPi4 = 0.7853981633974483;
+constexpr double kLn2 = 0.6931471805599453, kHuge = 1e150;  // beyond kHuge, z^2 would overflow
+
+// x, y >= 0 or NaN.
+EK_HD C casinh_q1_(double x, double y) {
+  if (inf_(x)) return make(x, finite_(y) ? 0.0 : nan_(y) ? NAN : kPi4);
+  if (inf_(y)) return make(y, nan_(x) ? NAN : kPi2);
+  if (nan_(x)) return make(NAN, y == 0 ? y : NAN);
+  if (nan_(y)) return make(NAN, NAN);
+  const C z = make(x, y);
+  if (cabs_(z) <= kHuge) return clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
+  const C r = clog_(z);  // asinh z ~ log 2z
+  return make(r.re + kLn2, r.im);
+}
 EK_HD C casinh_(C a) {
-  // For Re z < 0, -asinh(-z): z + sqrt(z^2 + 1) would cancel.
-  const bool neg = a.re < 0;
-  const C z = neg ? make(-a.re, -a.im) : a;
-  C r = clog_(z);
-  if (cabs_(z) > 1e150) r.re += 0.6931471805599453;  // log(2z): z^2 would overflow
-  else r = clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
-  return neg ? make(-r.re, -r.im) : r;
+  const C r = casinh_q1_(::fabs(a.re), ::fabs(a.im));
+  return make(::copysign(r.re, a.re), ::copysign(r.im, a.im));
+}
+// y >= 0 or NaN.
+EK_HD C cacosh_upper_(double x, double y) {
+  if (inf_(y)) return make(INFINITY, nan_(x) ? NAN : !inf_(x) ? kPi2 : x > 0 ? kPi4 : 3 * kPi4);
+  if (inf_(x)) return make(INFINITY, nan_(y) ? NAN : x > 0 ? 0.0 : kPi);
+  if (nan_(x)) return make(NAN, NAN);
+  if (nan_(y)) return make(NAN, x == 0 ? kPi2 : NAN);
+  const C z = make(x, y);
+  if (cabs_(z) <= kHuge) return clog_(add(z, mul(csqrt_(add(z, make(1, 0))), csqrt_(sub(z, make(1, 0))))));
+  const C r = clog_(z);  // acosh z ~ log 2z
+  return make(r.re + kLn2, r.im);
 }
 EK_HD C cacosh_(C a) {
-  return clog_(add(a, mul(csqrt_(add(a, make(1, 0))), csqrt_(sub(a, make(1, 0))))));
+  const C r = cacosh_upper_(a.re, ::fabs(a.im));
+  return make(r.re, ::copysign(r.im, a.im));
+}
+EK_HD C cacos_(C a) {
+  const C r = cacosh_upper_(a.re, ::fabs(a.im));
+  return make(r.im, ::copysign(r.re, -a.im));
+}
+// x, y >= 0 or NaN.
+EK_HD C catanh_q1_(double x, double y) {
+  if (inf_(y)) return make(0.0, kPi2);
+  if (inf_(x)) return make(0.0, nan_(y) ? NAN : kPi2);
+  if (nan_(x) || nan_(y)) return make(x == 0 ? 0.0 : NAN, NAN);
+  const double m = cabs_(make(x, y));
+  if (m > kHuge) return make(x / m / m, kPi2);  // atanh z ~ 1/z + i pi/2
+  const double d = (1 - x) * (1 - x) + y * y;
+  return make(0.25 * ::log1p(4 * x / d), 0.5 * ::atan2(2 * y, (1 - x) * (1 + x) - y * y));
 }
 EK_HD C catanh_(C a) {
-  const C r = sub(clog1p_(a), clog1p_(make(-a.re, -a.im)));
-  return make(r.re / 2, r.im / 2);
+  const C r = catanh_q1_(::fabs(a.re), ::fabs(a.im));
+  return make(::copysign(r.re, a.re), ::copysign(r.im, a.im));
 }
 EK_HD C casin_(C a) {
   const C r = casinh_(make(-a.im, a.re));
   return make(r.im, -r.re);
-}
-EK_HD C cacos_(C a) {
-  const C r = casin_(a);
-  return make(1.5707963267948966 - r.re, -r.im);
 }
 EK_HD C catan_(C a) {
   const C r = catanh_(make(-a.im, a.re));

@@ -32,6 +32,7 @@ struct GemmPlan {
   int64_t ldc = 1, stride_c = 0;
   double alpha = 1.0, beta = 0.0;
   int64_t alpha_i = 1, beta_i = 0;  // integer dtypes only
+  double alpha_im = 0.0, beta_im = 0.0;  // complex dtypes only (cuBLAS's cgemm/zgemm)
   bool tf32 = false;  // CUDA only: float32 may run on TF32 tensor cores
 };
 

@@ -213,11 +213,14 @@ ek_status readable_operand(ek_context ctx, ek_stream s, const ek_tensor_s *t, co
   return EK_SUCCESS;
 }
 
-// alpha and beta in the compute type: doubles for floats, exact int64s
-// (wrapping arithmetic) for integers.
+// alpha and beta in the compute type: doubles for floats (complex: and their
+// imaginary parts), exact int64s (wrapping arithmetic) for integers.
 struct Coefficients {
   double alpha = 1, beta = 0;
+  double alpha_im = 0, beta_im = 0;
   int64_t alpha_i = 1, beta_i = 0;
+  ek_scalar alpha_c() const { return ek_scalar_complex(alpha, alpha_im); }
+  ek_scalar beta_c() const { return ek_scalar_complex(beta, beta_im); }
 };
 
 // c = alpha a @ b + beta c for a non-empty product with k > 0; c's matrices
@@ -235,6 +238,8 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
   pl.beta = k.beta;
   pl.alpha_i = k.alpha_i;
   pl.beta_i = k.beta_i;
+  pl.alpha_im = k.alpha_im;
+  pl.beta_im = k.beta_im;
   pl.tf32 = ctx->config.allow_tf32 != 0;
   EK_FORWARD(activate(ctx));
   const Operand *const ops[3] = {&oa, &ob, &c};
@@ -244,6 +249,7 @@ ek_status run_product(ek_context ctx, ek_stream s, const Product &p, const ek_te
 // c = beta * c, what a product with k == 0 (or alpha == 0) leaves.
 ek_status scale(ek_stream s, ek_tensor c, const Coefficients &k) {
   const bool integer = gemm_int_dtype(c->dtype);
+  if (dtype_is_complex(c->dtype) && k.beta_im != 0) return ek_binary_scalar(s, EK_BINARY_MUL, c, k.beta_c(), 0, &c);
   if (integer ? k.beta_i == 1 : k.beta == 1) return EK_SUCCESS;
   if (integer ? k.beta_i == 0 : k.beta == 0) return ek_fill(s, int_scalar(0), c);
   const ek_scalar beta = integer ? ek_scalar_int(k.beta_i) : ek_scalar_float(k.beta);
@@ -257,7 +263,7 @@ ek_status check_dtypes(const ek_tensor_s *a, const char *a_name, const ek_tensor
   EK_CHECK(a->dtype == b->dtype, EK_ERROR_DTYPE,
            "%s is %s and %s is %s: both need one dtype (cast first)", a_name,
            ek_dtype_name(a->dtype), b_name, ek_dtype_name(b->dtype));
-  return check_product_dtype(a->dtype);
+  return dtype_is_complex(a->dtype) ? EK_SUCCESS : check_product_dtype(a->dtype);
 }
 
 // x in dtype dt: x itself, or a cast copy kept in *copy.
@@ -274,6 +280,18 @@ ek_status promoted(ek_stream s, ek_tensor x, ek_dtype dt, Owned *copy, ek_tensor
 // alpha, beta for c's dtype: integers exactly (a non-integral value is
 // EK_ERROR_INVALID_ARGUMENT), floats rounded once to the compute type.
 ek_status coefficients(ek_scalar alpha, ek_scalar beta, ek_dtype dt, Coefficients *k) {
+  if (dtype_is_complex(dt)) {  // each part rounded to the part's dtype (cgemm: float)
+    const auto part = static_cast<ek_dtype>(complex_part_dtype(dt));
+    auto rounded = [part](double v) { return scalar_rounded_to(ek_scalar_float(v), part); };
+    const bool ca = alpha.kind == EK_SCALAR_COMPLEX, cb = beta.kind == EK_SCALAR_COMPLEX;
+    k->alpha = rounded(ca ? alpha.f : scalar_to_double(alpha));
+    k->alpha_im = rounded(ca ? alpha.imag : 0);
+    k->beta = rounded(cb ? beta.f : scalar_to_double(beta));
+    k->beta_im = rounded(cb ? beta.imag : 0);
+    return EK_SUCCESS;
+  }
+  EK_FORWARD(check_scalar(alpha, "alpha"));
+  EK_FORWARD(check_scalar(beta, "beta"));
   if (!gemm_int_dtype(dt)) {
     const ek_dtype compute = dt == EK_FLOAT64 ? EK_FLOAT64 : EK_FLOAT32;
     k->alpha = scalar_rounded_to(alpha, compute);
@@ -402,6 +420,18 @@ ek_status matmul_entry(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor *ou
   });
 }
 
+// The CPU's complex gemm: ek_matmul's four real products (complex_matmul),
+// then c = beta c + alpha (a @ b), the product broadcast over c's batch.
+ek_status complex_gemm_cpu(ek_stream s, ek_tensor a, ek_tensor b, ek_tensor c, const Coefficients &k) {
+  ek_tensor prod = nullptr;
+  EK_FORWARD(complex_matmul(s, a, b, c->dtype, &prod));
+  Owned owned(prod);
+  if (k.alpha != 1 || k.alpha_im != 0) EK_FORWARD(ek_binary_scalar(s, EK_BINARY_MUL, prod, k.alpha_c(), 0, &prod));
+  if (k.beta == 0 && k.beta_im == 0) return ek_copy(s, prod, c);
+  EK_FORWARD(scale(s, c, k));
+  return ek_binary(s, EK_BINARY_ADD, c, prod, &c);
+}
+
 ek_status gemm_entry(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b, ek_scalar beta,
                      ek_tensor c) {
   ek_context ctx = c->storage->ctx;
@@ -425,8 +455,9 @@ ek_status gemm_entry(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tensor b
   EK_FORWARD(check_disjoint(c, "c", a, "a"));
   EK_FORWARD(check_disjoint(c, "c", b, "b"));
   if (tensor_numel(c) == 0) return EK_SUCCESS;
-  const bool no_product = gemm_int_dtype(c->dtype) ? k.alpha_i == 0 : k.alpha == 0;
+  const bool no_product = gemm_int_dtype(c->dtype) ? k.alpha_i == 0 : k.alpha == 0 && k.alpha_im == 0;
   if (p.k == 0 || no_product) return scale(s, c, k);
+  if (dtype_is_complex(c->dtype) && !ctx->is_cuda()) return complex_gemm_cpu(s, a, b, c, k);
   return run_product(ctx, s, p, a, b, oc, k);
 }
 
@@ -453,8 +484,8 @@ EK_API ek_status ek_gemm(ek_stream stream, ek_scalar alpha, ek_tensor a, ek_tens
   EK_CHECK_TENSOR(b);
   EK_CHECK_TENSOR(c);
   EK_PROFILE_OP(nullptr, c->storage->ctx, stream, EK_IN(a, b), EK_OUT(&c));
-  EK_CHECK_SCALAR(alpha);
-  EK_CHECK_SCALAR(beta);
+  EK_FORWARD(check_scalar_or_complex(alpha, "alpha"));  // complex: for a complex c only
+  EK_FORWARD(check_scalar_or_complex(beta, "beta"));
   return gemm_entry(stream, alpha, a, b, beta, c);
 }
 

@@ -176,7 +176,7 @@ struct RandomTraits {
 #define EK_REDUCE_TRAITS(T)                                                                      \
   T(EK_REDUCE_SUM, kRSum, Result::kWideInt, kAnyWithComplex, Empty::kIdentity, Step::kPlain)           \
   T(EK_REDUCE_MEAN, kRSum, Result::kSame, kFloatWithComplex, Empty::kIdentity, Step::kMean)             \
-  T(EK_REDUCE_PROD, kRProd, Result::kWideInt, kAnyDtype, Empty::kIdentity, Step::kPlain)         \
+  T(EK_REDUCE_PROD, kRProd, Result::kWideInt, kAnyWithComplex, Empty::kIdentity, Step::kPlain)           \
   T(EK_REDUCE_MAX, kRMax, Result::kSame, kAnyDtype, Empty::kFails, Step::kPlain)                 \
   T(EK_REDUCE_MIN, kRMin, Result::kSame, kAnyDtype, Empty::kFails, Step::kPlain)                 \
   T(EK_REDUCE_ARGMAX, kRArgMax, Result::kInt64, kAnyDtype, Empty::kFails, Step::kPlain)          \

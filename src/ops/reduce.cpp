@@ -241,6 +241,8 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
+  if (dtype_is_complex(x->dtype) && t.op == EK_REDUCE_PROD)
+    return complex_prod(s, x, rd.mask, rd.out_ndim, rd.out_shape, out);
   if (dtype_is_complex(x->dtype))
     return complex_reduce(s, t.op, x, ndims, dims, keepdim, rd.out_ndim, rd.out_shape, out);
   if ((t.op == EK_REDUCE_SUM || t.op == EK_REDUCE_PROD) && wraps_into_out(x->dtype, out_dt, *out))

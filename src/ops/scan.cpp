@@ -22,9 +22,8 @@ ek_status scan_entry(ek_stream stream, ek_tensor x, int dim, int kind, ek_tensor
   // Recorded as "cumsum" or "cumprod", as the bindings name them.
   EK_PROFILE_NAMED(kind == kCumSum ? "ek_cumsum" : "ek_cumprod", nullptr, x->storage->ctx,
                    stream, EK_IN(x), EK_OUT(out));
-  if (dtype_is_complex(x->dtype) && kind == kCumSum) return complex_scan(stream, x, dim, out);
-  EK_CHECK(!dtype_is_complex(x->dtype), EK_ERROR_DTYPE, "cumprod does not support complex dtypes, got %s",
-           ek_dtype_name(x->dtype));
+  if (dtype_is_complex(x->dtype))
+    return kind == kCumSum ? complex_scan(stream, x, dim, out) : complex_cumprod(stream, x, dim, out);
   ek_dtype out_dtype = dtype_is_float(x->dtype) || x->dtype == EK_UINT64 ? x->dtype : EK_INT64;
   auto run = [&](ek_stream st, ek_tensor *o) {
     return dimop::entry(st, x, dim, out_dtype, o,

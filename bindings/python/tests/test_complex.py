@@ -99,6 +99,56 @@ def test_reductions(dt, device):
     assert ek.sum(x).dtype is dt
 
 
+@pytest.mark.parametrize("dt", COMPLEX, ids=str)
+def test_prod_and_cumprod(dt, device):
+    a = _data(dt, (3, 5, 4), seed=6)
+    x = ek.from_numpy(a, device=device).transpose(0, 2)  # [4, 5, 3], not contiguous
+    b = a.transpose(2, 1, 0)
+    np.testing.assert_allclose(ek.prod(x, dim=1).numpy(), b.prod(axis=1), **_tol(dt))
+    np.testing.assert_allclose(ek.prod(x, dim=(0, 2), keepdim=True).numpy(),
+                               b.prod(axis=(0, 2), keepdims=True), **_tol(dt))
+    np.testing.assert_allclose(ek.cumprod(x, dim=1).numpy(), b.cumprod(axis=1), **_tol(dt))
+    assert ek.prod(x).dtype is dt and ek.cumprod(x, dim=0).dtype is dt
+    e = ek.from_numpy(np.zeros((0, 2), dt.numpy), device=device)
+    np.testing.assert_array_equal(ek.prod(e, dim=0).numpy(), np.ones(2, dt.numpy))
+
+
+@pytest.mark.parametrize("dt", COMPLEX, ids=str)
+def test_gemm_complex_coefficients(dt, device):
+    a, b, c = _data(dt, (2, 3), seed=7), _data(dt, (3, 4), seed=8), _data(dt, (2, 4), seed=9)
+    tc = ek.from_numpy(c, device=device)
+    out = ek.gemm(ek.from_numpy(a, device=device), ek.from_numpy(b, device=device), tc,
+                  alpha=0.5 - 1j, beta=2 + 0.25j)
+    assert out is tc
+    np.testing.assert_allclose(tc.numpy(), (0.5 - 1j) * (a @ b) + (2 + 0.25j) * c, **_tol(dt))
+    f = ek.ones((2, 2), device=device)
+    with pytest.raises(ek.DtypeError, match=r"alpha: a complex value \(\(0\+1j\)\) is not taken here"):
+        ek.gemm(f, f, ek.zeros((2, 2), device=device), alpha=1j)
+
+
+_SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh", "asin", "acos", "atan", "sqrt", "log",
+                                  "exp", "tanh"])
+def test_special_values_as_numpy(name, device):
+    """C99 Annex G's infinities, NaNs and signed zeros, which NumPy follows;
+    tanh(+-inf + iy) keeps y's sign on its zero (the array API's 1 + 0j for
+    y > 0) where NumPy takes sin(2y)'s."""
+    z = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL])
+    if name == "tanh":
+        z = z[~(np.isinf(z.real) & np.isfinite(z.imag))]
+    got = getattr(ek, name)(ek.from_numpy(z, device=device)).numpy()
+    with np.errstate(all="ignore"):
+        want = getattr(np, {"asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "asin": "arcsin",
+                            "acos": "arccos", "atan": "arctan"}.get(name, name))(z)
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=0, err_msg=f"{name} {part} of {z}")
+        zero = w == 0
+        np.testing.assert_array_equal(np.signbit(g[zero]), np.signbit(w[zero]), err_msg=f"{name} {part} zeros")
+
+
 def test_refusals_name_the_op(device):
     x = ek.from_numpy(np.array([1 + 1j, 2], np.complex64), device=device)
     with pytest.raises(ek.DtypeError, match="max does not support complex dtypes, got complex64"):

@@ -3125,7 +3125,11 @@ extern "C" {
     #[doc = "  a or b (as BLAS). alpha and beta of any real kind are converted to the"]
     #[doc = "  compute type (double for f64, float otherwise); for integer dtypes they"]
     #[doc = "  must be integral values in int64's range (EK_ERROR_INVALID_ARGUMENT"]
-    #[doc = "  otherwise) and the arithmetic wraps. c must not overlap a or b"]
+    #[doc = "  otherwise) and the arithmetic wraps. For complex64/complex128 a, b and c"]
+    #[doc = "  they may also be EK_SCALAR_COMPLEX (each part rounded to float for"]
+    #[doc = "  complex64, double for complex128; cuBLAS cgemm/zgemm on CUDA, on the CPU"]
+    #[doc = "  ek_matmul's product then the scaling); a complex alpha or beta for a real"]
+    #[doc = "  c is EK_ERROR_DTYPE. c must not overlap a or b"]
     #[doc = "  (EK_ERROR_INVALID_ARGUMENT)."]
     pub fn ek_gemm(
         stream: ek_stream,

@@ -136,6 +136,7 @@
 
 mod comm;
 mod complex;
+mod complex_scalar;
 mod context;
 mod device;
 mod dtype;

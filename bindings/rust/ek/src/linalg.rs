@@ -13,7 +13,8 @@ impl Tensor {
     /// 2-D `a [m,k]`, `b [k,n]`, `self [m,n]`, or 3-D with a batch dim (`a`
     /// and `b` may broadcast a batch of 1). `beta == 0` ignores `self`'s old
     /// values (NaN included). `alpha` and `beta` of any [`Scalar`] kind are
-    /// converted to the compute type (`f64` for F64, `f32` otherwise).
+    /// converted to the compute type (`f64` for F64, `f32` otherwise); for
+    /// C64/C128 tensors they may be complex (`Complex64::new(0.0, 1.0)`).
     ///
     /// ```
     /// let ctx = ek::Context::new(ek::Device::Cpu)?;

@@ -8,7 +8,8 @@ use ek_sys as sys;
 /// `t.fill(2.5)`, `t.fill(u64::MAX)`, `x.add_scalar(1i64 << 60)`); the Rust
 /// type picks the kind, so `2` is an integer and `2.0` a float (which
 /// matters where the kind does, e.g. the result dtype of an integer tensor
-/// plus a scalar).
+/// plus a scalar). Complex values come from [`Complex32`](crate::Complex32)
+/// and [`Complex64`](crate::Complex64) (`x.mul_scalar(Complex64::new(0.0, 1.0))`).
 ///
 /// Stored into a tensor ([`Tensor::fill`](crate::Tensor::fill),
 /// [`Tensor::masked_fill`](crate::Tensor::masked_fill)), a value that does
@@ -21,6 +22,10 @@ pub enum Scalar {
     I64(i64),
     U64(u64),
     F64(f64),
+    /// `re + im·i` (`EK_SCALAR_COMPLEX`), for complex tensors; from
+    /// [`Complex32`](crate::Complex32) or [`Complex64`](crate::Complex64).
+    /// A real tensor refuses it ([`Status::DTYPE`](crate::Status::DTYPE)).
+    Complex { re: f64, im: f64 },
 }
 
 impl Scalar {
@@ -43,6 +48,11 @@ impl Scalar {
             Scalar::F64(f) => {
                 s.kind = K::EK_SCALAR_FLOAT64;
                 s.f = f;
+            }
+            Scalar::Complex { re, im } => {
+                s.kind = K::EK_SCALAR_COMPLEX;
+                s.f = re;
+                s.imag = im;
             }
         }
         s
