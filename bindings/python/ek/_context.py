@@ -62,7 +62,7 @@ class Context(_Handle):
                              else c_int(log_level, "ek.Context: log_level"))
         if num_threads is not None:  # CPU: threads for large ops; 0 = one per hardware thread
             cfg.num_threads = c_int(num_threads, "ek.Context: num_threads")
-        if index_check is not None:  # CUDA gathers: "call" (default) or "deferred"
+        if index_check is not None:  # CUDA gathers: "deferred" (CUDA's default) or "call"
             if index_check not in _INDEX_CHECKS:
                 raise InvalidArgumentError(f"ek.Context: index_check {index_check!r} is not "
                                            f"one of {sorted(_INDEX_CHECKS)}")
