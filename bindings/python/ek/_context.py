@@ -246,11 +246,11 @@ def context(device="cpu") -> Context:
     """The shared default Context of a device ("cpu", "cuda", "cuda:N"),
     created on first use (and again after it was closed). A Context passed in
     is returned as is."""
-    if isinstance(device, Context):
-        return device
-    ctx = _by_name.get(device) if isinstance(device, str) else None
+    ctx = _by_name.get(device) if type(device) is str else None  # the common call first
     if ctx is not None and ctx._h:
         return ctx
+    if isinstance(device, Context):
+        return device
     dev = parse_device(device)
     ctx = _defaults.get(dev)
     if ctx is None or not ctx._h:  # a closed default is replaced
