@@ -232,14 +232,20 @@ typedef void (*ek_log_callback)(ek_log_level level, const char *message, void *u
 EK_API ek_status ek_log_set_callback(ek_log_callback callback, void *user_data);
 
 /** When a CUDA gather (ek_index_select, ek_gather, and the key indexing that
- *  gathers) reports an index out of range. */
+ *  gathers) reports an index out of range. CUDA contexts default to
+ *  EK_INDEX_CHECK_DEFERRED (0.1.0 checked at the call): a wait per
+ *  gather cost more than many gathers themselves. CPU contexts always check
+ *  at the call. */
 typedef enum {
-  EK_INDEX_CHECK_AT_CALL = 1,  /* the default: the call fails (one stream
-                                  synchronization per call; see the indexing section) */
-  EK_INDEX_CHECK_DEFERRED = 2  /* the call returns without waiting, as PyTorch's
-                                  asynchronous checks; the next ek_stream_synchronize
-                                  or ek_tensor_to_host on that stream (ek_context_synchronize:
-                                  the default stream) fails with EK_ERROR_INDEX, once,
+  EK_INDEX_CHECK_AT_CALL = 1,  /* the call fails, naming the first bad index (one
+                                  stream synchronization per call; see the
+                                  indexing section) */
+  EK_INDEX_CHECK_DEFERRED = 2  /* CUDA's default: the call returns without waiting,
+                                  as PyTorch's asynchronous checks; the next
+                                  ek_stream_synchronize or ek_tensor_to_host on that
+                                  stream (ek_context_synchronize: the default stream)
+                                  fails with EK_ERROR_INDEX, once, naming the op
+                                  (ek_index_select, ek_gather) and one bad index it met,
                                   and the gather's output is not valid */
 } ek_index_check;
 
@@ -264,7 +270,8 @@ typedef struct {
                                   the 1.0 struct's tail padding, and struct_size could not
                                   tell a 1.0 caller's leftover bytes from a count */
   int64_t index_check;         /* an ek_index_check (EK_INDEX_CHECK: "call" or "deferred");
-                                  0: not set, EK_INDEX_CHECK_AT_CALL. CPU contexts always
+                                  0: not set, EK_INDEX_CHECK_DEFERRED on CUDA,
+                                  EK_INDEX_CHECK_AT_CALL on the CPU, whose contexts always
                                   check at the call. ek_context_get_config reports the mode */
   int64_t fusion;              /* an ek_fusion (EK_FUSION: 0, 1 or "rounded"); 0: not set, the
                                   default, EK_FUSION_OFF (see the fusion section).
@@ -1469,12 +1476,15 @@ EK_API ek_status ek_outer(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor 
  * write in place; other overlaps between *out and an input are
  * EK_ERROR_INVALID_ARGUMENT.
  *
- * Synchronization on CUDA: every call with a non-empty index tensor
- * synchronizes the stream once for the index check (index_select and gather:
- * once, after the gather kernel that checks its indices as it reads; only a
- * failed check adds more; none in a context whose config.index_check is
- * EK_INDEX_CHECK_DEFERRED, which reports a bad index at the stream's next
- * synchronization instead); masked_select, nonzero
+ * Synchronization on CUDA: index_select and gather check their indices in
+ * the gather kernel as it reads, and by default (config.index_check
+ * EK_INDEX_CHECK_DEFERRED) never wait: a bad index is reported at the
+ * stream's next synchronization (ek_stream_synchronize, ek_tensor_to_host),
+ * naming the op and one bad index; with EK_INDEX_CHECK_AT_CALL they
+ * synchronize once, after the kernel, and fail at the call naming the first
+ * bad index (only a failed check adds more). The other calls with a non-empty
+ * index tensor (scatter, index_put: they write through it) synchronize the
+ * stream once to check it first; masked_select, nonzero
  * (result size) and masked_scatter (source size check) synchronize once to
  * read the number of true mask elements. masked_fill never does.
  *
@@ -1484,8 +1494,11 @@ EK_API ek_status ek_outer(ek_stream stream, ek_tensor a, ek_tensor b, ek_tensor 
  * sums over duplicate indices may differ in the last bits from run to run
  * (integer results are exact). */
 
-/* index_select and gather with an index out of range: EK_ERROR_INDEX as
- * above, and a *out they allocated is released (*out stays NULL). On CUDA a
+/* index_select and gather with an index out of range, checked at the call
+ * (the CPU; CUDA with EK_INDEX_CHECK_AT_CALL): EK_ERROR_INDEX as above, and a
+ * *out they allocated is released (*out stays NULL). Deferred (CUDA's
+ * default), the call succeeds, *out holds invalid values, and the error
+ * comes from the stream's next synchronization. On CUDA a
  * caller-given *out has unspecified contents after the failure (the kernel
  * checks indices as it gathers, so other elements may have been written);
  * no memory outside *out is written. On the CPU, *out is left untouched. */

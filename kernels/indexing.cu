@@ -139,27 +139,29 @@ struct SubwordAddOp {
 };
 
 // kChecked (gathers only): an element whose index is out of range is skipped
-// and raises *a.bad; every thread that finds one stores the same 1, so a plain
-// volatile store suffices (no atomics) and the host reads it after the sync.
+// and its index stored to *a.bad (never 0: the host checks dims of size 0
+// itself). Threads that find one each store theirs with a plain volatile store
+// (no atomics): the host reads after the sync, and any bad index will do to
+// report it (the at-call check finds the first one on the host).
 template <bool kChecked, typename U, typename Op>
 __global__ void __launch_bounds__(kThreads) index_kernel(IndexArgs<U> a, U n, Op op) {
   for (U i = U(blockIdx.x) * kThreads + threadIdx.x; i < n; i += U(gridDim.x) * kThreads) {
     typename OffsetCalc<U, kIndexTensors>::S off[kIndexTensors];
     a.oc.get(i, off, 2 + a.nindex);
     int64_t t = off[0];
-    bool in_range = true;
+    int64_t wild = 0;
 #pragma unroll
     for (int k = 0; k < kMaxDims; ++k) {
       if (k >= a.nindex) break;
       int64_t v = load_index(a.index[k] + int64_t(off[2 + k]) * a.index_es[k], a.index_es[k] == 4 ? kI32 : kI64);
       if (kChecked && (v < -a.size[k] || v >= a.size[k])) {
-        in_range = false;  // before t: a wild value must not overflow it
+        wild = v;  // before t: a wild value must not overflow it
         break;
       }
       t += (v < 0 ? v + a.size[k] : v) * a.step[k];
     }
-    if (kChecked && !in_range) {
-      *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
+    if (kChecked && wild != 0) {
+      *reinterpret_cast<volatile int64_t *>(a.bad) = wild;
       continue;
     }
     op(a.target, a.dense, t, off[1]);
@@ -193,7 +195,7 @@ __global__ void __launch_bounds__(kThreads) gather_1d_kernel(IndexArgs<uint64_t>
       const int64_t i = i0 + u * kThreads;
       v[u] = i < n ? load_index(a.index[0] + i * is * es, kind) : 0;
       ok[u] = i < n && !(kChecked && (v[u] < -size || v[u] >= size));
-      if (kChecked && i < n && !ok[u]) *reinterpret_cast<volatile int64_t *>(a.bad) = 1;
+      if (kChecked && i < n && !ok[u]) *reinterpret_cast<volatile int64_t *>(a.bad) = v[u];
     }
     T x[kGatherIlp];
 #pragma unroll

@@ -256,7 +256,7 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
       GTEST_SKIP() << "no CUDA device";
     }
     ek_device dev{GetParam(), 0};
-    ASSERT_EQ(ek_context_create(dev, nullptr, &ctx), EK_SUCCESS) << ek_last_error();
+    ASSERT_EQ(ek_context_create(dev, context_config, &ctx), EK_SUCCESS) << ek_last_error();
     ASSERT_EQ(ek_memory_get_stats(ctx, &baseline), EK_SUCCESS);
     ASSERT_EQ(ek_live_handles(&handles_before), EK_SUCCESS);
   }
@@ -282,6 +282,8 @@ class DeviceTest : public testing::TestWithParam<ek_device_type> {
   ek_tensor make(const Shape &shape, ek_dtype dt, const Values &values, ek_context c = nullptr) {
     return ektest::make(c ? c : ctx, shape, dt, values);
   }
+  // ctx's config (NULL: the defaults); a fixture may point it at its own.
+  const ek_context_config *context_config = nullptr;
   ek_context ctx = nullptr;
   ek_memory_stats baseline = EK_MEMORY_STATS_INIT;
   int64_t handles_before = 0;

@@ -123,8 +123,16 @@ double wrap_to(double v, ek_dtype dt) {
   }
 }
 
+// The index check at the call, set explicitly: the bad-index tests here name
+// the first bad index at the call on both backends (CheckedGather: CUDA's
+// in-kernel check, then the host's search). DefaultIndexCheck and
+// DeferredIndexCheck make their own contexts for CUDA's default, deferred.
 class Indexing : public ektest::DeviceTest {
  protected:
+  Indexing() {
+    at_call_.index_check = EK_INDEX_CHECK_AT_CALL;
+    context_config = &at_call_;
+  }
   ek_tensor make_index(const Shape &shape, ek_dtype dt, const std::vector<int64_t> &v,
                        ek_context c = nullptr) {
     ek_tensor t = nullptr;
@@ -148,6 +156,9 @@ class Indexing : public ektest::DeviceTest {
         << ek_last_error();
     return t;
   }
+
+ private:
+  ek_context_config at_call_ = EK_CONTEXT_CONFIG_INIT;
 };
 EK_INSTANTIATE_DEVICES(Indexing);
 
@@ -958,12 +969,15 @@ TEST_P(Indexing, DeferredIndexCheck) {
     const ek_status at_call = GetParam() == EK_CUDA ? EK_SUCCESS : EK_ERROR_INDEX;
     EXPECT_EQ(ek_index_select(st, x, 0, bad, out.out()), at_call) << ek_last_error();
     if (GetParam() == EK_CUDA) {
-      EXPECT_EQ(ek_stream_synchronize(st), EK_ERROR_INDEX);
-      EXPECT_NE(std::string(ek_last_error()).find("deferred"), std::string::npos) << ek_last_error();
+      EK_FAILS(ek_stream_synchronize(st), EK_ERROR_INDEX,
+               "ek_stream_synchronize: ek_index_select (or indexing by a tensor) met index 9, "
+               "out of range, on this stream since its last synchronization (the check was "
+               "deferred");
       EK_OK(ek_stream_synchronize(st));  // reported once
       EXPECT_EQ(ek_gather(st, x, 0, bad, out2.out()), EK_SUCCESS) << ek_last_error();
       float host[3];
-      EXPECT_EQ(ek_tensor_to_host(st, out2, host, sizeof host), EK_ERROR_INDEX);
+      EK_FAILS(ek_tensor_to_host(st, out2, host, sizeof host), EK_ERROR_INDEX,
+               "ek_gather met index 9, out of range");
     }
     Tensor ok;
     EK_OK(ek_index_select(st, x, 0, good, ok.out()));
@@ -975,6 +989,62 @@ TEST_P(Indexing, DeferredIndexCheck) {
   cfg.index_check = 3;
   EXPECT_EQ(ek_context_create(ek_device{GetParam(), 0}, &cfg, &c), EK_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(ek_last_error(), "ek_context_create: config->index_check 3 is not an ek_index_check");
+}
+
+// The default: deferred on CUDA, where the stream's next synchronization
+// names the ops and their bad indices, at the call on the CPU; EK_INDEX_CHECK
+// =call makes CUDA check at the call again.
+TEST_P(Indexing, DefaultIndexCheck) {
+  const bool cuda = GetParam() == EK_CUDA;
+  ek_context c = nullptr;
+  {
+    ektest::ScopedEnv unset("EK_INDEX_CHECK", nullptr);
+    ASSERT_EQ(ek_context_create(ek_device{GetParam(), 0}, nullptr, &c), EK_SUCCESS) << ek_last_error();
+  }
+  ek_context_config got = EK_CONTEXT_CONFIG_INIT;
+  EK_OK(ek_context_get_config(c, &got));
+  EXPECT_EQ(got.index_check, cuda ? EK_INDEX_CHECK_DEFERRED : EK_INDEX_CHECK_AT_CALL);
+  {
+    Tensor x(make({4}, EK_FLOAT32, {0, 1, 2, 3}, c)), bad(make_index({3}, EK_INT64, {1, 9, 2}, c)),
+        gbad(make_index({2}, EK_INT32, {-6, 0}, c)), sel, gat, key;
+    const ek_index_item item = ek_index_item_tensor(bad);
+    if (cuda) {
+      EK_OK(ek_index_select(nullptr, x, 0, bad, sel.out()));
+      EK_FAILS(ek_context_synchronize(c), EK_ERROR_INDEX,
+               "ek_context_synchronize: ek_index_select (or indexing by a tensor) met index 9");
+      EK_OK(ek_context_synchronize(c));  // reported once
+      EK_OK(ek_gather(nullptr, x, 0, gbad, gat.out()));
+      float host[2];
+      EK_FAILS(ek_tensor_to_host(nullptr, gat, host, sizeof host), EK_ERROR_INDEX,
+               "ek_gather met index -6, out of range");
+      EK_OK(ek_index(nullptr, x, 1, &item, key.out()));
+      EK_OK(ek_gather(nullptr, x, 0, gbad, gat.out()));
+      EK_FAILS(ek_context_synchronize(c), EK_ERROR_INDEX,
+               "ek_index_select (or indexing by a tensor) met index 9 and ek_gather met index -6");
+    } else {
+      EK_FAILS(ek_index_select(nullptr, x, 0, bad, sel.out()), EK_ERROR_INDEX,
+               "ek_index_select: index 9 is out of range for dim 0 of size 4");
+      EK_FAILS(ek_gather(nullptr, x, 0, gbad, gat.out()), EK_ERROR_INDEX,
+               "ek_gather: index -6 is out of range for dim 0 of size 4");
+      EK_FAILS(ek_index(nullptr, x, 1, &item, key.out()), EK_ERROR_INDEX,
+               "ek_index: ek_index_select: index 9 is out of range");
+    }
+    Tensor good(make_index({2}, EK_INT64, {3, -4}, c)), ok;
+    EK_OK(ek_index_select(nullptr, x, 0, good, ok.out()));
+    EXPECT_EQ(values_of(ok), (Values{3, 0}));
+  }
+  EK_OK(ek_context_destroy(c));
+  ektest::ScopedEnv call("EK_INDEX_CHECK", "call");
+  ASSERT_EQ(ek_context_create(ek_device{GetParam(), 0}, nullptr, &c), EK_SUCCESS) << ek_last_error();
+  EK_OK(ek_context_get_config(c, &got));
+  EXPECT_EQ(got.index_check, EK_INDEX_CHECK_AT_CALL);
+  {
+    Tensor x(make({4}, EK_FLOAT32, {0, 1, 2, 3}, c)), bad(make_index({3}, EK_INT64, {1, 9, 2}, c)),
+        sel;
+    EK_FAILS(ek_index_select(nullptr, x, 0, bad, sel.out()), EK_ERROR_INDEX,
+             "ek_index_select: index 9 is out of range for dim 0 of size 4");
+  }
+  EK_OK(ek_context_destroy(c));
 }
 
 TEST_P(CheckedGather, OneBadIndexAmongAMillionThenAGoodGather) {

@@ -27,8 +27,9 @@ type ContextConfig struct {
 	// it; Config reports the count in use.
 	NumThreads int
 	// IndexCheck: when a CUDA gather reports an index out of range; 0 (unset):
-	// IndexCheckAtCall. IndexCheckDeferred reports it at the stream's next
-	// synchronization instead.
+	// EK_INDEX_CHECK, else IndexCheckDeferred on CUDA (at the stream's next
+	// synchronization) and IndexCheckAtCall on the CPU. IndexCheckAtCall makes
+	// the CUDA call itself fail.
 	IndexCheck IndexCheck
 	// Fusion: automatic fusion of elementwise chains (FusionOff, FusionOn,
 	// FusionRounded); 0 (unset): EK_FUSION, else off.

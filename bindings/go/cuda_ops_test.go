@@ -76,8 +76,22 @@ func TestCUDAOpsMatchCPU(t *testing.T) {
 	ig := from(g, []int64{4}, int64(5), -1, 0, 7)
 	ic := from(c, []int64{4}, int64(5), -1, 0, 7)
 	same(g.k(xg.IndexSelect(0, ig)), c.k(xc.IndexSelect(0, ic)), 0, "index_select")
-	_, err := xg.IndexSelect(0, from(g, []int64{1}, int64(64)))
-	wantErr(t, err, ek.StatusIndex, "64")
+	// CUDA's default index check is deferred: the next synchronization names the bad index.
+	if m := must[ek.ContextConfig](t)(gctx.Config()).IndexCheck; m != ek.IndexCheckDeferred {
+		t.Fatalf("CUDA's default index check: %v", m)
+	}
+	g.k(xg.IndexSelect(0, from(g, []int64{1}, int64(64))))
+	wantErr(t, gctx.Synchronize(), ek.StatusIndex, "ek_index_select (or indexing by a tensor) met index 64")
+	actx := must[*ek.Context](t)(ek.NewContextWithConfig(ek.CUDADevice(0), &ek.ContextConfig{IndexCheck: ek.IndexCheckAtCall}))
+	a := &scope{t: t, ctx: actx}
+	_, err := a.k(ek.Zeros(actx, []int64{2}, ek.Float32)).IndexSelect(0, from(a, []int64{1}, int64(64)))
+	wantErr(t, err, ek.StatusIndex, "ek_index_select: index 64 is out of range for dim 0 of size 2")
+	for i := len(a.open) - 1; i >= 0; i-- {
+		a.open[i].Close()
+	}
+	if err := actx.Close(); err != nil {
+		t.Errorf("at-call CUDA context close: %v", err)
+	}
 	out := g.k(ek.Empty(gctx, []int64{64, 96}, ek.Float32))
 	g.nok(xg.BinaryInto(ek.BinaryAdd, xg, out))
 	same(out, c.k(xc.Add(xc)), 1e-6, "add into")

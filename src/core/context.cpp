@@ -203,9 +203,15 @@ ek_status fusion_from_env(ek_context_config *cfg) {
   return EK_SUCCESS;
 }
 
+// CUDA gathers report a bad index at the stream's next synchronization unless
+// told otherwise: a wait per gather would cost more than the gather (as in
+// PyTorch, whose device-side asserts are asynchronous). The CPU backend is
+// synchronous anyway and always reports at the call.
+constexpr ek_index_check kDefaultCudaIndexCheck = EK_INDEX_CHECK_DEFERRED;
+
 // Environment first, then the explicit config on top of it.
-ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
-                         std::string *cache_dir) {
+ek_status resolve_config(ek_device_type type, const ek_context_config *given,
+                         ek_context_config *cfg, std::string *cache_dir) {
   ek_context_config_init(cfg);
   *cache_dir = default_cache_dir();
   if (const char *v = std::getenv("EK_MEMORY_LIMIT"); v && *v) {
@@ -233,7 +239,8 @@ ek_status resolve_config(const ek_context_config *given, ek_context_config *cfg,
   EK_FORWARD(fusion_from_env(cfg));
   if (given) EK_FORWARD(apply_given(given, cfg, cache_dir));
   cfg->num_threads = threads_in_use(cfg->num_threads);
-  if (cfg->index_check == 0) cfg->index_check = EK_INDEX_CHECK_AT_CALL;
+  if (cfg->index_check == 0)
+    cfg->index_check = type == EK_CUDA ? kDefaultCudaIndexCheck : EK_INDEX_CHECK_AT_CALL;
   if (cfg->fusion == 0) cfg->fusion = fusion::kDefaultMode;
   if (cfg->fusion_max_kernels == 0) cfg->fusion_max_kernels = fusion::kDefaultMaxKernels;
   return EK_SUCCESS;
@@ -354,7 +361,7 @@ EK_API ek_status ek_context_create(ek_device device, const ek_context_config *co
   auto ctx = std::make_unique<ek_context_s>();
   ctx->device = device;
   ctx->backend = backend;
-  EK_FORWARD(resolve_config(config, &ctx->config, &ctx->cache_dir));
+  EK_FORWARD(resolve_config(device.type, config, &ctx->config, &ctx->cache_dir));
   ctx->config.kernel_cache_dir = ctx->cache_dir.c_str();
   if (device.type == EK_CUDA) EK_FORWARD(gpu::set_device(device.index));
   if (ek_status s = init_default_stream(ctx.get()); s != EK_SUCCESS) {

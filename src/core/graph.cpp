@@ -229,14 +229,20 @@ ek_status refuse_capture(ek_stream s) {
 ek_status pending_index_error(ek_stream s) {
   std::lock_guard<std::mutex> lock(s->pinned_mutex);
   if (!s->pinned_host) return EK_SUCCESS;
-  auto *word = static_cast<volatile int64_t *>(s->pinned_host) + kWordBadIndex;
-  if (*word == 0) return EK_SUCCESS;
-  *word = 0;
+  auto *words = static_cast<volatile int64_t *>(s->pinned_host);
+  const int64_t select = words[kWordBadIndexSelect], gather = words[kWordBadGather];
+  if (select == 0 && gather == 0) return EK_SUCCESS;
+  words[kWordBadIndexSelect] = 0;
+  words[kWordBadGather] = 0;
+  std::string what;
+  if (select) what = "ek_index_select (or indexing by a tensor) met index " + std::to_string(select);
+  if (select && gather) what += " and ";
+  if (gather) what += "ek_gather met index " + std::to_string(gather);
   return fail(EK_ERROR_INDEX,
-              "a gather (index_select, gather, indexing by a tensor) enqueued on this stream "
-              "since its last synchronization met an index out of range (its check was "
-              "deferred: config.index_check EK_INDEX_CHECK_DEFERRED, or a graph replay); "
-              "its output is not valid");
+              "%s, out of range, on this stream since its last synchronization (the check was "
+              "deferred: config.index_check EK_INDEX_CHECK_DEFERRED, the default on CUDA, or a "
+              "graph replay); its output is not valid",
+              what.c_str());
 }
 
 }  // namespace ek

@@ -449,7 +449,15 @@ void release_stream_scratch(ek_stream s);
 // copy into pageable memory. A StreamPinned holds s's lock from setting a word
 // to reading it back, so threads sharing s cannot mix up their results; each
 // use has its own word.
-enum StreamWord : int { kWordBadIndex = 0, kWordMaskCount = 1, kWordUniqueCount = 2 };
+// The checked gathers' words hold 0 or a bad index one of them met (never 0
+// itself: the kernels only check dims of size >= 1), a word per op so that a
+// deferred report can name it.
+enum StreamWord : int {
+  kWordBadIndexSelect = 0,
+  kWordMaskCount = 1,
+  kWordUniqueCount = 2,
+  kWordBadGather = 3
+};
 constexpr int kStreamPinnedWords = 8;  // 64 bytes
 
 class StreamPinned {
@@ -493,7 +501,7 @@ ek_status capture_random(ek_stream s, uint64_t n, uint64_t *offset, const uint64
 ek_status refuse_capture(ek_stream s);
 // After s was synchronized: EK_ERROR_INDEX when a checked gather whose check
 // was deferred (config.index_check, or captured and replayed) met a bad index
-// (the device error word is then cleared).
+// (the device error words are then cleared).
 ek_status pending_index_error(ek_stream s);
 
 }  // namespace ek

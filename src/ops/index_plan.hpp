@@ -43,8 +43,9 @@ enum IndexKind : int { kIxGather = 0, kIxScatter = 1, kIxScatterAdd = 2 };
 //
 // bad (CUDA GATHER only; the CPU loop rejects it): the indices are checked in
 // the kernel instead of beforehand. An element with an index outside
-// [-size, size) is skipped (target not read, dense not written) and 1 is
-// stored to *bad, which the caller zeroed and reads after synchronizing.
+// [-size, size) is skipped (target not read, dense not written) and its index
+// (nonzero, as every size here is >= 1) is stored to *bad, a stream word that
+// holds 0 until a check fails (StreamWord).
 struct IndexPlan {
   int kind = kIxGather;
   TensorDesc target{};

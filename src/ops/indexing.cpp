@@ -205,10 +205,10 @@ int64_t dim_stride(const ek_tensor_s *x, int d) { return x->ndim ? x->strides[d]
 
 // ---- index_select / gather
 
-// Runs gather plan p with its kernel checking the indices: *bad tells whether
-// it met one out of range. The stream's lock keeps other threads off the flag
-// from its reset to its read.
-ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
+// Runs gather plan p with its kernel checking the indices into the stream's
+// word for the op: *bad tells whether it met one out of range. The stream's
+// lock keeps other threads off the word from its reset to its read.
+ek_status gather_checked(const Call &c, IndexPlan p, StreamWord word, bool *bad) {
   EK_FORWARD(activate(c.ctx));
   StreamPinned pinned(c.s);
   EK_FORWARD(pinned.init());
@@ -216,15 +216,15 @@ ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
   // stream's next synchronization reports it (pending_index_error), so the
   // word is not reset here either (that would drop an earlier one).
   const bool later = c.ctx->config.index_check == EK_INDEX_CHECK_DEFERRED || stream_capturing(c.s);
-  if (!later) pinned.set(kWordBadIndex, 0);
-  // The reset must reach memory before the launch can let the kernel store 1.
+  if (!later) pinned.set(word, 0);
+  // The reset must reach memory before the launch can let the kernel store a bad index.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  p.bad = pinned.device(kWordBadIndex);
+  p.bad = pinned.device(word);
   EK_FORWARD(run_index_plan(c.ctx, c.s, p));
   if (later) return EK_SUCCESS;
   EK_FORWARD(gpu::stream_synchronize(c.s->native));
-  *bad = pinned.get(kWordBadIndex) != 0;
-  pinned.set(kWordBadIndex, 0);  // reported here, not again by a synchronize
+  *bad = pinned.get(word) != 0;
+  pinned.set(word, 0);  // reported here, not again by a synchronize
   return EK_SUCCESS;
 }
 
@@ -234,13 +234,13 @@ ek_status gather_checked(const Call &c, IndexPlan p, bool *bad) {
 // CPU validates first, and so does CUDA where the kernel would not run or
 // could not read x: an empty result (whose indices still need the check) or
 // an empty dim (x has no data, and every index is out of range).
-ek_status run_gather(const Call &c, const IndexPlan &p, const IndexCheck &check) {
+ek_status run_gather(const Call &c, const IndexPlan &p, const IndexCheck &check, StreamWord word) {
   if (!c.ctx->is_cuda() || desc_numel(p.dense) == 0 || check.size == 0) {
     EK_FORWARD(validate(c.ctx, c.s, &check, 1));
     return run_index_plan(c.ctx, c.s, p);
   }
   bool bad = false;
-  EK_FORWARD(gather_checked(c, p, &bad));
+  EK_FORWARD(gather_checked(c, p, word, &bad));
   if (!bad) return EK_SUCCESS;
   EK_FORWARD(validate(c.ctx, c.s, &check, 1));
   return fail(EK_ERROR_INTERNAL,
@@ -264,7 +264,7 @@ ek_status index_select_into(const Call &c, const ek_tensor_s *x, int dim, const 
   }
   p.nindex = 1;
   p.index[0] = index_operand(id, along, dim_size(x, dim), dim_stride(x, dim));
-  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim});
+  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim}, kWordBadIndexSelect);
 }
 
 ek_status gather_into(const Call &c, const ek_tensor_s *x, int dim, const ek_tensor_s *index,
@@ -279,7 +279,7 @@ ek_status gather_into(const Call &c, const ek_tensor_s *x, int dim, const ek_ten
   if (x->ndim) p.target.strides[dim] = 0;
   p.nindex = 1;
   p.index[0] = index_operand(id, id.strides, dim_size(x, dim), dim_stride(x, dim));
-  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim});
+  return run_gather(c, p, IndexCheck{id, dim_size(x, dim), dim}, kWordBadGather);
 }
 
 // index has x's ndim and, outside dim, sizes no larger than bound's.

@@ -62,7 +62,7 @@ class Context(_Handle):
                              else c_int(log_level, "ek.Context: log_level"))
         if num_threads is not None:  # CPU: threads for large ops; 0 = one per hardware thread
             cfg.num_threads = c_int(num_threads, "ek.Context: num_threads")
-        if index_check is not None:  # CUDA gathers: "call" (default) or "deferred"
+        if index_check is not None:  # CUDA gathers: "deferred" (CUDA's default) or "call"
             if index_check not in _INDEX_CHECKS:
                 raise InvalidArgumentError(f"ek.Context: index_check {index_check!r} is not "
                                            f"one of {sorted(_INDEX_CHECKS)}")
@@ -246,11 +246,11 @@ def context(device="cpu") -> Context:
     """The shared default Context of a device ("cpu", "cuda", "cuda:N"),
     created on first use (and again after it was closed). A Context passed in
     is returned as is."""
-    if isinstance(device, Context):
-        return device
-    ctx = _by_name.get(device) if isinstance(device, str) else None
+    ctx = _by_name.get(device) if type(device) is str else None  # the common call first
     if ctx is not None and ctx._h:
         return ctx
+    if isinstance(device, Context):
+        return device
     dev = parse_device(device)
     ctx = _defaults.get(dev)
     if ctx is None or not ctx._h:  # a closed default is replaced

@@ -22,7 +22,7 @@ def _dt(d, default):
 
 def empty(*shape, dtype=None, device="cpu") -> Tensor:
     """An uninitialised C-contiguous tensor (dtype default float32)."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+    if len(shape) == 1 and type(shape[0]) is not int and not isinstance(shape[0], np.integer):
         shape = shape[0]  # empty((2, 3)) as empty(2, 3); _empty checks each size
     return _empty(shape, float32 if dtype is None else _as_dtype(dtype), context(device))
 

@@ -406,13 +406,38 @@ class Tensor:
 def _empty(shape, dt: DType, ctx: Context) -> Tensor:
     """ek_tensor_empty, called directly: allocation is the commonest small op,
     and the generated layer's argument conversions cost more than the call."""
-    dims = int64_array(shape)
+    dims = _DIMS.get(shape) if type(shape) is tuple else None
+    if dims is not None:
+        for v in shape:  # a float equal to an int would find its entry
+            if type(v) is not int:
+                dims = None
+                break
+    if dims is None:
+        dims = _dims(shape)
     h = _ffi.ek_tensor()
-    rc = _c_tensor_empty(_current_handle(ctx) if _entered[0] else None, ctx._handle(), len(dims),
-                         dims, dt.code, _byref(h))
+    ch = ctx._h
+    if not ch or shut_down[0]:
+        ch = ctx._handle()  # raises
+    rc = _c_tensor_empty(_current_handle(ctx) if _entered[0] else None, ch, dims._length_, dims,
+                         dt.code, _byref(h))
     if rc:
         check(rc)
-    return Tensor._wrap(h, ctx)
+    return _wrap(h, ctx)
+
+
+_wrap = Tensor._wrap  # bound once
+
+# int64_t[] shapes for _empty, made once per shape of Python ints and shared
+# (C only reads them): making one cost a quarter of ek.empty + free.
+_DIMS: dict = {}
+_DIMS_MAX = 1024
+
+
+def _dims(shape):
+    dims = int64_array(shape)
+    if type(shape) is tuple and len(_DIMS) < _DIMS_MAX and all(type(v) is int for v in shape):
+        _DIMS[shape] = dims
+    return dims
 
 
 # A function object of its own with no argtypes: ctypes' conversion of the
@@ -422,7 +447,6 @@ def _empty(shape, dt: DType, ctx: Context) -> Tensor:
 # ints that ctypes passes as C ints (ndim, the dtype code).
 _c_tensor_empty = lib["ek_tensor_empty"]
 _c_tensor_empty.restype = ctypes.c_int
-_byref = ctypes.byref
 
 
 def _from_numpy(arr: np.ndarray, ctx: Context) -> Tensor:

@@ -23,6 +23,22 @@ def test_empty_2_63_names_overflow():
         ek.empty(2**63)
 
 
+def test_empty_reuses_shapes_of_ints_only(device):
+    # ek.empty keeps the int64_t[] of each shape of ints: a float or bool that
+    # equals a kept shape is still converted (and refused) as before.
+    assert ek.empty(3, 4, device=device).shape == (3, 4)
+    assert ek.empty(3, 4, device=device).shape == (3, 4)  # the kept array
+    with pytest.raises(TypeError, match="float"):
+        ek.empty(3.0, 4, device=device)
+    assert ek.empty(True, 4, device=device).shape == (1, 4)  # bool is an int, as in NumPy
+    assert ek.empty(np.int64(3), 4, device=device).shape == (3, 4)
+    assert ek.empty([3, 4], device=device).shape == (3, 4)
+    with pytest.raises(ek.ShapeError, match="negative size -4"):
+        ek.empty(3, -4, device=device)
+    with pytest.raises(ek.ShapeError, match="negative size -4"):
+        ek.empty(3, -4, device=device)  # a kept shape is checked by C each time
+
+
 DIM = 2**32 + 1  # 1 once truncated to a C int
 
 

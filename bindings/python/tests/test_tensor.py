@@ -183,14 +183,18 @@ def test_context_index_check():
     with pytest.raises(ek.InvalidArgumentError, match="index_check 'later'"):
         ek.Context("cpu", index_check="later")
     if ek.cuda.is_available():
+        assert ek.Context("cuda").config["index_check"] == "deferred"  # CUDA's default
         ctx = ek.Context("cuda", index_check="deferred")
         x = ek.arange(4.0, device=ctx)
         bad = ek.tensor([1, 9], device=ctx)
         ek.index_select(x, 0, bad)  # returns at once
-        with pytest.raises(ek.EkIndexError, match="deferred"):
+        with pytest.raises(ek.EkIndexError, match=r"ek_index_select .*met index 9.*deferred"):
             ctx.synchronize()
         ctx.synchronize()  # reported once
         assert ek.index_select(x, 0, ek.tensor([3, 0], device=ctx)).tolist() == [3.0, 0.0]
+        at_call = ek.Context("cuda", index_check="call")
+        with pytest.raises(ek.EkIndexError, match="ek_index_select: index 9 is out of range"):
+            ek.index_select(ek.arange(4.0, device=at_call), 0, ek.tensor([1, 9], device=at_call))
 
 
 def test_context_explicit():

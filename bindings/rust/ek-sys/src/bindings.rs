@@ -433,7 +433,10 @@ impl ek_index_check {
 }
 #[repr(transparent)]
 #[doc = " When a CUDA gather (ek_index_select, ek_gather, and the key indexing that"]
-#[doc = "  gathers) reports an index out of range."]
+#[doc = "  gathers) reports an index out of range. CUDA contexts default to"]
+#[doc = "  EK_INDEX_CHECK_DEFERRED (0.1.0 checked at the call): a wait per"]
+#[doc = "  gather cost more than many gathers themselves. CPU contexts always check"]
+#[doc = "  at the call."]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct ek_index_check(pub ::std::os::raw::c_uint);
 #[doc = " Context options. Zero/NULL fields mean \"not set\": the environment variable"]

@@ -213,8 +213,9 @@ pub struct ContextConfig {
     /// hardware thread). Results do not depend on it. `Context::config`
     /// reports the count in use.
     pub num_threads: Option<i32>,
-    /// When a CUDA gather reports an index out of range: at the call (the
-    /// default) or at the stream's next synchronization (`IndexCheck::Deferred`).
+    /// When a CUDA gather reports an index out of range: at the stream's next
+    /// synchronization (`IndexCheck::Deferred`, CUDA's default) or at the call
+    /// (`IndexCheck::AtCall`, always so on the CPU).
     pub index_check: Option<IndexCheck>,
     /// Automatic fusion of elementwise chains (`EK_FUSION`; default off).
     pub fusion: Option<Fusion>,

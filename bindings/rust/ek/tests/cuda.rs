@@ -80,8 +80,17 @@ fn cuda_ops_match_cpu() {
     let idx = [5i64, -1, 0, 7];
     let (jg, jc) = (Tensor::from_slice(&gpu, &[4], &idx).unwrap(), Tensor::from_slice(&cpu, &[4], &idx).unwrap());
     close(&xg.index_select(0, &jg).unwrap(), &xc.index_select(0, &jc).unwrap(), 0.0, "index_select");
-    let e = xg.index_select(0, &Tensor::from_slice(&gpu, &[1], &[64i64]).unwrap()).unwrap_err();
+    // CUDA's default index check is deferred: the next synchronization names the bad index.
+    assert_eq!(gpu.config().unwrap().index_check, Some(ek::IndexCheck::Deferred));
+    let bad = Tensor::from_slice(&gpu, &[1], &[64i64]).unwrap();
+    drop(xg.index_select(0, &bad).unwrap());
+    let e = gpu.synchronize().unwrap_err();
     assert_eq!(e.status, ek::Status::INDEX, "{e}");
+    assert!(e.message.contains("ek_index_select (or indexing by a tensor) met index 64"), "{e}");
+    let at_call = Context::with_config(Device::Cuda(0), &ek::ContextConfig::new().index_check(ek::IndexCheck::AtCall)).unwrap();
+    let x = Tensor::from_slice(&at_call, &[2], &[1.0f32, 2.0]).unwrap();
+    let e = x.index_select(0, &Tensor::from_slice(&at_call, &[1], &[64i64]).unwrap()).unwrap_err();
+    assert!(e.message.contains("ek_index_select: index 64 is out of range for dim 0 of size 2"), "{e}");
     // the operators and a fused update on another stream
     let s = ek::Stream::new(&gpu).unwrap();
     let y = xg.clone().mul_scalar(0.0).unwrap();
