@@ -19,32 +19,44 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 
 #include "core/fusion.hpp"
 #include "core/profiler.hpp"
 #include "jit/elementwise_codegen.hpp"
+#include "jit/module.hpp"
 
 extern const char kFusionHeaders[];  // generated from the headers (meson.build)
 
 namespace ek {
 namespace fusion {
 
+// One module's kernels: the fused kernel, and a reduction's combining pass.
+struct Kernels {
+  ek_kernel main = nullptr, combine = nullptr;
+};
+
 class KernelCache {
  public:
-  std::map<std::string, ek_kernel> kernels;  // by signature text and specialisation
+  std::map<std::string, Kernels> kernels;  // by signature text and specialisation
 };
 
 int64_t cached_objects(ek_context ctx) {
   if (!ctx->fusion || !ctx->fusion->kernels) return 0;
-  return 2 * static_cast<int64_t>(ctx->fusion->kernels->kernels.size());  // a kernel and its module
+  int64_t n = 0;
+  for (const auto &e : ctx->fusion->kernels->kernels) n += e.second.combine ? 3 : 2;  // and the module
+  return n;
 }
 
 void destroy_state(ek_context ctx) {
   if (!ctx->fusion) return;
   if (ctx->fusion->kernels)
-    for (auto &e : ctx->fusion->kernels->kernels) ek_kernel_release(e.second);
+    for (auto &e : ctx->fusion->kernels->kernels) {
+      ek_kernel_release(e.second.main);
+      ek_kernel_release(e.second.combine);
+    }
   delete ctx->fusion->kernels;
   delete ctx->fusion;
   ctx->fusion = nullptr;
@@ -213,18 +225,45 @@ ewgen::Operand operand_of(const TensorDesc &d) {
   return op;
 }
 
-// The compiled kernel for key, or a new one (counted, timed, capped).
-ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, const ewgen::Signature &sig,
-                     const ewgen::Spec &spec, int chunks, ek_kernel *out) {
+// A module to build: its source (written only on a cache miss) and the
+// kernels it defines, with the parameters their source declares, so that
+// finding them asks the driver nothing that fails (module_kernel).
+struct Build {
+  std::string key, program, name;  // name: the main kernel; combine: name + "_combine"
+  std::function<std::string()> source;
+  jit::KnownParams main, combine;  // combine.sizes empty: no combining kernel
+};
+
+ek_status load_kernels(ek_context ctx, const Build &b, ek_module_origin *origin, Kernels *out) {
+  // -default-device: ek.h's declarations in the embedded headers are host
+  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
+  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
+  const std::string source = b.source();
+  ek_module m = nullptr;
+  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), b.program.c_str(), options, 4, &m));
+  ek_status status = module_kernel(m, b.name.c_str(), &b.main, &out->main);
+  if (status == EK_SUCCESS && !b.combine.sizes.empty())
+    status = module_kernel(m, (b.name + "_combine").c_str(), &b.combine, &out->combine);
+  if (status == EK_SUCCESS) ek_module_get_origin(m, origin);
+  ek_module_release(m);  // the kernels keep it loaded
+  if (status != EK_SUCCESS) {
+    ek_kernel_release(out->main);
+    *out = Kernels{};
+  }
+  return status;
+}
+
+// The compiled kernels for b.key, or new ones (counted, timed, capped).
+ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *out) {
   State &st = *ctx->fusion;
   if (!st.kernels) st.kernels = new KernelCache;
-  auto it = st.kernels->kernels.find(key);
+  auto it = st.kernels->kernels.find(b.key);
   if (it != st.kernels->kernels.end()) {
     st.stats.cache_hits_memory++;
     *out = it->second;
     return EK_SUCCESS;
   }
-  *out = nullptr;
+  *out = Kernels{};
   if (captures_underway() > 0) {  // the module layer refuses NVRTC during any capture
     st.stats.fallbacks_capture++;
     return EK_SUCCESS;
@@ -241,19 +280,9 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
   }
   OpProfile profile("fusion", "compile", ctx, g.s, {}, {});  // a profiler record per build
   const auto start = std::chrono::steady_clock::now();
-  const std::string program = sig.name + "_" + spec.key() + ".cu";
-  const std::string source = ewgen::generate_source(sig, spec, chunks, program);
-  // -default-device: ek.h's declarations in the embedded headers are host
-  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
-  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
-  ek_module m = nullptr;
-  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), program.c_str(), options, 4, &m));
-  ek_kernel kernel = nullptr;
-  ek_status status = ek_module_get_kernel(m, sig.name.c_str(), &kernel);
   ek_module_origin origin = EK_MODULE_COMPILED;
-  if (status == EK_SUCCESS) ek_module_get_origin(m, &origin);
-  ek_module_release(m);  // the kernel keeps it loaded
-  EK_FORWARD(status);
+  Kernels k;
+  EK_FORWARD(load_kernels(ctx, b, &origin, &k));
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
   st.stats.compile_ns += static_cast<uint64_t>(ns.count());
   st.stats.kernels_compiled++;
@@ -261,10 +290,12 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
   log_message(EK_LOG_INFO, ctx->config.log_level, "fusion: kernel %zu of %zu ops built in %.1f ms (%s)",
               st.kernels->kernels.size() + 1, g.nodes.size(), ns.count() / 1e6,
               origin == EK_MODULE_DISK_CACHE ? "disk cache" : "compiled");
-  st.kernels->kernels.emplace(key, kernel);
-  *out = kernel;
+  st.kernels->kernels.emplace(b.key, k);
+  *out = k;
   return EK_SUCCESS;
 }
+
+jit::KnownParams one_param(size_t bytes) { return jit::KnownParams{{bytes}, bytes}; }
 
 }  // namespace
 
@@ -288,11 +319,18 @@ ek_status run_fused(ek_context ctx, const Group &g, bool *done) {
   for (const auto *list : {&w.sig.in, &w.sig.out})
     for (const ewgen::Param &p : *list) key += std::to_string(p.dtype) + ",";
   key += "|" + w.sig.body;
-  ek_kernel kernel = nullptr;
-  EK_FORWARD(kernel_for(ctx, g, key, w.sig, plan.spec, chunks, &kernel));
-  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
   std::vector<uint64_t> words = ewgen::pack_args(plan);
   words.insert(words.end(), w.scalars.begin(), w.scalars.end());
+  Build b;
+  b.key = key;
+  b.name = w.sig.name;
+  b.program = w.sig.name + "_" + plan.spec.key() + ".cu";
+  b.source = [&] { return ewgen::generate_source(w.sig, plan.spec, chunks, b.program); };
+  b.main = one_param(words.size() * sizeof(uint64_t));  // the argument struct, as generated
+  Kernels k;
+  EK_FORWARD(kernel_for(ctx, g, b, &k));
+  ek_kernel kernel = k.main;
+  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
   const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
   const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
