@@ -2058,6 +2058,9 @@ typedef struct {
   uint64_t fallbacks_cap;          /* groups run eagerly: fusion_max_kernels reached */
   uint64_t fallbacks_capture;      /* groups run eagerly: kernel not built, stream capturing */
   uint64_t fallbacks_unsupported;  /* groups run eagerly: CPU, one op, or too many operands */
+  /* Appended after API 1.0 (read it only when struct_size covers it): */
+  uint64_t prologue_fusions;       /* reductions run in one kernel with their pending
+                                      elementwise input (CUDA; see ek_reduce under fusion) */
 } ek_fusion_stats;
 
 EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *stats);
