@@ -25,9 +25,10 @@ namespace {
 
 // Row r of the contiguous (outer, r) input in memory.
 template <typename T> struct MemLine {
+  using Vector = Vec<T>;
   const T *line;
   __device__ __forceinline__ T at(int64_t j) const { return line[j]; }
-  __device__ __forceinline__ Vec<T> vec(int64_t j) const { return *reinterpret_cast<const Vec<T> *>(line + j); }
+  __device__ __forceinline__ const Vec<T> *vectors(int64_t j) const { return reinterpret_cast<const Vec<T> *>(line + j); }
   __device__ __forceinline__ uintptr_t addr(int64_t j) const { return reinterpret_cast<uintptr_t>(line + j); }
 };
 template <typename T> struct MemLines {

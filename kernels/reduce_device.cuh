@@ -155,8 +155,9 @@ template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
 
 // Combines elements [lo, hi) of a contiguous line; this thread takes every
 // group-th 16-byte vector (after an unaligned head), kUnroll at a time. The
-// line gives element j (at), the 16 / sizeof(T) elements from a 16-byte
-// aligned j (vec) and j's address (addr): the eager kernels read memory
+// line gives element j (at), the vectors of 16 / sizeof(T) elements from a
+// 16-byte aligned j (vectors(j)[k]: the k-th, a Line::Vector) and j's address (addr): the
+// eager kernels read memory
 // (MemLine, reduce.cu); a fused reduction computes the elements of a line
 // that was never written, at the addresses it would have had, so it
 // combines in the same order.
@@ -169,11 +170,12 @@ __device__ State<A> span(const Op<A, Fam> &op, const Line &line, int64_t lo, int
   int64_t head = min(hi - lo, (V - mis) % V);
   if (lane < head) s = op.combine(s, op.make(to_acc(line.at(lo + lane)), lo + lane, c));
   int64_t start = lo + head, nv = (hi - start) / V;
+  const auto vec = line.vectors(start);
   int64_t k = lane;
   for (; k + (kUnroll - 1) * group < nv; k += kUnroll * group) {
-    decltype(line.vec(0)) buf[kUnroll];
+    typename Line::Vector buf[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) buf[u] = line.vec(start + (k + u * group) * V);
+    for (int u = 0; u < kUnroll; ++u) buf[u] = vec[k + u * group];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
@@ -181,7 +183,7 @@ __device__ State<A> span(const Op<A, Fam> &op, const Line &line, int64_t lo, int
         s = op.combine(s, op.make(to_acc(buf[u].v[e]), start + (k + u * group) * V + e, c));
   }
   for (; k < nv; k += group) {
-    const auto b = line.vec(start + k * V);
+    const auto b = vec[k];
 #pragma unroll
     for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.v[e]), start + k * V + e, c));
   }

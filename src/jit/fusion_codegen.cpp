@@ -423,10 +423,13 @@ std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec,
   s += "static_assert(sizeof(ek::ReducePlan) == " + std::to_string(sizeof(ReducePlan)) + ", \"ReducePlan layout\");\n";
   s += "template <typename T, int N> struct alignas(sizeof(T) * N > 16 ? 16 : sizeof(T) * N) ekf_vec { T v[N]; };\n";
   s += element_at(sig, spec, T) + vector_at(sig, wide, T, V);
-  s += "struct ekf_line {\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
+  const std::string vec = "ekf_vec<" + t + ", " + std::to_string(V) + ">";
+  s += "struct ekf_vectors {\n  const ekw_args &a;\n  long long from;\n"
+       "  __device__ __forceinline__ " + vec + " operator[](long long k) const { return ekf_vec_at(a, from + k * " +
+       std::to_string(V) + "); }\n};\n";
+  s += "struct ekf_line {\n  typedef " + vec + " Vector;\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
        "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_at(a, base + j); }\n"
-       "  __device__ __forceinline__ ekf_vec<" + t + ", " + std::to_string(V) +
-       "> vec(long long j) const { return ekf_vec_at(a, base + j); }\n"
+       "  __device__ __forceinline__ ekf_vectors vectors(long long j) const { return ekf_vectors{a, base + j}; }\n"
        "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t + "); }\n};\n";
   s += "struct ekf_lines {\n  const ekw_args &a;\n  const ek::ReducePlan &p;\n"
        "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"

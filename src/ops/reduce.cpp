@@ -235,11 +235,14 @@ ek_status op_plan(const ops::ReduceTraits &t, ek_dtype xdt, int64_t r, Job *job,
 // Under fusion, a reduction of the pending result of an elementwise op on
 // s joins that op's group (fusion.hpp): x must be a float tensor read in
 // place as (outer, r, 1) with elements, the result a new tensor, the kind one
-// whose element map needs no other input. *p gets the plan but its out.
+// whose element map needs no other input. Not the sum of squares: nvcc may
+// contract its x * x + s in the eager kernel, which the fused kernels, built
+// without contraction for the elementwise ops' sake, would not. *p gets the
+// plan but its out.
 bool joins_pending(ek_stream s, const ek_tensor_s *x, const Reduced &rd, const Job &job,
                    const ek_tensor *out, ReducePlan *p) {
-  const bool kind = job.kind == kRSum || job.kind == kRSumAbs || job.kind == kRSumSq ||
-                    job.kind == kRProd || job.kind == kRMax || job.kind == kRMin || job.kind == kRMaxAbs;
+  const bool kind = job.kind == kRSum || job.kind == kRSumAbs || job.kind == kRProd || job.kind == kRMax ||
+                    job.kind == kRMin || job.kind == kRMaxAbs;
   if (!kind || job.nonzero || *out || !dtype_is_float(x->dtype) || rd.r == 0 || tensor_numel(x) == 0)
     return false;
   if (fusion::stream_mode(s) == EK_FUSION_OFF || !fusion::pending_on(x, s)) return false;
