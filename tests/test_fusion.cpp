@@ -1,6 +1,7 @@
 // Automatic fusion (ek.h, the fusion section): fused results equal eager ones
 // bit for bit on random chains, every boundary evaluates the pending group,
 // the switches, the kernel cap, the counters and errors at the call.
+#include <cstddef>
 #include <cstring>
 #include <random>
 
@@ -566,6 +567,17 @@ TEST_P(FusionReduce, EqualsEagerBitForBit) {
             const bool fuses = GetParam() == EK_CUDA && dt != EK_FLOAT16;
             EXPECT_EQ(after.prologue_fusions, before.prologue_fusions + (fuses ? 1 : 0)) << what;
           }
+}
+
+TEST_P(FusionReduce, StatsOfApi10Size) {
+  // A caller built against API 1.0's ek_fusion_stats gets its fields and no byte more.
+  ek_fusion_stats s{};
+  s.struct_size = offsetof(ek_fusion_stats, prologue_fusions);
+  s.prologue_fusions = 77;
+  EK_OK(ek_context_get_fusion_stats(ctx, &s));
+  EXPECT_EQ(s.prologue_fusions, 77u);
+  s.struct_size = offsetof(ek_fusion_stats, prologue_fusions) - 1;
+  EK_FAILS(ek_context_get_fusion_stats(ctx, &s), EK_ERROR_INVALID_ARGUMENT, "ek_fusion_stats.struct_size");
 }
 
 TEST_P(FusionReduce, HeldIntermediateIsMaterialisedToo) {

@@ -3,6 +3,7 @@
 #include "core/fusion.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 
@@ -308,7 +309,8 @@ EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *st
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(stats);
-  EK_CHECK_STRUCT(stats, ek_fusion_stats);
+  // Its fields up to fallbacks_unsupported are API 1.0's; later ones were appended.
+  EK_FORWARD(check_struct_size(stats->struct_size, offsetof(ek_fusion_stats, prologue_fusions), "ek_fusion_stats"));
   const fusion::Stats &s = ctx->fusion->stats;
   ek_fusion_stats out{};
   out.ops_deferred = s.ops_deferred;
