@@ -53,18 +53,21 @@ std::vector<TensorDesc> node_inputs(const Node &n) {
 // its references. Called with the context's fusion mutex held.
 void discard(ek_context ctx, Group *g);
 
+// A group ending in a reduction runs as one kernel when it can; else its
+// elementwise ops as one kernel and the reduction after them; else op by op.
 ek_status evaluate(ek_context ctx, Group *g) {
   State &st = *ctx->fusion;
   st.stats.groups_evaluated++;
   const size_t n = g->nodes.size(), chain = n - (g->nodes.back().kind == kReduce ? 1 : 0);
-  size_t next = 0;  // the first node not yet run
+  size_t next = 0;  // the first node not run yet
   bool done = false;
   ek_status status = EK_SUCCESS;
   if (ctx->is_cuda() && chain < n) status = run_fused_reduce(ctx, *g, &done);
   if (done) next = n;
-  if (status == EK_SUCCESS && !done && ctx->is_cuda() && chain > 1) status = run_fused(ctx, *g, chain, &done);
-  else if (!done) st.stats.fallbacks_unsupported++;
+  const bool chain_fusible = ctx->is_cuda() && chain > 1;  // run_fused counts why it does not fuse
+  if (status == EK_SUCCESS && next == 0 && chain_fusible) status = run_fused(ctx, *g, chain, &done);
   if (done && next == 0) next = chain;
+  if (next == 0 && !chain_fusible) st.stats.fallbacks_unsupported++;
   for (size_t k = next; status == EK_SUCCESS && k < n; ++k) status = launch_node(ctx, g->s, g->nodes[k]);
   discard(ctx, g);
   return status;
