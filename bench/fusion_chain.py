@@ -13,7 +13,8 @@ chain, so the events see device time; as bench/compare_ops.py). torch.compile
 (mode "default") compiles during the warm-up, which is not timed.
 
 Effective bandwidth counts only the chain's inputs read once and its output
-written once. Also: one op with fusion on against off (a group of one op runs
+written once; the sum(x*y) row (a reduction fusing its elementwise prologue)
+counts x and y once. Also: one op with fusion on against off (a group of one op runs
 the eager kernel), and a 1000-step loop whose scalars change every step, with
 the number of fused kernels compiled (ek.fusion_stats).
 
@@ -67,6 +68,10 @@ def chain6(o, x, y):  # + relu, sub, tanh
 def chain12(o, x, y):  # + sigmoid, mul, add, exp, mul, sub
     t = chain6(o, x, y)
     return (o.exp(o.sigmoid(t) * x + 0.25) * y - x)
+
+
+def sum_xy(o, x, y):  # a reduction with an elementwise prologue: x and y read once
+    return (x * y).sum()
 
 
 CHAINS = [("chain3", chain3, 3), ("chain6", chain6, 6), ("chain12", chain12, 12)]
@@ -132,7 +137,8 @@ def time_cupy(fn) -> float | None:
                            torch.cuda.ExternalStream(s.ptr))
 
 
-def chain_row(name, fn, nops, dtype, n) -> dict:
+def chain_row(name, fn, nops, dtype, n, tensors=3) -> dict:
+    """tensors: how many n-element tensors the chain moves (inputs and output)."""
     tx = torch.randn(n, device="cuda", dtype=dtype)
     ty = torch.randn(n, device="cuda", dtype=dtype)
     torch.cuda.synchronize()
@@ -142,6 +148,7 @@ def chain_row(name, fn, nops, dtype, n) -> dict:
     row["ek_fused_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), True)
     after = ek.fusion_stats("cuda")
     row["ek_fused_launches"] = after["fused_launches"] - before["fused_launches"]
+    row["ek_prologue_fusions"] = after.get("prologue_fusions", 0) - before.get("prologue_fusions", 0)
     row["ek_eager_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), False)
     row["torch_ms"] = time_torch(lambda: fn(TORCH_OPS, tx, ty))
     compiled = torch.compile(lambda a, b: fn(TORCH_OPS, a, b))
@@ -153,7 +160,7 @@ def chain_row(name, fn, nops, dtype, n) -> dict:
     if cp is not None and dtype != torch.bfloat16:  # CuPy has no bfloat16
         cx, cy = cp.from_dlpack(tx), cp.from_dlpack(ty)
         row["cupy_ms"] = time_cupy(lambda: fn(CUPY_OPS, cx, cy))
-    bytes_moved = 3 * n * tx.element_size()  # x and y read once, the result written once
+    bytes_moved = tensors * n * tx.element_size()  # x and y read once (and the result written once)
     for k in [k for k in row if k.endswith("_ms")]:
         if row[k]:
             row[k.replace("_ms", "_tbps")] = bytes_moved / (row[k] * 1e-3) / 1e12
@@ -203,6 +210,7 @@ def main() -> None:
             "warmup": WARMUP, "reps": REPS}
     rows = [chain_row(name, fn, k, torch.float32, args.n) for name, fn, k in CHAINS]
     rows.append(chain_row("chain6", chain6, 6, torch.bfloat16, args.n))
+    rows.append(chain_row("sum(x*y)", sum_xy, 2, torch.float32, args.n, tensors=2))
     meta["chains"] = rows
     meta["single_op"] = single_op_row(args.n)
     meta["loop"] = loop_row(args.steps, 1 << 20)

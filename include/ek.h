@@ -2042,7 +2042,23 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * While a CUDA graph capture is underway a group whose kernel is not
  * compiled yet runs eagerly (counted in fallbacks_capture). The profiler
  * records fusion.compile and fusion.launch; EK_LOG_LEVEL=info logs each
- * build with its time, and a warning when fusion_max_kernels is reached. */
+ * build with its time, and a warning when fusion_max_kernels is reached.
+ *
+ * Reductions: ek_reduce with EK_REDUCE_SUM, _MEAN, _PROD, _MAX, _MIN,
+ * _NORM_L1 or _NORM_INF and no given output, of a floating-point tensor
+ * that a pending op of the same stream wrote, over every dim or over
+ * trailing dims, joins the group and ends it (its result is pending like
+ * the others). When the group runs on CUDA and nothing else reads the
+ * reduced tensor or the group's other results (no handle left to them), a
+ * float32 or float64 reduction over every dim or the last dims runs as ONE
+ * kernel that computes the chain's elements where the eager reduction
+ * loads them (sum(x * y) reads x and y once and writes no x * y): it is
+ * the eager reduction kernel, with its grid, order of combination and
+ * partials, so results equal eager ones bit for bit (counted in
+ * prologue_fusions). Otherwise (float16/bfloat16, a held intermediate, the
+ * CPU) the chain runs as above, writing the reduced tensor, and the
+ * reduction reads it: the same results. Other reductions, and reductions
+ * of tensors the group did not write, evaluate the group first. */
 typedef enum {
   EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
   EK_FUSION_ON = 2,      /* fuse; float16/bfloat16 intermediates kept in float32 */
@@ -2075,6 +2091,9 @@ typedef struct {
   uint64_t fallbacks_cap;          /* groups run eagerly: fusion_max_kernels reached */
   uint64_t fallbacks_capture;      /* groups run eagerly: kernel not built, stream capturing */
   uint64_t fallbacks_unsupported;  /* groups run eagerly: CPU, one op, or too many operands */
+  /* Appended after API 1.0 (read it only when struct_size covers it): */
+  uint64_t prologue_fusions;       /* reductions run in one kernel with their pending
+                                      elementwise input (CUDA; see ek_reduce under fusion) */
 } ek_fusion_stats;
 
 EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *stats);

@@ -16,253 +16,34 @@
 #include "util/half.hpp"
 #include "kernels/storage_types.cuh"
 #include "kernels/strided.cuh"
+#include "kernels/reduce_config.hpp"
+#include "kernels/reduce_device.cuh"
 
 namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kColX = 32, kColY = 16;      // column kernel block: inner x rows
-constexpr int kUnroll = 4;                 // loads in flight per thread
-constexpr int64_t kTargetBlocks = 2048;    // fixed, so the tree (and the bits) never depend on the GPU
-// Column blocks (512 threads) run two to an SM: 256 of them fill an H100 in
-// one wave, each streaming a long chunk, and keep the partials few (the
-// combine then reads each output's partials with one load per lane). Tried
-// on the H100: 1024 blocks 61 us, 256 blocks 53 us for 32768x1024 f32; the
-// last block of each strip combining in the same launch was slower (61 us).
-constexpr int64_t kTargetColBlocks = 256;
-constexpr int64_t kTailOutputs = 32;       // at most this many outputs finish in the last block
-constexpr int64_t kMaxSplit = 1024;        // partials per output at most
-constexpr int64_t kMaxGrid = 65535;        // grid.y / grid.z limit
-constexpr int64_t kLongRow = 4096;         // rows this long get a block each, shorter a warp
-
-enum Family { kAdd, kMul, kExt, kArg };
-
-template <typename A> struct State { A v; int64_t i; };
-static_assert(sizeof(State<float>) <= 16 && sizeof(State<double>) <= 16, "partial size");
-constexpr size_t kPartialBytes = 16;
-constexpr size_t kTailPartials = 256;  // offset of the partials in the tail scratch (after the counter)
-
-template <typename A> __device__ __forceinline__ bool isnan_(A v) { return v != v; }
-
-template <typename A> __device__ __forceinline__ A lowest() {
-  if constexpr (std::is_integral<A>::value) return LLONG_MIN;
-  else return -INFINITY;
-}
-template <typename A> __device__ __forceinline__ A highest() {
-  if constexpr (std::is_integral<A>::value) return LLONG_MAX;
-  else return INFINITY;
-}
-
-// One family's element map and combine; `kind` picks the member.
-template <typename A, int Fam>
-struct Op {
-  int kind;
-  __device__ State<A> identity() const {
-    if (Fam == kAdd) return {A(0), 0};
-    if (Fam == kMul) return {A(1), 0};
-    if (Fam == kArg) return {A(0), -1};  // index -1: no element yet
-    return {kind == kRMin ? highest<A>() : (kind == kRMaxAbs ? A(0) : lowest<A>()), 0};
-  }
-  __device__ State<A> make(A x, int64_t idx, A c) const {
-    if constexpr (!std::is_integral<A>::value) {
-      if (Fam == kAdd && kind == kRSumAbs) x = fabs(x);
-      if (Fam == kAdd && kind == kRSumSq) x = x * x;
-      if (Fam == kAdd && kind == kRSumSqDev) x = (x - c) * (x - c);
-      if (Fam == kExt && kind == kRMaxAbs) x = fabs(x);
-    }
-    return {x, idx};
-  }
-  // b replaces a: NaN first, then the better value, then the lower index.
-  __device__ bool arg_better(const State<A> &b, const State<A> &a) const {
-    if (b.i < 0) return false;
-    if (a.i < 0) return true;
-    bool bn = isnan_(b.v), an = isnan_(a.v);
-    if (bn || an) return bn && (!an || b.i < a.i);
-    if (b.v == a.v) return b.i < a.i;
-    return kind == kRArgMin ? b.v < a.v : b.v > a.v;
-  }
-  __device__ State<A> combine(const State<A> &a, const State<A> &b) const {
-    if (Fam == kAdd) {
-      if constexpr (std::is_integral<A>::value)  // wrap-around without signed overflow
-        return {A(static_cast<uint64_t>(a.v) + static_cast<uint64_t>(b.v)), 0};
-      else return {a.v + b.v, 0};
-    }
-    if (Fam == kMul) {
-      if constexpr (std::is_integral<A>::value)
-        return {A(static_cast<uint64_t>(a.v) * static_cast<uint64_t>(b.v)), 0};
-      else return {a.v * b.v, 0};
-    }
-    if (Fam == kArg) return arg_better(b, a) ? b : a;
-    if (isnan_(a.v)) return a;  // NaN propagates
-    bool take = isnan_(b.v) || (kind == kRMin ? b.v < a.v : b.v > a.v);
-    return take ? b : a;
+// Row r of the contiguous (outer, r) input in memory.
+template <typename T> struct MemLine {
+  using Vector = Vec<T>;
+  const T *line;
+  __device__ __forceinline__ T at(int64_t j) const { return line[j]; }
+  __device__ __forceinline__ const Vec<T> *vectors(int64_t j) const { return reinterpret_cast<const Vec<T> *>(line + j); }
+  __device__ __forceinline__ uintptr_t addr(int64_t j) const { return reinterpret_cast<uintptr_t>(line + j); }
+};
+template <typename T> struct MemLines {
+  const ReducePlan &p;
+  __device__ __forceinline__ MemLine<T> operator()(int64_t row) const {
+    return MemLine<T>{static_cast<const T *>(p.in) + row * p.r};
   }
 };
-
-template <typename A> __device__ __forceinline__ A shfl_down(A v, int off) {
-  if constexpr (std::is_integral<A>::value)
-    return static_cast<A>(__shfl_down_sync(0xffffffffu, static_cast<long long>(v), off));
-  else return __shfl_down_sync(0xffffffffu, v, off);
-}
-
-// Lane 0 of each warp ends with the warp's combination (fixed tree).
-template <typename A, int Fam>
-__device__ State<A> warp_reduce(const Op<A, Fam> &op, State<A> s) {
-  for (int off = 16; off > 0; off >>= 1) {
-    State<A> o{shfl_down(s.v, off), Fam == kArg ? shfl_down(s.i, off) : 0};
-    s = op.combine(s, o);
-  }
-  return s;
-}
-
-// Groups of `group` threads (32 or kThreads, uniform per launch); lane 0 of a
-// group ends with the group's combination.
-template <typename A, int Fam>
-__device__ State<A> group_reduce(const Op<A, Fam> &op, State<A> s, int group) {
-  s = warp_reduce(op, s);
-  if (group == 32) return s;
-  __shared__ State<A> warps[kThreads / 32];
-  int warp = threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0) warps[warp] = s;
-  __syncthreads();
-  s = threadIdx.x < kThreads / 32 ? warps[threadIdx.x] : op.identity();
-  if (warp == 0) s = warp_reduce(op, s);
-  __syncthreads();  // warps[] is reused by the next row
-  return s;
-}
-
-// dtype_size is host-only: the same table (tensor_desc.hpp) for device code.
-__device__ __forceinline__ int64_t elem_size(int dtype) {
-  switch (dtype) {
-    case kI16: case kU16: case kF16: case kBF16: return 2;
-    case kI32: case kU32: case kF32: return 4;
-    case kI64: case kU64: case kF64: return 8;
-    default: return 1;
-  }
-}
-
-// The final value of output o: scaled (mean, var) and rooted (L2, std) floats.
-template <typename A, int Fam>
-__device__ void store(const ReducePlan &p, int64_t o, const State<A> &s) {
-  if (Fam == kArg && p.indices) p.indices[o] = s.i;
-  if (!p.out) return;
-  detail::Scalar v;
-  if constexpr (std::is_integral<A>::value) {
-    v = detail::scalar_int(s.v);
-  } else {
-    double d = static_cast<double>(s.v);
-    if (Fam == kAdd) d /= p.divisor;
-    if (p.take_sqrt) d = sqrt(d);
-    v = detail::scalar_float(d);
-  }
-  char *out = static_cast<char *>(p.out) + o * elem_size(p.out_dtype);
-  // The common results skip the general store: the last block runs this
-  // serially after every other block, and the general one's size showed there
-  // (sum of 1M f32 took 5% longer when the cast rule grew).
-  if (!std::is_integral<A>::value && p.out_dtype == kF32) {
-    *reinterpret_cast<float *>(out) = detail::narrow_f64(v.f);
-  } else if (std::is_integral<A>::value && p.out_dtype == kI64) {
-    *reinterpret_cast<int64_t *>(out) = v.i;
-  } else {
-    detail::store_scalar(out, p.out_dtype, v);
-  }
-}
-
-template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
-  return p.center ? static_cast<A>(p.center[o]) : A(0);
-}
-
-// Combines elements [lo, hi) of a contiguous line; this thread takes every
-// group-th 16-byte vector (after an unaligned head), kUnroll at a time.
-template <typename T, typename A, int Fam>
-__device__ State<A> span(const Op<A, Fam> &op, const T *line, int64_t lo, int64_t hi, int lane,
-                         int group, A c) {
-  constexpr int V = 16 / sizeof(T);
-  State<A> s = op.identity();
-  int64_t mis = static_cast<int64_t>((reinterpret_cast<uintptr_t>(line + lo) % 16) / sizeof(T));
-  int64_t head = min(hi - lo, (V - mis) % V);
-  if (lane < head) s = op.combine(s, op.make(to_acc(line[lo + lane]), lo + lane, c));
-  int64_t start = lo + head, nv = (hi - start) / V;
-  const Vec<T> *vec = reinterpret_cast<const Vec<T> *>(line + start);
-  int64_t k = lane;
-  for (; k + (kUnroll - 1) * group < nv; k += kUnroll * group) {
-    Vec<T> buf[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) buf[u] = vec[k + u * group];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        s = op.combine(s, op.make(to_acc(buf[u].v[e]), start + (k + u * group) * V + e, c));
-  }
-  for (; k < nv; k += group) {
-    Vec<T> b = vec[k];
-#pragma unroll
-    for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.v[e]), start + k * V + e, c));
-  }
-  for (int64_t j = start + nv * V + lane; j < hi; j += group)
-    s = op.combine(s, op.make(to_acc(line[j]), j, c));
-  return s;
-}
-
-// Output o combined over its `splits` partials by one warp, in a fixed order
-// (lane k takes partials k, k+32, ..., then a fixed shuffle tree). Partials
-// are read past L1: other blocks wrote them during this launch.
-template <typename A, int Fam>
-__device__ void combine_output(const ReducePlan &p, const Op<A, Fam> &op, int64_t o, int64_t splits,
-                               const State<A> *partial, int lane) {
-  const int64_t nout = p.outer * p.inner;
-  State<A> s = op.identity();
-  for (int64_t k = lane; k < splits; k += 32) {
-    const State<A> *q = partial + k * nout + o;
-    s = op.combine(s, State<A>{__ldcg(&q->v), __ldcg(&q->i)});
-  }
-  s = warp_reduce(op, s);
-  if (lane == 0) store<A, Fam>(p, o, s);
-}
-
-// Single-launch reductions with few outputs: every block leaves its partials,
-// and the block that finishes last combines them (the same order as
-// combine_kernel, so the bits do not depend on which path ran), then resets
-// the counter for the next launch on this stream.
-template <typename A, int Fam>
-__device__ void finish_in_last_block(const ReducePlan &p, const Op<A, Fam> &op, int64_t splits,
-                                     const State<A> *partial, unsigned *done) {
-  __shared__ bool last;
-  const int t = threadIdx.x + threadIdx.y * blockDim.x, nthreads = blockDim.x * blockDim.y;
-  __threadfence();  // this thread's partials are visible before the count says so
-  __syncthreads();
-  if (t == 0) last = atomicAdd(done, 1u) == gridDim.x * gridDim.y * gridDim.z - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  for (int64_t o = t / 32; o < p.outer * p.inner; o += nthreads / 32)
-    combine_output<A, Fam>(p, op, o, splits, partial, t % 32);
-  if (t == 0) *done = 0;
-}
 
 // inner == 1: `group` threads per row; blockIdx.y is the split of the row.
 template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
 row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type> *partial,
            unsigned *done) {
-  using A = typename AccOf<T>::type;
-  const Op<A, Fam> op{p.kind};
-  const int rows_per_block = kThreads / group, lane = threadIdx.x % group;
-  const int64_t lo = blockIdx.y * chunk, hi = min(p.r, lo + chunk);
-  for (int64_t rb = blockIdx.x; rb * rows_per_block < p.outer; rb += gridDim.x) {
-    int64_t row = rb * rows_per_block + threadIdx.x / group;
-    bool active = row < p.outer;
-    State<A> s = op.identity();
-    if (active)
-      s = span(op, static_cast<const T *>(p.in) + row * p.r, lo, hi, lane, group,
-               center_of<A>(p, row));
-    s = group_reduce(op, s, group);
-    if (!active || lane != 0) continue;
-    if (partial) partial[blockIdx.y * p.outer + row] = s;
-    else store<A, Fam>(p, row, s);
-  }
-  if (done) finish_in_last_block<A, Fam>(p, op, gridDim.y, partial, done);
+  row_reduce<T, typename AccOf<T>::type, Fam>(p, group, chunk, partial, done, MemLines<T>{p});
 }
 
 // V consecutive elements of T, loaded as one access (V = 1: a plain T).
@@ -323,74 +104,17 @@ col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial,
   if (done) finish_in_last_block<A, Fam>(p, op, gridDim.z, partial, done);
 }
 
-// Second pass: a warp per output combines its `splits` partials in order.
-// Launched as a programmatic dependent of the first pass on sm_90, so its
-// launch overlaps the first pass's tail: it waits here until the first pass
-// has finished and its partials are visible (a no-op without the attribute).
+// Second pass (combine_all). Launched as a programmatic dependent of the
+// first pass on sm_90, so its launch overlaps the first pass's tail: it
+// waits here until the first pass has finished and its partials are
+// visible (a no-op without the attribute).
 template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
 combine_kernel(ReducePlan p, int64_t splits, const State<typename AccOf<T>::type> *partial) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-  using A = typename AccOf<T>::type;
-  const Op<A, Fam> op{p.kind};
-  const int64_t nout = p.outer * p.inner, warps = kThreads / 32;
-  for (int64_t ob = blockIdx.x; ob * warps < nout; ob += gridDim.x) {
-    int64_t o = ob * warps + threadIdx.x / 32;
-    if (o < nout) combine_output<A, Fam>(p, op, o, splits, partial, threadIdx.x % 32);
-  }
-}
-
-// Launch shape, a function of the plan only.
-struct Config {
-  bool rows = true;
-  int group = 32;
-  int vec = 1;         // columns per thread (column kernel)
-  int64_t blocks = 1;  // grid.x
-  int64_t splits = 1;
-  int64_t chunk = 0;
-  bool tail = false;   // the last block combines the partials (no second launch)
-};
-
-// Splits r so that about `target` blocks run; chunks stay multiples of
-// `align` elements (16 bytes) so every chunk but the first starts aligned.
-void split(Config &c, int64_t r, int64_t blocks, int64_t target, int64_t min_chunk, int64_t align) {
-  int64_t want = blocks >= target ? 1 : ceil_div(target, blocks);
-  int64_t s = std::max<int64_t>(1, std::min({want, kMaxSplit, r / std::max<int64_t>(min_chunk, 1)}));
-  c.chunk = std::max<int64_t>(ceil_div(ceil_div(r, s), align) * align, 1);
-  c.splits = std::max<int64_t>(ceil_div(r, c.chunk), 1);
-}
-
-// Columns per thread: up to 16 bytes and 4 columns (the block's shared tile
-// stays within 32 KiB), when every row of the block starts aligned for it.
-int column_vec(const ReducePlan &p) {
-  const int64_t es = static_cast<int64_t>(dtype_size(p.in_dtype));
-  const int64_t v = std::min<int64_t>(16 / es, 4);
-  const bool aligned = reinterpret_cast<uintptr_t>(p.in) % (v * es) == 0;
-  return (v > 1 && p.inner % v == 0 && aligned) ? static_cast<int>(v) : 1;
-}
-
-Config configure(const ReducePlan &p) {
-  Config c;
-  int64_t align = 16 / static_cast<int64_t>(dtype_size(p.in_dtype));
-  if (p.inner == 1) {
-    c.group = p.r >= kLongRow ? kThreads : 32;
-    int64_t rows_per_block = kThreads / c.group;
-    c.blocks = ceil_div(p.outer, rows_per_block);
-    split(c, p.r, c.blocks, kTargetBlocks, int64_t(c.group) * align * kUnroll, align);
-    c.splits = std::min(c.splits, kMaxGrid);
-  } else {
-    c.rows = false;
-    c.vec = column_vec(p);
-    c.blocks = ceil_div(p.inner, int64_t(kColX) * c.vec);
-    split(c, p.r, c.blocks * std::min(p.outer, kMaxGrid), kTargetColBlocks, kColY * kUnroll, 1);
-  }
-  c.blocks = std::min<int64_t>(c.blocks, INT_MAX);
-  const int64_t nout = p.outer * p.inner;
-  c.tail = c.splits > 1 && nout <= kTailOutputs &&
-           c.splits * nout * int64_t(kPartialBytes) <= int64_t(kTailScratchBytes - kTailPartials);
-  return c;
+  combine_all<typename AccOf<T>::type, Fam>(p, splits, partial);
 }
 
 template <typename T, int Fam, int V>
@@ -460,8 +184,7 @@ int launch_type(const ReducePlan &p, void *workspace, void *tail, cudaStream_t s
 
 size_t reduce_workspace(const ReducePlan &p) {
   if (p.outer * p.inner == 0) return 0;
-  Config c = configure(p);
-  return c.splits > 1 && !c.tail ? static_cast<size_t>(c.splits * p.outer * p.inner) * kPartialBytes : 0;
+  return workspace_bytes(p, configure(p));
 }
 
 int reduce(const ReducePlan &p, void *workspace, void *tail, void *stream) {

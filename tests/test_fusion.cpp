@@ -1,6 +1,7 @@
 // Automatic fusion (ek.h, the fusion section): fused results equal eager ones
 // bit for bit on random chains, every boundary evaluates the pending group,
 // the switches, the kernel cap, the counters and errors at the call.
+#include <cstddef>
 #include <cstring>
 #include <random>
 
@@ -243,9 +244,9 @@ TEST_P(Fusion, EveryBoundaryEvaluates) {
       {"context_synchronize", [&](ek_tensor, ek_tensor) { return ek_context_synchronize(ctx); }},
       {"event_record", [&](ek_tensor, ek_tensor) { return ek_event_record(nullptr, event); }},
       {"set_fusion_off", [&](ek_tensor, ek_tensor) { return ek_stream_set_fusion(stream(), EK_FUSION_OFF); }},
-      {"reduce", [](ek_tensor, ek_tensor y) {
+      {"reduce", [](ek_tensor, ek_tensor y) {  // any (y != 0) does not join the group: sum would
          ek_tensor s = nullptr;
-         ek_status st = ek_reduce(nullptr, EK_REDUCE_SUM, y, 0, nullptr, 0, &s);
+         ek_status st = ek_reduce(nullptr, EK_REDUCE_ANY, y, 0, nullptr, 0, &s);
          ek_tensor_release(s);
          return st;
        }},
@@ -494,6 +495,143 @@ TEST_P(Fusion, CapturesRunCachedKernelsAndFallBackToEagerOtherwise) {
   EK_OK(ek_stream_destroy(s));
 }
 
+
+// ---------------------------------------------------------------- reductions of pending chains
+
+// (x * y + relu(x)) * 0.5 over x [rows, cols] (transposed from [cols, rows]
+// when `strided`) and y [cols] (broadcast); reduce(op) of it over every dim
+// or the last; the result's bytes. keep: the chain's result stays held
+// until after the reduction is read, and must then be readable too.
+struct Reduced {
+  std::vector<uint8_t> result, chain;
+};
+
+class FusionReduce : public Fusion {
+ protected:
+  Reduced run(ek_fusion mode, ek_dtype dt, int64_t rows, int64_t cols, ek_reduce_op op, bool last_dim,
+              bool strided, bool keep) {
+    set(mode);
+    const size_t n = static_cast<size_t>(rows * cols);
+    Tensor base(make(strided ? Shape{cols, rows} : Shape{rows, cols}, dt, random_values(n, 7, -1.5, 1.5)));
+    Tensor x(strided ? transposed(base, 0, 1) : nullptr);
+    Tensor y(make({cols}, dt, random_values(static_cast<size_t>(cols), 8, -1.5, 1.5)));
+    EK_EXPECT_OK(ek_stream_flush(stream()));  // the inputs are ready: only the chain is pending
+    const ek_tensor xs = strided ? x.t : base.t;
+    Tensor a, b, c, t;
+    EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, xs, y, a.out()));
+    EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_RELU, xs, b.out()));
+    EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_ADD, a, b, c.out()));
+    EK_EXPECT_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, c, ek_scalar_float(0.5), 0, t.out()));
+    const uint64_t d = deferred(), ev = evaluated();
+    const int dim = -1;
+    Tensor r;
+    EK_EXPECT_OK(ek_reduce(nullptr, op, t, last_dim ? 1 : 0, last_dim ? &dim : nullptr, 0, r.out()));
+    if (mode != EK_FUSION_OFF && n > 0) {  // the reduction joined the chain's group
+      EXPECT_EQ(deferred(), d + 1);
+      EXPECT_EQ(evaluated(), ev);
+    }
+    Reduced out;
+    if (!keep) {
+      ek_tensor_release(a.t), a.t = nullptr;
+      ek_tensor_release(b.t), b.t = nullptr;
+      ek_tensor_release(c.t), c.t = nullptr;
+      ek_tensor_release(t.t), t.t = nullptr;
+    }
+    out.result = bytes_of(r);
+    if (keep) out.chain = bytes_of(t);
+    return out;
+  }
+};
+
+TEST_P(FusionReduce, EqualsEagerBitForBit) {
+  struct Shape2 { int64_t rows, cols; };
+  // Small; one row split over blocks (the last block combines); rows split
+  // over blocks (a second kernel combines); many short rows.
+  const Shape2 shapes[] = {{3, 7}, {1, 300000}, {64, 20000}, {300, 33}};
+  for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64, EK_FLOAT16})
+    for (const Shape2 &sh : shapes)
+      for (ek_reduce_op op : {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_MAX, EK_REDUCE_MIN, EK_REDUCE_PROD})
+        for (bool last : {false, true})
+          for (bool strided : {false, true}) {
+            if (strided && sh.rows * sh.cols > 100000) continue;  // the strided walk is covered small
+            const std::string what = std::string(ek_dtype_name(dt)) + " " + std::to_string(sh.rows) + "x" +
+                                     std::to_string(sh.cols) + " op " + std::to_string(op) +
+                                     (last ? " last dim" : " all dims") + (strided ? " strided" : "");
+            const ek_fusion_stats before = stats_of(ctx);
+            const Reduced eager = run(EK_FUSION_OFF, dt, sh.rows, sh.cols, op, last, strided, false);
+            const Reduced fused = run(EK_FUSION_ROUNDED, dt, sh.rows, sh.cols, op, last, strided, false);
+            EXPECT_EQ(fused.result, eager.result) << what;
+            const ek_fusion_stats after = stats_of(ctx);
+            // CUDA fuses float32 and float64 reductions (float16: the chain
+            // fuses, the reduction runs after it); the CPU replays.
+            const bool fuses = GetParam() == EK_CUDA && dt != EK_FLOAT16;
+            EXPECT_EQ(after.prologue_fusions, before.prologue_fusions + (fuses ? 1 : 0)) << what;
+          }
+}
+
+TEST_P(FusionReduce, StatsOfApi10Size) {
+  // A caller built against API 1.0's ek_fusion_stats gets its fields and no byte more.
+  ek_fusion_stats s{};
+  s.struct_size = offsetof(ek_fusion_stats, prologue_fusions);
+  s.prologue_fusions = 77;
+  EK_OK(ek_context_get_fusion_stats(ctx, &s));
+  EXPECT_EQ(s.prologue_fusions, 77u);
+  s.struct_size = offsetof(ek_fusion_stats, prologue_fusions) - 1;
+  EK_FAILS(ek_context_get_fusion_stats(ctx, &s), EK_ERROR_INVALID_ARGUMENT, "ek_fusion_stats.struct_size");
+}
+
+TEST_P(FusionReduce, HeldIntermediateIsMaterialisedToo) {
+  for (bool last : {false, true}) {
+    const Reduced eager = run(EK_FUSION_OFF, EK_FLOAT32, 16, 5000, EK_REDUCE_SUM, last, false, true);
+    const uint64_t fusions = stats_of(ctx).prologue_fusions;
+    const Reduced fused = run(EK_FUSION_ON, EK_FLOAT32, 16, 5000, EK_REDUCE_SUM, last, false, true);
+    EXPECT_EQ(fused.result, eager.result);
+    EXPECT_EQ(fused.chain, eager.chain) << "the held chain result is written";
+    EXPECT_EQ(stats_of(ctx).prologue_fusions, fusions) << "its reduction reads it, not the chain";
+  }
+}
+
+TEST_P(FusionReduce, EmptyAndUnusedResults) {
+  for (ek_reduce_op op : {EK_REDUCE_SUM, EK_REDUCE_MEAN})
+    for (int64_t rows : {0, 4})
+      for (bool last : {false, true}) {
+        const int64_t cols = rows ? 0 : 5;
+        EXPECT_EQ(run(EK_FUSION_ON, EK_FLOAT32, rows, cols, op, last, false, false).result,
+                  run(EK_FUSION_OFF, EK_FLOAT32, rows, cols, op, last, false, false).result)
+            << rows << "x" << cols << " op " << op << (last ? " last" : " all");
+      }
+  // A reduction nobody reads is dropped with the chain behind it.
+  set(EK_FUSION_ON);
+  Tensor x(make({4, 6}, EK_FLOAT32, random_values(24, 3, -1, 1)));
+  EK_OK(ek_tensor_eval(x));
+  const uint64_t ev = evaluated();
+  Tensor y(pending_chain(x));
+  ek_tensor s = nullptr;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, y, 0, nullptr, 0, &s));
+  EK_OK(ek_tensor_release(s));
+  EK_OK(ek_tensor_release(y.t));
+  y.t = nullptr;
+  EK_OK(ek_stream_flush(stream()));
+  EXPECT_EQ(evaluated(), ev) << "nothing left to run";
+  // A reduction whose output is given, or of a view, runs at the call.
+  Tensor z(pending_chain(x));
+  Tensor given(make({}, EK_FLOAT32, {0}));
+  EK_OK(ek_tensor_eval(given));
+  const uint64_t d = deferred();
+  ek_tensor g = given.t;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, z, 0, nullptr, 0, &g));
+  EXPECT_EQ(deferred(), d);
+  Tensor zt(transposed(z, 0, 1));
+  Tensor w(pending_chain(x));
+  Tensor wt(transposed(w, 0, 1));
+  Tensor m;
+  const int dim = -1;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, wt, 1, &dim, 0, m.out()));
+  EXPECT_EQ(deferred(), d + 3);  // w's chain only
+  EXPECT_EQ(to_host<float>(m).size(), 6u);
+}
+
 }  // namespace
 
 EK_INSTANTIATE_DEVICES(Fusion);
+EK_INSTANTIATE_DEVICES(FusionReduce);

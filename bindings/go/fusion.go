@@ -15,6 +15,7 @@ type FusionStats struct {
 	OpsDeferred, GroupsEvaluated, FusedLaunches, KernelsCompiled uint64
 	CacheHitsMemory, CacheHitsDisk, CompileNs                    uint64
 	FallbacksCap, FallbacksCapture, FallbacksUnsupported         uint64
+	PrologueFusions                                              uint64 // reductions fused with their input's chain (CUDA)
 }
 
 // SetFusion sets the stream's fusion mode (FusionOff, FusionOn,
@@ -52,5 +53,6 @@ func (c *Context) FusionStats() (FusionStats, error) {
 		uint64(s.ops_deferred), uint64(s.groups_evaluated), uint64(s.fused_launches), uint64(s.kernels_compiled),
 		uint64(s.cache_hits_memory), uint64(s.cache_hits_disk), uint64(s.compile_ns),
 		uint64(s.fallbacks_cap), uint64(s.fallbacks_capture), uint64(s.fallbacks_unsupported),
+		uint64(s.prologue_fusions),
 	}, err
 }

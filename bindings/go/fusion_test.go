@@ -70,3 +70,30 @@ func TestFusionConfigAndBadValue(t *testing.T) {
 		t.Fatalf("SetFusion(7): %v", err)
 	}
 }
+
+// A sum of a pending chain joins the chain's group: nothing runs until it is read.
+func TestFusionSumOfPendingChain(t *testing.T) {
+	ctx := cpu(t)
+	defer ctx.Close()
+	s := must[*ek.Stream](t)(ctx.DefaultStream())
+	x := must[*ek.Tensor](t)(ek.FromSlice(ctx, []int64{2, 2}, []float32{-1, 0.5, 2, 3}))
+	defer x.Close()
+	if err := s.SetFusion(ek.FusionOn); err != nil {
+		t.Fatal(err)
+	}
+	y := fusionChain(t, x)
+	before := must[ek.FusionStats](t)(ctx.FusionStats())
+	sum := must[*ek.Tensor](t)(y.Sum([]int{-1}, false))
+	defer sum.Close()
+	y.Close()
+	after := must[ek.FusionStats](t)(ctx.FusionStats())
+	if after.OpsDeferred != before.OpsDeferred+1 || after.GroupsEvaluated != before.GroupsEvaluated {
+		t.Fatalf("stats before %+v after %+v", before, after)
+	}
+	if got := must[[]float32](t)(ek.ToSlice[float32](sum)); !reflect.DeepEqual(got, []float32{0.5, 15}) {
+		t.Fatalf("sum %v", got)
+	}
+	if after.PrologueFusions != 0 {
+		t.Fatalf("the CPU fuses no reduction: %d", after.PrologueFusions)
+	}
+}

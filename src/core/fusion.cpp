@@ -3,6 +3,7 @@
 #include "core/fusion.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 
@@ -52,15 +53,22 @@ std::vector<TensorDesc> node_inputs(const Node &n) {
 // its references. Called with the context's fusion mutex held.
 void discard(ek_context ctx, Group *g);
 
+// A group ending in a reduction runs as one kernel when it can; else its
+// elementwise ops as one kernel and the reduction after them; else op by op.
 ek_status evaluate(ek_context ctx, Group *g) {
   State &st = *ctx->fusion;
   st.stats.groups_evaluated++;
+  const size_t n = g->nodes.size(), chain = n - (g->nodes.back().kind == kReduce ? 1 : 0);
+  size_t next = 0;  // the first node not run yet
   bool done = false;
   ek_status status = EK_SUCCESS;
-  if (ctx->is_cuda() && g->nodes.size() > 1) status = run_fused(ctx, *g, &done);
-  else st.stats.fallbacks_unsupported++;
-  for (size_t k = 0; status == EK_SUCCESS && !done && k < g->nodes.size(); ++k)
-    status = launch_node(ctx, g->s, g->nodes[k]);
+  if (ctx->is_cuda() && chain < n) status = run_fused_reduce(ctx, *g, &done);
+  if (done) next = n;
+  const bool chain_fusible = ctx->is_cuda() && chain > 1;  // run_fused counts why it does not fuse
+  if (status == EK_SUCCESS && next == 0 && chain_fusible) status = run_fused(ctx, *g, chain, &done);
+  if (done && next == 0) next = chain;
+  if (next == 0 && !chain_fusible) st.stats.fallbacks_unsupported++;
+  for (size_t k = next; status == EK_SUCCESS && k < n; ++k) status = launch_node(ctx, g->s, g->nodes[k]);
   discard(ctx, g);
   return status;
 }
@@ -97,7 +105,9 @@ bool node_fusible(const Node &n, const ek_tensor_s *out, std::initializer_list<c
 bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
            std::initializer_list<const ek_tensor_s *> in, int *added) {
   if (g.nodes.size() >= static_cast<size_t>(kMaxNodes)) return false;
-  if (!g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out())) return false;
+  if (!g.nodes.empty() && g.nodes.back().kind == kReduce) return false;  // a reduction ends its group
+  if (n.kind == kReduce && g.nodes.empty()) return false;  // nothing to fuse it with
+  if (n.kind != kReduce && !g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out())) return false;
   if (contains(g.storages, out->storage)) return false;  // an in-place write into the group
   *added = 0;
   std::vector<TensorDesc> ins = node_inputs(n);
@@ -129,6 +139,10 @@ ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *
   int added = 0;
   if (s->fusion_group && (s->fusion_group->mode != mode || !joins(*s->fusion_group, n, out, in, &added)))
     EK_FORWARD(evaluate(ctx, s->fusion_group));
+  if (!s->fusion_group && n.kind == kReduce) {  // its input was produced elsewhere: run it now
+    EK_FORWARD(flush_all(ctx, out, in));
+    return launch_node(ctx, s, n);
+  }
   if (!s->fusion_group) {
     auto *g = new Group;
     g->s = s;
@@ -203,6 +217,7 @@ ek_status launch_node(ek_context ctx, ek_stream s, const Node &n) {
     case kUnary: return ctx->backend->unary(ctx, s, n.ew);
     case kBinary: return ctx->backend->binary(ctx, s, n.ew);
     case kTernary: return ctx->backend->ternary(ctx, s, n.tern);
+    case kReduce: return ctx->backend->reduce(ctx, s, n.red);
     default: return device_copy(ctx, s, n.dst, n.src);  // complex dtypes through their parts
   }
 }
@@ -217,6 +232,12 @@ ek_status run_node(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s
   if (defer) return record(ctx, s, n, out, in, stream_mode(s));
   EK_FORWARD(flush_all(ctx, out, in));
   return launch_node(ctx, s, n);
+}
+
+bool pending_on(const ek_tensor_s *t, ek_stream s) {
+  if (!t->storage->fusion_group.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::recursive_mutex> lock(s->ctx->fusion->mutex);
+  return s->fusion_group && t->storage->fusion_group.load(std::memory_order_acquire) == s->fusion_group;
 }
 
 ek_status touch(const ek_tensor_s *t) {
@@ -291,7 +312,8 @@ EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *st
   EK_API_ENTRY;
   EK_CHECK_CONTEXT(ctx);
   EK_CHECK_NULL(stats);
-  EK_CHECK_STRUCT(stats, ek_fusion_stats);
+  // Its fields up to fallbacks_unsupported are API 1.0's; later ones were appended.
+  EK_FORWARD(check_struct_size(stats->struct_size, offsetof(ek_fusion_stats, prologue_fusions), "ek_fusion_stats"));
   const fusion::Stats &s = ctx->fusion->stats;
   ek_fusion_stats out{};
   out.ops_deferred = s.ops_deferred;
@@ -304,6 +326,7 @@ EK_API ek_status ek_context_get_fusion_stats(ek_context ctx, ek_fusion_stats *st
   out.fallbacks_cap = s.fallbacks_cap;
   out.fallbacks_capture = s.fallbacks_capture;
   out.fallbacks_unsupported = s.fallbacks_unsupported;
+  out.prologue_fusions = s.prologue_fusions;
   write_struct(stats, out, stats->struct_size);
   return EK_SUCCESS;
 }

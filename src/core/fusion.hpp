@@ -12,18 +12,22 @@
 #include <vector>
 
 #include "core/internal.hpp"
+#include "ops/reduce_plan.hpp"
 #include "ops/ternary_plan.hpp"
 
 namespace ek {
 namespace fusion {
 
 // One recorded launch: the backend entry it would have called and its plan.
-enum Kind : int { kUnary = 0, kBinary = 1, kTernary = 2, kCast = 3 };
+// A reduction (kReduce) ends a group: its input is the output of a node of
+// the group, read as written, and a contiguous (outer, r, 1) block.
+enum Kind : int { kUnary = 0, kBinary = 1, kTernary = 2, kCast = 3, kReduce = 4 };
 struct Node {
   int kind = kUnary;
   ew::Args ew{};      // kUnary, kBinary
   tern::Args tern{};  // kTernary
-  TensorDesc dst{}, src{};  // kCast: dst = src converted
+  TensorDesc dst{}, src{};  // kCast: dst = src converted; kReduce: dst = reduce(src)
+  ReducePlan red{};         // kReduce: the backend's plan (red.in = src, red.out = dst)
   const TensorDesc &out() const { return kind == kTernary ? tern.out : (kind == kCast ? dst : ew.out); }
 };
 
@@ -45,7 +49,7 @@ struct Group {
 struct Stats {
   std::atomic<uint64_t> ops_deferred{0}, groups_evaluated{0}, fused_launches{0},
       kernels_compiled{0}, cache_hits_memory{0}, cache_hits_disk{0}, compile_ns{0},
-      fallbacks_cap{0}, fallbacks_capture{0}, fallbacks_unsupported{0};
+      fallbacks_cap{0}, fallbacks_capture{0}, fallbacks_unsupported{0}, prologue_fusions{0};
 };
 
 class KernelCache;  // fusion_codegen.cpp: fused kernels by source
@@ -86,6 +90,8 @@ void forbid_in_call();
 // touching these tensors.
 ek_status run_node(ek_context ctx, ek_stream s, const Node &node, const ek_tensor_s *out,
                    std::initializer_list<const ek_tensor_s *> in);
+// Whether t is the output of a pending op of stream s (a reduction may join).
+bool pending_on(const ek_tensor_s *t, ek_stream s);
 // Runs node through the backend now, ignoring fusion.
 ek_status launch_node(ek_context ctx, ek_stream s, const Node &node);
 
@@ -101,10 +107,14 @@ ek_status flush_context(ek_context ctx);
 // The mode in force on s: EK_FUSION_OFF, _ON or _ROUNDED.
 int stream_mode(ek_stream s);
 
-// Evaluation of a group of at least two nodes as one generated kernel
-// (fusion_codegen.cpp). *done false: not fused (the caller replays), with
-// the reason counted.
-ek_status run_fused(ek_context ctx, const Group &g, bool *done);
+// Evaluation of the first `count` nodes of g (at least two, no reduction)
+// as one generated kernel (fusion_codegen.cpp). *done false: not fused (the
+// caller replays), with the reason counted.
+ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done);
+// Evaluation of a group ending in a reduction whose input nobody else reads
+// as one kernel that computes the input's elements and reduces them.
+// *done false: not fused (the caller evaluates the nodes another way).
+ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done);
 
 }  // namespace fusion
 }  // namespace ek

@@ -406,15 +406,20 @@ unsigned grid_blocks(const Plan &plan, int chunks) {
   return grid_for(items, per_block);  // at least 1: the vector kernel's tail runs in block 0
 }
 
-std::string generate_source(const Signature &sig, const Spec &spec, int chunks,
-                            const std::string &program) {
+std::string generate_element(const Signature &sig, const std::string &program, const std::string &head) {
   const std::vector<Param> all = all_params(sig);
-  std::string s = "// libek elementwise kernel " + sig.name + ", specialisation " + spec.key() +
-                  " (generated)\n";
+  std::string s = head;
   emit_conversions(all, s);
   s += sig.prelude;
   emit_args_struct(static_cast<int>(all.size()), sig.scalars, s);
   emit_element(sig, program, s);
+  return s;
+}
+
+std::string generate_source(const Signature &sig, const Spec &spec, int chunks,
+                            const std::string &program) {
+  std::string s = generate_element(sig, program, "// libek elementwise kernel " + sig.name +
+                                                    ", specialisation " + spec.key() + " (generated)\n");
   if (spec.vectorized) emit_vector_kernel(sig, spec, chunks, s);
   else emit_strided_kernel(sig, spec, s);
   return s;

@@ -95,6 +95,12 @@ size_t args_bytes(int nparams);
 // (the kernels loop over the rest); at least 1 (grid_for, layout.hpp).
 unsigned grid_blocks(const Plan &plan, int chunks);
 
+// The part of every kernel's source before the kernel itself: head (a
+// comment, where #line counting starts), conversions,
+// sig.prelude, the argument struct ekw_args and the element function
+// ekw_element(i, inputs..., outputs&..., scalars) (a fused reduction writes
+// its own kernel around it).
+std::string generate_element(const Signature &sig, const std::string &program, const std::string &head);
 // CUDA C++ source of one specialisation; the kernel is extern "C" sig.name.
 // program is the file name NVRTC reports lines against.
 std::string generate_source(const Signature &sig, const Spec &spec, int chunks,

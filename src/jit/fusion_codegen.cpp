@@ -19,32 +19,46 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 
 #include "core/fusion.hpp"
 #include "core/profiler.hpp"
+#include "kernels/reduce_config.hpp"
 #include "jit/elementwise_codegen.hpp"
+#include "jit/module.hpp"
 
 extern const char kFusionHeaders[];  // generated from the headers (meson.build)
+extern const char kFusionReduceHeaders[];  // and the reductions' device code
 
 namespace ek {
 namespace fusion {
 
+// One module's kernels: the fused kernel, and a reduction's combining pass.
+struct Kernels {
+  ek_kernel main = nullptr, combine = nullptr;
+};
+
 class KernelCache {
  public:
-  std::map<std::string, ek_kernel> kernels;  // by signature text and specialisation
+  std::map<std::string, Kernels> kernels;  // by signature text and specialisation
 };
 
 int64_t cached_objects(ek_context ctx) {
   if (!ctx->fusion || !ctx->fusion->kernels) return 0;
-  return 2 * static_cast<int64_t>(ctx->fusion->kernels->kernels.size());  // a kernel and its module
+  int64_t n = 0;
+  for (const auto &e : ctx->fusion->kernels->kernels) n += e.second.combine ? 3 : 2;  // and the module
+  return n;
 }
 
 void destroy_state(ek_context ctx) {
   if (!ctx->fusion) return;
   if (ctx->fusion->kernels)
-    for (auto &e : ctx->fusion->kernels->kernels) ek_kernel_release(e.second);
+    for (auto &e : ctx->fusion->kernels->kernels) {
+      ek_kernel_release(e.second.main);
+      ek_kernel_release(e.second.combine);
+    }
   delete ctx->fusion->kernels;
   delete ctx->fusion;
   ctx->fusion = nullptr;
@@ -84,13 +98,17 @@ bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
 
 // Writes one group's kernel: signature (params, body, scalar count) and the
 // launch operands, inputs then outputs.
+// Writes nodes [0, count) of g; reduced >= 0: the only output is that
+// node's value (a fused reduction's element), else every node whose value
+// someone reads after the kernel.
 class Writer {
  public:
-  Writer(const Group &g) : g_(g) {}
+  Writer(const Group &g, size_t count, int reduced = -1) : g_(g), count_(count), reduced_(reduced) {}
 
   void write() {
-    for (size_t k = 0; k < g_.nodes.size(); ++k) node(static_cast<int>(k));
-    outputs();
+    for (size_t k = 0; k < count_; ++k) node(static_cast<int>(k));
+    if (reduced_ >= 0) output(reduced_);
+    else outputs();
     sig.scalars = static_cast<int>(scalars.size());
     sig.body = body_;
   }
@@ -190,19 +208,25 @@ class Writer {
   }
 
   // Outputs: every node whose storage someone still holds (the group's own
-  // reference aside).
+  // reference aside) or a node after count_ (a reduction) reads.
   void outputs() {
-    for (size_t k = 0; k < g_.nodes.size(); ++k) {
-      if (g_.written[k]->refs.load(std::memory_order_acquire) <= 1) continue;
-      const TensorDesc &d = g_.nodes[k].out();
-      const std::string name = "ekf_o" + std::to_string(sig.out.size());
-      sig.out.push_back(ewgen::Param{carrier(d.dtype), name});
-      operands.push_back(d);
-      body_ += name + " = ek::detail::ld<" + carrier_type(d.dtype) + ">(ekf_b" + n(static_cast<int>(k)) + ");\n";
+    for (size_t k = 0; k < count_; ++k) {
+      bool read = g_.written[k]->refs.load(std::memory_order_acquire) > 1;
+      for (size_t j = count_; j < g_.nodes.size(); ++j) read = read || same_desc(g_.nodes[j].src, g_.nodes[k].out());
+      if (read) output(static_cast<int>(k));
     }
+  }
+  void output(int k) {
+    const TensorDesc &d = g_.nodes[k].out();
+    const std::string name = "ekf_o" + std::to_string(sig.out.size());
+    sig.out.push_back(ewgen::Param{carrier(d.dtype), name});
+    operands.push_back(d);
+    body_ += name + " = ek::detail::ld<" + carrier_type(d.dtype) + ">(ekf_b" + n(k) + ");\n";
   }
 
   const Group &g_;
+  size_t count_;
+  int reduced_;
   size_t inputs_ = 0;
   std::string body_;
 };
@@ -213,18 +237,45 @@ ewgen::Operand operand_of(const TensorDesc &d) {
   return op;
 }
 
-// The compiled kernel for key, or a new one (counted, timed, capped).
-ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, const ewgen::Signature &sig,
-                     const ewgen::Spec &spec, int chunks, ek_kernel *out) {
+// A module to build: its source (written only on a cache miss) and the
+// kernels it defines, with the parameters their source declares, so that
+// finding them asks the driver nothing that fails (module_kernel).
+struct Build {
+  std::string key, program, name;  // name: the main kernel; combine: name + "_combine"
+  std::function<std::string()> source;
+  jit::KnownParams main, combine;  // combine.sizes empty: no combining kernel
+};
+
+ek_status load_kernels(ek_context ctx, const Build &b, ek_module_origin *origin, Kernels *out) {
+  // -default-device: ek.h's declarations in the embedded headers are host
+  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
+  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
+  const std::string source = b.source();
+  ek_module m = nullptr;
+  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), b.program.c_str(), options, 4, &m));
+  ek_status status = module_kernel(m, b.name.c_str(), &b.main, &out->main);
+  if (status == EK_SUCCESS && !b.combine.sizes.empty())
+    status = module_kernel(m, (b.name + "_combine").c_str(), &b.combine, &out->combine);
+  if (status == EK_SUCCESS) ek_module_get_origin(m, origin);
+  ek_module_release(m);  // the kernels keep it loaded
+  if (status != EK_SUCCESS) {
+    ek_kernel_release(out->main);
+    *out = Kernels{};
+  }
+  return status;
+}
+
+// The compiled kernels for b.key, or new ones (counted, timed, capped).
+ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *out) {
   State &st = *ctx->fusion;
   if (!st.kernels) st.kernels = new KernelCache;
-  auto it = st.kernels->kernels.find(key);
+  auto it = st.kernels->kernels.find(b.key);
   if (it != st.kernels->kernels.end()) {
     st.stats.cache_hits_memory++;
     *out = it->second;
     return EK_SUCCESS;
   }
-  *out = nullptr;
+  *out = Kernels{};
   if (captures_underway() > 0) {  // the module layer refuses NVRTC during any capture
     st.stats.fallbacks_capture++;
     return EK_SUCCESS;
@@ -241,19 +292,9 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
   }
   OpProfile profile("fusion", "compile", ctx, g.s, {}, {});  // a profiler record per build
   const auto start = std::chrono::steady_clock::now();
-  const std::string program = sig.name + "_" + spec.key() + ".cu";
-  const std::string source = ewgen::generate_source(sig, spec, chunks, program);
-  // -default-device: ek.h's declarations in the embedded headers are host
-  // functions otherwise, which NVRTC refuses; 177: its unused static inlines.
-  const char *options[] = {"--std=c++17", "--fmad=false", "-default-device", "-diag-suppress=177"};
-  ek_module m = nullptr;
-  EK_FORWARD(ek_module_from_source(ctx, source.c_str(), program.c_str(), options, 4, &m));
-  ek_kernel kernel = nullptr;
-  ek_status status = ek_module_get_kernel(m, sig.name.c_str(), &kernel);
   ek_module_origin origin = EK_MODULE_COMPILED;
-  if (status == EK_SUCCESS) ek_module_get_origin(m, &origin);
-  ek_module_release(m);  // the kernel keeps it loaded
-  EK_FORWARD(status);
+  Kernels k;
+  EK_FORWARD(load_kernels(ctx, b, &origin, &k));
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
   st.stats.compile_ns += static_cast<uint64_t>(ns.count());
   st.stats.kernels_compiled++;
@@ -261,16 +302,18 @@ ek_status kernel_for(ek_context ctx, const Group &g, const std::string &key, con
   log_message(EK_LOG_INFO, ctx->config.log_level, "fusion: kernel %zu of %zu ops built in %.1f ms (%s)",
               st.kernels->kernels.size() + 1, g.nodes.size(), ns.count() / 1e6,
               origin == EK_MODULE_DISK_CACHE ? "disk cache" : "compiled");
-  st.kernels->kernels.emplace(key, kernel);
-  *out = kernel;
+  st.kernels->kernels.emplace(b.key, k);
+  *out = k;
   return EK_SUCCESS;
 }
 
+jit::KnownParams one_param(size_t bytes) { return jit::KnownParams{{bytes}, bytes}; }
+
 }  // namespace
 
-ek_status run_fused(ek_context ctx, const Group &g, bool *done) {
+ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   *done = false;
-  Writer w(g);
+  Writer w(g, count);
   w.write();
   State &st = *ctx->fusion;
   if (w.sig.out.empty() || w.operands.size() > static_cast<size_t>(ewgen::kMaxParams)) {
@@ -288,17 +331,217 @@ ek_status run_fused(ek_context ctx, const Group &g, bool *done) {
   for (const auto *list : {&w.sig.in, &w.sig.out})
     for (const ewgen::Param &p : *list) key += std::to_string(p.dtype) + ",";
   key += "|" + w.sig.body;
-  ek_kernel kernel = nullptr;
-  EK_FORWARD(kernel_for(ctx, g, key, w.sig, plan.spec, chunks, &kernel));
-  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
   std::vector<uint64_t> words = ewgen::pack_args(plan);
   words.insert(words.end(), w.scalars.begin(), w.scalars.end());
+  Build b;
+  b.key = key;
+  b.name = w.sig.name;
+  b.program = w.sig.name + "_" + plan.spec.key() + ".cu";
+  b.source = [&] { return ewgen::generate_source(w.sig, plan.spec, chunks, b.program); };
+  b.main = one_param(words.size() * sizeof(uint64_t));  // the argument struct, as generated
+  Kernels k;
+  EK_FORWARD(kernel_for(ctx, g, b, &k));
+  ek_kernel kernel = k.main;
+  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
   const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
   const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
   EK_FORWARD(ek_kernel_launch(g.s, kernel, grid, block, 0, &arg, 1));
   st.stats.fused_launches++;
+  *done = true;
+  return EK_SUCCESS;
+}
+
+namespace {
+
+// ---- fused reductions: the row kernel of kernels/reduce.cu (row_reduce,
+// reduce_device.cuh) over a line whose elements the chain computes.
+
+// The reduction family of a plan's kind (reduce.cu's launch_type).
+const char *family(int kind) {
+  if (kind == kRProd) return "ek::cuda::kMul";
+  return kind >= kRMax ? "ek::cuda::kExt" : "ek::cuda::kAdd";
+}
+
+// Element i of the chain in the argument struct's layout: every input at
+// offset i (vectorized spec), or at offsets by divisions over the shape.
+std::string element_at(const ewgen::Signature &sig, const ewgen::Spec &spec, const char *T) {
+  const size_t nin = sig.in.size();
+  std::string s = std::string("static __device__ __forceinline__ ") + T +
+                  " ekf_at(const ekw_args &a, const long long i) {\n";
+  std::vector<std::string> off(nin, "i");
+  if (!spec.vectorized) {
+    s += "  long long r = i, c;\n";
+    for (size_t k = 0; k < nin; ++k) s += "  long long o" + std::to_string(k) + " = 0;\n";
+    for (int d = spec.rank - 1; d >= 0; --d) {
+      const std::string dd = std::to_string(d);
+      s += d > 0 ? "  c = r % a.shape[" + dd + "]; r /= a.shape[" + dd + "];\n" : "  c = r;\n";
+      for (size_t k = 0; k < nin; ++k)
+        s += "  o" + std::to_string(k) + " += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
+    }
+    for (size_t k = 0; k < nin; ++k) off[k] = "o" + std::to_string(k);
+  }
+  s += std::string("  ") + T + " v = 0;\n  ekw_element(i";
+  for (size_t k = 0; k < nin; ++k)
+    s += std::string(", ((const ") + carrier_type(sig.in[k].dtype) + " *)a.p[" + std::to_string(k) + "])[" +
+         off[k] + "]";
+  s += std::string(", v") + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  return v;\n}\n";
+  return s;
+}
+
+// The V elements from 16-byte aligned i: one load of each input when
+// `wide` (contiguous inputs aligned for it), else element by element.
+std::string vector_at(const ewgen::Signature &sig, bool wide, const char *T, int V) {
+  const std::string v = std::to_string(V), vec = std::string("ekf_vec<") + T + ", " + v + ">";
+  std::string s = "static __device__ __forceinline__ " + vec + " ekf_vec_at(const ekw_args &a, const long long i) {\n  " +
+                  vec + " r;\n";
+  if (!wide) return s + "#pragma unroll\n  for (int e = 0; e < " + v + "; ++e) r.v[e] = ekf_at(a, i + e);\n  return r;\n}\n";
+  for (size_t k = 0; k < sig.in.size(); ++k) {
+    const std::string t = carrier_type(sig.in[k].dtype), kk = std::to_string(k);
+    s += "  const ekf_vec<" + t + ", " + v + "> x" + kk + " = *(const ekf_vec<" + t + ", " + v + "> *)((const " + t +
+         " *)a.p[" + kk + "] + i);\n";
+  }
+  s += "#pragma unroll\n  for (int e = 0; e < " + v + "; ++e) {\n    r.v[e] = 0;\n    ekw_element(i + e";
+  for (size_t k = 0; k < sig.in.size(); ++k) s += ", x" + std::to_string(k) + ".v[e]";
+  return s + ", r.v[e]" + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  }\n  return r;\n}\n";
+}
+
+// The kernels around the element function: ek_fused_reduce (row_reduce over
+// lines of the chain's values, at the addresses of the unwritten result)
+// and ek_fused_reduce_combine (combine_all), each taking one struct whose
+// size the host checks against its own (static_assert).
+std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec, bool wide, int dtype, int kind,
+                           size_t args_bytes) {
+  const char *T = carrier_type(dtype);
+  const int V = 16 / static_cast<int>(dtype_size(dtype));
+  const std::string fam = family(kind), t = T;
+  std::string s = "namespace ek {\nconstexpr int kThreads = " + std::to_string(kThreads) +
+                  ";\nnamespace cuda {\nconstexpr int kUnroll = " + std::to_string(cuda::kUnroll) +
+                  ";\ntemplate <typename T> __device__ __forceinline__ T to_acc(T v) { return v; }\n}\n}\n";
+  s += kFusionReduceHeaders;
+  s += "static_assert(sizeof(ek::ReducePlan) == " + std::to_string(sizeof(ReducePlan)) + ", \"ReducePlan layout\");\n";
+  s += "template <typename T, int N> struct alignas(sizeof(T) * N > 16 ? 16 : sizeof(T) * N) ekf_vec { T v[N]; };\n";
+  s += element_at(sig, spec, T) + vector_at(sig, wide, T, V);
+  const std::string vec = "ekf_vec<" + t + ", " + std::to_string(V) + ">";
+  s += "struct ekf_vectors {\n  const ekw_args &a;\n  long long from;\n"
+       "  __device__ __forceinline__ " + vec + " operator[](long long k) const { return ekf_vec_at(a, from + k * " +
+       std::to_string(V) + "); }\n};\n";
+  s += "struct ekf_line {\n  typedef " + vec + " Vector;\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
+       "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_at(a, base + j); }\n"
+       "  __device__ __forceinline__ ekf_vectors vectors(long long j) const { return ekf_vectors{a, base + j}; }\n"
+       "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t + "); }\n};\n";
+  s += "struct ekf_lines {\n  const ekw_args &a;\n  const ek::ReducePlan &p;\n"
+       "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"
+       "    return ekf_line{a, row * p.r, (unsigned long long)p.in + row * p.r * sizeof(" + t + ")};\n  }\n};\n";
+  s += "struct ekf_rargs { ekw_args a; ek::ReducePlan p; long long group, chunk; void *partial; unsigned *done; };\n"
+       "static_assert(sizeof(ekf_rargs) == " + std::to_string(args_bytes + sizeof(ReducePlan) + 32) + ", \"ekf_rargs layout\");\n";
+  s += "struct ekf_cargs { ek::ReducePlan p; long long splits; const void *partial; };\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce(const ekf_rargs r) {\n"
+       "  ek::cuda::row_reduce<" + t + ", " + t + ", " + fam + ">(r.p, (int)r.group, r.chunk, (ek::cuda::State<" + t +
+       "> *)r.partial, r.done, ekf_lines{r.a, r.p});\n}\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce_combine(const ekf_cargs c) {\n"
+       "  ek::cuda::combine_all<" + t + ", " + fam + ">(c.p, c.splits, (const ek::cuda::State<" + t + "> *)c.partial);\n}\n";
+  return s;
+}
+
+// Whether every input is contiguous and aligned for V-element vector loads
+// at the 16-byte aligned elements of the result (which must itself be).
+bool wide_loads(const ewgen::Plan &plan, const std::vector<TensorDesc> &operands, int V) {
+  if (!plan.spec.vectorized) return false;
+  for (const TensorDesc &d : operands) {
+    const uintptr_t align = std::min<uintptr_t>(16, dtype_size(d.dtype) * V);
+    if (reinterpret_cast<uintptr_t>(d.data) % align != 0) return false;
+  }
+  return reinterpret_cast<uintptr_t>(operands.back().data) % 16 == 0;
+}
+
+// Bytes of v appended to words (8-byte words; v's size a multiple of 8).
+template <typename V> void append(std::vector<uint64_t> *words, const V &v) {
+  static_assert(sizeof(V) % sizeof(uint64_t) == 0, "whole words");
+  const size_t at = words->size();
+  words->resize(at + sizeof(V) / sizeof(uint64_t));
+  std::memcpy(words->data() + at, &v, sizeof(V));
+}
+
+// The node of g that writes what its reduction reads; -1 when none may be
+// fused: another node's value, or that one, is read after the kernel.
+int reduced_node(const Group &g) {
+  const size_t last = g.nodes.size() - 1;
+  int found = -1;
+  for (size_t k = 0; k < last; ++k) {
+    if (g.written[k]->refs.load(std::memory_order_acquire) > 1) return -1;
+    if (same_desc(g.nodes[k].out(), g.nodes[last].src)) found = static_cast<int>(k);
+  }
+  return found;
+}
+
+}  // namespace
+
+ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
+  *done = false;
+  const Node &red = g.nodes.back();
+  const int dt = red.src.dtype, reduced = reduced_node(g);
+  if ((dt != kF32 && dt != kF64) || red.red.inner != 1 || reduced < 0) return EK_SUCCESS;
+  Writer w(g, g.nodes.size() - 1, reduced);
+  w.write();
+  if (w.operands.size() > static_cast<size_t>(ewgen::kMaxParams)) return EK_SUCCESS;
+  w.sig.name = "ek_fused_reduce";
+  w.sig.prelude = kFusionHeaders;
+  std::vector<ewgen::Operand> ops;
+  for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));  // the result's, never written
+  const TensorDesc &shape = red.src;
+  const ewgen::Plan plan = ewgen::make_plan(shape.ndim, shape.shape, ops);
+  const int V = 16 / static_cast<int>(dtype_size(dt));
+  const bool wide = wide_loads(plan, w.operands, V);
+  const ReducePlan &p = red.red;
+  std::string key = std::string("reduce|") + family(p.kind) + (wide ? "|w" : "|n") + plan.spec.key() + "|";
+  for (const ewgen::Param &q : w.sig.in) key += std::to_string(q.dtype) + ",";
+  key += std::to_string(dt) + "|" + w.sig.body;
+  std::vector<uint64_t> words = ewgen::pack_args(plan);
+  words.insert(words.end(), w.scalars.begin(), w.scalars.end());
+  const size_t args_bytes = words.size() * sizeof(uint64_t);
+  Build b;
+  b.key = key;
+  b.name = w.sig.name;
+  b.program = w.sig.name + "_" + plan.spec.key() + ".cu";
+  b.source = [&] {
+    return ewgen::generate_element(w.sig, b.program, "// libek fused reduction (generated)\n") +
+           reduce_kernels(w.sig, plan.spec, wide, dt, p.kind, args_bytes);
+  };
+  b.main = one_param(args_bytes + sizeof(ReducePlan) + 32);
+  b.combine = one_param(sizeof(ReducePlan) + 16);
+  Kernels k;
+  EK_FORWARD(kernel_for(ctx, g, b, &k));
+  if (!k.main) return EK_SUCCESS;  // counted: the caller evaluates the nodes
+  // The eager row kernel's launch shape and partials (reduce.cu's launch).
+  const cuda::Config c = cuda::configure(p);
+  Scratch work(ctx, g.s);
+  EK_FORWARD(work.allocate(cuda::workspace_bytes(p, c)));
+  void *tail = nullptr;
+  if (c.tail) EK_FORWARD(stream_scratch(g.s, &tail));
+  void *partial = c.splits == 1 ? nullptr : (c.tail ? static_cast<char *>(tail) + cuda::kTailPartials : work.get());
+  append(&words, p);
+  words.push_back(static_cast<uint64_t>(c.group));
+  words.push_back(static_cast<uint64_t>(c.chunk));
+  words.push_back(reinterpret_cast<uintptr_t>(partial));
+  words.push_back(reinterpret_cast<uintptr_t>(c.tail ? tail : nullptr));
+  const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
+  const unsigned grid[3] = {static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits), 1};
+  const unsigned block[3] = {static_cast<unsigned>(kThreads), 1, 1};
+  OpProfile profile("fusion", "launch", ctx, g.s, {}, {});
+  EK_FORWARD(ek_kernel_launch(g.s, k.main, grid, block, 0, &arg, 1));
+  if (partial && !c.tail) {
+    std::vector<uint64_t> cw;
+    append(&cw, p);
+    cw.push_back(static_cast<uint64_t>(c.splits));
+    cw.push_back(reinterpret_cast<uintptr_t>(partial));
+    const ek_kernel_arg carg{cw.data(), cw.size() * sizeof(uint64_t)};
+    const unsigned cgrid[3] = {grid_for(p.outer * p.inner, kThreads / 32), 1, 1};
+    EK_FORWARD(ek_kernel_launch(g.s, k.combine, cgrid, block, 0, &carg, 1));
+  }
+  ctx->fusion->stats.fused_launches++;
+  ctx->fusion->stats.prologue_fusions++;
   *done = true;
   return EK_SUCCESS;
 }

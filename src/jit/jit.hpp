@@ -65,7 +65,17 @@ struct FunctionInfo {
   std::vector<size_t> param_sizes;
   size_t max_shared_bytes = 0;  // dynamic shared memory a block may have at most
 };
-ek_status function_info(void *function, int device, FunctionInfo *out);
+// The parameters of a kernel whose source the caller wrote (the fused
+// kernels): its sizes in order and their total with padding.
+struct KnownParams {
+  std::vector<size_t> sizes;
+  size_t bytes = 0;
+};
+// known == nullptr: the parameters are read from the driver, probing index
+// 0, 1, ... until it reports INVALID_VALUE (CUDA has no parameter count
+// before cuFuncGetParamCount), a failing call that compute-sanitizer lists.
+// Given, they are taken as they are and the driver is not asked.
+ek_status function_info(void *function, int device, const KnownParams *known, FunctionInfo *out);
 // Raises the function's dynamic shared memory limit (needed above 48 KiB).
 ek_status function_set_max_dynamic_shared(void *function, size_t bytes);
 

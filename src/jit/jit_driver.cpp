@@ -183,12 +183,17 @@ ek_status function_get(void *module, const char *name, void **function) {
   return EK_SUCCESS;
 }
 
-ek_status function_info(void *function, int device, FunctionInfo *out) {
+ek_status function_info(void *function, int device, const KnownParams *known, FunctionInfo *out) {
   EK_CHECK_DRIVER(driver());
   auto f = static_cast<CUfunction>(function);
   FunctionInfo info;
   EK_FORWARD(read_attributes(f, &info.attributes));
-  EK_FORWARD(read_params(f, &info.param_sizes, &info.attributes.param_bytes));
+  if (known) {
+    info.param_sizes = known->sizes;
+    info.attributes.param_bytes = known->bytes;
+  } else {
+    EK_FORWARD(read_params(f, &info.param_sizes, &info.attributes.param_bytes));
+  }
   info.attributes.num_params = static_cast<int>(info.param_sizes.size());
   int optin = 0;
   cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);

@@ -289,6 +289,27 @@ ek_status launch_auto(ek_stream stream, ek_kernel k, uint64_t n, size_t shared_b
 
 }  // namespace
 
+ek_status module_kernel(ek_module m, const char *name, const jit::KnownParams *known, ek_kernel *out) {
+  EK_FORWARD(module_ensure_loaded(m));
+  EK_FORWARD(bind_device(m->ctx));
+  void *function = nullptr;
+  EK_FORWARD(jit::function_get(m->native, name, &function));
+  EK_CHECK(function, EK_ERROR_INVALID_ARGUMENT,
+           "module %s has no kernel \"%s\" (kernels are found by symbol name: declare them "
+           "extern \"C\" or pass the mangled name)",
+           m->name.c_str(), name);
+  auto k = std::make_unique<ek_kernel_s>();
+  EK_FORWARD(jit::function_info(function, m->ctx->device.index, known, &k->info));
+  k->module = m;
+  k->native = function;
+  k->name = name;
+  m->refs++;
+  m->ctx->live_objects++;
+  handle_created();
+  *out = k.release();
+  return EK_SUCCESS;
+}
+
 ek_status check_kernel(ek_kernel k, const char *name) {
   return check_handle(k, kKernelMagic, "ek_kernel", name);
 }
@@ -304,24 +325,7 @@ EK_API ek_status ek_module_get_kernel(ek_module m, const char *name, ek_kernel *
   EK_CHECK_MODULE(m);
   EK_CHECK_NULL(name);
   EK_CHECK_NULL(out);
-  EK_FORWARD(module_ensure_loaded(m));
-  EK_FORWARD(bind_device(m->ctx));
-  void *function = nullptr;
-  EK_FORWARD(jit::function_get(m->native, name, &function));
-  EK_CHECK(function, EK_ERROR_INVALID_ARGUMENT,
-           "module %s has no kernel \"%s\" (kernels are found by symbol name: declare them "
-           "extern \"C\" or pass the mangled name)",
-           m->name.c_str(), name);
-  auto k = std::make_unique<ek_kernel_s>();
-  EK_FORWARD(jit::function_info(function, m->ctx->device.index, &k->info));
-  k->module = m;
-  k->native = function;
-  k->name = name;
-  m->refs++;
-  m->ctx->live_objects++;
-  handle_created();
-  *out = k.release();
-  return EK_SUCCESS;
+  return module_kernel(m, name, nullptr, out);
 }
 
 EK_API ek_status ek_kernel_retain(ek_kernel k) {

@@ -52,6 +52,9 @@ namespace ek {
 
 ek_status check_module(ek_module m, const char *name);
 ek_status check_kernel(ek_kernel k, const char *name);
+// ek_module_get_kernel without its checks; known: the parameters of a kernel
+// libek generated (no driver probing; nullptr: probe, as for users' kernels).
+ek_status module_kernel(ek_module m, const char *name, const jit::KnownParams *known, ek_kernel *out);
 #define EK_CHECK_MODULE(x) EK_FORWARD(::ek::check_module((x), #x))
 #define EK_CHECK_KERNEL(x) EK_FORWARD(::ek::check_kernel((x), #x))
 

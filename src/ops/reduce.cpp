@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/backend.hpp"
+#include "core/fusion.hpp"
 #include "ops/reduce_plan.hpp"
 #include "core/internal.hpp"
 #include "ops/complex.hpp"
@@ -231,6 +232,29 @@ ek_status op_plan(const ops::ReduceTraits &t, ek_dtype xdt, int64_t r, Job *job,
   return EK_SUCCESS;
 }
 
+// Under fusion, a reduction of the pending result of an elementwise op on
+// s joins that op's group (fusion.hpp): x must be a float tensor read in
+// place as (outer, r, 1) with elements, the result a new tensor, the kind one
+// whose element map needs no other input. Not the sum of squares: nvcc may
+// contract its x * x + s in the eager kernel, which the fused kernels, built
+// without contraction for the elementwise ops' sake, would not. *p gets the
+// plan but its out.
+bool joins_pending(ek_stream s, const ek_tensor_s *x, const Reduced &rd, const Job &job,
+                   const ek_tensor *out, ReducePlan *p) {
+  const bool kind = job.kind == kRSum || job.kind == kRSumAbs || job.kind == kRProd || job.kind == kRMax ||
+                    job.kind == kRMin || job.kind == kRMaxAbs;
+  if (!kind || job.nonzero || *out || !dtype_is_float(x->dtype) || rd.r == 0 || tensor_numel(x) == 0)
+    return false;
+  if (fusion::stream_mode(s) == EK_FUSION_OFF || !fusion::pending_on(x, s)) return false;
+  if (!direct_layout(x, rd, p) || p->inner != 1) return false;
+  p->in = tensor_data(x);
+  p->in_dtype = x->dtype;
+  p->kind = job.kind;
+  p->divisor = job.divisor;
+  p->take_sqrt = job.take_sqrt;
+  return true;
+}
+
 ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x, int ndims,
                        const int *dims, int keepdim, ek_tensor *out) {
   Reduced rd;
@@ -241,6 +265,21 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   ek_context ctx = x->storage->ctx;
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
+  ReducePlan p;
+  if (joins_pending(s, x, rd, job, out, &p))
+    return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
+      fusion::Node n;
+      n.kind = fusion::kReduce;
+      n.src = tensor_desc(x);
+      n.dst = tensor_desc(o);
+      p.out = tensor_data(o);
+      p.out_dtype = o->dtype;
+      n.red = p;
+      return fusion::run_node(ctx, s, n, o, {x});
+    });
+  // Anything else reads x as it is: its pending ops run first.
+  fusion::forbid_in_call();
+  EK_FORWARD(fusion::touch(x));
   if (dtype_is_complex(x->dtype) && t.op == EK_REDUCE_PROD)
     return complex_prod(s, x, rd.mask, rd.out_ndim, rd.out_shape, out);
   if (dtype_is_complex(x->dtype))
@@ -292,6 +331,7 @@ extern "C" {
 EK_API ek_status ek_reduce(ek_stream stream, ek_reduce_op op, ek_tensor x, int ndims,
                            const int *dims, int keepdim, ek_tensor *out) {
   EK_API_ENTRY;
+  fusion::FusibleCall fusible;  // x may stay pending: reduce_entry decides
   EK_CHECK_TENSOR(x);
   EK_CHECK_NULL(out);
   const int raw = raw_enum(op);

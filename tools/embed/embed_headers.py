@@ -6,7 +6,8 @@ a prelude supplies the few standard names they use. The fused kernels
 (src/jit/fusion_codegen.cpp) compile the eager kernels' element functions
 from this text, so both run the same code.
 
-usage: embed_headers.py OUTPUT NAME HEADER...
+usage: embed_headers.py OUTPUT NAME [--no-prelude] HEADER...
+(--no-prelude: for text compiled after another embedding, which has it.)
 """
 import re
 import sys
@@ -27,6 +28,9 @@ typedef unsigned long long uint64_t; typedef unsigned long size_t; typedef unsig
 #define UINT16_MAX 65535
 #define UINT32_MAX 4294967295U
 #define UINT64_MAX 18446744073709551615ULL
+#define LLONG_MIN (-9223372036854775807LL - 1)
+#define LLONG_MAX 9223372036854775807LL
+#define INFINITY __int_as_float(0x7f800000)
 namespace std { __device__ __forceinline__ double trunc(double x) { return ::trunc(x); } }
 """
 
@@ -34,6 +38,8 @@ namespace std { __device__ __forceinline__ double trunc(double x) { return ::tru
 def main():
     out, name, headers = sys.argv[1], sys.argv[2], sys.argv[3:]
     text = PRELUDE
+    if headers and headers[0] == "--no-prelude":
+        text, headers = "", headers[1:]
     for h in headers:
         with open(h, encoding="utf-8") as f:
             body = f.read()

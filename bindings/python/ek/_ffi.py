@@ -992,6 +992,7 @@ class ek_fusion_stats(ctypes.Structure):
         ('fallbacks_cap', ctypes.c_uint64),
         ('fallbacks_capture', ctypes.c_uint64),
         ('fallbacks_unsupported', ctypes.c_uint64),
+        ('prologue_fusions', ctypes.c_uint64),
     ]
 
 

@@ -58,3 +58,18 @@ def test_bad_mode_is_an_error(device):
             pass
     with pytest.raises(ek.InvalidArgumentError, match="ek.Context: fusion"):
         ek.Context(device, fusion="always")
+
+
+def test_sum_of_pending_chain_joins_its_group(device):
+    ctx = ek.Context(device)
+    rng = np.random.default_rng(3)
+    xs, ys = rng.standard_normal((16, 300)).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    x, y = ek.tensor(xs, device=ctx), ek.tensor(ys, device=ctx)
+    eager = [chain(x, y).sum().numpy(), chain(x, y).sum(dim=-1).numpy()]
+    with ek.fusion(True, stream=ctx.default_stream):
+        before = ek.fusion_stats(ctx)
+        fused = [chain(x, y).sum(), chain(x, y).sum(dim=-1)]
+        after = ek.fusion_stats(ctx)
+        assert after["ops_deferred"] == before["ops_deferred"] + 12  # 5 ops and the sum, twice
+        assert [f.numpy().tobytes() for f in fused] == [e.tobytes() for e in eager]
+    assert "prologue_fusions" in after

@@ -4503,12 +4503,13 @@ pub struct ek_fusion_stats {
     pub fallbacks_cap: u64,
     pub fallbacks_capture: u64,
     pub fallbacks_unsupported: u64,
+    pub prologue_fusions: u64,
 }
 #[test]
 fn bindgen_test_layout_ek_fusion_stats() {
     assert_eq!(
         ::std::mem::size_of::<ek_fusion_stats>(),
-        88usize,
+        96usize,
         concat!("Size of: ", stringify!(ek_fusion_stats))
     );
     assert_eq!(
@@ -4703,6 +4704,23 @@ fn bindgen_test_layout_ek_fusion_stats() {
         );
     }
     test_field_fallbacks_unsupported();
+    fn test_field_prologue_fusions() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ek_fusion_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).prologue_fusions) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ek_fusion_stats),
+                "::",
+                stringify!(prologue_fusions)
+            )
+        );
+    }
+    test_field_prologue_fusions();
 }
 extern "C" {
     pub fn ek_context_get_fusion_stats(ctx: ek_context, stats: *mut ek_fusion_stats) -> ek_status;
