@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jit/elementwise_codegen.hpp"
+#include "jit/module.hpp"
 #include "core/internal.hpp"
 #include "core/profiler.hpp"
 #include "ops/promote.hpp"
@@ -201,8 +202,12 @@ ek_status get_kernel(ek_elementwise_s *k, const ewgen::Spec &spec, ek_kernel *ou
   const std::string source = ewgen::generate_source(k->sig, spec, k->chunks, program);
   ek_module m = nullptr;
   EK_FORWARD(ek_module_from_source(k->ctx, source.c_str(), program.c_str(), nullptr, 0, &m));
+  // The one parameter is the struct the generator wrote: no driver probing.
+  const int nparams = static_cast<int>(k->sig.in.size() + k->sig.out.size());
+  const size_t bytes = ewgen::args_bytes(nparams) + sizeof(uint64_t) * static_cast<size_t>(k->sig.scalars);
+  const jit::KnownParams known{{bytes}, bytes};
   ek_kernel kernel = nullptr;
-  ek_status st = ek_module_get_kernel(m, k->sig.name.c_str(), &kernel);
+  ek_status st = module_kernel(m, k->sig.name.c_str(), &known, &kernel);
   ek_module_release(m);  // the kernel keeps it loaded
   EK_FORWARD(st);
   k->cache.emplace(key, kernel);
