@@ -3439,10 +3439,12 @@ def matmul(input, other, *, out=None):
     and broadcast. Floats and integers (wrapping); mixed dtypes promote.
     """
 
-def gemm(a, b, c, *, alpha: float=1.0, beta: float=0.0):
+def gemm(a, b, c, *, alpha: complex=1.0, beta: complex=0.0):
     """c = alpha * a @ b + beta * c in place on c (ek_gemm); returns c. 2-D
     a [m,k], b [k,n], c [m,n], or 3-D with a batch dim (a or b may have a batch
-    of 1). beta == 0 ignores c's old values. c must not overlap a or b.
+    of 1). beta == 0 ignores c's old values. c must not overlap a or b. alpha
+    and beta may be complex (Python complex) only when c is complex64 or
+    complex128; a real c refuses them (DtypeError).
     """
 
 class ValuesIndices(NamedTuple):
