@@ -4,7 +4,8 @@
 // CUDA kernel (kernels/complex.cu). Every op computes in double precision with
 // the formulas below on both devices, and rounds once to the result's parts:
 // add, sub, mul and div give the same bits on either device (no FMA
-// contraction: dmul). Plain-C++ includable: no CUDA headers.
+// contraction: kernels/complex.cu is built with -fmad=false, as the x86-64
+// CPU baseline computes). Plain-C++ includable: no CUDA headers.
 #pragma once
 #include <math.h>
 
@@ -42,31 +43,19 @@ EK_HD C make(double re, double im) { return C{re, im}; }
 EK_HD bool nan_(double x) { return x != x; }
 EK_HD bool finite_(double x) { return !nan_(x - x); }
 EK_HD bool inf_(double x) { return !nan_(x) && !finite_(x); }
-// A product nvcc may not contract into an FMA (it does by default; the CPU
-// build does not): mul and div then give the same bits on both devices for
-// complex128 too, which prod and cumprod (trees of mul) rely on.
-EK_HD double dmul(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
 EK_HD C add(C a, C b) { return make(a.re + b.re, a.im + b.im); }
 EK_HD C sub(C a, C b) { return make(a.re - b.re, a.im - b.im); }
-EK_HD C mul(C a, C b) {
-  return make(dmul(a.re, b.re) - dmul(a.im, b.im), dmul(a.re, b.im) + dmul(a.im, b.re));
-}
+EK_HD C mul(C a, C b) { return make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
 EK_HD double cabs_(C a) { return ::hypot(a.re, a.im); }
 // Smith's division: no overflow of |b|^2 for large b.
 EK_HD C div(C a, C b) {
   if (::fabs(b.re) >= ::fabs(b.im)) {
     if (b.re == 0 && b.im == 0) return make(a.re / ::fabs(b.re), a.im / ::fabs(b.re));  // inf or NaN, as C
-    const double r = b.im / b.re, d = b.re + dmul(b.im, r);
-    return make((a.re + dmul(a.im, r)) / d, (a.im - dmul(a.re, r)) / d);
+    const double r = b.im / b.re, d = b.re + b.im * r;
+    return make((a.re + a.im * r) / d, (a.im - a.re * r) / d);
   }
-  const double r = b.re / b.im, d = dmul(b.re, r) + b.im;
-  return make((dmul(a.re, r) + a.im) / d, (dmul(a.im, r) - a.re) / d);
+  const double r = b.re / b.im, d = b.re * r + b.im;
+  return make((a.re * r + a.im) / d, (a.im * r - a.re) / d);
 }
 EK_HD C cexp_(C a) {
   if (a.im == 0) return make(::exp(a.re), a.im);  // keeps exp(x + 0i) real, as C99
