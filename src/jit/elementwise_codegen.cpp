@@ -181,7 +181,7 @@ void emit_args_struct(int nparams, int scalars, std::string &s) {
               nparams, kMaxRank, nparams, kMaxRank);
   if (scalars > 0) s += format("  unsigned long long sc[%d];\n", scalars);
   s += format("};\nstatic_assert(sizeof(ekw_args) == %zu, \"ekw_args layout\");\n",
-              args_bytes(nparams) + sizeof(uint64_t) * static_cast<size_t>(scalars));
+              args_struct_bytes(nparams, scalars));
 }
 
 // The body runs in ekw_element on locals named after the parameters: inputs
@@ -387,6 +387,10 @@ int chunks_per_thread(const Signature &sig) {
 
 size_t args_bytes(int nparams) {
   return sizeof(uint64_t) * static_cast<size_t>(nparams + 1 + kMaxRank + nparams * kMaxRank);
+}
+
+size_t args_struct_bytes(int nparams, int scalars) {
+  return args_bytes(nparams) + sizeof(uint64_t) * static_cast<size_t>(scalars);
 }
 
 std::vector<uint64_t> pack_args(const Plan &plan) {

@@ -91,6 +91,8 @@ int chunks_per_thread(const Signature &sig);
 // The kernel's argument struct as 8-byte words, and its size in bytes.
 std::vector<uint64_t> pack_args(const Plan &plan);
 size_t args_bytes(int nparams);
+// The whole argument struct of a kernel with scalars appended (ekw_args).
+size_t args_struct_bytes(int nparams, int scalars);
 // 1-D grid for the plan: enough blocks to cover n once, at most kMaxBlocks
 // (the kernels loop over the rest); at least 1 (grid_for, layout.hpp).
 unsigned grid_blocks(const Plan &plan, int chunks);

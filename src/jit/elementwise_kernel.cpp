@@ -204,7 +204,7 @@ ek_status get_kernel(ek_elementwise_s *k, const ewgen::Spec &spec, ek_kernel *ou
   EK_FORWARD(ek_module_from_source(k->ctx, source.c_str(), program.c_str(), nullptr, 0, &m));
   // The one parameter is the struct the generator wrote: no driver probing.
   const int nparams = static_cast<int>(k->sig.in.size() + k->sig.out.size());
-  const size_t bytes = ewgen::args_bytes(nparams) + sizeof(uint64_t) * static_cast<size_t>(k->sig.scalars);
+  const size_t bytes = ewgen::args_struct_bytes(nparams, k->sig.scalars);
   const jit::KnownParams known{{bytes}, bytes};
   ek_kernel kernel = nullptr;
   ek_status st = module_kernel(m, k->sig.name.c_str(), &known, &kernel);
