@@ -149,12 +149,17 @@ ek_status handle_of(ek_context ctx, Handle **out) {
 
 // Data type, compute type and alpha/beta in the compute type's precision;
 // {re, im} pairs, which complex types read whole and real ones by their
-// first element (im is 0 for them).
+// first element (im is 0 for them). Aligned as cuComplex (float2) and
+// cuDoubleComplex (double2): cuBLASLt's zgemm loads alpha and beta with
+// 16-byte aligned moves, and an 8-aligned pair crashed it (SIGSEGV) whenever
+// the stack put it there.
 struct Types {
   cudaDataType data;
   cublasComputeType_t compute;
-  float falpha[2], fbeta[2];
-  double dalpha[2], dbeta[2];
+  alignas(8) float falpha[2];
+  alignas(8) float fbeta[2];
+  alignas(16) double dalpha[2];
+  alignas(16) double dbeta[2];
   bool f64() const { return compute == CUBLAS_COMPUTE_64F; }
   const void *alpha() const { return f64() ? static_cast<const void *>(dalpha) : falpha; }
   const void *beta() const { return f64() ? static_cast<const void *>(dbeta) : fbeta; }

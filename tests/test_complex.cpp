@@ -575,6 +575,14 @@ TEST_P(Complex, GemmWithComplexCoefficients) {
     Zs scaled(8);
     for (int i = 0; i < 8; ++i) scaled[i] = beta * rc0[i];
     near(values_z(c0), scaled, "alpha 0");
+    // A 1x1 product (cuBLASLt's zgemm loads alpha and beta as aligned pairs:
+    // session 9's crash): i (a0 . b0) + (1 - i) c
+    Tensor r(make_z({1, 3}, dt, Zs(za.begin(), za.begin() + 3))), col(make_z({3, 1}, dt, Zs(zb.begin(), zb.begin() + 3)));
+    Tensor c11(make_z({1, 1}, dt, Zs{Z(2, 0)}));
+    EK_OK(ek_gemm(nullptr, ek_scalar_complex(0, 1), r, col, ek_scalar_complex(1, -1), c11));
+    const Zs rr = values_z(r), rcol = values_z(col);
+    const Z dot = rr[0] * rcol[0] + rr[1] * rcol[1] + rr[2] * rcol[2];
+    near(values_z(c11), Zs{Z(0, 1) * dot + Z(1, -1) * Z(2, 0)}, "1x1");
   }
   Tensor a(make_z({2, 3}, EK_COMPLEX64, za)), b(make_z({3, 4}, EK_COMPLEX64, zb));
   Tensor cf(ektest::make(ctx, {2, 4}, EK_FLOAT32, std::vector<double>(8, 0))), fa;
