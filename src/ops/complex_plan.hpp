@@ -43,6 +43,9 @@ EK_HD C make(double re, double im) { return C{re, im}; }
 EK_HD bool nan_(double x) { return x != x; }
 EK_HD bool finite_(double x) { return !nan_(x - x); }
 EK_HD bool inf_(double x) { return !nan_(x) && !finite_(x); }
+// -v with v's sign bit flipped even for a NaN: PTX's neg leaves a NaN's sign
+// unspecified, and the inverse functions below take signs from NaN parts.
+EK_HD double neg_(double v) { return ::copysign(v, -::copysign(1.0, v)); }
 EK_HD C add(C a, C b) { return make(a.re + b.re, a.im + b.im); }
 EK_HD C sub(C a, C b) { return make(a.re - b.re, a.im - b.im); }
 EK_HD C mul(C a, C b) { return make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
@@ -99,12 +102,12 @@ EK_HD C ctanh_(C a) {
 }
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
 EK_HD C csin_(C a) {
-  const C r = csinh_(make(-a.im, a.re));
+  const C r = csinh_(make(neg_(a.im), a.re));
   return make(r.im, -r.re);
 }
-EK_HD C ccos_(C a) { return ccosh_(make(-a.im, a.re)); }
+EK_HD C ccos_(C a) { return ccosh_(make(neg_(a.im), a.re)); }
 EK_HD C ctan_(C a) {
-  const C r = ctanh_(make(-a.im, a.re));
+  const C r = ctanh_(make(neg_(a.im), a.re));
   return make(r.im, -r.re);
 }
 // exp(z) - 1 and log(1 + z) accurate near 0.
@@ -132,7 +135,9 @@ EK_HD C cpow_(C a, C b) {
 // (1 - x)(1 + x) - y^2) / 2; asin z = -i asinh(iz), acos z = -i acosh(z)
 // (upper half plane), atan z = -i atanh(iz). asinh and atanh are odd and
 // commute with conj, acosh and acos commute with conj: each is computed for
-// |Im z| (and |Re z|) and the signs (of zeros too) put back.
+// |Im z| (and |Re z|) and the signs (of zeros too) put back. On the axes the
+// real functions give the exact parts (the logarithmic forms leave an ulp of
+// |z + sqrt(..)| - 1 where a part is 0).
 constexpr double kPi = 3.141592653589793, kPi2 = 1.5707963267948966, kPi4 = 0.7853981633974483;
 constexpr double kLn2 = 0.6931471805599453, kHuge = 1e150;  // beyond kHuge, z^2 would overflow
 
@@ -142,6 +147,8 @@ EK_HD C casinh_q1_(double x, double y) {
   if (inf_(y)) return make(y, nan_(x) ? NAN : kPi2);
   if (nan_(x)) return make(NAN, y == 0 ? y : NAN);
   if (nan_(y)) return make(NAN, NAN);
+  if (y == 0) return make(::asinh(x), y);
+  if (x == 0) return y <= 1 ? make(x, ::asin(y)) : make(::acosh(y), kPi2);
   const C z = make(x, y);
   if (cabs_(z) <= kHuge) return clog_(add(z, csqrt_(add(mul(z, z), make(1, 0)))));
   const C r = clog_(z);  // asinh z ~ log 2z
@@ -157,6 +164,11 @@ EK_HD C cacosh_upper_(double x, double y) {
   if (inf_(x)) return make(INFINITY, nan_(y) ? NAN : x > 0 ? 0.0 : kPi);
   if (nan_(x)) return make(NAN, NAN);
   if (nan_(y)) return make(NAN, x == 0 ? kPi2 : NAN);
+  if (y == 0) {
+    if (::fabs(x) <= 1) return make(0.0, ::acos(x));
+    return x > 0 ? make(::acosh(x), 0.0) : make(::acosh(-x), kPi);
+  }
+  if (x == 0) return make(::asinh(y), kPi2);
   const C z = make(x, y);
   if (cabs_(z) <= kHuge) return clog_(add(z, mul(csqrt_(add(z, make(1, 0))), csqrt_(sub(z, make(1, 0))))));
   const C r = clog_(z);  // acosh z ~ log 2z
@@ -168,7 +180,7 @@ EK_HD C cacosh_(C a) {
 }
 EK_HD C cacos_(C a) {
   const C r = cacosh_upper_(a.re, ::fabs(a.im));
-  return make(r.im, ::copysign(r.re, -a.im));
+  return make(r.im, ::copysign(r.re, neg_(a.im)));
 }
 // x, y >= 0 or NaN.
 EK_HD C catanh_q1_(double x, double y) {
@@ -185,11 +197,11 @@ EK_HD C catanh_(C a) {
   return make(::copysign(r.re, a.re), ::copysign(r.im, a.im));
 }
 EK_HD C casin_(C a) {
-  const C r = casinh_(make(-a.im, a.re));
+  const C r = casinh_(make(neg_(a.im), a.re));
   return make(r.im, -r.re);
 }
 EK_HD C catan_(C a) {
-  const C r = catanh_(make(-a.im, a.re));
+  const C r = catanh_(make(neg_(a.im), a.re));
   return make(r.im, -r.re);
 }
 EK_HD C clog_base_(C a, double inv_ln) {
