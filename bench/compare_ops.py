@@ -137,8 +137,8 @@ class Out:
         return ctypes.byref(self.h)
 
 
-def rand(*shape, dtype=torch.float32):
-    return torch.rand(*shape, device="cuda", dtype=torch.float32).to(dtype)
+def rand(*shape, dtype=None):  # float32 unless dtype (no torch at import: --redraw)
+    return torch.rand(*shape, device="cuda", dtype=torch.float32).to(dtype or torch.float32)
 
 
 def cases(e: Ek):
