@@ -237,17 +237,31 @@ TEST(ElementwiseCodegen, ArgumentBlockAndGrid) {
   const int64_t n[1] = {int64_t(1) << 28};
   ops = {contiguous(0x1000, 4, 1, n), contiguous(0x2000, 4, 1, n), contiguous(0x3000, 4, 1, n)};
   p = make_plan(1, n, ops);
-  EXPECT_EQ(grid_blocks(p, 4), (1u << 28) / (4 * 256 * 4));
+  EXPECT_EQ(p.spec.vec, 2);  // float32 operands: two-element vectors
+  EXPECT_EQ(grid_blocks(p, 4), (1u << 28) / (2 * 256 * 4));
+  EXPECT_EQ(grid_blocks(p, 1), (1u << 28) / (2 * 256));
+  std::vector<Operand> halves = {contiguous(0x1000, 2, 1, n), contiguous(0x2000, 4, 1, n)};
+  EXPECT_EQ(make_plan(1, n, halves).spec.vec, 4);  // a 2-byte operand: four-element vectors
+  EXPECT_EQ(grid_blocks(make_plan(1, n, halves), 4), (1u << 28) / (4 * 256 * 4));
   const int64_t three[1] = {3};  // no whole vector: block 0 runs the tail
   EXPECT_EQ(grid_blocks(make_plan(1, three, ops), 4), 1u);
 }
 
 TEST(ElementwiseCodegen, ChunksFollowInputWidth) {
-  EXPECT_EQ(chunks_per_thread(signature("float32 x, float32 y", "float32 z", "")), 4);
-  EXPECT_EQ(chunks_per_thread(signature("float64 x, float64 y", "float64 z", "")), 2);
-  EXPECT_EQ(chunks_per_thread(signature("float64 a, float64 b, float64 c, float64 d, float64 e",
+  // Operands of 4 bytes or more: two-element vectors, one per thread.
+  EXPECT_EQ(vector_elems(4), 2);
+  EXPECT_EQ(vector_elems(8), 2);
+  EXPECT_EQ(chunks_per_thread(signature("float32 x, float32 y", "float32 z", "")), 1);
+  EXPECT_EQ(chunks_per_thread(signature("float64 x, float64 y", "float64 z", "")), 1);
+  EXPECT_EQ(chunks_per_thread(signature("", "int64 z", "")), 1);
+  // Narrower ones: four-element vectors, about 128 bytes of loads a thread.
+  EXPECT_EQ(vector_elems(2), 4);
+  EXPECT_EQ(vector_elems(1), 4);
+  EXPECT_EQ(chunks_per_thread(signature("bfloat16 x, bfloat16 y", "bfloat16 z", "")), 4);
+  EXPECT_EQ(chunks_per_thread(signature("float64 x, bool m", "float64 z", "")), 2);
+  EXPECT_EQ(chunks_per_thread(signature("float64 a, float64 b, float64 c, float64 d, bool m",
                                         "float64 z", "")), 1);
-  EXPECT_EQ(chunks_per_thread(signature("", "int64 z", "")), 4);
+  EXPECT_EQ(chunks_per_thread(signature("", "bool z", "")), 4);
 }
 
 // ------------------------------------------------------------- generation --

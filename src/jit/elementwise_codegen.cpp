@@ -4,6 +4,7 @@
 // without an include path.
 #include "jit/elementwise_codegen.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
@@ -229,18 +230,19 @@ std::string kernel_head(const Signature &sig) {  // (a name may be long: no form
          sig.name + "(const ekw_args ekw_a) {\n";
 }
 
-// Contiguous and aligned: each thread loads `chunks` vectors of kVec
+// Contiguous and aligned: each thread loads `chunks` vectors of spec.vec
 // elements per operand (all loads first, so they are in flight together),
 // runs the body on each element, stores the output vectors. The last
-// n % kVec elements go to the first threads of block 0.
+// n % spec.vec elements go to the first threads of block 0.
 void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, std::string &s) {
   const std::vector<Param> all = all_params(sig);
   const int np = static_cast<int>(all.size()), nin = static_cast<int>(sig.in.size());
+  const int vec = spec.vec;
   s += format("template <typename T> struct alignas(sizeof(T) * %d > 16 ? 16 : sizeof(T) * %d) "
-              "ekw_vec { T e[%d]; };\n", kVec, kVec, kVec);
+              "ekw_vec { T e[%d]; };\n", vec, vec, vec);
   s += kernel_head(sig);
   emit_index_types(spec, s);
-  s += format("  const ekw_idx n = (ekw_idx)ekw_a.n, ekw_nvec = n / %du;\n", kVec);
+  s += format("  const ekw_idx n = (ekw_idx)ekw_a.n, ekw_nvec = n / %du;\n", vec);
   for (int k = 0; k < np; ++k)
     s += format("  %sekw_vec<%s> *ekw_p%d = (%sekw_vec<%s> *)ekw_a.p[%d];\n", k < nin ? "const " : "",
                 kStorage[all[k].dtype], k, k < nin ? "const " : "", kStorage[all[k].dtype], k);
@@ -255,13 +257,13 @@ void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, std:
   s += "      }\n    }\n";
   s += format("#pragma unroll\n    for (int ekw_c = 0; ekw_c < %d; ++ekw_c) {\n", chunks);
   s += format("      const ekw_idx ekw_j = ekw_base + ekw_c * %d;\n      if (ekw_j >= ekw_nvec) continue;\n", kThreads);
-  s += format("#pragma unroll\n      for (int ekw_e = 0; ekw_e < %d; ++ekw_e)\n        ", kVec);
-  s += element_call(format("ekw_j * %d + ekw_e", kVec), np, sig.scalars,
+  s += format("#pragma unroll\n      for (int ekw_e = 0; ekw_e < %d; ++ekw_e)\n        ", vec);
+  s += element_call(format("ekw_j * %d + ekw_e", vec), np, sig.scalars,
                     [](int k) { return format("ekw_v%d[ekw_c].e[ekw_e]", k); });
   for (int k = nin; k < np; ++k) s += format("      ekw_p%d[ekw_j] = ekw_v%d[ekw_c];\n", k, k);
   s += "    }\n  }\n";
   s += format("  const ekw_idx ekw_t = ekw_nvec * %du + (ekw_idx)blockIdx.x * %d + threadIdx.x;\n",
-              kVec, kThreads);
+              vec, kThreads);
   s += "  if (ekw_t < n) ";
   s += element_call("ekw_t", np, sig.scalars, [&](int k) {
     return format("((%s%s *)ekw_a.p[%d])[ekw_t]", k < nin ? "const " : "", kStorage[all[k].dtype], k);
@@ -296,9 +298,9 @@ void emit_strided_kernel(const Signature &sig, const Spec &spec, std::string &s)
   s += "  }\n}\n";
 }
 
-bool vector_aligned(const std::vector<Operand> &ops) {
+bool vector_aligned(const std::vector<Operand> &ops, int vec) {
   for (const Operand &o : ops) {
-    auto align = static_cast<uintptr_t>(o.elem_size * kVec > 16 ? 16 : o.elem_size * kVec);
+    auto align = static_cast<uintptr_t>(o.elem_size * vec > 16 ? 16 : o.elem_size * vec);
     if (reinterpret_cast<uintptr_t>(o.data) % align != 0) return false;
   }
   return true;
@@ -371,15 +373,25 @@ Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops) 
   for (int d = 0; d < r; ++d) p.n *= p.shape[d];
   bool contiguous = r == 1;
   for (int k = 0; contiguous && k < p.nops; ++k) contiguous = p.strides[k][0] == 1;
-  p.spec.vectorized = contiguous && vector_aligned(ops);
+  int narrowest = 16;
+  for (const Operand &o : ops) narrowest = std::min(narrowest, o.elem_size);
+  p.spec.vec = vector_elems(narrowest);
+  p.spec.vectorized = contiguous && vector_aligned(ops, p.spec.vec);
   p.spec.rank = p.spec.vectorized ? 1 : r;
   p.spec.index32 = fits_32bit_dims(r, p.shape, p.strides, p.nops);
   return p;
 }
 
+int vector_elems(int narrowest_elem_size) { return narrowest_elem_size >= 4 ? 2 : 4; }
+
 int chunks_per_thread(const Signature &sig) {
+  int narrowest = 16;
+  for (const auto *list : {&sig.in, &sig.out})
+    for (const Param &p : *list) narrowest = std::min(narrowest, static_cast<int>(dtype_size(p.dtype)));
+  const int vec = vector_elems(narrowest);
+  if (vec == 2) return 1;
   int bytes = 0;
-  for (const Param &p : sig.in) bytes += kVec * static_cast<int>(dtype_size(p.dtype));
+  for (const Param &p : sig.in) bytes += vec * static_cast<int>(dtype_size(p.dtype));
   if (bytes == 0) return 4;
   int c = 128 / bytes;
   return c >= 4 ? 4 : (c >= 2 ? 2 : 1);
@@ -405,7 +417,7 @@ std::vector<uint64_t> pack_args(const Plan &plan) {
 }
 
 unsigned grid_blocks(const Plan &plan, int chunks) {
-  const int64_t items = plan.spec.vectorized ? plan.n / kVec : plan.n;
+  const int64_t items = plan.spec.vectorized ? plan.n / plan.spec.vec : plan.n;
   const int64_t per_block = plan.spec.vectorized ? int64_t(kThreads) * chunks : kThreads;
   return grid_for(items, per_block);  // at least 1: the vector kernel's tail runs in block 0
 }

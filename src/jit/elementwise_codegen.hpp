@@ -22,7 +22,6 @@ namespace ewgen {
 constexpr int kMaxParams = 16;
 constexpr int kMaxRank = 8;
 using ek::kThreads;  // threads per block; grids are capped at ek::kMaxBlocks
-constexpr int kVec = 4;           // elements per vector chunk (contiguous case)
 static_assert(kMaxRank == kMaxDims, "plans coalesce with layout.hpp");
 
 struct Param {
@@ -56,12 +55,22 @@ bool is_reserved(const std::string &name);
 // The dtype code named by an ek_dtype_name string; -1 when unknown.
 int dtype_from_name(const std::string &name);
 
+// Elements per vector of the contiguous kernel, by the narrowest operand:
+// two (8- or 16-byte accesses) when every operand is 4 bytes or wider, else
+// four. On the H100, float32 chains ran at 3.07-3.08 TB/s with two elements
+// and one vector per thread against 3.05 with four elements and four vectors
+// (fusion_chain.py at 256M, 2026-11-27); bfloat16 needs the wider form.
+int vector_elems(int narrowest_elem_size);
+
 // One specialisation: vectorized contiguous loop or strided loop of `rank`
-// dims; 32-bit index math when every index and offset fits.
+// dims; 32-bit index math when every index and offset fits. vec: elements
+// per vector (vector_elems of the operands; fixed by their dtypes, so not
+// part of the key).
 struct Spec {
   bool vectorized = false;
   int rank = 1;
   bool index32 = true;
+  int vec = 4;
   std::string key() const;  // "v32", "s3_64", ...
 };
 
@@ -85,8 +94,9 @@ struct Plan {
 // Drops size-1 dims, merges dims contiguous in every operand, then picks the
 // specialisation. ndim may be 0; ops holds inputs then outputs.
 Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops);
-// Vector chunks each thread keeps in flight (1, 2 or 4): about 128 bytes of
-// input loads per thread, fewer chunks for wide operands.
+// Vector chunks each thread keeps in flight (1, 2 or 4): one with two-element
+// vectors; else about 128 bytes of input loads per thread, fewer chunks for
+// wide operands.
 int chunks_per_thread(const Signature &sig);
 // The kernel's argument struct as 8-byte words, and its size in bytes.
 std::vector<uint64_t> pack_args(const Plan &plan);
