@@ -475,6 +475,9 @@ TEST_P(Fusion, CapturesRunCachedKernelsAndFallBackToEagerOtherwise) {
     EK_OK(ek_stream_set_fusion(s, EK_FUSION_OFF));
     Tensor eager;
     chain(op, eager.out());
+    // to_host reads on the default stream: s's kernels must be done first
+    // (under compute-sanitizer the copy overtook them and read stale memory).
+    EK_OK(ek_stream_synchronize(s));
     const std::vector<float> expect = to_host<float>(eager);
     EK_OK(ek_stream_set_fusion(s, EK_FUSION_ON));
     const ek_fusion_stats before = stats_of(ctx);
