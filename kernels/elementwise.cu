@@ -23,6 +23,7 @@
 
 #include <type_traits>
 
+#include "kernels/pdl.cuh"
 #include "kernels/storage_types.cuh"
 #include "kernels/strided.cuh"
 
@@ -133,6 +134,8 @@ __device__ __forceinline__ float fast_element(const FastArgs &f, int64_t i) {
 
 template <int DT, int OP, bool UNARY>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
+  pdl_trigger();
+  pdl_wait();  // launched with launch_pdl: nothing before this touches memory
   using V = Vec<RawF<DT>>;
   constexpr int N = V::kN;
   const V *va = reinterpret_cast<const V *>(f.a), *vb = reinterpret_cast<const V *>(f.b);
@@ -164,7 +167,7 @@ int launch_fast(FastArgs f, cudaStream_t st) {
   const LoopGrid vg = loop_grid<kVecUnroll>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
   f.spread = vg.spread;
   return with_op<UNARY>(f.op, [&](auto op) {
-    fast_kernel<DT, decltype(op)::value, UNARY><<<vg.blocks, kThreads, 0, st>>>(f);
+    launch_pdl(Pdl::kCaptureOnly, fast_kernel<DT, decltype(op)::value, UNARY>, vg.blocks, kThreads, st, f);
     return int(cudaGetLastError());
   });
 }
@@ -211,6 +214,8 @@ struct RowsArgs {
 
 template <int DT, int OP>
 __global__ void __launch_bounds__(kThreads) rows_kernel(RowsArgs r) {
+  pdl_trigger();
+  pdl_wait();  // launched with launch_pdl: nothing before this touches memory
   using R = RawF<DT>;
   using V = Vec<R>;
   constexpr int N = V::kN;
@@ -265,7 +270,8 @@ bool try_rows(const ew::Args &g, const Layout &L, int64_t n, cudaStream_t st, in
   r.spread = vg.spread;
   return with_fast_dtype(dt, [&](auto d) {
     *rc = with_op<false>(g.op, [&](auto op) {
-      rows_kernel<decltype(d)::value, decltype(op)::value><<<vg.blocks, kThreads, 0, st>>>(r);
+      launch_pdl(Pdl::kCaptureOnly, rows_kernel<decltype(d)::value, decltype(op)::value>, vg.blocks, kThreads,
+                 st, r);
       return int(cudaGetLastError());
     });
   });

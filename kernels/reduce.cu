@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "util/half.hpp"
+#include "kernels/pdl.cuh"
 #include "kernels/storage_types.cuh"
 #include "kernels/strided.cuh"
 #include "kernels/reduce_config.hpp"
@@ -43,6 +44,8 @@ template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
 row_kernel(ReducePlan p, int group, int64_t chunk, State<typename AccOf<T>::type> *partial,
            unsigned *done) {
+  pdl_trigger();
+  pdl_wait();  // launched with launch_pdl: nothing before this touches memory
   row_reduce<T, typename AccOf<T>::type, Fam>(p, group, chunk, partial, done, MemLines<T>{p});
 }
 
@@ -105,15 +108,11 @@ col_kernel(ReducePlan p, int64_t chunk, State<typename AccOf<T>::type> *partial,
 }
 
 // Second pass (combine_all). Launched as a programmatic dependent of the
-// first pass on sm_90, so its launch overlaps the first pass's tail: it
-// waits here until the first pass has finished and its partials are
-// visible (a no-op without the attribute).
+// first pass (pdl.cuh), so its launch overlaps the first pass's tail.
 template <typename T, int Fam>
 __global__ void __launch_bounds__(kThreads)
 combine_kernel(ReducePlan p, int64_t splits, const State<typename AccOf<T>::type> *partial) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  pdl_wait();
   combine_all<typename AccOf<T>::type, Fam>(p, splits, partial);
 }
 
@@ -125,27 +124,11 @@ void launch_columns(const ReducePlan &p, const Config &c, State<typename AccOf<T
   col_kernel<T, Fam, V><<<grid, dim3(kColX, kColY), 0, st>>>(p, c.chunk, partial, done);
 }
 
-// Programmatic dependent launch needs compute capability 9.0.
-bool pdl_supported() {
-  int device = 0, major = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-         major >= 9;
-}
-
 template <typename T, int Fam>
 void launch_combine(const ReducePlan &p, int64_t splits, const State<typename AccOf<T>::type> *partial,
                     cudaStream_t st) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid_for(p.outer * p.inner, kThreads / 32));
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = st;
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = pdl_supported() ? 1 : 0;
-  cudaLaunchKernelEx(&cfg, combine_kernel<T, Fam>, p, splits, partial);
+  launch_pdl(Pdl::kAlways, combine_kernel<T, Fam>, dim3(grid_for(p.outer * p.inner, kThreads / 32)),
+             dim3(kThreads), st, p, splits, partial);
 }
 
 template <typename T, int Fam>
@@ -158,7 +141,8 @@ int launch(const ReducePlan &p, void *workspace, void *tail, cudaStream_t st) {
   if (c.splits > 1 && !space) return cudaErrorInvalidValue;
   if (c.rows) {
     dim3 grid(static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits));
-    row_kernel<T, Fam><<<grid, kThreads, 0, st>>>(p, c.group, c.chunk, partial, done);
+    launch_pdl(Pdl::kCaptureOnly, row_kernel<T, Fam>, grid, dim3(kThreads), st, p, c.group, c.chunk, partial,
+               done);
   } else if (c.vec == 4) {
     if constexpr (sizeof(T) <= 4) launch_columns<T, Fam, 4>(p, c, partial, done, st);  // else vec <= 2
   } else if (c.vec == 2) {

@@ -1,6 +1,7 @@
 // Internal declarations shared by the core's translation units.
 #pragma once
 
+#include "core/captures.hpp"
 #include "ek.h"
 
 #include <atomic>
@@ -477,11 +478,7 @@ class StreamPinned {
 // The stream has been synchronized: nothing on it writes the words any more.
 void release_stream_pinned(ek_stream s);
 
-// ---- CUDA graphs (graph.cpp)
-// Captures begun through ek_graph_capture_begin and not ended, in the whole
-// process: while it is above 0 every pool is frozen (Pool::set_freeze_flag)
-// and the synchronizing calls check whether their stream captures.
-int captures_underway();
+// ---- CUDA graphs (graph.cpp); captures_underway() in core/captures.hpp
 const std::atomic<int> *capture_freeze_flag();
 // Whether s captures a graph (its own or one it joined); one atomic load
 // while no capture is underway.
