@@ -16,8 +16,8 @@
 #include <cuda_runtime.h>
 
 #include "core/captures.hpp"
+#include "kernels/pdl_host.hpp"
 
-#include <atomic>
 #include <utility>
 
 namespace ek {
@@ -33,25 +33,6 @@ __device__ __forceinline__ void pdl_trigger() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" :::);
 #endif
-}
-
-// Whether the current device runs programmatic dependent launches (cached per
-// device: the check is on every launch).
-inline bool pdl_supported() {
-  constexpr int kDevices = 64;
-  static std::atomic<signed char> known[kDevices];  // 0 unknown, 1 yes, -1 no
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  if (device < 0 || device >= kDevices) return false;
-  signed char k = known[device].load(std::memory_order_relaxed);
-  if (k == 0) {
-    int major = 0;
-    const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                     major >= 9;
-    k = yes ? 1 : -1;
-    known[device].store(k, std::memory_order_relaxed);
-  }
-  return k > 0;
 }
 
 // Whether st is being captured into a CUDA graph through ek_graph_capture_begin

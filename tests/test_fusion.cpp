@@ -272,9 +272,6 @@ TEST_P(Fusion, EveryBoundaryEvaluates) {
          ek_tensor_release(z);
          return st;
        }},
-      {"fusible_op_in_place_into_group", [](ek_tensor x, ek_tensor) {
-         return ek_binary_scalar(nullptr, EK_BINARY_ADD, x, ek_scalar_float(1), 0, &x);
-       }},
       {"dlpack", [](ek_tensor, ek_tensor y) {
          DLManagedTensorVersioned *m = nullptr;
          ek_status st = ek_tensor_to_dlpack(y, &m);
@@ -348,6 +345,59 @@ TEST_P(Fusion, ReleasedIntermediatesAndUnsupportedDtypes) {
   EK_OK(ek_unary(nullptr, EK_UNARY_NEG, u, v.out()));  // uint8: eager
   EXPECT_EQ(deferred(), d);
   EXPECT_EQ(to_host<float>(y), (std::vector<float>{3, 6, 9}));
+}
+
+// In place: h = gelu(h + b) written into h (the C way of a layer's bias and
+// activation) is one group, and one kernel on CUDA; a write into a storage
+// the group reads through another view starts a new group. Both equal eager.
+TEST_P(Fusion, InPlaceWritesOfTheSameViewJoinTheGroup) {
+  auto run = [&](ek_fusion mode, bool other_view, ek_fusion_stats *delta) {
+    set(mode);
+    Tensor h(make({8, 32}, EK_FLOAT32, random_values(256, 11, -2, 2)));
+    Tensor b(make({32}, EK_FLOAT32, random_values(32, 12, -1, 1)));
+    Tensor ht(transposed(h, 0, 1));
+    EK_EXPECT_OK(ek_stream_flush(stream()));
+    const ek_fusion_stats before = stats_of(ctx);
+    ek_tensor o = h;
+    EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_ADD, h, b, &o));
+    EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_GELU, h, &o));
+    Tensor t;
+    if (other_view) EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_NEG, ht, t.out()));  // reads h transposed
+    EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_TANH, h, &o));
+    std::vector<uint8_t> bytes = bytes_of(h);
+    if (other_view) {
+      const std::vector<uint8_t> tb = bytes_of(t);
+      bytes.insert(bytes.end(), tb.begin(), tb.end());
+    }
+    const ek_fusion_stats after = stats_of(ctx);
+    delta->ops_deferred = after.ops_deferred - before.ops_deferred;
+    delta->groups_evaluated = after.groups_evaluated - before.groups_evaluated;
+    delta->fused_launches = after.fused_launches - before.fused_launches;
+    return bytes;
+  };
+  ek_fusion_stats d{};
+  const std::vector<uint8_t> eager = run(EK_FUSION_OFF, false, &d);
+  EXPECT_EQ(run(EK_FUSION_ON, false, &d), eager);
+  EXPECT_EQ(d.ops_deferred, 3u);
+  EXPECT_EQ(d.groups_evaluated, 1u) << "three in-place ops, one group";
+  EXPECT_EQ(d.fused_launches, GetParam() == EK_CUDA ? 1u : 0u);
+  const std::vector<uint8_t> eager2 = run(EK_FUSION_OFF, true, &d);
+  EXPECT_EQ(run(EK_FUSION_ON, true, &d), eager2);
+  // The transposed read of h ends the first group, the write after it the
+  // second; the third is read at the end.
+  EXPECT_EQ(d.groups_evaluated, 3u);
+  // A group's input written in place, as the group read it: it joins, and
+  // the values read before the write are the old ones.
+  set(EK_FUSION_ON);
+  Tensor x(make({6}, EK_FLOAT32, {-2, -1, 0, 1, 2, 3}));
+  EK_OK(ek_tensor_eval(x));
+  Tensor y(pending_chain(x));
+  const uint64_t ev = evaluated();
+  ek_tensor xo = x;
+  EK_OK(ek_binary_scalar(nullptr, EK_BINARY_ADD, x, ek_scalar_float(1), 0, &xo));
+  EXPECT_EQ(evaluated(), ev);
+  EXPECT_EQ(to_host<float>(y), (std::vector<float>{-2, -1, 0, 3, 6, 9}));
+  EXPECT_EQ(to_host<float>(x), (std::vector<float>{-1, 0, 1, 2, 3, 4}));
 }
 
 // ---------------------------------------------------------------- switches and errors
@@ -544,13 +594,46 @@ class FusionReduce : public Fusion {
     if (keep) out.chain = bytes_of(t);
     return out;
   }
+
+  // The tail of LayerNormTailWithHeldIntermediatesEqualsEager over [rows, cols].
+  void layer_norm_tail(int64_t rows, int64_t cols) {
+    auto run_tail = [&](ek_fusion mode) {
+      set(mode);
+      Tensor h(make({rows, cols}, EK_FLOAT32, random_values(size_t(rows * cols), 21, -2, 2)));
+      Tensor b(make({cols}, EK_FLOAT32, random_values(size_t(cols), 22, -1, 1)));
+      EK_EXPECT_OK(ek_stream_flush(stream()));
+      Tensor mu, d, sq, var, inv, y;
+      const int dim = 1;
+      ek_tensor o = h;
+      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_ADD, h, b, &o));
+      EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_GELU, h, &o));
+      EK_EXPECT_OK(ek_reduce(nullptr, EK_REDUCE_MEAN, h, 1, &dim, 1, mu.out()));
+      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_SUB, h, mu, d.out()));
+      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, d, d, sq.out()));
+      EK_EXPECT_OK(ek_reduce(nullptr, EK_REDUCE_MEAN, sq, 1, &dim, 1, var.out()));
+      EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_RSQRT, var, inv.out()));
+      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, d, inv, y.out()));
+      std::vector<std::vector<uint8_t>> all;
+      for (ek_tensor t : {h.t, mu.t, d.t, sq.t, var.t, inv.t, y.t}) all.push_back(bytes_of(t));
+      return all;
+    };
+    const auto eager = run_tail(EK_FUSION_OFF);
+    const ek_fusion_stats before = stats_of(ctx);
+    const auto fused = run_tail(EK_FUSION_ON);
+    const ek_fusion_stats after = stats_of(ctx);
+    const char *names[] = {"h", "mu", "d", "sq", "var", "inv", "y"};
+    for (size_t k = 0; k < eager.size(); ++k)
+      EXPECT_EQ(fused[k], eager[k]) << names[k] << " [" << rows << ", " << cols << "]";
+    const bool fuses = GetParam() == EK_CUDA && rows * cols >= (1 << 20);
+    EXPECT_EQ(after.prologue_fusions - before.prologue_fusions, fuses ? 2u : 0u) << cols;
+  }
 };
 
 TEST_P(FusionReduce, EqualsEagerBitForBit) {
   struct Shape2 { int64_t rows, cols; };
   // Small; one row split over blocks (the last block combines); rows split
   // over blocks (a second kernel combines); many short rows.
-  const Shape2 shapes[] = {{3, 7}, {1, 300000}, {64, 20000}, {300, 33}};
+  const Shape2 shapes[] = {{3, 7}, {1, 300000}, {1, 1 << 20}, {64, 20000}, {300, 33}};
   for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT64, EK_FLOAT16})
     for (const Shape2 &sh : shapes)
       for (ek_reduce_op op : {EK_REDUCE_SUM, EK_REDUCE_MEAN, EK_REDUCE_MAX, EK_REDUCE_MIN, EK_REDUCE_PROD})
@@ -565,9 +648,10 @@ TEST_P(FusionReduce, EqualsEagerBitForBit) {
             const Reduced fused = run(EK_FUSION_ROUNDED, dt, sh.rows, sh.cols, op, last, strided, false);
             EXPECT_EQ(fused.result, eager.result) << what;
             const ek_fusion_stats after = stats_of(ctx);
-            // CUDA fuses float32 and float64 reductions (float16: the chain
-            // fuses, the reduction runs after it); the CPU replays.
-            const bool fuses = GetParam() == EK_CUDA && dt != EK_FLOAT16;
+            // CUDA fuses float32 and float64 reductions of 1M elements or
+            // more (float16, or fewer: the chain fuses, the reduction runs
+            // after it); the CPU replays.
+            const bool fuses = GetParam() == EK_CUDA && dt != EK_FLOAT16 && sh.rows * sh.cols >= (1 << 20);
             EXPECT_EQ(after.prologue_fusions, before.prologue_fusions + (fuses ? 1 : 0)) << what;
           }
 }
@@ -583,15 +667,26 @@ TEST_P(FusionReduce, StatsOfApi10Size) {
   EK_FAILS(ek_context_get_fusion_stats(ctx, &s), EK_ERROR_INVALID_ARGUMENT, "ek_fusion_stats.struct_size");
 }
 
-TEST_P(FusionReduce, HeldIntermediateIsMaterialisedToo) {
-  for (bool last : {false, true}) {
-    const Reduced eager = run(EK_FUSION_OFF, EK_FLOAT32, 16, 5000, EK_REDUCE_SUM, last, false, true);
-    const uint64_t fusions = stats_of(ctx).prologue_fusions;
-    const Reduced fused = run(EK_FUSION_ON, EK_FLOAT32, 16, 5000, EK_REDUCE_SUM, last, false, true);
-    EXPECT_EQ(fused.result, eager.result);
-    EXPECT_EQ(fused.chain, eager.chain) << "the held chain result is written";
-    EXPECT_EQ(stats_of(ctx).prologue_fusions, fusions) << "its reduction reads it, not the chain";
-  }
+TEST_P(FusionReduce, HeldIntermediatesAreWrittenByTheFusedReduction) {
+  for (bool last : {false, true})
+    for (bool strided : {false, true}) {
+      const Reduced eager = run(EK_FUSION_OFF, EK_FLOAT32, 16, 1 << 16, EK_REDUCE_SUM, last, strided, true);
+      const uint64_t fusions = stats_of(ctx).prologue_fusions;
+      const Reduced fused = run(EK_FUSION_ON, EK_FLOAT32, 16, 1 << 16, EK_REDUCE_SUM, last, strided, true);
+      EXPECT_EQ(fused.result, eager.result);
+      EXPECT_EQ(fused.chain, eager.chain) << "the held chain result is written";
+      // One kernel computes, stores what is held and reduces.
+      EXPECT_EQ(stats_of(ctx).prologue_fusions, fusions + (GetParam() == EK_CUDA ? 1 : 0));
+    }
+}
+
+// The layer-norm-like tail of bench/graph_step.c, every intermediate held
+// and written in place as C callers do: h = gelu(h + b); mu = mean(h);
+// d = h - mu; sq = d * d; var = mean(sq); y = d * rsqrt(var). Two of its
+// groups end in a reduction; at 1M elements each is one kernel that also
+// writes the held values, below the chain's kernel and the reduction's.
+TEST_P(FusionReduce, LayerNormTailWithHeldIntermediatesEqualsEager) {
+  for (const int64_t cols : {512, 1 << 14}) layer_norm_tail(64, cols);
 }
 
 TEST_P(FusionReduce, EmptyAndUnusedResults) {
@@ -616,14 +711,19 @@ TEST_P(FusionReduce, EmptyAndUnusedResults) {
   y.t = nullptr;
   EK_OK(ek_stream_flush(stream()));
   EXPECT_EQ(evaluated(), ev) << "nothing left to run";
-  // A reduction whose output is given, or of a view, runs at the call.
-  Tensor z(pending_chain(x));
+  // A given contiguous output of the result's dtype joins too (C callers
+  // pass last step's); a reduction of a view runs at the call.
   Tensor given(make({}, EK_FLOAT32, {0}));
   EK_OK(ek_tensor_eval(given));
-  const uint64_t d = deferred();
+  Tensor z(pending_chain(x));
+  const uint64_t d0 = deferred();
   ek_tensor g = given.t;
   EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, z, 0, nullptr, 0, &g));
-  EXPECT_EQ(deferred(), d);
+  EXPECT_EQ(deferred(), d0 + 1);
+  Tensor zsum;
+  EK_OK(ek_reduce(nullptr, EK_REDUCE_SUM, z, 0, nullptr, 0, zsum.out()));
+  EXPECT_EQ(to_host<float>(given), to_host<float>(zsum));
+  const uint64_t d = deferred();
   Tensor zt(transposed(z, 0, 1));
   Tensor w(pending_chain(x));
   Tensor wt(transposed(w, 0, 1));

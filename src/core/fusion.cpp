@@ -100,17 +100,34 @@ bool node_fusible(const Node &n, const ek_tensor_s *out, std::initializer_list<c
   return true;
 }
 
+// Whether writing out (as n.out()) into a storage g already uses keeps every
+// element independent: each use of the storage, in g and in n's inputs, is
+// that exact view, so one thread reads and writes each element, in order.
+bool in_place_exact(const Group &g, const Node &n, const ek_tensor_s *out,
+                    std::initializer_list<const ek_tensor_s *> in, const std::vector<TensorDesc> &ins) {
+  for (const Group::Use &u : g.uses)
+    if (u.storage == out->storage && !same_desc(u.view, n.out())) return false;
+  size_t k = 0;
+  for (const ek_tensor_s *t : in) {
+    const size_t slot = k++;
+    if (t && t->storage == out->storage && !same_desc(ins[slot], n.out())) return false;
+  }
+  return true;
+}
+
 // Whether node can join g: same shape, operands that g writes read exactly
-// as written, out not used by g, and the limits. Counts new inputs into *added.
+// as written, out written in place only as in_place_exact allows, and the
+// limits. Counts new inputs into *added.
 bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
            std::initializer_list<const ek_tensor_s *> in, int *added) {
   if (g.nodes.size() >= static_cast<size_t>(kMaxNodes)) return false;
   if (!g.nodes.empty() && g.nodes.back().kind == kReduce) return false;  // a reduction ends its group
   if (n.kind == kReduce && g.nodes.empty()) return false;  // nothing to fuse it with
   if (n.kind != kReduce && !g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out())) return false;
-  if (contains(g.storages, out->storage)) return false;  // an in-place write into the group
-  *added = 0;
   std::vector<TensorDesc> ins = node_inputs(n);
+  if (contains(g.storages, out->storage) && (n.kind == kReduce || !in_place_exact(g, n, out, in, ins)))
+    return false;
+  *added = 0;
   size_t k = 0;
   for (const ek_tensor_s *t : in) {
     const size_t slot = k++;
@@ -154,10 +171,17 @@ ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *
   Group *g = s->fusion_group;
   g->nodes.push_back(n);
   g->inputs += added;
-  for (const ek_tensor_s *t : in)
-    if (t) hold(g, t->storage);
+  const std::vector<TensorDesc> ins = node_inputs(n);
+  size_t slot = 0;
+  for (const ek_tensor_s *t : in) {
+    const size_t k = slot++;
+    if (!t) continue;
+    hold(g, t->storage);
+    g->uses.push_back(Group::Use{g->nodes.size() - 1, t->storage, ins[k]});
+  }
   hold(g, out->storage);
   g->written.push_back(out->storage);
+  g->uses.push_back(Group::Use{g->nodes.size() - 1, out->storage, n.out()});
   st.stats.ops_deferred++;
   return EK_SUCCESS;
 }
@@ -186,6 +210,7 @@ void release_pending(Storage *st) {
     Storage *out = g->written.back();
     g->nodes.pop_back();
     g->written.pop_back();
+    while (!g->uses.empty() && g->uses.back().node == g->nodes.size()) g->uses.pop_back();
     if (contains(g->written, out)) continue;
     bool read = false;
     for (const Node &n : g->nodes)

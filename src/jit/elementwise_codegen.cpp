@@ -14,6 +14,12 @@
 
 namespace ek {
 namespace ewgen {
+
+const char kWaitPrior[] =
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+    "  asm volatile(\"griddepcontrol.launch_dependents;\" :::);\n"
+    "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+    "#endif\n";
 namespace {
 
 // Indexed by dtype code (tensor_desc.hpp): names as ek_dtype_name, the type
@@ -227,7 +233,7 @@ void emit_index_types(const Spec &spec, std::string &s) {
 
 std::string kernel_head(const Signature &sig) {  // (a name may be long: no format())
   return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") " +
-         sig.name + "(const ekw_args ekw_a) {\n";
+         sig.name + "(const ekw_args ekw_a) {\n" + (sig.wait_prior ? kWaitPrior : "");
 }
 
 // Contiguous and aligned: each thread loads `chunks` vectors of spec.vec

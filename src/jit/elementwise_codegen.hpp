@@ -38,7 +38,16 @@ struct Signature {
   // argument struct (after the strides), which the body reads as ekw_sc[k].
   std::string prelude;
   int scalars = 0;
+  // The kernel starts with kWaitPrior: it may be launched as a programmatic
+  // dependent (jit::launch's `dependent`).
+  bool wait_prior = false;
 };
+
+// A generated kernel's first statements when it may run as a programmatic
+// dependent (kernels/pdl.cuh's pdl_trigger, then pdl_wait): the next such
+// kernel may be scheduled, and nothing touches memory before the previous
+// kernel has finished. No-ops below sm_90 and without the launch attribute.
+extern const char kWaitPrior[];
 
 // "float32 x, int64 y" -> params. Empty (or blank) text is no parameters.
 // false with *error naming the offending token on a bad list.

@@ -98,17 +98,17 @@ bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
 
 // Writes one group's kernel: signature (params, body, scalar count) and the
 // launch operands, inputs then outputs.
-// Writes nodes [0, count) of g; reduced >= 0: the only output is that
-// node's value (a fused reduction's element), else every node whose value
-// someone reads after the kernel.
+// Writes nodes [0, count) of g; its outputs are every node whose value
+// someone reads after the kernel, then, when reduced >= 0, that node's value
+// again as the last output (a fused reduction's element, never stored).
 class Writer {
  public:
   Writer(const Group &g, size_t count, int reduced = -1) : g_(g), count_(count), reduced_(reduced) {}
 
   void write() {
     for (size_t k = 0; k < count_; ++k) node(static_cast<int>(k));
+    outputs();
     if (reduced_ >= 0) output(reduced_);
-    else outputs();
     sig.scalars = static_cast<int>(scalars.size());
     sig.body = body_;
   }
@@ -208,11 +208,14 @@ class Writer {
   }
 
   // Outputs: every node whose storage someone still holds (the group's own
-  // reference aside) or a node after count_ (a reduction) reads.
+  // reference aside) or a node after count_ (a reduction not fused here)
+  // reads, unless a later node of the kernel overwrites that view (in place).
   void outputs() {
     for (size_t k = 0; k < count_; ++k) {
       bool read = g_.written[k]->refs.load(std::memory_order_acquire) > 1;
-      for (size_t j = count_; j < g_.nodes.size(); ++j) read = read || same_desc(g_.nodes[j].src, g_.nodes[k].out());
+      if (reduced_ < 0)
+        for (size_t j = count_; j < g_.nodes.size(); ++j) read = read || same_desc(g_.nodes[j].src, g_.nodes[k].out());
+      for (size_t j = k + 1; j < count_; ++j) read = read && !same_desc(g_.nodes[j].out(), g_.nodes[k].out());
       if (read) output(static_cast<int>(k));
     }
   }
@@ -309,6 +312,10 @@ ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *ou
 
 jit::KnownParams one_param(size_t bytes) { return jit::KnownParams{{bytes}, bytes}; }
 
+// Fused kernels begin with kWaitPrior; in a graph they run as programmatic
+// dependents (as the built-in elementwise and reduction kernels do there).
+bool dependent_launch(ek_stream s) { return stream_capturing(s); }
+
 }  // namespace
 
 ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
@@ -322,6 +329,7 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   }
   w.sig.name = "ek_fused";
   w.sig.prelude = kFusionHeaders;
+  w.sig.wait_prior = true;
   std::vector<ewgen::Operand> ops;
   for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));
   const TensorDesc &shape = g.nodes.front().out();
@@ -347,7 +355,7 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
-  EK_FORWARD(ek_kernel_launch(g.s, kernel, grid, block, 0, &arg, 1));
+  EK_FORWARD(launch_generated(g.s, kernel, grid, block, &arg, 1, dependent_launch(g.s)));
   st.stats.fused_launches++;
   *done = true;
   return EK_SUCCESS;
@@ -364,55 +372,124 @@ const char *family(int kind) {
   return kind >= kRMax ? "ek::cuda::kExt" : "ek::cuda::kAdd";
 }
 
-// Element i of the chain in the argument struct's layout: every input at
+// Operand k's element at offset `off` in the argument struct a, as an lvalue.
+std::string operand_at(const ewgen::Param &p, size_t k, const std::string &off, bool in) {
+  return std::string("((") + (in ? "const " : "") + carrier_type(p.dtype) + " *)a.p[" + std::to_string(k) + "])[" +
+         off + "]";
+}
+
+// Element i of the chain in the argument struct's layout: every operand at
 // offset i (vectorized spec), or at offsets by divisions over the shape.
+// The last output is the reduced value, returned; the others are the
+// chain's values someone holds, stored at i as the row kernel visits each
+// element once.
 std::string element_at(const ewgen::Signature &sig, const ewgen::Spec &spec, const char *T) {
-  const size_t nin = sig.in.size();
+  const size_t nin = sig.in.size(), nside = sig.out.size() - 1, nmem = nin + nside;
   std::string s = std::string("static __device__ __forceinline__ ") + T +
                   " ekf_at(const ekw_args &a, const long long i) {\n";
-  std::vector<std::string> off(nin, "i");
+  std::vector<std::string> off(nmem, "i");
   if (!spec.vectorized) {
     s += "  long long r = i, c;\n";
-    for (size_t k = 0; k < nin; ++k) s += "  long long o" + std::to_string(k) + " = 0;\n";
+    for (size_t k = 0; k < nmem; ++k) s += "  long long o" + std::to_string(k) + " = 0;\n";
     for (int d = spec.rank - 1; d >= 0; --d) {
       const std::string dd = std::to_string(d);
       s += d > 0 ? "  c = r % a.shape[" + dd + "]; r /= a.shape[" + dd + "];\n" : "  c = r;\n";
-      for (size_t k = 0; k < nin; ++k)
+      for (size_t k = 0; k < nmem; ++k)
         s += "  o" + std::to_string(k) + " += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
     }
-    for (size_t k = 0; k < nin; ++k) off[k] = "o" + std::to_string(k);
+    for (size_t k = 0; k < nmem; ++k) off[k] = "o" + std::to_string(k);
   }
   s += std::string("  ") + T + " v = 0;\n  ekw_element(i";
-  for (size_t k = 0; k < nin; ++k)
-    s += std::string(", ((const ") + carrier_type(sig.in[k].dtype) + " *)a.p[" + std::to_string(k) + "])[" +
-         off[k] + "]";
+  for (size_t k = 0; k < nin; ++k) s += ", " + operand_at(sig.in[k], k, off[k], true);
+  for (size_t k = nin; k < nmem; ++k) s += ", " + operand_at(sig.out[k - nin], k, off[k], false);
   s += std::string(", v") + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  return v;\n}\n";
   return s;
 }
 
 // The V elements from 16-byte aligned i: one load of each input when
-// `wide` (contiguous inputs aligned for it), else element by element.
+// `wide` (contiguous operands aligned for it), else element by element.
 std::string vector_at(const ewgen::Signature &sig, bool wide, const char *T, int V) {
   const std::string v = std::to_string(V), vec = std::string("ekf_vec<") + T + ", " + v + ">";
   std::string s = "static __device__ __forceinline__ " + vec + " ekf_vec_at(const ekw_args &a, const long long i) {\n  " +
                   vec + " r;\n";
   if (!wide) return s + "#pragma unroll\n  for (int e = 0; e < " + v + "; ++e) r.v[e] = ekf_at(a, i + e);\n  return r;\n}\n";
-  for (size_t k = 0; k < sig.in.size(); ++k) {
+  const size_t nin = sig.in.size();
+  for (size_t k = 0; k < nin; ++k) {
     const std::string t = carrier_type(sig.in[k].dtype), kk = std::to_string(k);
     s += "  const ekf_vec<" + t + ", " + v + "> x" + kk + " = *(const ekf_vec<" + t + ", " + v + "> *)((const " + t +
          " *)a.p[" + kk + "] + i);\n";
   }
   s += "#pragma unroll\n  for (int e = 0; e < " + v + "; ++e) {\n    r.v[e] = 0;\n    ekw_element(i + e";
-  for (size_t k = 0; k < sig.in.size(); ++k) s += ", x" + std::to_string(k) + ".v[e]";
+  for (size_t k = 0; k < nin; ++k) s += ", x" + std::to_string(k) + ".v[e]";
+  for (size_t k = nin; k + 1 < nin + sig.out.size(); ++k) s += ", " + operand_at(sig.out[k - nin], k, "i + e", false);
   return s + ", r.v[e]" + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  }\n  return r;\n}\n";
+}
+
+// The line types row_reduce walks (ekf_vectors, ekf_line, ekf_lines) over
+// element i of the chain at flat index i (ekf_at, ekf_vec_at).
+std::string flat_line_types(const std::string &t, int V) {
+  const std::string vec = "ekf_vec<" + t + ", " + std::to_string(V) + ">";
+  return "struct ekf_vectors {\n  const ekw_args &a;\n  long long from;\n"
+         "  __device__ __forceinline__ " + vec + " operator[](long long k) const { return ekf_vec_at(a, from + k * " +
+         std::to_string(V) + "); }\n};\n"
+         "struct ekf_line {\n  typedef " + vec + " Vector;\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
+         "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_at(a, base + j); }\n"
+         "  __device__ __forceinline__ ekf_vectors vectors(long long j) const { return ekf_vectors{a, base + j}; }\n"
+         "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t + "); }\n};\n"
+         "struct ekf_lines {\n  const ekw_args &a;\n  const ek::ReducePlan &p;\n"
+         "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"
+         "    return ekf_line{a, row * p.r, (unsigned long long)p.in + row * p.r * sizeof(" + t + ")};\n  }\n};\n";
+}
+
+// Line mode (strided operands, each reduced line inside one run of the
+// innermost dim): the divisions over the shape run once per line, giving
+// every operand's offset o[k] of the line's first element; element j of the
+// line is then at o[k] + j * (innermost stride), without a division.
+std::string element_in_line(const ewgen::Signature &sig, const ewgen::Spec &spec, const char *T) {
+  const size_t nin = sig.in.size(), nmem = nin + sig.out.size() - 1;
+  const std::string last = std::to_string(spec.rank - 1);
+  std::string s = std::string("static __device__ __forceinline__ ") + T +
+                  " ekf_at_line(const ekw_args &a, const long long *o, const long long i, const long long j) {\n  " + T +
+                  " v = 0;\n  ekw_element(i";
+  for (size_t k = 0; k < nmem; ++k) {
+    const std::string kk = std::to_string(k), off = "o[" + kk + "] + j * a.st[" + kk + "][" + last + "]";
+    s += ", " + (k < nin ? operand_at(sig.in[k], k, off, true) : operand_at(sig.out[k - nin], k, off, false));
+  }
+  return s + ", v" + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  return v;\n}\n";
+}
+
+// The line types of line mode; ekf_lines computes each line's offsets.
+std::string line_types(const ewgen::Signature &sig, const ewgen::Spec &spec, const std::string &t, int V) {
+  const size_t nmem = sig.in.size() + sig.out.size() - 1;
+  const std::string vec = "ekf_vec<" + t + ", " + std::to_string(V) + ">", v = std::to_string(V);
+  std::string s = "struct ekf_vectors {\n  const ekw_args &a;\n  const long long *o;\n  long long base, from;\n"
+                  "  __device__ __forceinline__ " + vec + " operator[](long long k) const {\n    " + vec + " r;\n"
+                  "#pragma unroll\n    for (int e = 0; e < " + v + "; ++e) r.v[e] = ekf_at_line(a, o, base + from + k * " + v +
+                  " + e, from + k * " + v + " + e);\n    return r;\n  }\n};\n";
+  s += "struct ekf_line {\n  typedef " + vec + " Vector;\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
+       "  long long o[" + std::to_string(nmem) + "];\n"
+       "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_at_line(a, o, base + j, j); }\n"
+       "  __device__ __forceinline__ ekf_vectors vectors(long long j) const { return ekf_vectors{a, o, base, j}; }\n"
+       "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t + "); }\n};\n";
+  s += "struct ekf_lines {\n  const ekw_args &a;\n  const ek::ReducePlan &p;\n"
+       "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"
+       "    ekf_line l{a, row * p.r, (unsigned long long)p.in + row * p.r * sizeof(" + t + "), {}};\n"
+       "    long long r = l.base, c;\n";
+  for (int d = spec.rank - 1; d >= 0; --d) {
+    const std::string dd = std::to_string(d);
+    s += d > 0 ? "    c = r % a.shape[" + dd + "]; r /= a.shape[" + dd + "];\n" : "    c = r;\n";
+    for (size_t k = 0; k < nmem; ++k)
+      s += "    l.o[" + std::to_string(k) + "] += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
+  }
+  return s + "    (void)r;\n    return l;\n  }\n};\n";
 }
 
 // The kernels around the element function: ek_fused_reduce (row_reduce over
 // lines of the chain's values, at the addresses of the unwritten result)
 // and ek_fused_reduce_combine (combine_all), each taking one struct whose
 // size the host checks against its own (static_assert).
-std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec, bool wide, int dtype, int kind,
-                           size_t args_bytes) {
+std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec, bool wide, bool line_mode, int dtype,
+                           int kind, size_t args_bytes) {
   const char *T = carrier_type(dtype);
   const int V = 16 / static_cast<int>(dtype_size(dtype));
   const std::string fam = family(kind), t = T;
@@ -422,26 +499,16 @@ std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec,
   s += kFusionReduceHeaders;
   s += "static_assert(sizeof(ek::ReducePlan) == " + std::to_string(sizeof(ReducePlan)) + ", \"ReducePlan layout\");\n";
   s += "template <typename T, int N> struct alignas(sizeof(T) * N > 16 ? 16 : sizeof(T) * N) ekf_vec { T v[N]; };\n";
-  s += element_at(sig, spec, T) + vector_at(sig, wide, T, V);
-  const std::string vec = "ekf_vec<" + t + ", " + std::to_string(V) + ">";
-  s += "struct ekf_vectors {\n  const ekw_args &a;\n  long long from;\n"
-       "  __device__ __forceinline__ " + vec + " operator[](long long k) const { return ekf_vec_at(a, from + k * " +
-       std::to_string(V) + "); }\n};\n";
-  s += "struct ekf_line {\n  typedef " + vec + " Vector;\n  const ekw_args &a;\n  long long base;\n  unsigned long long addr0;\n"
-       "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_at(a, base + j); }\n"
-       "  __device__ __forceinline__ ekf_vectors vectors(long long j) const { return ekf_vectors{a, base + j}; }\n"
-       "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t + "); }\n};\n";
-  s += "struct ekf_lines {\n  const ekw_args &a;\n  const ek::ReducePlan &p;\n"
-       "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"
-       "    return ekf_line{a, row * p.r, (unsigned long long)p.in + row * p.r * sizeof(" + t + ")};\n  }\n};\n";
+  s += line_mode ? element_in_line(sig, spec, T) + line_types(sig, spec, t, V)
+                 : element_at(sig, spec, T) + vector_at(sig, wide, T, V) + flat_line_types(t, V);
   s += "struct ekf_rargs { ekw_args a; ek::ReducePlan p; long long group, chunk; void *partial; unsigned *done; };\n"
        "static_assert(sizeof(ekf_rargs) == " + std::to_string(args_bytes + sizeof(ReducePlan) + 32) + ", \"ekf_rargs layout\");\n";
   s += "struct ekf_cargs { ek::ReducePlan p; long long splits; const void *partial; };\n";
-  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce(const ekf_rargs r) {\n"
-       "  ek::cuda::row_reduce<" + t + ", " + t + ", " + fam + ">(r.p, (int)r.group, r.chunk, (ek::cuda::State<" + t +
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce(const ekf_rargs r) {\n" +
+       std::string(ewgen::kWaitPrior) + "  ek::cuda::row_reduce<" + t + ", " + t + ", " + fam + ">(r.p, (int)r.group, r.chunk, (ek::cuda::State<" + t +
        "> *)r.partial, r.done, ekf_lines{r.a, r.p});\n}\n";
-  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce_combine(const ekf_cargs c) {\n"
-       "  ek::cuda::combine_all<" + t + ", " + fam + ">(c.p, c.splits, (const ek::cuda::State<" + t + "> *)c.partial);\n}\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_reduce_combine(const ekf_cargs c) {\n" +
+       std::string(ewgen::kWaitPrior) + "  ek::cuda::combine_all<" + t + ", " + fam + ">(c.p, c.splits, (const ek::cuda::State<" + t + "> *)c.partial);\n}\n";
   return s;
 }
 
@@ -464,15 +531,13 @@ template <typename V> void append(std::vector<uint64_t> *words, const V &v) {
   std::memcpy(words->data() + at, &v, sizeof(V));
 }
 
-// The node of g that writes what its reduction reads; -1 when none may be
-// fused: another node's value, or that one, is read after the kernel.
+// The node of g that writes what its reduction reads (the last to write
+// that view), or -1.
 int reduced_node(const Group &g) {
   const size_t last = g.nodes.size() - 1;
   int found = -1;
-  for (size_t k = 0; k < last; ++k) {
-    if (g.written[k]->refs.load(std::memory_order_acquire) > 1) return -1;
+  for (size_t k = 0; k < last; ++k)
     if (same_desc(g.nodes[k].out(), g.nodes[last].src)) found = static_cast<int>(k);
-  }
   return found;
 }
 
@@ -482,21 +547,26 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
   *done = false;
   const Node &red = g.nodes.back();
   const int dt = red.src.dtype, reduced = reduced_node(g);
-  if ((dt != kF32 && dt != kF64) || red.red.inner != 1 || reduced < 0) return EK_SUCCESS;
+  if ((dt != kF32 && dt != kF64) || red.red.inner != 1 || reduced < 0 ||
+      red.red.outer * red.red.r < kMinFusedReduceElements)
+    return EK_SUCCESS;
   Writer w(g, g.nodes.size() - 1, reduced);
   w.write();
   if (w.operands.size() > static_cast<size_t>(ewgen::kMaxParams)) return EK_SUCCESS;
   w.sig.name = "ek_fused_reduce";
   w.sig.prelude = kFusionHeaders;
   std::vector<ewgen::Operand> ops;
-  for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));  // the result's, never written
+  for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));  // the last: the reduced line, never written
   const TensorDesc &shape = red.src;
   const ewgen::Plan plan = ewgen::make_plan(shape.ndim, shape.shape, ops);
   const int V = 16 / static_cast<int>(dtype_size(dt));
   const bool wide = wide_loads(plan, w.operands, V);
   const ReducePlan &p = red.red;
-  std::string key = std::string("reduce|") + family(p.kind) + (wide ? "|w" : "|n") + plan.spec.key() + "|";
-  for (const ewgen::Param &q : w.sig.in) key += std::to_string(q.dtype) + ",";
+  const bool line_mode = !plan.spec.vectorized && plan.rank >= 1 && p.r > 0 && plan.shape[plan.rank - 1] % p.r == 0;
+  std::string key = std::string("reduce|") + family(p.kind) + (wide ? "|w" : (line_mode ? "|l" : "|n")) +
+                    plan.spec.key() + "|";
+  for (const auto *list : {&w.sig.in, &w.sig.out})
+    for (const ewgen::Param &q : *list) key += std::to_string(q.dtype) + ",";
   key += std::to_string(dt) + "|" + w.sig.body;
   std::vector<uint64_t> words = ewgen::pack_args(plan);
   words.insert(words.end(), w.scalars.begin(), w.scalars.end());
@@ -507,7 +577,7 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
   b.program = w.sig.name + "_" + plan.spec.key() + ".cu";
   b.source = [&] {
     return ewgen::generate_element(w.sig, b.program, "// libek fused reduction (generated)\n") +
-           reduce_kernels(w.sig, plan.spec, wide, dt, p.kind, args_bytes);
+           reduce_kernels(w.sig, plan.spec, wide, line_mode, dt, p.kind, args_bytes);
   };
   b.main = one_param(args_bytes + sizeof(ReducePlan) + 32);
   b.combine = one_param(sizeof(ReducePlan) + 16);
@@ -530,7 +600,7 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
   const unsigned grid[3] = {static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits), 1};
   const unsigned block[3] = {static_cast<unsigned>(kThreads), 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});
-  EK_FORWARD(ek_kernel_launch(g.s, k.main, grid, block, 0, &arg, 1));
+  EK_FORWARD(launch_generated(g.s, k.main, grid, block, &arg, 1, dependent_launch(g.s)));
   if (partial && !c.tail) {
     std::vector<uint64_t> cw;
     append(&cw, p);
@@ -538,7 +608,7 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
     cw.push_back(reinterpret_cast<uintptr_t>(partial));
     const ek_kernel_arg carg{cw.data(), cw.size() * sizeof(uint64_t)};
     const unsigned cgrid[3] = {grid_for(p.outer * p.inner, kThreads / 32), 1, 1};
-    EK_FORWARD(ek_kernel_launch(g.s, k.combine, cgrid, block, 0, &carg, 1));
+    EK_FORWARD(launch_generated(g.s, k.combine, cgrid, block, &carg, 1, dependent_launch(g.s)));
   }
   ctx->fusion->stats.fused_launches++;
   ctx->fusion->stats.prologue_fusions++;

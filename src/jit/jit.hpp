@@ -79,7 +79,10 @@ ek_status function_info(void *function, int device, const KnownParams *known, Fu
 // Raises the function's dynamic shared memory limit (needed above 48 KiB).
 ek_status function_set_max_dynamic_shared(void *function, size_t bytes);
 
+// dependent: as a programmatic dependent of the kernel before it in the
+// stream (kernels/pdl.cuh) where the device and driver have it; the
+// function must wait (griddepcontrol.wait) before touching memory.
 ek_status launch(void *function, const unsigned grid[3], const unsigned block[3],
-                 size_t shared_bytes, void *stream, void **params);
+                 size_t shared_bytes, void *stream, void **params, bool dependent = false);
 
 }  // namespace ek::jit

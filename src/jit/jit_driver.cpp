@@ -10,6 +10,7 @@
 
 #include "core/internal.hpp"
 #include "jit/jit.hpp"
+#include "kernels/pdl_host.hpp"
 
 namespace ek::jit {
 namespace {
@@ -28,6 +29,7 @@ struct Driver {
   // Optional (driver 12.4+), and spelled out so that older toolkits' cuda.h,
   // which lack its declaration, still build this file.
   CUresult (*func_get_param_info)(CUfunction, size_t, size_t *, size_t *) = nullptr;
+  decltype(&::cuLaunchKernelEx) launch_kernel_ex = nullptr;  // optional (driver 11.8+)
   std::string error;
 };
 
@@ -68,6 +70,7 @@ Driver load() {
     return d;
   }
   entry_point("cuFuncGetParamInfo", &d.func_get_param_info);
+  entry_point("cuLaunchKernelEx", &d.launch_kernel_ex);
   return d;
 }
 
@@ -217,9 +220,22 @@ ek_status function_set_max_dynamic_shared(void *function, size_t bytes) {
 }
 
 ek_status launch(void *function, const unsigned grid[3], const unsigned block[3],
-                 size_t shared_bytes, void *stream, void **params) {
+                 size_t shared_bytes, void *stream, void **params, bool dependent) {
   const Driver &d = driver();
   EK_CHECK_DRIVER(d);
+  if (dependent && d.launch_kernel_ex && cuda::pdl_supported()) {
+    CUlaunchAttribute attr = {};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = grid[0], cfg.gridDimY = grid[1], cfg.gridDimZ = grid[2];
+    cfg.blockDimX = block[0], cfg.blockDimY = block[1], cfg.blockDimZ = block[2];
+    cfg.sharedMemBytes = static_cast<unsigned>(shared_bytes);
+    cfg.hStream = static_cast<CUstream>(stream);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return check(d.launch_kernel_ex(&cfg, static_cast<CUfunction>(function), params, nullptr), "cuLaunchKernelEx");
+  }
   return check(d.launch_kernel(static_cast<CUfunction>(function), grid[0], grid[1], grid[2],
                                block[0], block[1], block[2],
                                static_cast<unsigned>(shared_bytes),

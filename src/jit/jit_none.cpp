@@ -22,7 +22,7 @@ void module_unload(void *) {}
 ek_status function_get(void *, const char *, void **) { return none(); }
 ek_status function_info(void *, int, const KnownParams *, FunctionInfo *) { return none(); }
 ek_status function_set_max_dynamic_shared(void *, size_t) { return none(); }
-ek_status launch(void *, const unsigned[3], const unsigned[3], size_t, void *, void **) {
+ek_status launch(void *, const unsigned[3], const unsigned[3], size_t, void *, void **, bool) {
   return none();
 }
 }  // namespace ek::jit

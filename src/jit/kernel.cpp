@@ -150,13 +150,13 @@ ek_status allow_shared(ek_kernel k, size_t shared_bytes) {
 
 // The launch itself; the arguments have been checked.
 ek_status enqueue(ek_kernel k, ek_stream s, const unsigned grid[3], const unsigned block[3],
-                  size_t shared_bytes, const ek_kernel_arg *args, int n_args) {
+                  size_t shared_bytes, const ek_kernel_arg *args, int n_args, bool dependent = false) {
   EK_FORWARD(bind_device(k->module->ctx));
   EK_FORWARD(allow_shared(k, shared_bytes));
   std::vector<void *> params(static_cast<size_t>(n_args));
   for (int i = 0; i < n_args; ++i) params[static_cast<size_t>(i)] = const_cast<void *>(args[i].value);
   return jit::launch(k->native, grid, block, shared_bytes, s->native,
-                     n_args ? params.data() : nullptr);
+                     n_args ? params.data() : nullptr, dependent);
 }
 
 // ---- ek_kernel_launch_auto
@@ -263,13 +263,13 @@ ek_status choose_block(ek_kernel k, ek_stream s, uint64_t n, size_t shared_bytes
 
 // ek_kernel_launch after its handle checks: the checks every launch shares.
 ek_status launch(ek_stream stream, ek_kernel k, const unsigned grid[3], const unsigned block[3],
-                 size_t shared_bytes, const ek_kernel_arg *args, int n_args) {
+                 size_t shared_bytes, const ek_kernel_arg *args, int n_args, bool dependent = false) {
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(k->module->ctx, stream, &s));
   EK_FORWARD(check_dims(k, grid, block));
   EK_FORWARD(check_shared(k, shared_bytes));
   EK_FORWARD(check_args(k, args, n_args));
-  return enqueue(k, s, grid, block, shared_bytes, args, n_args);
+  return enqueue(k, s, grid, block, shared_bytes, args, n_args, dependent);
 }
 
 ek_status launch_auto(ek_stream stream, ek_kernel k, uint64_t n, size_t shared_bytes,
@@ -308,6 +308,11 @@ ek_status module_kernel(ek_module m, const char *name, const jit::KnownParams *k
   handle_created();
   *out = k.release();
   return EK_SUCCESS;
+}
+
+ek_status launch_generated(ek_stream s, ek_kernel k, const unsigned grid[3], const unsigned block[3],
+                          const ek_kernel_arg *args, int n_args, bool dependent) {
+  return launch(s, k, grid, block, 0, args, n_args, dependent);
 }
 
 ek_status check_kernel(ek_kernel k, const char *name) {

@@ -232,18 +232,27 @@ ek_status op_plan(const ops::ReduceTraits &t, ek_dtype xdt, int64_t r, Job *job,
   return EK_SUCCESS;
 }
 
+// Whether a given out can take a deferred reduction's result: the result's
+// dtype, contiguous (the kernels store output o at index o), and apart from
+// x. Anything else (and a bad handle, reported by the eager path) runs now.
+bool out_takes_deferred(const ek_tensor_s *out, const ek_tensor_s *x, ek_dtype out_dt) {
+  return out->magic == kTensorMagic && out->dtype == out_dt && tensor_contiguous(out) &&
+         out->storage != x->storage;
+}
+
 // Under fusion, a reduction of the pending result of an elementwise op on
 // s joins that op's group (fusion.hpp): x must be a float tensor read in
-// place as (outer, r, 1) with elements, the result a new tensor, the kind one
-// whose element map needs no other input. Not the sum of squares: nvcc may
-// contract its x * x + s in the eager kernel, which the fused kernels, built
-// without contraction for the elementwise ops' sake, would not. *p gets the
-// plan but its out.
-bool joins_pending(ek_stream s, const ek_tensor_s *x, const Reduced &rd, const Job &job,
+// place as (outer, r, 1) with elements, the result a new tensor or a given
+// one out_takes_deferred accepts, the kind one whose element map needs no
+// other input. Not the sum of squares: nvcc may contract its x * x + s in
+// the eager kernel, which the fused kernels, built without contraction for
+// the elementwise ops' sake, would not. *p gets the plan but its out.
+bool joins_pending(ek_stream s, const ek_tensor_s *x, const Reduced &rd, const Job &job, ek_dtype out_dt,
                    const ek_tensor *out, ReducePlan *p) {
   const bool kind = job.kind == kRSum || job.kind == kRSumAbs || job.kind == kRProd || job.kind == kRMax ||
                     job.kind == kRMin || job.kind == kRMaxAbs;
-  if (!kind || job.nonzero || *out || !dtype_is_float(x->dtype) || rd.r == 0 || tensor_numel(x) == 0)
+  if (!kind || job.nonzero || (*out && !out_takes_deferred(*out, x, out_dt)) || !dtype_is_float(x->dtype) ||
+      rd.r == 0 || tensor_numel(x) == 0)
     return false;
   if (fusion::stream_mode(s) == EK_FUSION_OFF || !fusion::pending_on(x, s)) return false;
   if (!direct_layout(x, rd, p) || p->inner != 1) return false;
@@ -266,7 +275,7 @@ ek_status reduce_entry(ek_stream stream, const ops::ReduceTraits &t, ek_tensor x
   ek_stream s = nullptr;
   EK_FORWARD(resolve_stream(ctx, stream, &s));
   ReducePlan p;
-  if (joins_pending(s, x, rd, job, out, &p))
+  if (joins_pending(s, x, rd, job, out_dt, out, &p))
     return fill_out(ctx, s, rd.out_ndim, rd.out_shape, out_dt, out, [&](ek_tensor o) {
       fusion::Node n;
       n.kind = fusion::kReduce;
