@@ -23,11 +23,6 @@ bool fusible_dtype(int dt) {
          dt == kBool;
 }
 
-bool same_desc(const TensorDesc &a, const TensorDesc &b) {
-  return a.data == b.data && a.dtype == b.dtype && desc_same_shape(a, b) &&
-         std::equal(a.strides, a.strides + a.ndim, b.strides);
-}
-
 bool contains(const std::vector<Storage *> &v, const Storage *st) {
   return std::find(v.begin(), v.end(), st) != v.end();
 }

@@ -7,6 +7,7 @@
 // the nodes in order is exactly eager execution.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -30,6 +31,12 @@ struct Node {
   ReducePlan red{};         // kReduce: the backend's plan (red.in = src, red.out = dst)
   const TensorDesc &out() const { return kind == kTernary ? tern.out : (kind == kCast ? dst : ew.out); }
 };
+
+// Whether a and b are the same view: data, dtype, shape and strides.
+inline bool same_desc(const TensorDesc &a, const TensorDesc &b) {
+  return a.data == b.data && a.dtype == b.dtype && desc_same_shape(a, b) &&
+         std::equal(a.strides, a.strides + a.ndim, b.strides);
+}
 
 constexpr int kMaxNodes = 32;   // ops per group
 constexpr int kMaxInputs = 8;   // distinct input layouts per group

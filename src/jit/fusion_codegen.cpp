@@ -27,6 +27,8 @@
 #include "core/profiler.hpp"
 #include "kernels/reduce_config.hpp"
 #include "jit/elementwise_codegen.hpp"
+#include "jit/fusion_build.hpp"
+#include "jit/fusion_writer.hpp"
 #include "jit/module.hpp"
 
 extern const char kFusionHeaders[];  // generated from the headers (meson.build)
@@ -34,11 +36,6 @@ extern const char kFusionReduceHeaders[];  // and the reductions' device code
 
 namespace ek {
 namespace fusion {
-
-// One module's kernels: the fused kernel, and a reduction's combining pass.
-struct Kernels {
-  ek_kernel main = nullptr, combine = nullptr;
-};
 
 class KernelCache {
  public:
@@ -66,188 +63,11 @@ void destroy_state(ek_context ctx) {
 
 namespace {
 
-bool same_desc(const TensorDesc &a, const TensorDesc &b) {
-  if (a.data != b.data || a.dtype != b.dtype || !desc_same_shape(a, b)) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.strides[d] != b.strides[d]) return false;
-  return true;
-}
-
-// The dtype a tensor travels as: its bits, never converted by the generator.
-int carrier(int dt) {
-  if (dt == kF16 || dt == kBF16) return kU16;
-  return dt == kBool ? kU8 : dt;
-}
-
-const char *carrier_type(int dt) {
-  switch (carrier(dt)) {
-    case kU8: return "uint8_t";
-    case kU16: return "uint16_t";
-    case kI32: return "int32_t";
-    case kI64: return "int64_t";
-    case kF32: return "float";
-    default: return "double";
-  }
-}
-
-const char *compute_type(int compute) {
-  return compute == ew::kCF64 ? "double" : (compute == ew::kCF32 ? "float" : "long long");
-}
-
-bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
-
-// Writes one group's kernel: signature (params, body, scalar count) and the
-// launch operands, inputs then outputs.
-// Writes nodes [0, count) of g; its outputs are every node whose value
-// someone reads after the kernel, then, when reduced >= 0, that node's value
-// again as the last output (a fused reduction's element, never stored).
-class Writer {
- public:
-  Writer(const Group &g, size_t count, int reduced = -1) : g_(g), count_(count), reduced_(reduced) {}
-
-  void write() {
-    for (size_t k = 0; k < count_; ++k) node(static_cast<int>(k));
-    outputs();
-    if (reduced_ >= 0) output(reduced_);
-    sig.scalars = static_cast<int>(scalars.size());
-    sig.body = body_;
-  }
-
-  ewgen::Signature sig;
-  std::vector<TensorDesc> operands;  // inputs, then outputs
-  std::vector<uint64_t> scalars;
-
- private:
-  std::string n(int k) { return std::to_string(k); }
-
-  // The expression of operand d loaded into compute type T (a C type name).
-  std::string load(const TensorDesc &d, const char *T, int round, int k) {
-    for (int j = k - 1; j >= 0; --j) {
-      if (!same_desc(g_.nodes[j].out(), d)) continue;
-      if (g_.mode == EK_FUSION_ON && is_half(d.dtype)) return "(" + std::string(T) + ")ekf_f" + n(j);
-      return format_load(T, "ekf_b" + n(j), d.dtype, round);
-    }
-    return format_load(T, "(const char *)&ekw_in" + n(input(d)), d.dtype, round);
-  }
-  static std::string format_load(const char *T, const std::string &ptr, int dt, int round) {
-    return std::string("ek::ew::load_operand<") + T + ">(" + ptr + ", " + std::to_string(dt) + ", " +
-           std::to_string(round) + ")";
-  }
-
-  int input(const TensorDesc &d) {
-    for (size_t e = 0; e < inputs_; ++e)
-      if (same_desc(operands[e], d)) return static_cast<int>(e);
-    operands.push_back(d);
-    sig.in.push_back(ewgen::Param{carrier(d.dtype), "ekf_i" + std::to_string(inputs_)});
-    return static_cast<int>(inputs_++);
-  }
-
-  std::string scalar(const char *T, bool is_int, double f, int64_t i) {
-    uint64_t w = 0;
-    if (is_int) w = static_cast<uint64_t>(i);
-    else std::memcpy(&w, &f, sizeof w);
-    scalars.push_back(w);
-    const std::string word = "ekw_sc[" + std::to_string(scalars.size() - 1) + "]";
-    if (is_int) return "(long long)" + word;
-    return "(" + std::string(T) + ")__longlong_as_double((long long)" + word + ")";
-  }
-
-  void node(int k) {
-    const Node &nd = g_.nodes[k];
-    const TensorDesc &out = nd.out();
-    body_ += "alignas(8) char ekf_b" + n(k) + "[8];\n";
-    if (nd.kind == kCast) {
-      body_ += "ek::detail::store_scalar(ekf_b" + n(k) + ", " + n(out.dtype) + ", ek::detail::load_scalar(" +
-               raw_ptr(nd.src, k) + ", " + n(nd.src.dtype) + "));\n";
-      if (is_half(out.dtype))
-        body_ += "const float ekf_f" + n(k) + " = ek::ew::load_as<float>(ekf_b" + n(k) + ", " + n(out.dtype) + ");\n";
-      return;
-    }
-    const int compute = nd.kind == kTernary ? nd.tern.compute : nd.ew.compute;
-    const char *T = compute_type(compute);
-    const bool is_int = compute == ew::kCI64;
-    std::string value;
-    if (nd.kind == kUnary) {
-      value = std::string("ek::ew::unary_op<") + T + ">(" + n(nd.ew.op) + ", " + load(nd.ew.a, T, nd.ew.round, k) + ")";
-    } else if (nd.kind == kBinary) {
-      const std::string s = nd.ew.scalar != ew::kNoScalar ? scalar(T, is_int, nd.ew.sf, nd.ew.si) : "";
-      const std::string a = nd.ew.scalar == ew::kScalarA ? s : load(nd.ew.a, T, nd.ew.round, k);
-      const std::string b = nd.ew.scalar == ew::kScalarB ? s : load(nd.ew.b, T, nd.ew.round, k);
-      value = std::string("ek::ew::binary_op<") + T + ">(" + n(nd.ew.op) + ", " + a + ", " + b + ")";
-    } else {
-      value = ternary(nd.tern, T, is_int, k);
-    }
-    body_ += std::string("const ") + T + " ekf_v" + n(k) + " = " + value + ";\n";
-    body_ += std::string("ek::ew::store_as<") + T + ">(ekf_b" + n(k) + ", " + n(out.dtype) + ", ekf_v" + n(k) + ");\n";
-    if (is_half(out.dtype)) body_ += "const float ekf_f" + n(k) + " = float(ekf_v" + n(k) + ");\n";
-  }
-
-  // Eager's ternary element (kernels/ternary.cu's strided kernel): cond's
-  // truth from its stored bits, x and y loaded without rounding.
-  std::string ternary(const tern::Args &t, const char *T, bool is_int, int k) {
-    const std::string c0 = scalar(T, is_int, t.cf[0], t.ci[0]);
-    const std::string c1 = scalar(T, is_int, t.cf[1], t.ci[1]);
-    const std::string cond = t.cond.data ? "ek::tern::is_true(" + raw_ptr(t.cond, k) + ", " + n(t.cond.dtype) + ")" : "false";
-    const std::string x = load(t.x, T, ew::kRoundNone, k);
-    const std::string y = t.y.data ? load(t.y, T, ew::kRoundNone, k) : "(" + std::string(T) + ")0";  // not T(0): T may be "long long"
-    return std::string("ek::tern::apply<") + T + ">(" + n(t.op) + ", " + cond + ", " + x + ", " + y + ", " + c0 +
-           ", " + c1 + ")";
-  }
-
-  // A pointer to operand d's stored bits (for functions that read bits).
-  // Under EK_FUSION_ON a half intermediate is re-stored from its float value.
-  std::string raw_ptr(const TensorDesc &d, int k) {
-    for (int j = k - 1; j >= 0; --j) {
-      if (!same_desc(g_.nodes[j].out(), d)) continue;
-      if (g_.mode != EK_FUSION_ON || !is_half(d.dtype)) return "ekf_b" + n(j);
-      body_ += "alignas(8) char ekf_r" + n(k) + "[8];\nek::ew::store_as<float>(ekf_r" + n(k) + ", " +
-               n(d.dtype) + ", ekf_f" + n(j) + ");\n";
-      return "ekf_r" + n(k);
-    }
-    return "(const char *)&ekw_in" + n(input(d));
-  }
-
-  // Outputs: every node whose storage someone still holds (the group's own
-  // reference aside) or a node after count_ (a reduction not fused here)
-  // reads, unless a later node of the kernel overwrites that view (in place).
-  void outputs() {
-    for (size_t k = 0; k < count_; ++k) {
-      bool read = g_.written[k]->refs.load(std::memory_order_acquire) > 1;
-      if (reduced_ < 0)
-        for (size_t j = count_; j < g_.nodes.size(); ++j) read = read || same_desc(g_.nodes[j].src, g_.nodes[k].out());
-      for (size_t j = k + 1; j < count_; ++j) read = read && !same_desc(g_.nodes[j].out(), g_.nodes[k].out());
-      if (read) output(static_cast<int>(k));
-    }
-  }
-  void output(int k) {
-    const TensorDesc &d = g_.nodes[k].out();
-    const std::string name = "ekf_o" + std::to_string(sig.out.size());
-    sig.out.push_back(ewgen::Param{carrier(d.dtype), name});
-    operands.push_back(d);
-    body_ += name + " = ek::detail::ld<" + carrier_type(d.dtype) + ">(ekf_b" + n(k) + ");\n";
-  }
-
-  const Group &g_;
-  size_t count_;
-  int reduced_;
-  size_t inputs_ = 0;
-  std::string body_;
-};
-
 ewgen::Operand operand_of(const TensorDesc &d) {
   ewgen::Operand op{d.data, static_cast<int>(dtype_size(d.dtype)), {}};
   std::copy(d.strides, d.strides + d.ndim, op.strides);
   return op;
 }
-
-// A module to build: its source (written only on a cache miss) and the
-// kernels it defines, with the parameters their source declares, so that
-// finding them asks the driver nothing that fails (module_kernel).
-struct Build {
-  std::string key, program, name;  // name: the main kernel; combine: name + "_combine"
-  std::function<std::string()> source;
-  jit::KnownParams main, combine;  // combine.sizes empty: no combining kernel
-};
 
 ek_status load_kernels(ek_context ctx, const Build &b, ek_module_origin *origin, Kernels *out) {
   // -default-device: ek.h's declarations in the embedded headers are host
@@ -268,7 +88,8 @@ ek_status load_kernels(ek_context ctx, const Build &b, ek_module_origin *origin,
   return status;
 }
 
-// The compiled kernels for b.key, or new ones (counted, timed, capped).
+}  // namespace
+
 ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *out) {
   State &st = *ctx->fusion;
   if (!st.kernels) st.kernels = new KernelCache;
@@ -310,13 +131,20 @@ ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *ou
   return EK_SUCCESS;
 }
 
-jit::KnownParams one_param(size_t bytes) { return jit::KnownParams{{bytes}, bytes}; }
 
-// Fused kernels begin with kWaitPrior; in a graph they run as programmatic
-// dependents (as the built-in elementwise and reduction kernels do there).
-bool dependent_launch(ek_stream s) { return stream_capturing(s); }
+const char *family(int kind) {
+  if (kind == kRProd) return "ek::cuda::kMul";
+  return kind >= kRMax ? "ek::cuda::kExt" : "ek::cuda::kAdd";
+}
 
-}  // namespace
+std::string reduce_prelude() {
+  std::string s = "namespace ek {\nconstexpr int kThreads = " + std::to_string(kThreads) +
+                  ";\nnamespace cuda {\nconstexpr int kUnroll = " + std::to_string(cuda::kUnroll) +
+                  ";\ntemplate <typename T> __device__ __forceinline__ T to_acc(T v) { return v; }\n}\n}\n";
+  s += kFusionReduceHeaders;
+  s += "static_assert(sizeof(ek::ReducePlan) == " + std::to_string(sizeof(ReducePlan)) + ", \"ReducePlan layout\");\n";
+  return s + "template <typename T, int N> struct alignas(sizeof(T) * N > 16 ? 16 : sizeof(T) * N) ekf_vec { T v[N]; };\n";
+}
 
 ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   *done = false;
@@ -366,11 +194,6 @@ namespace {
 // ---- fused reductions: the row kernel of kernels/reduce.cu (row_reduce,
 // reduce_device.cuh) over a line whose elements the chain computes.
 
-// The reduction family of a plan's kind (reduce.cu's launch_type).
-const char *family(int kind) {
-  if (kind == kRProd) return "ek::cuda::kMul";
-  return kind >= kRMax ? "ek::cuda::kExt" : "ek::cuda::kAdd";
-}
 
 // Operand k's element at offset `off` in the argument struct a, as an lvalue.
 std::string operand_at(const ewgen::Param &p, size_t k, const std::string &off, bool in) {
@@ -493,12 +316,7 @@ std::string reduce_kernels(const ewgen::Signature &sig, const ewgen::Spec &spec,
   const char *T = carrier_type(dtype);
   const int V = 16 / static_cast<int>(dtype_size(dtype));
   const std::string fam = family(kind), t = T;
-  std::string s = "namespace ek {\nconstexpr int kThreads = " + std::to_string(kThreads) +
-                  ";\nnamespace cuda {\nconstexpr int kUnroll = " + std::to_string(cuda::kUnroll) +
-                  ";\ntemplate <typename T> __device__ __forceinline__ T to_acc(T v) { return v; }\n}\n}\n";
-  s += kFusionReduceHeaders;
-  s += "static_assert(sizeof(ek::ReducePlan) == " + std::to_string(sizeof(ReducePlan)) + ", \"ReducePlan layout\");\n";
-  s += "template <typename T, int N> struct alignas(sizeof(T) * N > 16 ? 16 : sizeof(T) * N) ekf_vec { T v[N]; };\n";
+  std::string s = reduce_prelude();
   s += line_mode ? element_in_line(sig, spec, T) + line_types(sig, spec, t, V)
                  : element_at(sig, spec, T) + vector_at(sig, wide, T, V) + flat_line_types(t, V);
   s += "struct ekf_rargs { ekw_args a; ek::ReducePlan p; long long group, chunk; void *partial; unsigned *done; };\n"
@@ -521,14 +339,6 @@ bool wide_loads(const ewgen::Plan &plan, const std::vector<TensorDesc> &operands
     if (reinterpret_cast<uintptr_t>(d.data) % align != 0) return false;
   }
   return reinterpret_cast<uintptr_t>(operands.back().data) % 16 == 0;
-}
-
-// Bytes of v appended to words (8-byte words; v's size a multiple of 8).
-template <typename V> void append(std::vector<uint64_t> *words, const V &v) {
-  static_assert(sizeof(V) % sizeof(uint64_t) == 0, "whole words");
-  const size_t at = words->size();
-  words->resize(at + sizeof(V) / sizeof(uint64_t));
-  std::memcpy(words->data() + at, &v, sizeof(V));
 }
 
 // The node of g that writes what its reduction reads (the last to write
