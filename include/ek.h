@@ -2023,7 +2023,9 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  *    either): a non-fusible op, ek_copy, ek_tensor_to_host, ek_tensor_get_data,
  *    DLPack export, kernel and elementwise-builder launches, collectives, a
  *    fusible op on another stream, or a fusible op writing in place into a
- *    tensor the group reads or writes. ek_tensor_get_info, ek_tensor_retain,
+ *    tensor the group reads or writes through another view (a write into
+ *    exactly the view the group uses joins it: h = gelu(h + b) written into
+ *    h is one kernel). ek_tensor_get_info, ek_tensor_retain,
  *    ek_tensor_release and ek_tensor_get_context do not evaluate: the
  *    address in ek_tensor_info.data is valid but its contents are pending;
  *  - ek_stream_synchronize, ek_event_record, ek_stream_destroy,
@@ -2045,20 +2047,30 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * build with its time, and a warning when fusion_max_kernels is reached.
  *
  * Reductions: ek_reduce with EK_REDUCE_SUM, _MEAN, _PROD, _MAX, _MIN,
- * _NORM_L1 or _NORM_INF and no given output, of a floating-point tensor
- * that a pending op of the same stream wrote, over every dim or over
- * trailing dims, joins the group and ends it (its result is pending like
- * the others). When the group runs on CUDA and nothing else reads the
- * reduced tensor or the group's other results (no handle left to them), a
- * float32 or float64 reduction over every dim or the last dims runs as ONE
- * kernel that computes the chain's elements where the eager reduction
- * loads them (sum(x * y) reads x and y once and writes no x * y): it is
- * the eager reduction kernel, with its grid, order of combination and
- * partials, so results equal eager ones bit for bit (counted in
- * prologue_fusions). Otherwise (float16/bfloat16, a held intermediate, the
- * CPU) the chain runs as above, writing the reduced tensor, and the
- * reduction reads it: the same results. Other reductions, and reductions
- * of tensors the group did not write, evaluate the group first. */
+ * _NORM_L1 or _NORM_INF, no given output or a given contiguous one of the
+ * result's dtype, of a floating-point tensor that a pending op of the same
+ * stream wrote, over every dim or over trailing dims, joins the group (its
+ * result is pending like the others). On CUDA a float32 or float64
+ * reduction of 2^20 elements or more over every dim or the last dims runs
+ * as ONE kernel that computes the chain's elements where the eager
+ * reduction loads them, storing the ones someone still holds as it goes
+ * (sum(x * y) reads x and y once): it is the eager reduction kernel, with
+ * its grid, order of combination and partials, so results equal eager ones
+ * bit for bit (counted in prologue_fusions). Smaller ones (where the
+ * chain's kernel and the eager reduction after it are faster), float16 and
+ * bfloat16, and the CPU: the chain runs as above, writing the reduced
+ * tensor, and the reduction reads it: the same results.
+ * Rows: on CUDA a group goes on past its reductions when each is a float32
+ * or float64 reduction of a full-shaped value of the group over its last
+ * dim, with keepdim, that the eager kernel runs as one warp per row in one
+ * launch (rows shorter than 4096 elements, mostly); ops of the full shape
+ * (reading row results broadcast along the last dim) and ops of the row
+ * shape (the full shape with its last dim 1) then join it too. A softmax
+ * or a layer norm (mean, x - mean, the mean of its squares, rsqrt, the
+ * scaling) is ONE kernel, a warp per row combining the row in the eager
+ * kernel's order: the same bits (each reduction counted in
+ * prologue_fusions). Other reductions, and reductions of tensors the group
+ * did not write, evaluate the group first. */
 typedef enum {
   EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
   EK_FUSION_ON = 2,      /* fuse; float16/bfloat16 intermediates kept in float32 */

@@ -34,25 +34,31 @@ void hold(Group *g, Storage *st) {
   st->fusion_group.store(g, std::memory_order_release);
 }
 
-// The input descriptors of a node (data == nullptr where unused).
-std::vector<TensorDesc> node_inputs(const Node &n) {
-  switch (n.kind) {
-    case kUnary: return {n.ew.a};
-    case kBinary: return {n.ew.a, n.ew.b};
-    case kTernary: return {n.tern.cond, n.tern.x, n.tern.y};
-    default: return {n.src};
-  }
-}
-
 // Detaches g from its stream and storages, replays or fuses it, then drops
 // its references. Called with the context's fusion mutex held.
 void discard(ek_context ctx, Group *g);
+
+// Whether g went on past a reduction (rows mode).
+bool past_reduction(const Group &g) {
+  return std::any_of(g.nodes.begin(), g.nodes.end() - 1, [](const Node &m) { return m.kind == kReduce; });
+}
+
+// A group in rows mode runs as one kernel when it can, else op by op.
+ek_status evaluate_rows(ek_context ctx, Group *g) {
+  bool done = false;
+  ek_status status = run_fused_rows(ctx, *g, &done);
+  for (size_t k = 0; !done && status == EK_SUCCESS && k < g->nodes.size(); ++k)
+    status = launch_node(ctx, g->s, g->nodes[k]);
+  discard(ctx, g);
+  return status;
+}
 
 // A group ending in a reduction runs as one kernel when it can; else its
 // elementwise ops as one kernel and the reduction after them; else op by op.
 ek_status evaluate(ek_context ctx, Group *g) {
   State &st = *ctx->fusion;
   st.stats.groups_evaluated++;
+  if (ctx->is_cuda() && past_reduction(*g)) return evaluate_rows(ctx, g);
   const size_t n = g->nodes.size(), chain = n - (g->nodes.back().kind == kReduce ? 1 : 0);
   size_t next = 0;  // the first node not run yet
   bool done = false;
@@ -110,15 +116,66 @@ bool in_place_exact(const Group &g, const Node &n, const ek_tensor_s *out,
   return true;
 }
 
-// Whether node can join g: same shape, operands that g writes read exactly
-// as written, out written in place only as in_place_exact allows, and the
-// limits. Counts new inputs into *added.
+// ---- rows mode (fusion.hpp)
+
+bool reduces(const Group &g) {
+  return std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node &m) { return m.kind == kReduce; });
+}
+
+// Whether d has the full shape with its last dim 1.
+bool row_shaped(const TensorDesc &full, const TensorDesc &d) {
+  if (d.ndim != full.ndim || full.ndim == 0 || full.shape[full.ndim - 1] < 2 || d.shape[d.ndim - 1] != 1) return false;
+  return std::equal(d.shape, d.shape + d.ndim - 1, full.shape);
+}
+
+bool rows_reduction(const TensorDesc &full, const Node &n) {
+  return n.kind == kReduce && (n.src.dtype == kF32 || n.src.dtype == kF64) && desc_same_shape(n.src, full) &&
+         n.red.r == full.shape[full.ndim - 1] && row_shaped(full, n.dst) && warp_per_row(n.red);
+}
+
+// Whether d reads row value v of g broadcast over the full shape.
+bool row_broadcast(const TensorDesc &full, const TensorDesc &v, const TensorDesc &d) {
+  if (!row_shaped(full, v) || d.data != v.data || d.dtype != v.dtype || !desc_same_shape(d, full)) return false;
+  return d.strides[d.ndim - 1] == 0 && std::equal(d.strides, d.strides + d.ndim - 1, v.strides);
+}
+
+// Whether n may join g, which has a reduction: every reduction fits rows
+// mode, a new one reduces a value computed since the last reduction or row
+// op, and an elementwise op has the full or the row shape.
+bool rows_joins(const Group &g, const Node &n) {
+  const TensorDesc &full = g.nodes.front().out();
+  if (!g.s->ctx->is_cuda()) return false;
+  for (const Node &m : g.nodes)
+    if (m.kind == kReduce && !rows_reduction(full, m)) return false;
+  if (n.kind != kReduce) return desc_same_shape(n.out(), full) || row_shaped(full, n.out());
+  if (!rows_reduction(full, n)) return false;
+  for (size_t k = g.nodes.size(); k-- > 0;) {
+    if (same_desc(g.nodes[k].out(), n.src)) return true;
+    if (g.nodes[k].kind == kReduce || row_shaped(full, g.nodes[k].out())) return false;
+  }
+  return false;
+}
+
+// Whether a node of g reads d as written: exactly, or in rows mode a row
+// value broadcast.
+bool reads_as_written(const Group &g, const TensorDesc &d, bool rows) {
+  const TensorDesc &full = g.nodes.front().out();
+  for (const Node &w : g.nodes)
+    if (same_desc(w.out(), d) || (rows && row_broadcast(full, w.out(), d))) return true;
+  return false;
+}
+
+// Whether node can join g: same shape (or rows mode's shapes), operands that
+// g writes read as written, out written in place only as in_place_exact
+// allows, and the limits. Counts new inputs into *added.
 bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
            std::initializer_list<const ek_tensor_s *> in, int *added) {
   if (g.nodes.size() >= static_cast<size_t>(kMaxNodes)) return false;
-  if (!g.nodes.empty() && g.nodes.back().kind == kReduce) return false;  // a reduction ends its group
   if (n.kind == kReduce && g.nodes.empty()) return false;  // nothing to fuse it with
-  if (n.kind != kReduce && !g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out())) return false;
+  const bool rows = reduces(g);
+  if (rows && !rows_joins(g, n)) return false;
+  if (!rows && n.kind != kReduce && !g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out()))
+    return false;
   std::vector<TensorDesc> ins = node_inputs(n);
   if (contains(g.storages, out->storage) && (n.kind == kReduce || !in_place_exact(g, n, out, in, ins)))
     return false;
@@ -129,9 +186,7 @@ bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
     if (!t) continue;  // a unary op's b: in has more slots than the node's inputs
     const TensorDesc &d = ins[slot];
     if (contains(g.written, t->storage)) {
-      bool exact = false;
-      for (const Node &w : g.nodes) exact = exact || same_desc(w.out(), d);
-      if (!exact) return false;
+      if (!reads_as_written(g, d, rows)) return false;
     } else if (!contains(g.storages, t->storage)) {
       ++*added;
     }
@@ -219,6 +274,15 @@ void release_pending(Storage *st) {
 }
 
 State *create_state() { return new State; }
+
+std::vector<TensorDesc> node_inputs(const Node &n) {
+  switch (n.kind) {
+    case kUnary: return {n.ew.a};
+    case kBinary: return {n.ew.a, n.ew.b};
+    case kTernary: return {n.tern.cond, n.tern.x, n.tern.y};
+    default: return {n.src};
+  }
+}
 
 FusibleCall::FusibleCall() : previous_(t_fusible) {
   if (api_depth() == 1) t_fusible = 1;

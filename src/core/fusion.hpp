@@ -29,7 +29,7 @@ struct Node {
   tern::Args tern{};  // kTernary
   TensorDesc dst{}, src{};  // kCast: dst = src converted; kReduce: dst = reduce(src)
   ReducePlan red{};         // kReduce: the backend's plan (red.in = src, red.out = dst)
-  const TensorDesc &out() const { return kind == kTernary ? tern.out : (kind == kCast ? dst : ew.out); }
+  const TensorDesc &out() const { return kind == kTernary ? tern.out : (kind == kCast || kind == kReduce ? dst : ew.out); }
 };
 
 // Whether a and b are the same view: data, dtype, shape and strides.
@@ -130,6 +130,18 @@ ek_status flush_stream(ek_stream s);
 ek_status flush_context(ek_context ctx);
 // The mode in force on s: EK_FUSION_OFF, _ON or _ROUNDED.
 int stream_mode(ek_stream s);
+
+// The input views of a node (data == nullptr where unused).
+std::vector<TensorDesc> node_inputs(const Node &n);
+
+// Rows mode: a group on CUDA may go on past a reduction when every
+// reduction of it reduces a value of the group's first shape (the full
+// shape) over its last dim into a row value (that shape with the last dim 1)
+// with the eager row kernel's shape of one warp per row, in one launch
+// (warp_per_row); later nodes are full-shaped (reading row values broadcast)
+// or row-shaped. Such a group runs as one kernel (run_fused_rows).
+bool warp_per_row(const ReducePlan &p);
+ek_status run_fused_rows(ek_context ctx, const Group &g, bool *done);
 
 // Evaluation of the first `count` nodes of g (at least two, no reduction)
 // as one generated kernel (fusion_codegen.cpp). *done false: not fused (the
