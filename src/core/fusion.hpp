@@ -20,8 +20,9 @@ namespace ek {
 namespace fusion {
 
 // One recorded launch: the backend entry it would have called and its plan.
-// A reduction (kReduce) ends a group: its input is the output of a node of
-// the group, read as written, and a contiguous (outer, r, 1) block.
+// A reduction (kReduce) reads the output of a node of the group, as written,
+// as a contiguous (outer, r, 1) block; it ends the group unless rows mode
+// (below) lets the group go on.
 enum Kind : int { kUnary = 0, kBinary = 1, kTernary = 2, kCast = 3, kReduce = 4 };
 struct Node {
   int kind = kUnary;
