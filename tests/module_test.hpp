@@ -164,7 +164,10 @@ class ModuleTest : public ektest::DeviceTest {
     ASSERT_EQ(ek_tensor_get_data(*t, data), EK_SUCCESS);
   }
   // Launches kScale's kernel (from any module) on 1000 elements: y = 2x.
-  void expect_scale_runs(ek_module m) {
+  // module_ctx: the module's context when it is not ctx. Its kernel runs on
+  // that context's stream, which nothing orders with ctx's, where x and y
+  // are uploaded and y read back: both are synchronized around the launch.
+  void expect_scale_runs(ek_module m, ek_context module_ctx = nullptr) {
     Kernel k;
     get_kernel(m, "scale", &k);
     std::vector<float> x(1000);
@@ -178,7 +181,9 @@ class ModuleTest : public ektest::DeviceTest {
     ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                             arg(&py, sizeof py)};
     const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+    if (module_ctx) EK_OK(ek_context_synchronize(ctx));
     EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 4));
+    if (module_ctx) EK_OK(ek_context_synchronize(module_ctx));
     std::vector<float> y = ektest::to_host<float>(ty);
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], 2.0f * x[i]) << "element " << i;
   }

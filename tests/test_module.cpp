@@ -265,7 +265,7 @@ TEST_P(ModuleTest, CorruptDiskEntryIsRejectedLoggedAndRebuilt) {
   EK_OK(st);
   EXPECT_EQ(origin(m), EK_MODULE_COMPILED);
   EXPECT_NE(log.find("rejected"), std::string::npos) << log;
-  expect_scale_runs(m);
+  expect_scale_runs(m, warns);
 }
 
 // Warnings through the process-wide log callback, for as long as it lives.
@@ -301,7 +301,7 @@ TEST_P(ModuleTest, WorldWritableCacheDirectoryIsWarnedAboutAndNotUsed) {
             EK_SUCCESS);
   EK_OK(ek_module_compile(first));
   EXPECT_EQ(origin(first), EK_MODULE_COMPILED);
-  expect_scale_runs(first);
+  expect_scale_runs(first, warns);
   ASSERT_EQ(ek_module_from_source(warns, source.c_str(), "test.cu", nullptr, 0, &second.m),
             EK_SUCCESS);
   EK_OK(ek_module_compile(second));
@@ -343,7 +343,7 @@ TEST_P(ModuleTest, FifosInTheCacheDirectoryDoNotBlock) {
       << "compiling blocked on a FIFO";
   EK_OK(status);
   EXPECT_EQ(origin(m), EK_MODULE_COMPILED);
-  expect_scale_runs(m);
+  expect_scale_runs(m, on_fifos);
   for (const std::string &fifo : fifos)
     EXPECT_EQ(filecheck::type_of(fifo), mode_t(S_IFREG)) << fifo << " was not replaced";
 }
