@@ -214,12 +214,7 @@ std::string element_at(const ewgen::Signature &sig, const ewgen::Spec &spec, con
   if (!spec.vectorized) {
     s += "  long long r = i, c;\n";
     for (size_t k = 0; k < nmem; ++k) s += "  long long o" + std::to_string(k) + " = 0;\n";
-    for (int d = spec.rank - 1; d >= 0; --d) {
-      const std::string dd = std::to_string(d);
-      s += d > 0 ? "  c = r % a.shape[" + dd + "]; r /= a.shape[" + dd + "];\n" : "  c = r;\n";
-      for (size_t k = 0; k < nmem; ++k)
-        s += "  o" + std::to_string(k) + " += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
-    }
+    s += offsets_code(spec.rank - 1, nmem, "r", [](size_t k) { return "o" + std::to_string(k); }, "  ");
     for (size_t k = 0; k < nmem; ++k) off[k] = "o" + std::to_string(k);
   }
   s += std::string("  ") + T + " v = 0;\n  ekw_element(i";
@@ -298,12 +293,7 @@ std::string line_types(const ewgen::Signature &sig, const ewgen::Spec &spec, con
        "  __device__ __forceinline__ ekf_line operator()(long long row) const {\n"
        "    ekf_line l{a, row * p.r, (unsigned long long)p.in + row * p.r * sizeof(" + t + "), {}};\n"
        "    long long r = l.base, c;\n";
-  for (int d = spec.rank - 1; d >= 0; --d) {
-    const std::string dd = std::to_string(d);
-    s += d > 0 ? "    c = r % a.shape[" + dd + "]; r /= a.shape[" + dd + "];\n" : "    c = r;\n";
-    for (size_t k = 0; k < nmem; ++k)
-      s += "    l.o[" + std::to_string(k) + "] += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
-  }
+  s += offsets_code(spec.rank - 1, nmem, "r", [](size_t k) { return "l.o[" + std::to_string(k) + "]"; }, "    ");
   return s + "    (void)r;\n    return l;\n  }\n};\n";
 }
 

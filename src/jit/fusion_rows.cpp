@@ -172,14 +172,8 @@ std::string args_struct(int rank, size_t nops, size_t nscalars, size_t nred, siz
 // Each operand's offset of the row's first element: the divisions over the
 // outer dims run once per row.
 std::string row_offsets(int rank, size_t nops) {
-  std::string s = "    long long o[" + std::to_string(nops) + "] = {};\n    long long q = row, c;\n    (void)c;\n";
-  for (int d = rank - 2; d >= 0; --d) {
-    const std::string dd = std::to_string(d);
-    s += d > 0 ? "    c = q % a.shape[" + dd + "]; q /= a.shape[" + dd + "];\n" : "    c = q;\n";
-    for (size_t k = 0; k < nops; ++k)
-      s += "    o[" + std::to_string(k) + "] += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
-  }
-  return s;
+  return "    long long o[" + std::to_string(nops) + "] = {};\n    long long q = row, c;\n    (void)c;\n" +
+         offsets_code(rank - 2, nops, "q", [](size_t k) { return "o[" + std::to_string(k) + "]"; }, "    ");
 }
 
 // A kernel to launch: its own code (after the headers every fused kernel

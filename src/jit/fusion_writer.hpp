@@ -36,6 +36,22 @@ inline const char *compute_type(int compute) {
 
 inline bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
 
+// Generated statements that split the index in variable `index` over dims
+// top, ..., 0 of the argument struct's shape (innermost first, into `c`)
+// and add each coordinate times operand k's stride to target(k), for the
+// nops operands: the divisions a flat index needs to reach strided operands.
+inline std::string offsets_code(int top, size_t nops, const std::string &index,
+                                const std::function<std::string(size_t)> &target, const std::string &indent) {
+  std::string s;
+  for (int d = top; d >= 0; --d) {
+    const std::string dd = std::to_string(d);
+    s += indent + (d > 0 ? "c = " + index + " % a.shape[" + dd + "]; " + index + " /= a.shape[" + dd + "];\n"
+                         : "c = " + index + ";\n");
+    for (size_t k = 0; k < nops; ++k) s += indent + target(k) + " += c * a.st[" + std::to_string(k) + "][" + dd + "];\n";
+  }
+  return s;
+}
+
 // Writes nodes [begin, end) of g as one element's code: the signature
 // (params, body, scalar count) and the operands, inputs then outputs. A value
 // computed before begin is read from memory, as an input. The outputs are
