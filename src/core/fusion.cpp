@@ -101,6 +101,19 @@ bool node_fusible(const Node &n, const ek_tensor_s *out, std::initializer_list<c
   return true;
 }
 
+// Whether pred(t, view) holds for every tensor operand t of a node, in[]
+// in order, with ins = node_inputs(node), the view the node reads t
+// through. A unary op's in[] has a nullptr slot more than its inputs.
+template <typename Pred>
+bool all_inputs(std::initializer_list<const ek_tensor_s *> in, const std::vector<TensorDesc> &ins, Pred pred) {
+  size_t slot = 0;
+  for (const ek_tensor_s *t : in) {
+    const size_t k = slot++;
+    if (t && !pred(t, ins[k])) return false;
+  }
+  return true;
+}
+
 // Whether writing out (as n.out()) into a storage g already uses keeps every
 // element independent: each use of the storage, in g and in n's inputs, is
 // that exact view, so one thread reads and writes each element, in order.
@@ -108,12 +121,9 @@ bool in_place_exact(const Group &g, const Node &n, const ek_tensor_s *out,
                     std::initializer_list<const ek_tensor_s *> in, const std::vector<TensorDesc> &ins) {
   for (const Group::Use &u : g.uses)
     if (u.storage == out->storage && !same_desc(u.view, n.out())) return false;
-  size_t k = 0;
-  for (const ek_tensor_s *t : in) {
-    const size_t slot = k++;
-    if (t && t->storage == out->storage && !same_desc(ins[slot], n.out())) return false;
-  }
-  return true;
+  return all_inputs(in, ins, [&](const ek_tensor_s *t, const TensorDesc &d) {
+    return t->storage != out->storage || same_desc(d, n.out());
+  });
 }
 
 // ---- rows mode (fusion.hpp)
@@ -176,22 +186,16 @@ bool joins(const Group &g, const Node &n, const ek_tensor_s *out,
   if (rows && !rows_joins(g, n)) return false;
   if (!rows && n.kind != kReduce && !g.nodes.empty() && !desc_same_shape(g.nodes.front().out(), n.out()))
     return false;
-  std::vector<TensorDesc> ins = node_inputs(n);
+  const std::vector<TensorDesc> ins = node_inputs(n);
   if (contains(g.storages, out->storage) && (n.kind == kReduce || !in_place_exact(g, n, out, in, ins)))
     return false;
   *added = 0;
-  size_t k = 0;
-  for (const ek_tensor_s *t : in) {
-    const size_t slot = k++;
-    if (!t) continue;  // a unary op's b: in has more slots than the node's inputs
-    const TensorDesc &d = ins[slot];
-    if (contains(g.written, t->storage)) {
-      if (!reads_as_written(g, d, rows)) return false;
-    } else if (!contains(g.storages, t->storage)) {
-      ++*added;
-    }
-  }
-  return g.inputs + *added <= kMaxInputs;
+  const bool read_as_written = all_inputs(in, ins, [&](const ek_tensor_s *t, const TensorDesc &d) {
+    if (contains(g.written, t->storage)) return reads_as_written(g, d, rows);
+    if (!contains(g.storages, t->storage)) ++*added;
+    return true;
+  });
+  return read_as_written && g.inputs + *added <= kMaxInputs;
 }
 
 ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *out,
@@ -221,14 +225,11 @@ ek_status record(ek_context ctx, ek_stream s, const Node &n, const ek_tensor_s *
   Group *g = s->fusion_group;
   g->nodes.push_back(n);
   g->inputs += added;
-  const std::vector<TensorDesc> ins = node_inputs(n);
-  size_t slot = 0;
-  for (const ek_tensor_s *t : in) {
-    const size_t k = slot++;
-    if (!t) continue;
+  all_inputs(in, node_inputs(n), [&](const ek_tensor_s *t, const TensorDesc &d) {
     hold(g, t->storage);
-    g->uses.push_back(Group::Use{g->nodes.size() - 1, t->storage, ins[k]});
-  }
+    g->uses.push_back(Group::Use{g->nodes.size() - 1, t->storage, d});
+    return true;
+  });
   hold(g, out->storage);
   g->written.push_back(out->storage);
   g->uses.push_back(Group::Use{g->nodes.size() - 1, out->storage, n.out()});
