@@ -181,9 +181,13 @@ class ModuleTest : public ektest::DeviceTest {
     ek_kernel_arg args[] = {arg(&n, sizeof n), arg(&a, sizeof a), arg(&px, sizeof px),
                             arg(&py, sizeof py)};
     const unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
-    if (module_ctx) EK_OK(ek_context_synchronize(ctx));
+    if (module_ctx) {
+      EK_OK(ek_context_synchronize(ctx));
+    }
     EK_OK(ek_kernel_launch(nullptr, k, grid, block, 0, args, 4));
-    if (module_ctx) EK_OK(ek_context_synchronize(module_ctx));
+    if (module_ctx) {
+      EK_OK(ek_context_synchronize(module_ctx));
+    }
     std::vector<float> y = ektest::to_host<float>(ty);
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], 2.0f * x[i]) << "element " << i;
   }
