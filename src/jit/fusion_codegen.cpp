@@ -195,11 +195,6 @@ namespace {
 // reduce_device.cuh) over a line whose elements the chain computes.
 
 
-// Operand k's element at offset `off` in the argument struct a, as an lvalue.
-std::string operand_at(const ewgen::Param &p, size_t k, const std::string &off, bool in) {
-  return std::string("((") + (in ? "const " : "") + carrier_type(p.dtype) + " *)a.p[" + std::to_string(k) + "])[" +
-         off + "]";
-}
 
 // Element i of the chain in the argument struct's layout: every operand at
 // offset i (vectorized spec), or at offsets by divisions over the shape.
@@ -218,8 +213,8 @@ std::string element_at(const ewgen::Signature &sig, const ewgen::Spec &spec, con
     for (size_t k = 0; k < nmem; ++k) off[k] = "o" + std::to_string(k);
   }
   s += std::string("  ") + T + " v = 0;\n  ekw_element(i";
-  for (size_t k = 0; k < nin; ++k) s += ", " + operand_at(sig.in[k], k, off[k], true);
-  for (size_t k = nin; k < nmem; ++k) s += ", " + operand_at(sig.out[k - nin], k, off[k], false);
+  for (size_t k = 0; k < nin; ++k) s += ", " + operand_at(sig.in[k].dtype, k, off[k], true);
+  for (size_t k = nin; k < nmem; ++k) s += ", " + operand_at(sig.out[k - nin].dtype, k, off[k], false);
   s += std::string(", v") + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  return v;\n}\n";
   return s;
 }
@@ -239,7 +234,7 @@ std::string vector_at(const ewgen::Signature &sig, bool wide, const char *T, int
   }
   s += "#pragma unroll\n  for (int e = 0; e < " + v + "; ++e) {\n    r.v[e] = 0;\n    ekw_element(i + e";
   for (size_t k = 0; k < nin; ++k) s += ", x" + std::to_string(k) + ".v[e]";
-  for (size_t k = nin; k + 1 < nin + sig.out.size(); ++k) s += ", " + operand_at(sig.out[k - nin], k, "i + e", false);
+  for (size_t k = nin; k + 1 < nin + sig.out.size(); ++k) s += ", " + operand_at(sig.out[k - nin].dtype, k, "i + e", false);
   return s + ", r.v[e]" + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  }\n  return r;\n}\n";
 }
 
@@ -271,7 +266,7 @@ std::string element_in_line(const ewgen::Signature &sig, const ewgen::Spec &spec
                   " v = 0;\n  ekw_element(i";
   for (size_t k = 0; k < nmem; ++k) {
     const std::string kk = std::to_string(k), off = "o[" + kk + "] + j * a.st[" + kk + "][" + last + "]";
-    s += ", " + (k < nin ? operand_at(sig.in[k], k, off, true) : operand_at(sig.out[k - nin], k, off, false));
+    s += ", " + (k < nin ? operand_at(sig.in[k].dtype, k, off, true) : operand_at(sig.out[k - nin].dtype, k, off, false));
   }
   return s + ", v" + (sig.scalars > 0 ? ", a.sc" : "") + ");\n  return v;\n}\n";
 }

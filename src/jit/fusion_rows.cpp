@@ -94,10 +94,9 @@ class Operands {
     return static_cast<int>(descs.size() - 1);
   }
   // The expression of operand `slot`'s element j of the current row.
-  std::string at(int slot, const char *type, bool in) const {
+  std::string at(int slot, int dtype, bool in) const {
     const std::string k = std::to_string(slot);
-    return std::string("((") + (in ? "const " : "") + type + " *)a.p[" + k + "])[o[" + k + "] + j * a.st[" + k +
-           "][" + std::to_string(rank_ - 1) + "]]";
+    return operand_at(dtype, slot, "o[" + k + "] + j * a.st[" + k + "][" + std::to_string(rank_ - 1) + "]", in);
   }
   std::vector<TensorDesc> descs;
 
@@ -118,14 +117,14 @@ std::string phase_function(const Writer &w, const Phase &p, size_t index, Operan
                   "  const unsigned long long *ekw_sc = a.sc + " + std::to_string(scalar_offset) + ";\n  (void)ekw_sc;\n";
   for (size_t k = 0; k < w.inputs(); ++k) {
     const char *c = carrier_type(w.operands[k].dtype);
-    s += std::string("  const ") + c + " ekw_in" + std::to_string(k) + " = " + ops->at(ops->slot(w.operands[k]), c, true) + ";\n";
+    s += std::string("  const ") + c + " ekw_in" + std::to_string(k) + " = " + ops->at(ops->slot(w.operands[k]), w.operands[k].dtype, true) + ";\n";
   }
   for (const ewgen::Param &q : w.sig.out) s += std::string("  ") + carrier_type(q.dtype) + " " + q.name + ";\n";
   s += "  {\n" + w.sig.body + "  }\n";
   const size_t stored = w.sig.out.size() - (reduces ? 1 : 0);
   for (size_t m = 0; m < stored; ++m) {
     const TensorDesc &d = w.operands[w.inputs() + m];
-    s += "  " + ops->at(ops->slot(d), carrier_type(d.dtype), false) + " = " + w.sig.out[m].name + ";\n";
+    s += "  " + ops->at(ops->slot(d), d.dtype, false) + " = " + w.sig.out[m].name + ";\n";
   }
   if (reduces) s += "  return " + w.sig.out.back().name + ";\n";
   return s + "}\n";

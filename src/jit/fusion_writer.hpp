@@ -36,6 +36,13 @@ inline const char *compute_type(int compute) {
 
 inline bool is_half(int dt) { return dt == kF16 || dt == kBF16; }
 
+// Operand k's element at offset `off` in the argument struct a (its p[k]
+// as the dtype's carrier), as an lvalue.
+inline std::string operand_at(int dtype, size_t k, const std::string &off, bool in) {
+  return std::string("((") + (in ? "const " : "") + carrier_type(dtype) + " *)a.p[" + std::to_string(k) + "])[" +
+         off + "]";
+}
+
 // Generated statements that split the index in variable `index` over dims
 // top, ..., 0 of the argument struct's shape (innermost first, into `c`)
 // and add each coordinate times operand k's stride to target(k), for the
