@@ -183,7 +183,7 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
   const unsigned block[3] = {ewgen::kThreads, 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
-  EK_FORWARD(launch_generated(g.s, kernel, grid, block, &arg, 1, dependent_launch(g.s)));
+  EK_FORWARD(launch_generated(g.s, kernel, grid, block, 0, &arg, 1, dependent_launch(g.s)));
   st.stats.fused_launches++;
   *done = true;
   return EK_SUCCESS;
@@ -395,7 +395,7 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
   const unsigned grid[3] = {static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.splits), 1};
   const unsigned block[3] = {static_cast<unsigned>(kThreads), 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});
-  EK_FORWARD(launch_generated(g.s, k.main, grid, block, &arg, 1, dependent_launch(g.s)));
+  EK_FORWARD(launch_generated(g.s, k.main, grid, block, 0, &arg, 1, dependent_launch(g.s)));
   if (partial && !c.tail) {
     std::vector<uint64_t> cw;
     append(&cw, p);
@@ -403,7 +403,7 @@ ek_status run_fused_reduce(ek_context ctx, const Group &g, bool *done) {
     cw.push_back(reinterpret_cast<uintptr_t>(partial));
     const ek_kernel_arg carg{cw.data(), cw.size() * sizeof(uint64_t)};
     const unsigned cgrid[3] = {grid_for(p.outer * p.inner, kThreads / 32), 1, 1};
-    EK_FORWARD(launch_generated(g.s, k.combine, cgrid, block, &carg, 1, dependent_launch(g.s)));
+    EK_FORWARD(launch_generated(g.s, k.combine, cgrid, block, 0, &carg, 1, dependent_launch(g.s)));
   }
   ctx->fusion->stats.fused_launches++;
   ctx->fusion->stats.prologue_fusions++;

@@ -1,15 +1,21 @@
 // Fused row groups (core/fusion.hpp, rows mode): a group that goes on past
 // its reductions, such as a layer norm's gelu(h + b), mean, h - mean, d * d,
-// mean, rsqrt, d * rsqrt, runs as one kernel with a warp per row.
+// mean, rsqrt, d * rsqrt, runs as one kernel with a block per row.
 //
 // Bit equality with eager: every reduction here is one the eager row kernel
-// runs with one warp per row in one launch (warp_per_row), and the warp
-// combines its row with that kernel's own code (reduce_device.cuh: span,
-// group_reduce, store), on values the chain computes as the fused kernels
-// do. Values cross from one phase to the next through memory, as eagerly:
-// a reduction's result is stored by lane 0 and read back by every lane, a
-// full-shaped value a later phase reads is stored in its phase and read
-// back after __syncwarp, which orders the warp's memory accesses.
+// runs with one warp per row in one launch (warp_per_row). The block's
+// threads compute the values a phase reduces, as the fused kernels do, into
+// shared memory; then its first warp combines them with that kernel's own
+// code (reduce_device.cuh: span, group_reduce, store), over a line laid out
+// at the alignment the reduced tensor has in memory, so in the same order.
+// Values cross from one phase to the next through memory, as eagerly, after
+// __syncthreads: a reduction's result stored by the first thread, a
+// full-shaped value a later phase reads stored in its phase.
+//
+// Why not a warp per row for all of it: on the H100 that kernel was bound
+// by one warp's instruction latency (4.7 cycles an instruction, 2,500
+// instructions a warp for the layer-norm tail over [64, 512]: 5.9 us);
+// only the combining needs the eager warp.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,11 +38,16 @@ bool warp_per_row(const ReducePlan &p) {
 
 namespace {
 
-// Blocks a rows kernel aims at before it packs several rows' warps into one
-// (the bits do not depend on it: each row is one warp's, as eagerly). On the
-// H100, the layer-norm tail over [64, 512] with 8 warps a block (8 blocks)
-// took 10.1 us, with a warp a block (64 blocks) 7.9 us.
-constexpr int64_t kRowBlocks = 128;
+// The block's size: a thread for about two elements of a row, from one
+// warp to kThreads.
+unsigned row_block_threads(int64_t r) {
+  const int64_t warps = std::min<int64_t>(kThreads / 32, std::max<int64_t>(1, (r + 63) / 64));
+  return static_cast<unsigned>(32 * warps);
+}
+
+// The most shared memory a rows kernel takes (the launch's default limit):
+// a row of the widest reduced type, and 16 bytes to align it as in memory.
+constexpr int64_t kMaxLineBytes = 48 << 10;
 
 // A run of nodes [begin, end) of one index space: the full shape's elements
 // (then `reduce`, when not -1, is the reduction ending the phase, `reduced`
@@ -104,59 +115,83 @@ class Operands {
   int rank_;
 };
 
-// One phase's element function ekf_p<index>(a, o, j): loads, the Writer's
-// body, stores; returns the reduced value (T) when the phase reduces. (A
-// variant that loaded a batch of elements ahead of their stores, the
-// reduction's pass storing nothing, was slower on the H100: 9.2 against
-// 7.9 us for [64, 512].)
+// One phase's element functions: ekf_l<index>(a, o, j) loads element j's
+// inputs (an ekf_ld<index>), ekf_c<index>(a, o, j, loaded) runs the Writer's
+// body on them and stores, returning the reduced value (T) when the phase
+// reduces, and ekf_p<index>(a, o, j) does both. A thread taking several
+// elements loads them all before computing any: the compiler may not move a
+// load above a store it cannot prove apart.
 std::string phase_function(const Writer &w, const Phase &p, size_t index, Operands *ops, size_t scalar_offset,
                            const char *T) {
-  const bool reduces = p.reduce >= 0;
-  std::string s = std::string("static __device__ __forceinline__ ") + (reduces ? T : "void") + " ekf_p" +
-                  std::to_string(index) + "(const ekf_rows_args &a, const long long *o, const long long j) {\n" +
-                  "  const unsigned long long *ekw_sc = a.sc + " + std::to_string(scalar_offset) + ";\n  (void)ekw_sc;\n";
+  const std::string i = std::to_string(index), ret = p.reduce >= 0 ? T : "void";
+  const std::string args = "(const ekf_rows_args &a, const long long *o, const long long j";
+  std::string ld = "struct ekf_ld" + i + " {\n", load = "static __device__ __forceinline__ ekf_ld" + i + " ekf_l" + i +
+                   args + ") {\n  ekf_ld" + i + " l;\n  (void)a; (void)o; (void)j;\n";
+  std::string s = "static __device__ __forceinline__ " + ret + " ekf_c" + i + args + ", const ekf_ld" + i + " &l) {\n" +
+                  "  const unsigned long long *ekw_sc = a.sc + " + std::to_string(scalar_offset) + ";\n  (void)ekw_sc; (void)l;\n";
   for (size_t k = 0; k < w.inputs(); ++k) {
     const char *c = carrier_type(w.operands[k].dtype);
-    s += std::string("  const ") + c + " ekw_in" + std::to_string(k) + " = " + ops->at(ops->slot(w.operands[k]), w.operands[k].dtype, true) + ";\n";
+    const std::string in = "ekw_in" + std::to_string(k);
+    ld += std::string("  ") + c + " " + in + ";\n";
+    load += "  l." + in + " = " + ops->at(ops->slot(w.operands[k]), w.operands[k].dtype, true) + ";\n";
+    s += std::string("  const ") + c + " " + in + " = l." + in + ";\n";
   }
   for (const ewgen::Param &q : w.sig.out) s += std::string("  ") + carrier_type(q.dtype) + " " + q.name + ";\n";
   s += "  {\n" + w.sig.body + "  }\n";
-  const size_t stored = w.sig.out.size() - (reduces ? 1 : 0);
+  const size_t stored = w.sig.out.size() - (p.reduce >= 0 ? 1 : 0);
   for (size_t m = 0; m < stored; ++m) {
     const TensorDesc &d = w.operands[w.inputs() + m];
     s += "  " + ops->at(ops->slot(d), d.dtype, false) + " = " + w.sig.out[m].name + ";\n";
   }
-  if (reduces) s += "  return " + w.sig.out.back().name + ";\n";
-  return s + "}\n";
+  if (p.reduce >= 0) s += "  return " + w.sig.out.back().name + ";\n";
+  return ld + "};\n" + load + "  return l;\n}\n" + s + "}\n" + "static __device__ __forceinline__ " + ret + " ekf_p" + i +
+         args + ") { return ekf_c" + i + "(a, o, j, ekf_l" + i + "(a, o, j)); }\n";
 }
 
-// The line of reduced values span() walks for an element phase that reduces.
-std::string line_type(size_t index, const char *T, int V) {
-  const std::string i = std::to_string(index), v = std::to_string(V), t = T;
-  const std::string vec = "ekf_vec<" + t + ", " + v + ">";
-  return "struct ekf_line" + i + " {\n  typedef " + vec + " Vector;\n  const ekf_rows_args &a;\n  const long long *o;\n"
-         "  unsigned long long addr0;\n"
-         "  struct Vectors {\n    const ekf_rows_args &a;\n    const long long *o;\n    long long from;\n"
-         "    __device__ __forceinline__ " + vec + " operator[](long long k) const {\n      " + vec + " r;\n"
-         "#pragma unroll\n      for (int e = 0; e < " + v + "; ++e) r.v[e] = ekf_p" + i + "(a, o, from + k * " + v + " + e);\n"
-         "      return r;\n    }\n  };\n"
-         "  __device__ __forceinline__ " + t + " at(long long j) const { return ekf_p" + i + "(a, o, j); }\n"
-         "  __device__ __forceinline__ Vectors vectors(long long j) const { return Vectors{a, o, j}; }\n"
-         "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(" + t +
-         "); }\n};\n";
+// Elements a thread loads ahead: at most 4, and about 64 registers of inputs.
+int batch_elements(const Writer &w) {
+  size_t bytes = 0;
+  for (size_t k = 0; k < w.inputs(); ++k) bytes += std::max<size_t>(4, dtype_size(w.operands[k].dtype));
+  int b = 4;
+  while (b > 1 && static_cast<size_t>(b) * bytes > 256) b /= 2;
+  return b;
 }
 
-// The statements of phase `index` in the row loop.
-std::string phase_call(const Group &g, const Phase &p, size_t index, int red_slot, const char *T) {
-  const std::string i = std::to_string(index);
-  if (p.rows) return "    if (lane == 0) ekf_p" + i + "(a, o, 0);\n    __syncwarp();\n";
-  if (p.reduce < 0) return "    for (long long j = lane; j < r; j += 32) ekf_p" + i + "(a, o, j);\n";
+// The line span() walks: a row of reduced values in shared memory, starting
+// at the address's offset within 16 bytes (vectors where memory has them).
+const char kSharedLine[] =
+    "template <typename T> struct ekf_sline {\n"
+    "  typedef ekf_vec<T, 16 / sizeof(T)> Vector;\n"
+    "  const T *v;\n"
+    "  unsigned long long addr0;\n"
+    "  __device__ __forceinline__ T at(long long j) const { return v[j]; }\n"
+    "  __device__ __forceinline__ const Vector *vectors(long long j) const { return (const Vector *)(v + j); }\n"
+    "  __device__ __forceinline__ unsigned long long addr(long long j) const { return addr0 + j * sizeof(T); }\n"
+    "};\n";
+
+// The block's loop over a row's elements, `batch` a thread at a time (their
+// loads first); `use` is the statement for each value (empty: none).
+std::string element_loop(const std::string &i, int batch, const std::string &use) {
+  const std::string b = std::to_string(batch), j = "j0 + blockDim.x * u";
+  return "    for (long long j0 = threadIdx.x; j0 < r; j0 += blockDim.x * " + b + ") {\n      ekf_ld" + i + " l[" + b +
+         "];\n#pragma unroll\n      for (int u = 0; u < " + b + "; ++u)\n        if (" + j + " < r) l[u] = ekf_l" + i +
+         "(a, o, " + j + ");\n#pragma unroll\n      for (int u = 0; u < " + b + "; ++u)\n        if (" + j + " < r) " +
+         (use.empty() ? "" : use + "[" + j + "] = ") + "ekf_c" + i + "(a, o, " + j + ", l[u]);\n    }\n";
+}
+
+// The statements of phase `index` in the row loop, and the barrier after it.
+std::string phase_call(const Group &g, const Phase &p, size_t index, int red_slot, const char *T, int batch) {
+  const std::string i = std::to_string(index), sync = "    __syncthreads();\n";
+  if (p.rows) return "    if (threadIdx.x == 0) ekf_p" + i + "(a, o, 0);\n" + sync;
+  if (p.reduce < 0) return element_loop(i, batch, "") + sync;
   const std::string t = T, fam = family(g.nodes[p.reduce].red.kind), red = "a.red[" + std::to_string(red_slot) + "]";
-  return "    {\n      const ek::cuda::Op<" + t + ", " + fam + "> op{" + red + ".kind};\n"
-         "      ek::cuda::State<" + t + "> s = ek::cuda::span<" + t + ", " + t + ", " + fam + ">(op, ekf_line" + i +
-         "{a, o, (unsigned long long)" + red + ".in + row * r * sizeof(" + t + ")}, 0, r, lane, 32, " + t + "(0));\n"
-         "      s = ek::cuda::group_reduce(op, s, 32);\n"
-         "      if (lane == 0) ek::cuda::store<" + t + ", " + fam + ">(" + red + ", row, s);\n    }\n    __syncwarp();\n";
+  return "    {\n      const unsigned long long addr = (unsigned long long)" + red + ".in + row * r * sizeof(" + t + ");\n"
+         "      " + t + " *line = (" + t + " *)(ekf_smem + addr % 16);\n" + element_loop(i, batch, "line") + sync +
+         "      if (threadIdx.x < 32) {\n        const ek::cuda::Op<" + t + ", " + fam + "> op{" + red + ".kind};\n"
+         "        ek::cuda::State<" + t + "> s = ek::cuda::span<" + t + ", " + t + ", " + fam + ">(op, ekf_sline<" + t +
+         ">{line, addr}, 0, r, lane, 32, " + t + "(0));\n"
+         "        s = ek::cuda::group_reduce(op, s, 32);\n"
+         "        if (lane == 0) ek::cuda::store<" + t + ", " + fam + ">(" + red + ", row, s);\n      }\n    }\n" + sync;
 }
 
 // The argument struct: the full shape, the row count, the operands'
@@ -181,18 +216,18 @@ struct Kernel {
   std::string code;
   std::vector<uint64_t> words;
   int64_t outer = 0;
+  int64_t line_bytes = 0;  // dynamic shared memory
 };
 
 // The kernel: the argument struct, the phases' functions, the row loop.
 std::string kernel_code(int rank, size_t nops, size_t nsc, size_t nred, size_t bytes,
                         const std::vector<std::string> &functions, const std::vector<std::string> &calls) {
-  std::string s = args_struct(rank, nops, nsc, nred, bytes);
+  std::string s = args_struct(rank, nops, nsc, nred, bytes) + kSharedLine;
   for (const std::string &f : functions) s += f;
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") ek_fused_rows(const ekf_rows_args a) {\n" +
-       std::string(ewgen::kWaitPrior) + "  const long long r = a.shape[" + std::to_string(rank - 1) +
-       "], warps = blockDim.x / 32;\n  const int lane = threadIdx.x % 32;\n  (void)r;\n"
-       "  for (long long row = (long long)blockIdx.x * warps + threadIdx.x / 32; row < a.outer;\n"
-       "       row += (long long)gridDim.x * warps) {\n" + row_offsets(rank, nops);
+       std::string(ewgen::kWaitPrior) + "  extern __shared__ __align__(16) unsigned char ekf_smem[];\n  const long long r = a.shape[" +
+       std::to_string(rank - 1) + "];\n  const int lane = threadIdx.x % 32;\n  (void)lane;\n"
+       "  for (long long row = blockIdx.x; row < a.outer; row += gridDim.x) {\n" + row_offsets(rank, nops);
   for (const std::string &c : calls) s += c;
   return s + "  }\n}\n";
 }
@@ -229,13 +264,13 @@ bool write_kernel(const Group &g, Kernel *out) {
     w.write();
     const int dt = p.reduce >= 0 ? g.nodes[p.reduce].src.dtype : kF32;
     functions.push_back(phase_function(w, p, i, &ops, scalars.size(), carrier_type(dt)));
-    if (p.reduce >= 0) functions.back() += line_type(i, carrier_type(dt), 16 / static_cast<int>(dtype_size(dt)));
-    calls.push_back(phase_call(g, p, i, static_cast<int>(reds.size()), carrier_type(dt)));
+    if (p.reduce >= 0) out->line_bytes = std::max<int64_t>(out->line_bytes, 16 + full.shape[rank - 1] * dtype_size(dt));
+    calls.push_back(phase_call(g, p, i, static_cast<int>(reds.size()), carrier_type(dt), batch_elements(w)));
     if (p.reduce >= 0) reds.push_back(g.nodes[p.reduce].red);
     scalars.insert(scalars.end(), w.scalars.begin(), w.scalars.end());
   }
   const size_t nops = ops.descs.size(), nsc = scalars.empty() ? 1 : scalars.size();
-  if (reds.empty() || nops > static_cast<size_t>(ewgen::kMaxParams)) return false;
+  if (reds.empty() || nops > static_cast<size_t>(ewgen::kMaxParams) || out->line_bytes > kMaxLineBytes) return false;
   for (const TensorDesc &d : ops.descs)
     if (d.ndim != rank) return false;
   const size_t bytes = 8 * (rank + 1 + nops + nops * rank + nsc) + reds.size() * sizeof(ReducePlan);
@@ -264,15 +299,11 @@ ek_status run_fused_rows(ek_context ctx, const Group &g, bool *done) {
   EK_FORWARD(kernel_for(ctx, g, b, &kernels));
   if (!kernels.main) return EK_SUCCESS;  // counted: the caller replays the nodes
   const ek_kernel_arg arg{k.words.data(), k.words.size() * sizeof(uint64_t)};
-  // A row's phases run one after another in its warp, so few rows spread
-  // over as many blocks as there are (a warp each), many pack 8 a block.
-  const int64_t warps = std::min<int64_t>(kThreads / 32, std::max<int64_t>(1, k.outer / kRowBlocks));
-  int64_t per_block = 1;
-  while (per_block * 2 <= warps) per_block *= 2;
-  const unsigned grid[3] = {grid_for(k.outer, per_block), 1, 1};
-  const unsigned block[3] = {static_cast<unsigned>(32 * per_block), 1, 1};
+  const unsigned grid[3] = {grid_for(k.outer, 1), 1, 1};
+  const unsigned block[3] = {row_block_threads(g.nodes.front().out().shape[g.nodes.front().out().ndim - 1]), 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});
-  EK_FORWARD(launch_generated(g.s, kernels.main, grid, block, &arg, 1, dependent_launch(g.s)));
+  EK_FORWARD(launch_generated(g.s, kernels.main, grid, block, static_cast<size_t>(k.line_bytes), &arg, 1,
+                              dependent_launch(g.s)));
   ctx->fusion->stats.fused_launches++;
   for (const Node &n : g.nodes) ctx->fusion->stats.prologue_fusions += n.kind == kReduce ? 1 : 0;
   *done = true;

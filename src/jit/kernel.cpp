@@ -310,9 +310,9 @@ ek_status module_kernel(ek_module m, const char *name, const jit::KnownParams *k
   return EK_SUCCESS;
 }
 
-ek_status launch_generated(ek_stream s, ek_kernel k, const unsigned grid[3], const unsigned block[3],
+ek_status launch_generated(ek_stream s, ek_kernel k, const unsigned grid[3], const unsigned block[3], size_t shared,
                           const ek_kernel_arg *args, int n_args, bool dependent) {
-  return launch(s, k, grid, block, 0, args, n_args, dependent);
+  return launch(s, k, grid, block, shared, args, n_args, dependent);
 }
 
 ek_status check_kernel(ek_kernel k, const char *name) {

@@ -55,9 +55,10 @@ ek_status check_kernel(ek_kernel k, const char *name);
 // ek_module_get_kernel without its checks; known: the parameters of a kernel
 // libek generated (no driver probing; nullptr: probe, as for users' kernels).
 ek_status module_kernel(ek_module m, const char *name, const jit::KnownParams *known, ek_kernel *out);
-// ek_kernel_launch (without its profiler record) of a kernel libek generated;
-// dependent: as jit::launch's (the kernel waits for its prerequisite first).
-ek_status launch_generated(ek_stream s, ek_kernel k, const unsigned grid[3], const unsigned block[3],
+// ek_kernel_launch (without its profiler record) of a kernel libek generated,
+// with `shared` bytes of dynamic shared memory; dependent: as jit::launch's
+// (the kernel waits for its prerequisite first).
+ek_status launch_generated(ek_stream s, ek_kernel k, const unsigned grid[3], const unsigned block[3], size_t shared,
                           const ek_kernel_arg *args, int n_args, bool dependent);
 #define EK_CHECK_MODULE(x) EK_FORWARD(::ek::check_module((x), #x))
 #define EK_CHECK_KERNEL(x) EK_FORWARD(::ek::check_kernel((x), #x))
