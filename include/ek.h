@@ -2067,9 +2067,10 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * (reading row results broadcast along the last dim) and ops of the row
  * shape (the full shape with its last dim 1) then join it too. A softmax
  * or a layer norm (mean, x - mean, the mean of its squares, rsqrt, the
- * scaling) is ONE kernel, a warp per row combining the row in the eager
- * kernel's order: the same bits (each reduction counted in
- * prologue_fusions). Other reductions, and reductions of tensors the group
+ * scaling) is ONE kernel, a block per row: its threads compute the values,
+ * its first warp combines the row in the eager kernel's order: the same
+ * bits (each reduction counted in prologue_fusions; a row of more than 48
+ * KiB of values runs eagerly). Other reductions, and reductions of tensors the group
  * did not write, evaluate the group first. */
 typedef enum {
   EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
