@@ -2069,9 +2069,9 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * or a layer norm (mean, x - mean, the mean of its squares, rsqrt, the
  * scaling) is ONE kernel, a block per row: its threads compute the values,
  * its first warp combines the row in the eager kernel's order: the same
- * bits (each reduction counted in prologue_fusions; a row of more than 48
- * KiB of values runs eagerly). Other reductions, and reductions of tensors the group
- * did not write, evaluate the group first. */
+ * bits (each reduction counted in prologue_fusions). Other reductions,
+ * and reductions of tensors the group did not write, evaluate the group
+ * first. */
 typedef enum {
   EK_FUSION_OFF = 1,     /* every op runs at its call (the default) */
   EK_FUSION_ON = 2,      /* fuse; float16/bfloat16 intermediates kept in float32 */

@@ -45,9 +45,10 @@ unsigned row_block_threads(int64_t r) {
   return static_cast<unsigned>(32 * warps);
 }
 
-// The most shared memory a rows kernel takes (the launch's default limit):
-// a row of the widest reduced type, and 16 bytes to align it as in memory.
-constexpr int64_t kMaxLineBytes = 48 << 10;
+// A rows kernel's shared memory: a row of the widest reduced type and 16
+// bytes to align it as in memory. warp_per_row holds for rows shorter than
+// kLongRow only, so it stays within the launch's default 48 KiB.
+static_assert(cuda::kLongRow * 8 + 16 <= (48 << 10), "a row of reduced values fits in shared memory");
 
 // A run of nodes [begin, end) of one index space: the full shape's elements
 // (then `reduce`, when not -1, is the reduction ending the phase, `reduced`
@@ -270,7 +271,7 @@ bool write_kernel(const Group &g, Kernel *out) {
     scalars.insert(scalars.end(), w.scalars.begin(), w.scalars.end());
   }
   const size_t nops = ops.descs.size(), nsc = scalars.empty() ? 1 : scalars.size();
-  if (reds.empty() || nops > static_cast<size_t>(ewgen::kMaxParams) || out->line_bytes > kMaxLineBytes) return false;
+  if (reds.empty() || nops > static_cast<size_t>(ewgen::kMaxParams)) return false;
   for (const TensorDesc &d : ops.descs)
     if (d.ndim != rank) return false;
   const size_t bytes = 8 * (rank + 1 + nops + nops * rank + nsc) + reds.size() * sizeof(ReducePlan);
