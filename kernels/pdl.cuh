@@ -35,15 +35,10 @@ __device__ __forceinline__ void pdl_trigger() {
 #endif
 }
 
-// Whether st is being captured into a CUDA graph through ek_graph_capture_begin
-// (a capture begun on the native stream by other means launches as eagerly).
-// One atomic load while no capture is underway, so eager launches cost what
-// they did without PDL.
-inline bool capturing(cudaStream_t st) {
-  if (captures_underway() == 0) return false;
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  return cudaStreamIsCapturing(st, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
-}
+// Whether st is being captured into a CUDA graph while an ek capture
+// (ek_graph_capture_begin) is underway. One atomic load while none is, so
+// eager launches cost what they did without PDL.
+inline bool capturing(cudaStream_t st) { return native_capture_id(st) != 0; }
 
 // When launch_pdl asks for the attribute. kCaptureOnly: in a graph, where a
 // replay gains about a microsecond a kernel boundary (the 36-op step of

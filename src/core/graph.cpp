@@ -59,17 +59,7 @@ std::mutex g_mutex;                                 // guards g_captures
 std::unordered_map<uint64_t, Capture> g_captures;  // by CUDA's capture id
 
 // The capture id the native stream of ctx takes part in, 0 when none.
-uint64_t capture_id(ek_context ctx, void *native) {
-  if (g_underway.load(std::memory_order_acquire) == 0 || !ctx->is_cuda()) return 0;
-  bool capturing = false;
-  uint64_t id = 0;
-  std::string saved = last_error_message();
-  if (gpu::stream_capture_info(native, &capturing, &id) != EK_SUCCESS) {
-    restore_last_error(std::move(saved));
-    return 0;
-  }
-  return id;
-}
+uint64_t capture_id(ek_context ctx, void *native) { return ctx->is_cuda() ? native_capture_id(native) : 0; }
 
 ek_status check_graph(ek_graph g, const char *name) {
   return check_handle(g, kGraphMagic, "ek_graph", name);
@@ -175,6 +165,18 @@ ek_status set_rng_base(ek_graph g, ek_stream s) {
 }  // namespace
 
 int captures_underway() { return g_underway.load(std::memory_order_acquire); }
+
+uint64_t native_capture_id(void *native) {
+  if (g_underway.load(std::memory_order_acquire) == 0) return 0;
+  bool capturing = false;
+  uint64_t id = 0;
+  std::string saved = last_error_message();
+  if (gpu::stream_capture_info(native, &capturing, &id) != EK_SUCCESS) {
+    restore_last_error(std::move(saved));
+    return 0;
+  }
+  return id;
+}
 const std::atomic<int> *capture_freeze_flag() { return &g_underway; }
 
 bool stream_capturing(ek_stream s) { return capture_id(s->ctx, s->native) != 0; }
