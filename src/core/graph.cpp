@@ -177,6 +177,7 @@ uint64_t native_capture_id(void *native) {
   }
   return id;
 }
+
 const std::atomic<int> *capture_freeze_flag() { return &g_underway; }
 
 bool stream_capturing(ek_stream s) { return capture_id(s->ctx, s->native) != 0; }
@@ -190,7 +191,6 @@ GraphPool *capture_pool(ek_stream s) {
 }
 
 bool capture_keeps(ek_context ctx, void *native, void *ptr, uint64_t stream_id) {
-  if (g_underway.load(std::memory_order_acquire) == 0 || !ctx->is_cuda()) return false;
   uint64_t id = capture_id(ctx, native);
   if (!id) return false;
   std::lock_guard<std::mutex> lock(g_mutex);

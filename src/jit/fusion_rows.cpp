@@ -219,6 +219,7 @@ struct Kernel {
   std::vector<uint64_t> words;
   int64_t outer = 0;
   int64_t line_bytes = 0;  // dynamic shared memory
+  unsigned threads = 0;     // a block's (row_block_threads)
 };
 
 // The kernel: the argument struct, the phases' functions, the row loop.
@@ -278,6 +279,7 @@ bool write_kernel(const Group &g, Kernel *out) {
   const size_t bytes = 8 * (rank + 1 + nops + nops * rank + nsc) + reds.size() * sizeof(ReducePlan);
   out->code = kernel_code(rank, nops, nsc, reds.size(), bytes, functions, calls);
   out->outer = desc_numel(full) / full.shape[rank - 1];
+  out->threads = row_block_threads(full.shape[rank - 1]);
   out->words = kernel_words(full, out->outer, ops, scalars, nsc, reds);
   return out->words.size() * sizeof(uint64_t) == bytes;
 }
@@ -302,7 +304,7 @@ ek_status run_fused_rows(ek_context ctx, const Group &g, bool *done) {
   if (!kernels.main) return EK_SUCCESS;  // counted: the caller replays the nodes
   const ek_kernel_arg arg{k.words.data(), k.words.size() * sizeof(uint64_t)};
   const unsigned grid[3] = {grid_for(k.outer, 1), 1, 1};
-  const unsigned block[3] = {row_block_threads(g.nodes.front().out().shape[g.nodes.front().out().ndim - 1]), 1, 1};
+  const unsigned block[3] = {k.threads, 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});
   EK_FORWARD(launch_generated(g.s, kernels.main, grid, block, static_cast<size_t>(k.line_bytes), &arg, 1,
                               dependent_launch(g.s)));
