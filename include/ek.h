@@ -1386,7 +1386,11 @@ EK_API ek_status ek_scan(ek_stream stream, ek_scan_op op, ek_tensor x, int dim, 
  * float32 uses TF32 tensor cores only when the context's config sets
  * allow_tf32. On CUDA these run asynchronously on cuBLAS, loaded on first use
  * (libcublas.so.13, .so.12, then .so; EK_ERROR_LIBRARY naming the files tried
- * when none loads). Operands whose matrices are row-major or column-major
+ * when none loads), except small float32 products without TF32 (both matrix
+ * dims of the result at least 16, at most 256 tiles of 16 x 16 over the
+ * batch, k <= 612), where cuBLAS is launch-bound: those run on a kernel of
+ * libek's own in one launch, summing in f32 in a fixed order (run to run the
+ * same bits; not cuBLAS's bits). Operands whose matrices are row-major or column-major
  * (transposed views, slices of rows) are read in place through transpose
  * flags and leading dims, never copied; other layouts (a stepped last dim,
  * stride 0 in a matrix dim, negative strides) are copied once. On the CPU

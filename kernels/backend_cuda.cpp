@@ -14,6 +14,7 @@
 #include "kernels/random.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/scan.cuh"
+#include "kernels/small_gemm.cuh"
 #include "kernels/softmax.cuh"
 #include "kernels/sort.cuh"
 #include "kernels/ternary.cuh"
@@ -87,6 +88,8 @@ ek_status scan(ek_context ctx, ek_stream s, const DimPlan &p, int kind) {
 ek_status gemm(ek_context ctx, ek_stream s, const GemmPlan &p) {
   if (gemm_int_dtype(p.dtype))
     return launch(ctx, "integer matmul kernel", [&] { return cuda::int_gemm(p, s->native); });
+  if (cuda::small_gemm_fits(p))
+    return launch(ctx, "small matmul kernel", [&] { return cuda::small_gemm(p, s->native); });
   if (!stream_capturing(s)) return blas::gemm(ctx, s->native, p);
   // cuBLAS's recommended workspace for Hopper; stream order keeps the block
   // for the captured product, and later captured work on s may reuse it.

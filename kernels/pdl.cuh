@@ -46,19 +46,20 @@ inline bool capturing(cudaStream_t st) { return native_capture_id(st) != 0; }
 // with it measured 7.07 -> 7.20 us of device time on the H100.
 enum class Pdl { kAlways, kCaptureOnly };
 
-// kernel<<<grid, block, 0, st>>>(args...) with programmatic stream
+// kernel<<<grid, block, shared, st>>>(args...) with programmatic stream
 // serialization where the device has it and `when` allows it; otherwise
 // exactly that launch.
 template <typename... Params, typename... Args>
-cudaError_t launch_pdl(Pdl when, void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t st,
-                       Args &&...args) {
+cudaError_t launch_pdl(Pdl when, size_t shared, void (*kernel)(Params...), dim3 grid, dim3 block,
+                       cudaStream_t st, Args &&...args) {
   if (when == Pdl::kCaptureOnly && !capturing(st)) {
-    kernel<<<grid, block, 0, st>>>(std::forward<Args>(args)...);
+    kernel<<<grid, block, shared, st>>>(std::forward<Args>(args)...);
     return cudaPeekAtLastError();  // left set, as cudaLaunchKernelEx leaves it
   }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
+  cfg.dynamicSmemBytes = shared;
   cfg.stream = st;
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -66,6 +67,13 @@ cudaError_t launch_pdl(Pdl when, void (*kernel)(Params...), dim3 grid, dim3 bloc
   cfg.attrs = &attr;
   cfg.numAttrs = pdl_supported() ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+// The same without dynamic shared memory.
+template <typename... Params, typename... Args>
+cudaError_t launch_pdl(Pdl when, void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t st,
+                       Args &&...args) {
+  return launch_pdl(when, size_t(0), kernel, grid, block, st, std::forward<Args>(args)...);
 }
 
 }  // namespace cuda

@@ -474,6 +474,49 @@ TEST_P(Matmul, TF32IsOptIn) {
   EXPECT_EQ(ek_context_destroy(tctx), EK_SUCCESS) << ek_last_error();
 }
 
+// On CUDA, float32 products whose depth fits shared memory and whose size is
+// small run on libek's own kernel (kernels/small_gemm.cu), the others on
+// cuBLAS: every operand layout on both sides of each limit.
+TEST_P(Matmul, DepthsAndSizesAcrossTheSmallKernelsLimits) {
+  struct Case { ek_dtype dt; int64_t k; };
+  // The deepest product that fits 96 KiB, and one past (cuBLAS); every
+  // layout of the kernel above 48 KiB of shared memory, where its limit is
+  // raised; depths that end inside a turn of 128 and inside a vector.
+  const Case cases[] = {{EK_FLOAT32, 612}, {EK_FLOAT32, 613}, {EK_FLOAT32, 1000},
+                        {EK_FLOAT32, 130}, {EK_FLOAT32, 7},   {EK_FLOAT64, 300}};
+  uint32_t seed = 120;
+  for (const Case &c : cases) {
+    const std::string name = std::string(ek_dtype_name(c.dt)) + " k=" + std::to_string(c.k);
+    Tensor a(random({19, c.k}, c.dt, seed++)), b(random({c.k, 21}, c.dt, seed++));
+    Tensor at_store(random({c.k, 19}, c.dt, seed++)), bt_store(random({21, c.k}, c.dt, seed++));
+    Tensor at(transposed(at_store)), bt(transposed(bt_store));
+    check(a, b, name);
+    check(at, b, name + " a^T");
+    check(a, bt, name + " b^T");
+    check(at, bt, name + " a^T b^T");
+  }
+  // 256 tiles of 16 x 16, the small kernel's largest product, and one more
+  // row of tiles (cuBLAS); a batch of them with tails in every dimension;
+  // operands whose rows are not 16-byte aligned (copied one element at a time).
+  Tensor x(random({256, 512}, EK_FLOAT32, seed++)), w(random({512, 256}, EK_FLOAT32, seed++));
+  check(x, w, "[256,512] @ [512,256]");
+  Tensor x2(random({272, 512}, EK_FLOAT32, seed++));
+  check(x2, w, "[272,512] @ [512,256]");
+  Tensor p(random({4, 61, 77}, EK_FLOAT32, seed++)), q(random({4, 77, 45}, EK_FLOAT32, seed++));
+  check(p, q, "4 x [61,77] @ [77,45]");
+  Tensor wide(random({40, 131}, EK_FLOAT32, seed++)), narrow(sliced(wide, 1, 1, 130, 1));
+  Tensor r(random({129, 33}, EK_FLOAT32, seed++));
+  check(narrow, r, "[40,129] (row stride 131, offset 1) @ [129,33]");
+}
+
+TEST_P(Matmul, LongAndManyProducts) {
+  // More rows than a CUDA grid's 65535 blocks along y, and a batch beyond 65535.
+  Tensor tall(random({1100000, 1}, EK_FLOAT32, 130)), row(random({1, 2}, EK_FLOAT32, 131));
+  check(tall, row, "[1100000,1] @ [1,2]");
+  Tensor p(random({70000, 2, 3}, EK_FLOAT64, 132)), q(random({70000, 3, 2}, EK_FLOAT64, 133));
+  check(p, q, "70000 x [2,3] @ [3,2]");
+}
+
 TEST_P(Matmul, RunsOnCreatedAndDefaultStreams) {
   // On CUDA the context's cuBLAS handle follows each call's stream.
   ek_stream s = nullptr;
