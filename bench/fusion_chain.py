@@ -7,8 +7,10 @@ Inputs are made once with PyTorch and shared (ek.from_dlpack, CuPy through
 DLPack). libek runs on the default stream of the device's default context,
 fused inside ``ek.fusion(True)`` and eager inside ``ek.fusion(False)``; its
 Python layer (ctypes) is in the host time only, since every library is timed
-with its own CUDA events on its own stream: WARMUP calls, then the median of
-REPS, each holding its result until the second event (a sleep kernel first
+with its own CUDA events on its own stream: WARMUP rounds, then the median of
+REPS; each round times every library once, in turn (interleaved, so a drift of
+the GPU's clocks over the run is shared), each call holding its result until
+the second event (a sleep kernel first
 keeps the GPU busy while the host enqueues the chain, so the events see
 device time; as bench/compare_ops.py). torch.compile
 (mode "default") compiles during the warm-up, which is not timed.
@@ -25,6 +27,7 @@ Usage: fusion_chain.py [--n ELEMENTS] [--json FILE] [--steps 1000]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -41,7 +44,7 @@ try:
 except ImportError:  # the table shows "—"
     cp = None
 
-WARMUP, REPS = 5, 20
+WARMUP, REPS = 5, 40
 # About 0.5 ms at the H100's clocks: longer than the host takes to build a
 # 12-op chain from Python (each op about 7 us, then the group's launch), so a
 # fused chain, which launches only at the second event, is timed on the device
@@ -87,37 +90,53 @@ def sleep_on(torch_stream) -> None:
         torch.cuda._sleep(SLEEP_CYCLES)
 
 
-def time_events(run, record, elapsed, sync, torch_stream) -> float:
-    """Median device ms of run() between two events of the library."""
-    ms = []
-    for rep in range(WARMUP + REPS):
-        sleep_on(torch_stream)
-        a = record()
-        # Held until the second event: a pending chain whose result is gone
-        # is dropped unevaluated (nobody can read it), and nothing would be timed.
-        out = run()  # noqa: F841
-        b = record()
-        sync(b)
+class Timer:
+    """One library's way to time a call on its own stream with its own events."""
+
+    def __init__(self, record, elapsed, sync, torch_stream, scope=None):
+        self.record, self.elapsed, self.sync = record, elapsed, sync
+        self.torch_stream, self.scope = torch_stream, scope
+
+    def sample(self, run) -> float:
+        """Device ms of one run() between two events."""
+        sleep_on(self.torch_stream)
+        with self.scope() if self.scope else contextlib.nullcontext():
+            a = self.record()
+            # Held until the second event: a pending chain whose result is gone
+            # is dropped unevaluated (nobody can read it), and nothing would be timed.
+            out = run()  # noqa: F841
+            b = self.record()
+        self.sync(b)
         del out
-        if rep >= WARMUP:
-            ms.append(elapsed(a, b))
-    return statistics.median(ms)
+        return self.elapsed(a, b)
 
 
-def time_ek(fn, fused: bool) -> float:
+def interleaved(timed: dict) -> dict:
+    """Median ms per entry of {name: (timer, run)}: each rep samples every
+    entry once, in turn, so drift in the GPU's clocks or temperature over the
+    run falls on all of them alike."""
+    ms = {name: [] for name in timed}
+    for rep in range(WARMUP + REPS):
+        for name, (timer, run) in timed.items():
+            t = timer.sample(run)
+            if rep >= WARMUP:
+                ms[name].append(t)
+    return {name: statistics.median(v) for name, v in ms.items()}
+
+
+def ek_timer(fused) -> Timer:
     s = ek.current_stream("cuda")
-    ts = torch.cuda.ExternalStream(s.native)
 
     def record():
         e = ek.Event("cuda")
         e.record(s)  # also evaluates the stream's pending group: the chain is inside the pair
         return e
 
-    with ek.fusion(fused, stream=s):
-        return time_events(fn, record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(), ts)
+    return Timer(record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(),
+                 torch.cuda.ExternalStream(s.native), lambda: ek.fusion(fused, stream=s))
 
 
-def time_torch(fn) -> float:
+def torch_timer() -> Timer:
     s = torch.cuda.Stream()
 
     def record():
@@ -125,13 +144,11 @@ def time_torch(fn) -> float:
         e.record(s)
         return e
 
-    with torch.cuda.stream(s):
-        return time_events(fn, record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(), s)
+    return Timer(record, lambda a, b: a.elapsed_time(b), lambda b: b.synchronize(), s,
+                 lambda: torch.cuda.stream(s))
 
 
-def time_cupy(fn) -> float | None:
-    if cp is None:
-        return None
+def cupy_timer() -> Timer:
     s = cp.cuda.Stream(non_blocking=True)
 
     def record():
@@ -139,9 +156,8 @@ def time_cupy(fn) -> float | None:
         e.record(s)
         return e
 
-    with s:
-        return time_events(fn, record, cp.cuda.get_elapsed_time, lambda b: b.synchronize(),
-                           torch.cuda.ExternalStream(s.ptr))
+    return Timer(record, cp.cuda.get_elapsed_time, lambda b: b.synchronize(),
+                 torch.cuda.ExternalStream(s.ptr), lambda: s)
 
 
 def chain_row(name, fn, nops, dtype, n, tensors=3) -> dict:
@@ -151,22 +167,24 @@ def chain_row(name, fn, nops, dtype, n, tensors=3) -> dict:
     torch.cuda.synchronize()
     ex, ey = ek.from_dlpack(tx), ek.from_dlpack(ty)
     row = {"chain": name, "ops": nops, "dtype": str(dtype).replace("torch.", ""), "n": n}
-    before = ek.fusion_stats("cuda")
-    row["ek_fused_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), True)
-    after = ek.fusion_stats("cuda")
-    row["ek_fused_launches"] = after["fused_launches"] - before["fused_launches"]
-    row["ek_prologue_fusions"] = after.get("prologue_fusions", 0) - before.get("prologue_fusions", 0)
-    row["ek_eager_ms"] = time_ek(lambda: fn(EK_OPS, ex, ey), False)
-    row["torch_ms"] = time_torch(lambda: fn(TORCH_OPS, tx, ty))
     compiled = torch.compile(lambda a, b: fn(TORCH_OPS, a, b))
     t0 = time.perf_counter()
     compiled(tx, ty)
     torch.cuda.synchronize()
     row["torch_compile_first_call_s"] = time.perf_counter() - t0
-    row["torch_compile_ms"] = time_torch(lambda: compiled(tx, ty))
+    timed = {"ek_fused": (ek_timer(True), lambda: fn(EK_OPS, ex, ey)),
+             "ek_eager": (ek_timer(False), lambda: fn(EK_OPS, ex, ey)),
+             "torch": (torch_timer(), lambda: fn(TORCH_OPS, tx, ty)),
+             "torch_compile": (torch_timer(), lambda: compiled(tx, ty))}
     if cp is not None and dtype != torch.bfloat16:  # CuPy has no bfloat16
         cx, cy = cp.from_dlpack(tx), cp.from_dlpack(ty)
-        row["cupy_ms"] = time_cupy(lambda: fn(CUPY_OPS, cx, cy))
+        timed["cupy"] = (cupy_timer(), lambda: fn(CUPY_OPS, cx, cy))
+    before = ek.fusion_stats("cuda")
+    for lib, ms in interleaved(timed).items():
+        row[f"{lib}_ms"] = ms
+    after = ek.fusion_stats("cuda")
+    row["ek_fused_launches"] = after["fused_launches"] - before["fused_launches"]
+    row["ek_prologue_fusions"] = after.get("prologue_fusions", 0) - before.get("prologue_fusions", 0)
     bytes_moved = tensors * n * tx.element_size()  # x and y read once (and the result written once)
     for k in [k for k in row if k.endswith("_ms")]:
         if row[k]:
@@ -187,9 +205,9 @@ def chain_row(name, fn, nops, dtype, n, tensors=3) -> dict:
 def single_op_row(n) -> dict:
     tx, ty = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
     ex, ey = ek.from_dlpack(tx), ek.from_dlpack(ty)
-    on = time_ek(lambda: ex * ey, True)
-    off = time_ek(lambda: ex * ey, False)
-    return {"op": "mul", "n": n, "fusion_on_ms": on, "fusion_off_ms": off, "on_over_off": on / off}
+    ms = interleaved({"on": (ek_timer(True), lambda: ex * ey), "off": (ek_timer(False), lambda: ex * ey)})
+    return {"op": "mul", "n": n, "fusion_on_ms": ms["on"], "fusion_off_ms": ms["off"],
+            "on_over_off": ms["on"] / ms["off"]}
 
 
 def loop_row(steps, n) -> dict:
