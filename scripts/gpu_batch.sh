@@ -95,13 +95,13 @@ if phase sanitize; then
 for t in ${MEMCHECK:-test_copy test_memory test_streams test_tensor test_elementwise test_reduce \
          test_ternary test_random test_softmax test_scan test_matmul test_indexing test_module \
          test_kernel test_elementwise_kernel test_concurrency test_leaks test_profiler test_api_shape test_dlpack \
-         test_index_key test_out_dtype test_hpp}; do
+         test_index_key test_out_dtype test_hpp test_graph test_fusion}; do
   [ -x "$c/tests/$t" ] || continue
   # Driver and runtime calls that fail on purpose: the suites that compile user
   # kernels (cuFuncGetParamInfo's end-of-parameters probe, the negative tests)
   # and test_memory's cudaMalloc until the device is full.
   api=()
-  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory|test_streams|test_api_shape|test_hpp)
+  case $t in test_module|test_kernel|test_elementwise_kernel|test_profiler|test_memory|test_streams|test_api_shape|test_hpp|test_graph)
     api=(--report-api-errors no);; esac
   EK_TEST_DEVICE=cuda EK_STRESS_OPS=10000 run "memcheck_$t" compute-sanitizer --tool memcheck \
     "${api[@]}" --error-exitcode 1 "$c/tests/$t"
