@@ -4,8 +4,10 @@
 // operands' slices for the tile (kTile rows by k) are copied into shared
 // memory with cp.async, 16 bytes a copy where the operands are aligned, so
 // every load is in flight at once. The block's threads then split k among
-// kGroups groups, which take kStep depths in turn (group g: 4g..4g+3, then
-// 4g + kChunk, ...), each thread a kSub x kSub sub-tile in registers. The
+// groups of kLanes threads, which take kStep depths in turn (group g:
+// 4g..4g+3, then 4g + 4 * groups, ...), each thread a kSub x kSub sub-tile in
+// registers. Blocks of 1024 threads serve deep products that fill no more
+// than one wave, 512 threads the rest (measured: bench/RESULTS.md). The
 // groups' partial tiles are summed in shared memory in group order, so the
 // result does not depend on timing. Small tiles give the many blocks a small
 // product needs to fill the GPU; sharing the depth inside the block replaces
@@ -25,11 +27,11 @@ namespace ek {
 namespace cuda {
 namespace {
 
-constexpr int kTile = 16, kSub = 4, kStep = 4, kVec = 4, kThreads = 512;
+constexpr int kTile = 16, kSub = 4, kStep = 4, kVec = 4;
 constexpr int kSide = kTile / kSub;         // sub-tiles along a side
 constexpr int kLanes = kSide * kSide;       // threads that cover one tile
-constexpr int kGroups = kThreads / kLanes;  // slices of the depth
-constexpr int kChunk = kGroups * kStep;     // depths all groups take in one turn
+constexpr int kThreads = 512, kDeepThreads = 1024;
+constexpr int kDeep = 512;                  // depth from which kDeepThreads may serve
 // Shared tiles: [p][r] rows kAlongLd long (the pad puts group g + 1's rows,
 // kStep depths on, 16 banks away), [r][p] rows kp + kPad long (16-byte aligned).
 constexpr int kAlongLd = kTile + 4, kPad = 4;
@@ -58,8 +60,8 @@ __host__ __device__ constexpr int tile_elems(int kp) {
   return kp * kAlongLd > kTile * (kp + kPad) ? kp * kAlongLd : kTile * (kp + kPad);
 }
 
-constexpr size_t shared_bytes(int kp) {
-  return sizeof(float) * static_cast<size_t>(std::max(2 * tile_elems(kp), kGroups * kPartialTile));
+constexpr size_t shared_bytes(int kp, int threads) {
+  return sizeof(float) * static_cast<size_t>(std::max(2 * tile_elems(kp), threads / kLanes * kPartialTile));
 }
 
 // dst[0, V) = src[0, left) and zeros after it (left clamped to [0, V]),
@@ -78,9 +80,9 @@ __device__ __forceinline__ void copy_async(float *dst, const float *src, const f
 #endif
 }
 
-// Waits for this thread's copies. (Waiting per turn of kChunk depths, each
-// its own commit group, to compute on the first while the rest land, was
-// slower: 5.6 against 5.3 us for [64, 512] x [512, 512] on the H100.)
+// Waits for this thread's copies. (Waiting per turn of the groups' depths,
+// each its own commit group, to compute on the first while the rest land,
+// was slower: 5.6 against 5.3 us for [64, 512] x [512, 512] on the H100.)
 __device__ __forceinline__ void wait_copies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");
@@ -118,13 +120,13 @@ struct Operand {
   __device__ void copy(int64_t r0, float *s) const {
     if constexpr (kAlongR) {
       constexpr int per_depth = kTile / V;
-      for (int c = threadIdx.x; c < kp * per_depth; c += kThreads) {
+      for (int c = threadIdx.x; c < kp * per_depth; c += blockDim.x) {
         const int p = c / per_depth, r = c % per_depth * V;
         copy_async<V>(s + p * kAlongLd + r, x + (r0 + r) + p * ld, x, p < k ? rows - (r0 + r) : 0);
       }
     } else {
       const int per_row = kp / V;
-      for (int c = threadIdx.x; c < kTile * per_row; c += kThreads) {
+      for (int c = threadIdx.x; c < kTile * per_row; c += blockDim.x) {
         const int r = c / per_row, p = c % per_row * V;
         copy_async<V>(s + r * (kp + kPad) + p, x + p + (r0 + r) * ld, x, r0 + r < rows ? k - p : 0);
       }
@@ -177,7 +179,7 @@ __device__ void store(const Args &g, float *partial, const float (&acc)[kSub][kS
   if (j >= kTile || i0 + i >= g.m || j0 + j >= g.n) return;
   float sum = 0;
 #pragma unroll 8
-  for (int q = 0; q < kGroups; ++q) sum += partial[q * kPartialTile + j * kPartialLd + i];
+  for (int q = 0; q < int(blockDim.x) / kLanes; ++q) sum += partial[q * kPartialTile + j * kPartialLd + i];
   float *dst = c + (i0 + i) + (j0 + j) * g.ldc;
   float v = g.alpha * sum;
   if (g.beta != 0) v += g.beta * *dst;  // beta == 0 never reads C
@@ -185,7 +187,7 @@ __device__ void store(const Args &g, float *partial, const float (&acc)[kSub][kS
 }
 
 template <bool kAR, bool kBR>
-__global__ void __launch_bounds__(kThreads) small_gemm_kernel(Args g) {
+__global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
   extern __shared__ __align__(16) unsigned char smem[];
   float *as = reinterpret_cast<float *>(smem), *bs = as + tile_elems(g.kp);
   pdl_trigger();
@@ -202,7 +204,8 @@ __global__ void __launch_bounds__(kThreads) small_gemm_kernel(Args g) {
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
   const int ri = lane % kSide * kSub, rj = lane / kSide * kSub;
   float acc[kSub][kSub] = {};
-  for (int p = group * kStep; p < g.kp; p += kChunk) multiply<kAR, kBR>(as, bs, p, g.kp, ri, rj, acc);
+  const int turn = int(blockDim.x) / kLanes * kStep;  // depths all groups take in one turn
+  for (int p = group * kStep; p < g.kp; p += turn) multiply<kAR, kBR>(as, bs, p, g.kp, ri, rj, acc);
   __syncthreads();  // the partial tiles overwrite the operands
   store(g, as, acc, ri, rj, group, g.c + q * g.stride_c, i0, j0);
 }
@@ -225,14 +228,33 @@ cudaError_t allow_shared(size_t bytes) {
   return err;
 }
 
+// Threads a block: kDeepThreads for deep products whose blocks all run at
+// once, one an SM (twice the warps to hide the latency of a long depth
+// loop); kThreads otherwise, where two blocks share an SM. On the H100,
+// [64, 512] x [512, 512] (128 tiles): 4.8 us against 6.3; [32, 256] x
+// [256, 256]: 3.6 against 3.1; [128, 512] x [512, 512] (256 tiles): 9.0
+// against 6.6.
+cudaError_t block_threads(const Args &g, const dim3 &grid, int *threads) {
+  *threads = kThreads;
+  if (g.kp < kDeep) return cudaSuccess;
+  int device = 0, sms = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err != cudaSuccess) return err;
+  if (int64_t(grid.x) * grid.y * grid.z <= sms) *threads = kDeepThreads;
+  return cudaSuccess;
+}
+
 template <bool kAR, bool kBR>
 cudaError_t launch(const Args &g, cudaStream_t st) {
-  const size_t shared = shared_bytes(g.kp);
-  cudaError_t err = allow_shared<kAR, kBR>(shared);
-  if (err != cudaSuccess) return err;
   const dim3 grid(static_cast<unsigned>((g.m + kTile - 1) / kTile),
                   static_cast<unsigned>((g.n + kTile - 1) / kTile), static_cast<unsigned>(g.batch));
-  return launch_pdl(Pdl::kCaptureOnly, shared, small_gemm_kernel<kAR, kBR>, grid, dim3(kThreads), st, g);
+  int threads = 0;
+  cudaError_t err = block_threads(g, grid, &threads);
+  const size_t shared = shared_bytes(g.kp, threads);
+  if (err == cudaSuccess) err = allow_shared<kAR, kBR>(shared);
+  if (err != cudaSuccess) return err;
+  return launch_pdl(Pdl::kCaptureOnly, shared, small_gemm_kernel<kAR, kBR>, grid, dim3(threads), st, g);
 }
 
 // Whether every vector copy from x is 16-byte aligned: the base, the leading
@@ -246,7 +268,9 @@ bool vectors_aligned(const void *x, int64_t ld, int64_t stride) {
 bool small_gemm_fits(const GemmPlan &p) {
   if (p.dtype != kF32 || p.tf32 || p.k < 0 || p.batch <= 0) return false;
   if (p.m < kTile || p.n < kTile) return false;
-  if (p.k > int64_t(kMaxShared / sizeof(float)) || shared_bytes(padded_depth(int(p.k))) > kMaxShared)
+  static_assert(shared_bytes(kDeep, kDeepThreads) <= kMaxShared, "deep blocks' partial tiles fit");
+  if (p.k > int64_t(kMaxShared / sizeof(float)) ||
+      shared_bytes(padded_depth(int(p.k)), kThreads) > kMaxShared)
     return false;
   const int64_t tiles_m = (p.m + kTile - 1) / kTile, tiles_n = (p.n + kTile - 1) / kTile;
   return tiles_m <= kMaxTiles && tiles_n <= kMaxTiles / tiles_m && p.batch <= kMaxTiles / tiles_m / tiles_n;
