@@ -213,17 +213,14 @@ __global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
 // Raises the kernel's dynamic shared memory limit, once per device: kAR and
 // kBR name the kernel, so each instantiation keeps its own record.
 template <bool kAR, bool kBR>
-cudaError_t allow_shared(size_t bytes) {
+cudaError_t allow_shared(int device, size_t bytes) {
   if (bytes <= (size_t(48) << 10)) return cudaSuccess;
   static std::atomic<uint64_t> raised{0};  // bit d: done on device d
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
   const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
   if (bit && (raised.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
   gpu::RelaxedWhileCapturing relaxed;  // the first product may be captured
-  err = cudaFuncSetAttribute(small_gemm_kernel<kAR, kBR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(kMaxShared));
+  const cudaError_t err = cudaFuncSetAttribute(
+      small_gemm_kernel<kAR, kBR>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMaxShared));
   if (err == cudaSuccess) raised.fetch_or(bit, std::memory_order_relaxed);
   return err;
 }
@@ -234,12 +231,11 @@ cudaError_t allow_shared(size_t bytes) {
 // [64, 512] x [512, 512] (128 tiles): 4.8 us against 6.3; [32, 256] x
 // [256, 256]: 3.6 against 3.1; [128, 512] x [512, 512] (256 tiles): 9.0
 // against 6.6.
-cudaError_t block_threads(const Args &g, const dim3 &grid, int *threads) {
+cudaError_t block_threads(const Args &g, const dim3 &grid, int device, int *threads) {
   *threads = kThreads;
   if (g.kp < kDeep) return cudaSuccess;
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  int sms = 0;
+  const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess) return err;
   if (int64_t(grid.x) * grid.y * grid.z <= sms) *threads = kDeepThreads;
   return cudaSuccess;
@@ -249,10 +245,11 @@ template <bool kAR, bool kBR>
 cudaError_t launch(const Args &g, cudaStream_t st) {
   const dim3 grid(static_cast<unsigned>((g.m + kTile - 1) / kTile),
                   static_cast<unsigned>((g.n + kTile - 1) / kTile), static_cast<unsigned>(g.batch));
-  int threads = 0;
-  cudaError_t err = block_threads(g, grid, &threads);
+  int device = 0, threads = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = block_threads(g, grid, device, &threads);
   const size_t shared = shared_bytes(g.kp, threads);
-  if (err == cudaSuccess) err = allow_shared<kAR, kBR>(shared);
+  if (err == cudaSuccess) err = allow_shared<kAR, kBR>(device, shared);
   if (err != cudaSuccess) return err;
   return launch_pdl(Pdl::kCaptureOnly, shared, small_gemm_kernel<kAR, kBR>, grid, dim3(threads), st, g);
 }
@@ -277,7 +274,6 @@ bool small_gemm_fits(const GemmPlan &p) {
 }
 
 int small_gemm(const GemmPlan &p, void *stream) {
-  if (!small_gemm_fits(p)) return cudaErrorInvalidValue;
   const Args g{static_cast<const float *>(p.a), static_cast<const float *>(p.b),
                static_cast<float *>(p.c), p.m, p.n, p.batch, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b,
                p.stride_c, int(p.k), padded_depth(int(p.k)), p.trans_a, p.trans_b,

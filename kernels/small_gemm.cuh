@@ -18,6 +18,8 @@ namespace cuda {
 // cuBLAS is launch-bound on it).
 bool small_gemm_fits(const GemmPlan &p);
 
+// Enqueues p on stream (a cudaStream_t); p must satisfy small_gemm_fits
+// (the backend's dispatch has just asked).
 int small_gemm(const GemmPlan &p, void *stream);
 
 }  // namespace cuda
