@@ -6,8 +6,9 @@
 // every load is in flight at once. The block's threads then split k among
 // groups of kLanes threads, which take kStep depths in turn (group g:
 // 4g..4g+3, then 4g + 4 * groups, ...), each thread a kSub x kSub sub-tile in
-// registers. Blocks of 1024 threads serve deep products that fill no more
-// than one wave, 512 threads the rest (measured: bench/RESULTS.md). The
+// registers. Blocks of 1024 threads, capped at 48 registers so that another
+// kernel's block fits beside one, serve deep products that fill no more than
+// one wave, 512 threads the rest (measured: bench/RESULTS.md). The
 // groups' partial tiles are summed in shared memory in group order, so the
 // result does not depend on timing. Small tiles give the many blocks a small
 // product needs to fill the GPU; sharing the depth inside the block replaces
@@ -32,6 +33,7 @@ constexpr int kSide = kTile / kSub;         // sub-tiles along a side
 constexpr int kLanes = kSide * kSide;       // threads that cover one tile
 constexpr int kThreads = 512, kDeepThreads = 1024;
 constexpr int kDeep = 512;                  // depth from which kDeepThreads may serve
+constexpr int kDeepRegisters = 48;          // kDeepThreads * 48 = 3/4 of an SM's registers
 // Shared tiles: [p][r] rows kAlongLd long (the pad puts group g + 1's rows,
 // kStep depths on, 16 banks away), [r][p] rows kp + kPad long (16-byte aligned).
 constexpr int kAlongLd = kTile + 4, kPad = 4;
@@ -186,8 +188,9 @@ __device__ void store(const Args &g, float *partial, const float (&acc)[kSub][kS
   *dst = v;
 }
 
+// The block's tile: the body of both kernels below.
 template <bool kAR, bool kBR>
-__global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
+__device__ __forceinline__ void tile(const Args &g) {
   extern __shared__ __align__(16) unsigned char smem[];
   float *as = reinterpret_cast<float *>(smem), *bs = as + tile_elems(g.kp);
   pdl_trigger();
@@ -210,17 +213,39 @@ __global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
   store(g, as, acc, ri, rj, group, g.c + q * g.stride_c, i0, j0);
 }
 
-// Raises the kernel's dynamic shared memory limit, once per device: kAR and
-// kBR name the kernel, so each instantiation keeps its own record.
+// kThreads-thread blocks, two an SM (at most 64 registers a thread).
 template <bool kAR, bool kBR>
-cudaError_t allow_shared(int device, size_t bytes) {
+__global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
+  tile<kAR, kBR>(g);
+}
+
+// kDeepThreads-thread blocks, at most kDeepRegisters registers a thread. At
+// 64 a block fills the SM's register file, so in a graph the next kernel's
+// blocks cannot start on its SM until it ends, nor its own blocks beside the
+// previous kernel's: programmatic dependent launch then hides nothing. At
+// 48, a 256-thread block of up to 64 registers (the fused rows kernel) fits
+// beside it: the 36-op step's fused replay took 36.8 us against 40.1 on the
+// H100 (bench/RESULTS.md, session 13).
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define EK_DEEP_REGISTERS __maxnreg__(kDeepRegisters)
+#else  // no __maxnreg__ before CUDA 12.4: launch_bounds' 64
+#define EK_DEEP_REGISTERS __launch_bounds__(kDeepThreads)
+#endif
+template <bool kAR, bool kBR>
+__global__ void EK_DEEP_REGISTERS small_gemm_deep_kernel(Args g) {
+  tile<kAR, kBR>(g);
+}
+
+// Raises kernel's dynamic shared memory limit, once per device: `raised`
+// holds bit d once done on device d, one record per kernel.
+template <typename... Params>
+cudaError_t allow_shared(void (*kernel)(Params...), std::atomic<uint64_t> &raised, int device, size_t bytes) {
   if (bytes <= (size_t(48) << 10)) return cudaSuccess;
-  static std::atomic<uint64_t> raised{0};  // bit d: done on device d
   const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
   if (bit && (raised.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
   gpu::RelaxedWhileCapturing relaxed;  // the first product may be captured
-  const cudaError_t err = cudaFuncSetAttribute(
-      small_gemm_kernel<kAR, kBR>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMaxShared));
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMaxShared));
   if (err == cudaSuccess) raised.fetch_or(bit, std::memory_order_relaxed);
   return err;
 }
@@ -248,10 +273,14 @@ cudaError_t launch(const Args &g, cudaStream_t st) {
   int device = 0, threads = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess) err = block_threads(g, grid, device, &threads);
-  const size_t shared = shared_bytes(g.kp, threads);
-  if (err == cudaSuccess) err = allow_shared<kAR, kBR>(device, shared);
   if (err != cudaSuccess) return err;
-  return launch_pdl(Pdl::kCaptureOnly, shared, small_gemm_kernel<kAR, kBR>, grid, dim3(threads), st, g);
+  const size_t shared = shared_bytes(g.kp, threads);
+  static std::atomic<uint64_t> raised{0}, raised_deep{0};
+  const bool deep = threads == kDeepThreads;
+  auto *kernel = deep ? small_gemm_deep_kernel<kAR, kBR> : small_gemm_kernel<kAR, kBR>;
+  err = allow_shared(kernel, deep ? raised_deep : raised, device, shared);
+  if (err != cudaSuccess) return err;
+  return launch_pdl(Pdl::kCaptureOnly, shared, kernel, grid, dim3(threads), st, g);
 }
 
 // Whether every vector copy from x is 16-byte aligned: the base, the leading
