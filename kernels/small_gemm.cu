@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(kDeepThreads) small_gemm_kernel(Args g) {
 // blocks cannot start on its SM until it ends, nor its own blocks beside the
 // previous kernel's: programmatic dependent launch then hides nothing. At
 // 48, a 256-thread block of up to 64 registers (the fused rows kernel) fits
-// beside it: the 36-op step's fused replay took 36.8 us against 40.1 on the
+// beside it: the 36-op step's fused replay took 36.8 us against 40.2 on the
 // H100 (bench/RESULTS.md, session 13).
 #if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
 #define EK_DEEP_REGISTERS __maxnreg__(kDeepRegisters)
