@@ -122,31 +122,41 @@ __device__ __forceinline__ int64_t elem_size(int dtype) {
   }
 }
 
-// The final value of output o: scaled (mean, var) and rooted (L2, std) floats.
+// The final value of a combination: scaled (mean, var) and rooted (L2, std)
+// floats.
 template <typename A, int Fam>
-__device__ void store(const ReducePlan &p, int64_t o, const State<A> &s) {
-  if (Fam == kArg && p.indices) p.indices[o] = s.i;
-  if (!p.out) return;
-  detail::Scalar v;
+__device__ __forceinline__ detail::Scalar final_value(const ReducePlan &p, const State<A> &s) {
   if constexpr (IsInt<A>::value) {
-    v = detail::scalar_int(s.v);
+    return detail::scalar_int(s.v);
   } else {
     double d = static_cast<double>(s.v);
     if (Fam == kAdd) d /= p.divisor;
     if (p.take_sqrt) d = sqrt(d);
-    v = detail::scalar_float(d);
+    return detail::scalar_float(d);
   }
-  char *out = static_cast<char *>(p.out) + o * elem_size(p.out_dtype);
-  // The common results skip the general store: the last block runs this
-  // serially after every other block, and the general one's size showed there
-  // (sum of 1M f32 took 5% longer when the cast rule grew).
-  if (!IsInt<A>::value && p.out_dtype == kF32) {
-    *reinterpret_cast<float *>(out) = detail::narrow_f64(v.f);
-  } else if (IsInt<A>::value && p.out_dtype == kI64) {
-    *reinterpret_cast<int64_t *>(out) = v.i;
+}
+
+// A final value stored at out as dtype. The common results skip the general
+// store: the last block runs this serially after every other block, and the
+// general one's size showed there (sum of 1M f32 took 5% longer when the cast
+// rule grew).
+template <typename A>
+__device__ __forceinline__ void store_value(void *out, int dtype, const detail::Scalar &v) {
+  if (!IsInt<A>::value && dtype == kF32) {
+    *static_cast<float *>(out) = detail::narrow_f64(v.f);
+  } else if (IsInt<A>::value && dtype == kI64) {
+    *static_cast<int64_t *>(out) = v.i;
   } else {
-    detail::store_scalar(out, p.out_dtype, v);
+    detail::store_scalar(static_cast<char *>(out), dtype, v);
   }
+}
+
+// Output o's final value, and its index for the arg kinds.
+template <typename A, int Fam>
+__device__ void store(const ReducePlan &p, int64_t o, const State<A> &s) {
+  if (Fam == kArg && p.indices) p.indices[o] = s.i;
+  if (!p.out) return;
+  store_value<A>(static_cast<char *>(p.out) + o * elem_size(p.out_dtype), p.out_dtype, final_value<A, Fam>(p, s));
 }
 
 template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
@@ -154,41 +164,54 @@ template <typename A> __device__ A center_of(const ReducePlan &p, int64_t o) {
 }
 
 // Combines elements [lo, hi) of a contiguous line; this thread takes every
-// group-th 16-byte vector (after an unaligned head), kUnroll at a time. The
+// group-th 16-byte vector (after an unaligned head), Unroll at a time. The
 // line gives element j (at), the vectors of 16 / sizeof(T) elements from a
 // 16-byte aligned j (vectors(j)[k]: the k-th, a Line::Vector) and j's address (addr): the
 // eager kernels read memory
 // (MemLine, reduce.cu); a fused reduction computes the elements of a line
 // that was never written, at the addresses it would have had, so it
-// combines in the same order.
-template <typename T, typename A, int Fam, typename Line>
-__device__ State<A> span(const Op<A, Fam> &op, const Line &line, int64_t lo, int64_t hi, int lane,
-                         int group, A c) {
+// combines in the same order. I: the index arithmetic's type; Unroll: the
+// vectors a thread loads at once; Whole: the caller knows that lo's address
+// is 16-byte aligned and hi - lo a whole number of vectors (no head, no
+// tail). A fused row kernel's line is in shared memory and short enough for
+// int: one vector at a time, int and no head or tail take the fewest
+// instructions, which its single combining warp waits on (the 36-op step of
+// bench/graph_step replayed in 31.0 us against 32.2 with them).
+template <typename T, typename A, int Fam, typename Line, typename I = int64_t, int Unroll = kUnroll,
+          bool Whole = false>
+__device__ State<A> span(const Op<A, Fam> &op, const Line &line, I lo, I hi, int lane, int group, A c) {
   constexpr int V = 16 / sizeof(T);
   State<A> s = op.identity();
-  int64_t mis = static_cast<int64_t>((line.addr(lo) % 16) / sizeof(T));
-  int64_t head = min(hi - lo, (V - mis) % V);
-  if (lane < head) s = op.combine(s, op.make(to_acc(line.at(lo + lane)), lo + lane, c));
-  int64_t start = lo + head, nv = (hi - start) / V;
+  I head = 0;
+  if constexpr (!Whole) {
+    const I mis = static_cast<I>((line.addr(lo) % 16) / sizeof(T));
+    head = min(hi - lo, (V - mis) % V);
+    if (lane < head) s = op.combine(s, op.make(to_acc(line.at(lo + lane)), lo + lane, c));
+  }
+  const I start = lo + head, nv = (hi - start) / V;
   const auto vec = line.vectors(start);
-  int64_t k = lane;
-  for (; k + (kUnroll - 1) * group < nv; k += kUnroll * group) {
-    typename Line::Vector buf[kUnroll];
+  I k = lane;
+  for (; k + (Unroll - 1) * group < nv; k += Unroll * group) {
+    typename Line::Vector buf[Unroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) buf[u] = vec[k + u * group];
+    for (int u = 0; u < Unroll; ++u) buf[u] = vec[k + u * group];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+    for (int u = 0; u < Unroll; ++u)
 #pragma unroll
       for (int e = 0; e < V; ++e)
         s = op.combine(s, op.make(to_acc(buf[u].v[e]), start + (k + u * group) * V + e, c));
   }
-  for (; k < nv; k += group) {
-    const auto b = vec[k];
+  if constexpr (Unroll > 1) {
+    for (; k < nv; k += group) {
+      const auto b = vec[k];
 #pragma unroll
-    for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.v[e]), start + k * V + e, c));
+      for (int e = 0; e < V; ++e) s = op.combine(s, op.make(to_acc(b.v[e]), start + k * V + e, c));
+    }
   }
-  for (int64_t j = start + nv * V + lane; j < hi; j += group)
-    s = op.combine(s, op.make(to_acc(line.at(j)), j, c));
+  if constexpr (!Whole) {
+    const I j = start + nv * V + lane;  // the tail: fewer than V <= group elements
+    if (j < hi) s = op.combine(s, op.make(to_acc(line.at(j)), j, c));
+  }
   return s;
 }
 

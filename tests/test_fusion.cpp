@@ -597,8 +597,10 @@ class FusionReduce : public Fusion {
     return out;
   }
 
-  // The tail of LayerNormTailWithHeldIntermediatesEqualsEager over [rows, cols].
-  void layer_norm_tail(int64_t rows, int64_t cols) {
+  // The tail of LayerNormTailWithHeldIntermediatesEqualsEager over [rows, cols];
+  // in_place: rsqrt overwrites var; released: only y is held when the group
+  // runs (the others stay in the kernel's registers, never stored).
+  void layer_norm_tail(int64_t rows, int64_t cols, bool in_place = false, bool released = false) {
     auto run_tail = [&](ek_fusion mode) {
       set(mode);
       Tensor h(make({rows, cols}, EK_FLOAT32, random_values(size_t(rows * cols), 21, -2, 2)));
@@ -613,10 +615,16 @@ class FusionReduce : public Fusion {
       EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_SUB, h, mu, d.out()));
       EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, d, d, sq.out()));
       EK_EXPECT_OK(ek_reduce(nullptr, EK_REDUCE_MEAN, sq, 1, &dim, 1, var.out()));
-      EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_RSQRT, var, inv.out()));
-      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, d, inv, y.out()));
+      ek_tensor v = var;
+      EK_EXPECT_OK(ek_unary(nullptr, EK_UNARY_RSQRT, var, in_place ? &v : inv.out()));
+      EK_EXPECT_OK(ek_binary(nullptr, EK_BINARY_MUL, d, in_place ? var : inv, y.out()));
       std::vector<std::vector<uint8_t>> all;
-      for (ek_tensor t : {h.t, mu.t, d.t, sq.t, var.t, inv.t, y.t}) all.push_back(bytes_of(t));
+      if (released) {
+        for (Tensor *k : {&h, &mu, &d, &sq, &var, &inv}) ek_tensor_release(k->t), k->t = nullptr;
+        all.push_back(bytes_of(y));
+        return all;
+      }
+      for (ek_tensor t : {h.t, mu.t, d.t, sq.t, var.t, in_place ? var.t : inv.t, y.t}) all.push_back(bytes_of(t));
       return all;
     };
     const auto eager = run_tail(EK_FUSION_OFF);
@@ -624,13 +632,16 @@ class FusionReduce : public Fusion {
     const auto fused = run_tail(EK_FUSION_ON);
     const ek_fusion_stats after = stats_of(ctx);
     const char *names[] = {"h", "mu", "d", "sq", "var", "inv", "y"};
+    const std::string what = " [" + std::to_string(rows) + ", " + std::to_string(cols) + "]" +
+                             (in_place ? " in place" : "") + (released ? " released" : "");
+    ASSERT_EQ(fused.size(), eager.size()) << what;
     for (size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(fused[k], eager[k]) << names[k] << " [" << rows << ", " << cols << "]";
+      EXPECT_EQ(fused[k], eager[k]) << (released ? "y" : names[k]) << what;
     // CUDA: short rows run as one kernel, a warp per row (rows mode); long
     // ones as two fused reductions and two ops.
     const bool cuda = GetParam() == EK_CUDA;
-    EXPECT_EQ(after.prologue_fusions - before.prologue_fusions, cuda ? 2u : 0u) << cols;
-    EXPECT_EQ(after.fused_launches - before.fused_launches, cuda ? (cols < 4096 ? 1u : 2u) : 0u) << cols;
+    EXPECT_EQ(after.prologue_fusions - before.prologue_fusions, cuda ? 2u : 0u) << what;
+    EXPECT_EQ(after.fused_launches - before.fused_launches, cuda ? (cols < 4096 ? 1u : 2u) : 0u) << what;
   }
 
   // softmax(x * 1.5) over the last dim of x [rows, cols] (transposed from
@@ -692,11 +703,15 @@ TEST_P(FusionReduce, EqualsEagerBitForBit) {
 TEST_P(FusionReduce, RowGroupsEqualEagerBitForBit) {
   struct Case { ek_dtype dt; int64_t rows, cols; bool strided, hold; };
   // Odd sizes, a row shorter than a warp's vector, 1000 rows of 1000
-  // (blocks loop over rows), transposed inputs, held intermediates.
+  // (512-thread blocks), transposed inputs, held intermediates.
   const Case cases[] = {{EK_FLOAT32, 3, 7, false, false},  {EK_FLOAT32, 5, 33, true, true},
                         {EK_FLOAT64, 9, 130, false, true}, {EK_FLOAT32, 1000, 1000, false, false},
-                        {EK_FLOAT32, 64, 512, true, false}, {EK_FLOAT64, 2, 2, false, true}};
+                        {EK_FLOAT32, 64, 512, true, false}, {EK_FLOAT64, 2, 2, false, true},
+                        {EK_FLOAT32, 16384, 3000, false, false}};
   for (const Case &c : cases) {
+    // Rows longer than 2048 elements take 1024-thread blocks of four each
+    // (row_elements); warp_per_row gives them one launch from 16384 rows.
+    if (c.cols > 2048 && GetParam() != EK_CUDA) continue;
     const std::string what = std::string(ek_dtype_name(c.dt)) + " " + std::to_string(c.rows) + "x" +
                              std::to_string(c.cols) + (c.strided ? " strided" : "") + (c.hold ? " held" : "");
     const auto eager = softmax(EK_FUSION_OFF, c.dt, c.rows, c.cols, c.strided, c.hold);
@@ -743,6 +758,9 @@ TEST_P(FusionReduce, HeldIntermediatesAreWrittenByTheFusedReduction) {
 // writes the held values, below the chain's kernel and the reduction's.
 TEST_P(FusionReduce, LayerNormTailWithHeldIntermediatesEqualsEager) {
   for (const int64_t cols : {512, 1 << 14}) layer_norm_tail(64, cols);
+  for (const int64_t cols : {100, 512}) layer_norm_tail(7, cols, true, false);
+  for (const int64_t cols : {33, 512}) layer_norm_tail(5, cols, false, true);
+  layer_norm_tail(3, 640, true, true);
 }
 
 TEST_P(FusionReduce, EmptyAndUnusedResults) {

@@ -84,6 +84,7 @@ class Writer {
 
   ewgen::Signature sig;
   std::vector<TensorDesc> operands;  // inputs, then outputs
+  std::vector<int> out_nodes;        // the node of each output
   std::vector<uint64_t> scalars;
 
  private:
@@ -192,6 +193,7 @@ class Writer {
     const std::string name = "ekf_o" + std::to_string(sig.out.size());
     sig.out.push_back(ewgen::Param{carrier(d.dtype), name});
     operands.push_back(d);
+    out_nodes.push_back(k);
     body_ += name + " = ek::detail::ld<" + carrier_type(d.dtype) + ">(ekf_b" + n(k) + ");\n";
   }
 
