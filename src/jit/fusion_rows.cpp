@@ -16,15 +16,15 @@
 // thread through shared memory after its combining, and a rows phase (a row
 // value's elements) runs in every thread, its first storing it. Other reads
 // go through memory after __syncthreads, as eagerly. A value is stored when
-// someone holds it or a later phase reads its memory.
+// someone holds it or a later phase reads it.
 //
 // Why not a warp per row for all of it: on the H100 that kernel was bound
 // by one warp's instruction latency (4.7 cycles an instruction, 2,500
 // instructions a warp for the layer-norm tail over [64, 512]: 5.9 us);
 // only the combining needs the eager warp. Why registers: with every value
 // through memory and a rows phase in the first thread alone (a barrier
-// either side), the block spent 7,300 cycles a row against 3,900 (clock64 in
-// the 36-op step's replay, bench/RESULTS.md, session 14).
+// either side), the 36-op step of bench/graph_step replayed in 36.8 us
+// against 31.5 (bench/RESULTS.md, session 14).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -163,9 +163,12 @@ Flow flow_of(const Group &g, const std::vector<Phase> &phases, const std::vector
 }
 
 // Whether node k's value is in memory after the kernel: someone holds it or
-// a later phase reads its memory.
+// a later phase reads it (from memory or registers: then the kernel's code
+// does not depend on whether its caller still holds it, and a capture that
+// ends after the caller let go of such a value replays the kernel compiled
+// while it held it).
 bool stored(const Group &g, const Flow &f, size_t k) {
-  return g.written[k]->refs.load(std::memory_order_acquire) > 1 || f.in_memory[k];
+  return g.written[k]->refs.load(std::memory_order_acquire) > 1 || f.in_memory[k] || f.in_registers[k];
 }
 
 // Whether rows phase i needs a barrier after it: a later phase reads memory
@@ -425,7 +428,7 @@ bool write_kernel(const Group &g, Kernel *out) {
     Writer w(g, p.begin, p.end, p.reduced, [&](size_t k) {
       for (size_t j = k + 1; j < p.end; ++j)
         if (same_desc(g.nodes[j].out(), g.nodes[k].out())) return false;  // overwritten in the phase
-      return stored(g, f, k) || f.in_registers[k];
+      return stored(g, f, k);
     });
     w.write();
     const int dt = p.reduce >= 0 ? g.nodes[p.reduce].src.dtype : kF32;
