@@ -2071,9 +2071,10 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * (reading row results broadcast along the last dim) and ops of the row
  * shape (the full shape with its last dim 1) then join it too. A softmax
  * or a layer norm (mean, x - mean, the mean of its squares, rsqrt, the
- * scaling) is ONE kernel, a block per row: its threads compute the values,
- * its first warp combines the row in the eager kernel's order: the same
- * bits (each reduction counted in prologue_fusions). Other reductions,
+ * scaling) is ONE kernel, a block per row: its threads compute the values
+ * (keeping them in registers from phase to phase), its first warp combines
+ * the row in the eager kernel's order: the same bits (each reduction
+ * counted in prologue_fusions). Other reductions,
  * and reductions of tensors the group did not write, evaluate the group
  * first. */
 typedef enum {
