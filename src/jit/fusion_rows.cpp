@@ -26,6 +26,7 @@
 // either side), the 36-op step of bench/graph_step replayed in 36.8 us
 // against 31.5 (bench/RESULTS.md, session 14).
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -141,7 +142,8 @@ int register_source(const Group &g, const Flow &f, size_t q, const TensorDesc &d
   return !f.phases[q].rows && same_desc(p.out(), d) ? n : -1;
 }
 
-Flow flow_of(const Group &g, const std::vector<Phase> &phases, const std::vector<std::vector<TensorDesc>> &inputs) {
+// A Flow with no reads marked yet.
+Flow flow_frame(const Group &g, const std::vector<Phase> &phases) {
   Flow f;
   f.phases = phases;
   f.phase_of.assign(g.nodes.size(), 0);
@@ -152,14 +154,18 @@ Flow flow_of(const Group &g, const std::vector<Phase> &phases, const std::vector
   f.in_registers.assign(g.nodes.size(), 0);
   f.in_memory.assign(g.nodes.size(), 0);
   f.from.resize(phases.size());
-  for (size_t q = 0; q < phases.size(); ++q)
-    for (const TensorDesc &d : inputs[q]) {
-      const int n = register_source(g, f, q, d);
-      f.from[q].push_back(n);
-      if (n >= 0) f.in_registers[n] = 1;
-      for (size_t k = 0; n < 0 && k < phases[q].begin; ++k) f.in_memory[k] |= g.nodes[k].out().data == d.data;
-    }
   return f;
+}
+
+// Marks where phase q's inputs come from, and so which earlier nodes a
+// later phase reads (from registers or memory).
+void mark_reads(const Group &g, Flow *f, size_t q, const std::vector<TensorDesc> &inputs) {
+  for (const TensorDesc &d : inputs) {
+    const int n = register_source(g, *f, q, d);
+    f->from[q].push_back(n);
+    if (n >= 0) f->in_registers[n] = 1;
+    for (size_t k = 0; n < 0 && k < f->phases[q].begin; ++k) f->in_memory[k] |= g.nodes[k].out().data == d.data;
+  }
 }
 
 // Whether node k's value is in memory after the kernel: someone holds it or
@@ -392,15 +398,9 @@ std::vector<uint64_t> kernel_words(const TensorDesc &full, int64_t outer, const 
   return w;
 }
 
-// Each phase's Writer inputs (what it reads from before the phase).
-std::vector<std::vector<TensorDesc>> phase_inputs(const Group &g, const std::vector<Phase> &phases) {
-  std::vector<std::vector<TensorDesc>> out;
-  for (const Phase &p : phases) {
-    Writer w(g, p.begin, p.end, p.reduced, [](size_t) { return false; });
-    w.write();
-    out.emplace_back(w.operands.begin(), w.operands.begin() + static_cast<std::ptrdiff_t>(w.inputs()));
-  }
-  return out;
+// A phase's Writer inputs (what it reads from before the phase).
+std::vector<TensorDesc> inputs_of(const Writer &w) {
+  return {w.operands.begin(), w.operands.begin() + static_cast<std::ptrdiff_t>(w.inputs())};
 }
 
 // The kernel's code and arguments; false when the group does not fit one
@@ -415,8 +415,19 @@ bool write_kernel(const Group &g, Kernel *out) {
   const std::vector<Phase> phases = phases_of(g);
   for (const Phase &p : phases)
     if (p.reduce >= 0 && p.reduced < 0) return false;
-  const std::vector<std::vector<TensorDesc>> inputs = phase_inputs(g, phases);
-  const Flow f = flow_of(g, phases, inputs);
+  // Last phase first: what a phase stores depends on what later phases read.
+  Flow f = flow_frame(g, phases);
+  std::vector<std::unique_ptr<Writer>> writers(phases.size());
+  for (size_t i = phases.size(); i-- > 0;) {
+    const Phase &p = phases[i];
+    writers[i] = std::make_unique<Writer>(g, p.begin, p.end, p.reduced, [&](size_t k) {
+      for (size_t j = k + 1; j < p.end; ++j)
+        if (same_desc(g.nodes[j].out(), g.nodes[k].out())) return false;  // overwritten in the phase
+      return stored(g, f, k);
+    });
+    writers[i]->write();
+    mark_reads(g, &f, i, inputs_of(*writers[i]));
+  }
   Operands ops(rank);
   Parts parts;
   parts.bounds = out->threads <= static_cast<unsigned>(kThreads) ? kThreads : kMaxRowThreads;
@@ -425,17 +436,12 @@ bool write_kernel(const Group &g, Kernel *out) {
   std::vector<ReducePlan> reds;
   for (size_t i = 0; i < phases.size(); ++i) {
     const Phase &p = phases[i];
-    Writer w(g, p.begin, p.end, p.reduced, [&](size_t k) {
-      for (size_t j = k + 1; j < p.end; ++j)
-        if (same_desc(g.nodes[j].out(), g.nodes[k].out())) return false;  // overwritten in the phase
-      return stored(g, f, k);
-    });
-    w.write();
+    const Writer &w = *writers[i];
     const int dt = p.reduce >= 0 ? g.nodes[p.reduce].src.dtype : kF32;
     parts.head += phase_function(g, f, w, i, &ops, scalars.size(), carrier_type(dt));
     if (p.reduce >= 0) out->line_bytes = std::max<int64_t>(out->line_bytes, 16 + r * dtype_size(dt));
     const bool last = i + 1 == phases.size();
-    const bool barrier = !last && (!p.rows || barrier_after_rows(g, f, i, inputs[i]));
+    const bool barrier = !last && (!p.rows || barrier_after_rows(g, f, i, inputs_of(w)));
     parts.calls.push_back(phase_call(g, f, i, static_cast<int>(reds.size()), &parts.slots, carrier_type(dt), elements, barrier));
     if (p.reduce >= 0) reds.push_back(g.nodes[p.reduce].red);
     scalars.insert(scalars.end(), w.scalars.begin(), w.scalars.end());
