@@ -224,6 +224,62 @@ TEST_P(ElementwiseMore, NextafterOfHalfTypesStepsTheirUlp) {
   }
 }
 
+// float16 <-> float32 casts at every float16 rounding boundary, against an
+// oracle built from the float16 grid (not from the library's converters):
+// each float16 value and the float32 midpoint to the next one (a tie: to the
+// even significand) and the float32 values one ulp either side of it; 65520
+// and up overflow to infinity; every float16 bit pattern widens exactly (a
+// NaN to the canonical one of its sign).
+// The CUDA kernels convert in hardware, the CPU backend with integer code.
+float f16_grid(uint16_t h) {  // the value of float16 bits h (NaN for NaNs)
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? kNan : kInf) : std::ldexp(1024 + m, e - 25);
+  return static_cast<float>((h & 0x8000) ? -v : v);
+}
+
+TEST_P(ElementwiseMore, Float16CastsRoundAtEveryBoundary) {
+  std::vector<float> x;
+  std::vector<uint16_t> want;
+  for (uint32_t sign : {0u, 0x8000u})
+    for (uint32_t h = 0; h < 0x7c00; ++h) {  // finite h and the float16 above it
+      const uint16_t lo = static_cast<uint16_t>(sign | h), hi = static_cast<uint16_t>(lo + 1);
+      const double up = h == 0x7bff ? (sign ? -65536.0 : 65536.0) : f16_grid(hi);  // past the largest: 2^16
+      const float a = f16_grid(lo), mid = static_cast<float>((a + up) / 2);
+      const float below = std::nextafter(mid, a), above = std::nextafter(mid, 2 * mid - a);
+      const uint16_t even = (lo & 1) ? hi : lo;
+      x.insert(x.end(), {a, below, mid, above});
+      want.insert(want.end(), {lo, lo, even, hi});  // hi of the largest finite is infinity
+    }
+  x.insert(x.end(), {65520.0f, 1e30f, -1e30f, std::numeric_limits<float>::infinity(), 1e-30f, -1e-30f});
+  want.insert(want.end(), {0x7c00, 0x7c00, 0xfc00, 0x7c00, 0x0000, 0x8000});
+  const int64_t n = static_cast<int64_t>(x.size());
+  Tensor src(ektest::upload(ctx, {n}, EK_FLOAT32, x.data())), narrow, wide;
+  EK_OK(ek_cast(nullptr, src, EK_FLOAT16, narrow.out()));
+  const std::vector<uint16_t> got = to_host<uint16_t>(narrow);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (got[i] != want[i] && bad++ < 5) ADD_FAILURE() << std::hexfloat << x[i] << " -> " << std::hex << got[i] << " want " << want[i];
+  EXPECT_EQ(bad, 0);
+  std::vector<uint16_t> all(65536);
+  for (uint32_t h = 0; h < 65536; ++h) all[h] = static_cast<uint16_t>(h);
+  Tensor halves(ektest::upload(ctx, {65536}, EK_FLOAT16, all.data()));
+  EK_OK(ek_cast(nullptr, halves, EK_FLOAT32, wide.out()));
+  const std::vector<float> widened = to_host<float>(wide);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float w = f16_grid(static_cast<uint16_t>(h));
+    if (std::isnan(w)) {  // the canonical quiet NaN with the input's sign (ek.h "Casts")
+      const uint32_t bits = ((h & 0x8000u) << 16) | 0x7fc00000u;
+      std::memcpy(&w, &bits, 4);
+    }
+    if (std::memcmp(&w, &widened[h], 4) != 0) {
+      uint32_t got_bits;
+      std::memcpy(&got_bits, &widened[h], 4);
+      ADD_FAILURE() << "float16 0x" << std::hex << h << " widened to 0x" << got_bits;
+      break;
+    }
+  }
+}
+
 // np.floor_divide and np.remainder over signed zeros, infinities and finite
 // values (float64 and float32 agree), except floor_divide with an infinite
 // operand: a / b, as the array API standard says (NumPy: inf // 2 NaN,
