@@ -254,11 +254,14 @@ TEST(ElementwiseCodegen, ChunksFollowInputWidth) {
   EXPECT_EQ(chunks_per_thread(signature("float32 x, float32 y", "float32 z", "")), 1);
   EXPECT_EQ(chunks_per_thread(signature("float64 x, float64 y", "float64 z", "")), 1);
   EXPECT_EQ(chunks_per_thread(signature("", "int64 z", "")), 1);
-  // Narrower ones: four-element vectors, about 128 bytes of loads a thread.
+  // Narrower ones: four-element vectors, about 32 bytes of loads a thread.
   EXPECT_EQ(vector_elems(2), 4);
   EXPECT_EQ(vector_elems(1), 4);
-  EXPECT_EQ(chunks_per_thread(signature("bfloat16 x, bfloat16 y", "bfloat16 z", "")), 4);
-  EXPECT_EQ(chunks_per_thread(signature("float64 x, bool m", "float64 z", "")), 2);
+  EXPECT_EQ(chunks_per_thread(signature("bfloat16 x", "bfloat16 z", "")), 4);
+  EXPECT_EQ(chunks_per_thread(signature("bfloat16 x, bfloat16 y", "bfloat16 z", "")), 2);
+  EXPECT_EQ(chunks_per_thread(signature("float16 x, float16 y, float16 w", "float16 z", "")), 1);
+  EXPECT_EQ(chunks_per_thread(signature("uint8 x, uint8 y", "uint8 z", "")), 4);
+  EXPECT_EQ(chunks_per_thread(signature("float64 x, bool m", "float64 z", "")), 1);
   EXPECT_EQ(chunks_per_thread(signature("float64 a, float64 b, float64 c, float64 d, bool m",
                                         "float64 z", "")), 1);
   EXPECT_EQ(chunks_per_thread(signature("", "bool z", "")), 4);

@@ -399,7 +399,7 @@ int chunks_per_thread(const Signature &sig) {
   int bytes = 0;
   for (const Param &p : sig.in) bytes += vec * static_cast<int>(dtype_size(p.dtype));
   if (bytes == 0) return 4;
-  int c = 128 / bytes;
+  int c = 32 / bytes;
   return c >= 4 ? 4 : (c >= 2 ? 2 : 1);
 }
 
