@@ -105,11 +105,11 @@ struct Plan {
 Plan make_plan(int ndim, const int64_t *shape, const std::vector<Operand> &ops);
 // Vector chunks each thread keeps in flight (1, 2 or 4): one with two-element
 // vectors; else about 32 bytes of input loads per thread, fewer chunks for
-// more or wider operands. On the H100 a bfloat16 chain of two inputs (256M)
-// ran at 1.003-1.004x torch.compile with two chunks against 0.996 with four
-// (the earlier 128-byte rule); of three inputs, one chunk 1.003, four 0.999;
-// of one input, four chunks 0.973, two 0.857 (fusion_chain.py shapes through
-// a local hook, 2026-11-27).
+// more or wider operands. On the H100 (256M elements, bench/RESULTS.md,
+// session 15) a fused bfloat16 chain of two inputs ran at 1.002-1.006x
+// torch.compile with two chunks against 0.994-0.997 with four (the earlier
+// 128-byte rule); of three inputs, one chunk 1.003x against four 0.999; of
+// one input, four chunks 0.99 against two 0.86.
 int chunks_per_thread(const Signature &sig);
 // The kernel's argument struct as 8-byte words, and its size in bytes.
 std::vector<uint64_t> pack_args(const Plan &plan);
