@@ -280,6 +280,29 @@ TEST_P(ElementwiseMore, Float16CastsRoundAtEveryBoundary) {
   }
 }
 
+// A float16 NaN through relu (which passes it on unchanged): to float16 the
+// canonical NaN of its sign, to float32 a NaN of its sign (payloads aside),
+// alike on the CPU and CUDA (whose conversions are the hardware's).
+TEST_P(ElementwiseMore, Float16NanBitsThroughAnOp) {
+  const std::vector<uint16_t> h = {0x7c01, 0x7d55, 0x7e00, 0x7fff, 0xfc01, 0xfe3c, 0x3c00, 0xbc00};
+  const int64_t n = static_cast<int64_t>(h.size());
+  Tensor x(ektest::upload(ctx, {n}, EK_FLOAT16, h.data())), same_type, wide;
+  EK_OK(ek_unary(nullptr, EK_UNARY_RELU, x, same_type.out()));
+  EK_OK(ek_tensor_empty(nullptr, ctx, 1, &n, EK_FLOAT32, wide.out()));
+  ek_tensor w = wide;
+  EK_OK(ek_unary(nullptr, EK_UNARY_RELU, x, &w));
+  const std::vector<uint16_t> narrow = to_host<uint16_t>(same_type);
+  const std::vector<uint32_t> widened = to_host<uint32_t>(wide);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t sign = h[i] & 0x8000u, m = h[i] & 0x3ffu;
+    const bool nan = (h[i] & 0x7c00u) == 0x7c00u && m != 0;
+    const uint16_t want16 = nan ? static_cast<uint16_t>(sign | 0x7e00u) : (sign ? 0 : h[i]);
+    EXPECT_EQ(narrow[i], want16) << std::hex << h[i];
+    if (nan) EXPECT_EQ(widened[i] & 0xffc00000u, (sign << 16) | 0x7fc00000u) << std::hex << h[i] << " " << widened[i];
+    else EXPECT_EQ(widened[i], sign ? 0u : 0x3f800000u) << std::hex << h[i];
+  }
+}
+
 // np.floor_divide and np.remainder over signed zeros, infinities and finite
 // values (float64 and float32 agree), except floor_divide with an infinite
 // operand: a / b, as the array API standard says (NumPy: inf // 2 NaN,
