@@ -1,7 +1,10 @@
 // Bit-exact f16/bf16 converters and the per-element cast rules shared by the
 // CPU reference and the CUDA kernels. Everything is integer bit manipulation or
 // a single IEEE operation, so host and device produce identical bytes (the
-// CUDA check program compares them bytewise).
+// CUDA check program compares them bytewise); on the device the float16
+// conversions of numbers are the hardware's cvt, which rounds the same way
+// (test_elementwise_more checks every float16 rounding boundary), and NaNs
+// still take the rule's path below (the hardware's drop their sign).
 //
 // Cast rules (PyTorch-like, but fully defined so backends agree):
 //  * f16/bf16 <- anything: via f32, round-to-nearest-even, overflow -> Inf.
@@ -51,9 +54,8 @@ EK_HD uint16_t f32_to_f16(float f) {
   if (ax > 0x7f800000u) return sign | 0x7e00u;              // NaN -> canonical quiet NaN
 #if defined(__CUDA_ARCH__)
   // The hardware conversion rounds to nearest even as below, subnormals and
-  // overflow included (test_elementwise_more checks both at every float16
-  // rounding boundary); the integer code's branches and variable shifts made
-  // fused float16 chains run at 0.60-0.70x torch.compile (bench/RESULTS.md).
+  // overflow included; the integer code's branches and variable shifts made
+  // fused float16 chains run at 0.61-0.69x torch.compile (bench/RESULTS.md).
   uint16_t h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
