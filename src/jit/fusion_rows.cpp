@@ -202,8 +202,9 @@ class Operands {
   }
   // The expression of operand d's element j of the current row.
   std::string at(const TensorDesc &d, bool in) {
-    const std::string k = std::to_string(slot(d));
-    return operand_at(d.dtype, slot(d), "o[" + k + "] + j * a.st[" + k + "][" + std::to_string(rank_ - 1) + "]", in);
+    const int n = slot(d);
+    const std::string k = std::to_string(n);
+    return operand_at(d.dtype, n, "o[" + k + "] + j * a.st[" + k + "][" + std::to_string(rank_ - 1) + "]", in);
   }
   std::vector<TensorDesc> descs;
 
