@@ -289,6 +289,32 @@ TEST(ElementwiseCodegen, VectorKernelStructure) {
   EXPECT_FALSE(contains(src, "ekw_p0[ekw_j] ="));                     // inputs never stored
 }
 
+// A kernel that may run as a programmatic dependent: its contiguous form
+// waits first, and comes again as <name>_nowait without the wait; both take
+// any block size up to max_threads. The strided form has no twin.
+TEST(ElementwiseCodegen, WaitingKernelsComeWithANoWaitTwin) {
+  Signature sig = signature("float32 x", "float32 z", "z = x");
+  sig.wait_prior = true;
+  sig.max_threads = 512;
+  Spec spec;
+  spec.vectorized = true;
+  const std::string src = generate_source(sig, spec, 1, "p.cu");
+  const size_t main = src.find("void __launch_bounds__(512) fused(const ekw_args ekw_a) {\n");
+  const size_t twin = src.find("void __launch_bounds__(512) fused_nowait(const ekw_args ekw_a) {\n");
+  ASSERT_NE(main, std::string::npos) << src;
+  ASSERT_NE(twin, std::string::npos) << src;
+  EXPECT_EQ(occurrences(src, "griddepcontrol.wait"), 1u);
+  EXPECT_LT(main, src.find("griddepcontrol.wait"));
+  EXPECT_GT(twin, src.find("griddepcontrol.wait"));
+  EXPECT_EQ(occurrences(src, "ekw_nt = blockDim.x"), 2u);
+  EXPECT_EQ(occurrences(src, "struct alignas"), 1u);  // the vector type once, for both
+  spec.vectorized = false;
+  const std::string strided = generate_source(sig, spec, 1, "p.cu");
+  EXPECT_FALSE(contains(strided, "_nowait"));
+  EXPECT_TRUE(contains(strided, "void __launch_bounds__(256) fused("));
+  EXPECT_EQ(occurrences(strided, "griddepcontrol.wait"), 1u);
+}
+
 TEST(ElementwiseCodegen, LineDirectiveReturnsToTheGeneratedLine) {
   Signature sig = signature("float32 x", "float32 z", "float t = x;\nz = t;");
   Spec spec;

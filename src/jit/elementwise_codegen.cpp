@@ -20,6 +20,7 @@ const char kWaitPrior[] =
     "  asm volatile(\"griddepcontrol.launch_dependents;\" :::);\n"
     "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
     "#endif\n";
+const char kNoWaitSuffix[] = "_nowait";
 namespace {
 
 // Indexed by dtype code (tensor_desc.hpp): names as ek_dtype_name, the type
@@ -231,45 +232,45 @@ void emit_index_types(const Spec &spec, std::string &s) {
                     : "  typedef unsigned long long ekw_idx;\n  typedef long long ekw_off;\n";
 }
 
-std::string kernel_head(const Signature &sig) {  // (a name may be long: no format())
-  return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kThreads) + ") " +
-         sig.name + "(const ekw_args ekw_a) {\n" + (sig.wait_prior ? kWaitPrior : "");
+// (a name may be long: no format())
+std::string kernel_head(const std::string &name, int max_threads, bool wait_prior) {
+  return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ") " + name +
+         "(const ekw_args ekw_a) {\n" + (wait_prior ? kWaitPrior : "");
 }
 
 // Contiguous and aligned: each thread loads `chunks` vectors of spec.vec
 // elements per operand (all loads first, so they are in flight together),
 // runs the body on each element, stores the output vectors. The last
-// n % spec.vec elements go to the first threads of block 0.
-void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, std::string &s) {
+// n % spec.vec elements go to the first threads of block 0. Any block size
+// up to sig.max_threads works (blockDim.x), so a launch may pick its own.
+void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, const std::string &name,
+                        bool wait_prior, std::string &s) {
   const std::vector<Param> all = all_params(sig);
   const int np = static_cast<int>(all.size()), nin = static_cast<int>(sig.in.size());
   const int vec = spec.vec;
-  s += format("template <typename T> struct alignas(sizeof(T) * %d > 16 ? 16 : sizeof(T) * %d) "
-              "ekw_vec { T e[%d]; };\n", vec, vec, vec);
-  s += kernel_head(sig);
+  s += kernel_head(name, sig.max_threads, wait_prior);
   emit_index_types(spec, s);
   s += format("  const ekw_idx n = (ekw_idx)ekw_a.n, ekw_nvec = n / %du;\n", vec);
   for (int k = 0; k < np; ++k)
     s += format("  %sekw_vec<%s> *ekw_p%d = (%sekw_vec<%s> *)ekw_a.p[%d];\n", k < nin ? "const " : "",
                 kStorage[all[k].dtype], k, k < nin ? "const " : "", kStorage[all[k].dtype], k);
-  s += format("  const ekw_idx ekw_per_block = %d;\n", kThreads * chunks);
+  s += format("  const ekw_idx ekw_nt = blockDim.x, ekw_per_block = ekw_nt * %d;\n", chunks);
   s += "  for (ekw_idx ekw_base = (ekw_idx)blockIdx.x * ekw_per_block + threadIdx.x; ekw_base < ekw_nvec;\n"
        "       ekw_base += (ekw_idx)gridDim.x * ekw_per_block) {\n";
   for (int k = 0; k < np; ++k)
     s += format("    ekw_vec<%s> ekw_v%d[%d];\n", kStorage[all[k].dtype], k, chunks);
   s += format("#pragma unroll\n    for (int ekw_c = 0; ekw_c < %d; ++ekw_c) {\n", chunks);
-  s += format("      const ekw_idx ekw_j = ekw_base + ekw_c * %d;\n      if (ekw_j < ekw_nvec) {\n", kThreads);
+  s += "      const ekw_idx ekw_j = ekw_base + ekw_c * ekw_nt;\n      if (ekw_j < ekw_nvec) {\n";
   for (int k = 0; k < np; ++k) s += format("        ekw_v%d[ekw_c] = ekw_p%d[ekw_j];\n", k, k);
   s += "      }\n    }\n";
   s += format("#pragma unroll\n    for (int ekw_c = 0; ekw_c < %d; ++ekw_c) {\n", chunks);
-  s += format("      const ekw_idx ekw_j = ekw_base + ekw_c * %d;\n      if (ekw_j >= ekw_nvec) continue;\n", kThreads);
+  s += "      const ekw_idx ekw_j = ekw_base + ekw_c * ekw_nt;\n      if (ekw_j >= ekw_nvec) continue;\n";
   s += format("#pragma unroll\n      for (int ekw_e = 0; ekw_e < %d; ++ekw_e)\n        ", vec);
   s += element_call(format("ekw_j * %d + ekw_e", vec), np, sig.scalars,
                     [](int k) { return format("ekw_v%d[ekw_c].e[ekw_e]", k); });
   for (int k = nin; k < np; ++k) s += format("      ekw_p%d[ekw_j] = ekw_v%d[ekw_c];\n", k, k);
   s += "    }\n  }\n";
-  s += format("  const ekw_idx ekw_t = ekw_nvec * %du + (ekw_idx)blockIdx.x * %d + threadIdx.x;\n",
-              vec, kThreads);
+  s += format("  const ekw_idx ekw_t = ekw_nvec * %du + (ekw_idx)blockIdx.x * ekw_nt + threadIdx.x;\n", vec);
   s += "  if (ekw_t < n) ";
   s += element_call("ekw_t", np, sig.scalars, [&](int k) {
     return format("((%s%s *)ekw_a.p[%d])[ekw_t]", k < nin ? "const " : "", kStorage[all[k].dtype], k);
@@ -282,7 +283,7 @@ void emit_vector_kernel(const Signature &sig, const Spec &spec, int chunks, std:
 void emit_strided_kernel(const Signature &sig, const Spec &spec, std::string &s) {
   const std::vector<Param> all = all_params(sig);
   const int np = static_cast<int>(all.size()), nin = static_cast<int>(sig.in.size());
-  s += kernel_head(sig);
+  s += kernel_head(sig.name, kThreads, sig.wait_prior);
   emit_index_types(spec, s);
   s += "  const ekw_idx n = (ekw_idx)ekw_a.n;\n";
   s += format("  for (ekw_idx ekw_t = (ekw_idx)blockIdx.x * %d + threadIdx.x; ekw_t < n;\n"
@@ -422,9 +423,9 @@ std::vector<uint64_t> pack_args(const Plan &plan) {
   return w;
 }
 
-unsigned grid_blocks(const Plan &plan, int chunks) {
+unsigned grid_blocks(const Plan &plan, int chunks, int threads) {
   const int64_t items = plan.spec.vectorized ? plan.n / plan.spec.vec : plan.n;
-  const int64_t per_block = plan.spec.vectorized ? int64_t(kThreads) * chunks : kThreads;
+  const int64_t per_block = plan.spec.vectorized ? int64_t(threads) * chunks : kThreads;
   return grid_for(items, per_block);  // at least 1: the vector kernel's tail runs in block 0
 }
 
@@ -442,8 +443,14 @@ std::string generate_source(const Signature &sig, const Spec &spec, int chunks,
                             const std::string &program) {
   std::string s = generate_element(sig, program, "// libek elementwise kernel " + sig.name +
                                                     ", specialisation " + spec.key() + " (generated)\n");
-  if (spec.vectorized) emit_vector_kernel(sig, spec, chunks, s);
-  else emit_strided_kernel(sig, spec, s);
+  if (!spec.vectorized) {
+    emit_strided_kernel(sig, spec, s);
+    return s;
+  }
+  s += format("template <typename T> struct alignas(sizeof(T) * %d > 16 ? 16 : sizeof(T) * %d) "
+              "ekw_vec { T e[%d]; };\n", spec.vec, spec.vec, spec.vec);
+  emit_vector_kernel(sig, spec, chunks, sig.name, sig.wait_prior, s);
+  if (sig.wait_prior) emit_vector_kernel(sig, spec, chunks, sig.name + kNoWaitSuffix, false, s);
   return s;
 }
 

@@ -39,8 +39,16 @@ struct Signature {
   std::string prelude;
   int scalars = 0;
   // The kernel starts with kWaitPrior: it may be launched as a programmatic
-  // dependent (jit::launch's `dependent`).
+  // dependent (jit::launch's `dependent`). The contiguous kernel then also
+  // comes without it, as sig.name + kNoWaitSuffix, for launches that are
+  // not dependents: on the H100, in blocks of 128 threads, every float32
+  // chain of bench/fusion_chain.py took 1264 us with the wait (0.82x
+  // torch.compile's speed) and 1038-1048 us without it (1.002-1.005x).
   bool wait_prior = false;
+  // The most threads a block of the contiguous kernel may have (its
+  // __launch_bounds__); launches pick any block size up to it. The strided
+  // kernel's blocks are kThreads.
+  int max_threads = kThreads;
 };
 
 // A generated kernel's first statements when it may run as a programmatic
@@ -48,6 +56,7 @@ struct Signature {
 // kernel may be scheduled, and nothing touches memory before the previous
 // kernel has finished. No-ops below sm_90 and without the launch attribute.
 extern const char kWaitPrior[];
+extern const char kNoWaitSuffix[];  // "_nowait"
 
 // "float32 x, int64 y" -> params. Empty (or blank) text is no parameters.
 // false with *error naming the offending token on a bad list.
@@ -116,9 +125,10 @@ std::vector<uint64_t> pack_args(const Plan &plan);
 size_t args_bytes(int nparams);
 // The whole argument struct of a kernel with scalars appended (ekw_args).
 size_t args_struct_bytes(int nparams, int scalars);
-// 1-D grid for the plan: enough blocks to cover n once, at most kMaxBlocks
-// (the kernels loop over the rest); at least 1 (grid_for, layout.hpp).
-unsigned grid_blocks(const Plan &plan, int chunks);
+// 1-D grid for the plan: enough blocks of `threads` (the contiguous kernel's
+// choice; the strided kernel's are kThreads) to cover n once, at most
+// kMaxBlocks (the kernels loop over the rest); at least 1 (grid_for).
+unsigned grid_blocks(const Plan &plan, int chunks, int threads = kThreads);
 
 // The part of every kernel's source before the kernel itself: head (a
 // comment, where #line counting starts), conversions,
