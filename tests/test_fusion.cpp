@@ -550,6 +550,73 @@ TEST_P(Fusion, CapturesRunCachedKernelsAndFallBackToEagerOtherwise) {
   EK_OK(ek_stream_destroy(s));
 }
 
+struct TunerLog {
+  std::vector<std::string> lines;  // the launch tuner's choices
+  static void record(ek_log_level, const char *message, void *self) {
+    if (std::strstr(message, "threads a block")) static_cast<TunerLog *>(self)->lines.push_back(message);
+  }
+};
+
+// A contiguous chain of 2^24 elements and more is timed in each of its launch
+// shapes before one is kept (jit/launch_tuner.hpp): every launch, timed or
+// not, and a graph captured after the choice, equals eager bit for bit. The
+// odd length leaves a tail for the vector kernel's block 0.
+TEST_P(Fusion, LargeChainsTuneTheirLaunchShapeAndStayEqual) {
+  if (GetParam() != EK_CUDA) GTEST_SKIP() << "launch shapes are tuned on CUDA only";
+  const int64_t n = (int64_t(1) << 24) + 3;
+  ek_context_config cfg = EK_CONTEXT_CONFIG_INIT;
+  cfg.log_level = EK_LOG_INFO;
+  ek_context c = nullptr;
+  EK_OK(ek_context_create(ek_device{EK_CUDA, 0}, &cfg, &c));
+  ek_stream s = nullptr;
+  EK_OK(ek_stream_create(c, &s));
+  {  // the tensors go before their context
+    Tensor x(make({n}, EK_FLOAT32, random_values(n, 21, -3, 3), c));
+    Tensor y(make({n}, EK_FLOAT32, random_values(n, 22, -3, 3), c));
+    auto chain = [&](ek_tensor *out) {  // tanh(relu(x * y + x) * 0.5 - y)
+      Tensor a, b, d, e;
+      EK_EXPECT_OK(ek_binary(s, EK_BINARY_MUL, x, y, a.out()));
+      EK_EXPECT_OK(ek_binary(s, EK_BINARY_ADD, a, x, b.out()));
+      EK_EXPECT_OK(ek_unary(s, EK_UNARY_RELU, b, d.out()));
+      EK_EXPECT_OK(ek_binary_scalar(s, EK_BINARY_MUL, d, ek_scalar_float(0.5), 0, e.out()));
+      Tensor f;
+      EK_EXPECT_OK(ek_binary(s, EK_BINARY_SUB, e, y, f.out()));
+      EK_EXPECT_OK(ek_unary(s, EK_UNARY_TANH, f, out));
+    };
+    auto host_of = [&](ek_tensor t) {
+      EK_EXPECT_OK(ek_stream_synchronize(s));
+      return bytes_of(t);
+    };
+    Tensor eager;
+    chain(eager.out());
+    const std::vector<uint8_t> expect = host_of(eager);
+    TunerLog log;
+    ASSERT_EQ(ek_log_set_callback(TunerLog::record, &log), EK_SUCCESS);
+    EK_OK(ek_stream_set_fusion(s, EK_FUSION_ON));
+    const ek_fusion_stats before = stats_of(c);
+    for (int step = 0; step < 12 && !HasFailure(); ++step) {  // 9 timed launches, then the choice
+      Tensor z;
+      chain(z.out());
+      EXPECT_EQ(host_of(z), expect) << "step " << step;
+    }
+    EXPECT_EQ(stats_of(c).fused_launches - before.fused_launches, 12u);
+    ASSERT_EQ(log.lines.size(), 1u) << "one choice, logged once";
+    EXPECT_NE(log.lines[0].find("ps an element: 256 "), std::string::npos) << log.lines[0];
+    ek_graph g = nullptr;
+    Tensor z;
+    EK_OK(ek_graph_capture_begin(s, nullptr, EK_CAPTURE_GLOBAL));
+    chain(z.out());
+    EK_OK(ek_graph_capture_end(s, &g));
+    EK_OK(ek_graph_launch(s, g));
+    EXPECT_EQ(host_of(z), expect) << "replayed";
+    EK_OK(ek_graph_destroy(g));
+    ASSERT_EQ(ek_log_set_callback(nullptr, nullptr), EK_SUCCESS);
+    EXPECT_EQ(log.lines.size(), 1u);
+  }
+  EK_OK(ek_stream_destroy(s));
+  EK_OK(ek_context_destroy(c));
+}
+
 
 // ---------------------------------------------------------------- reductions of pending chains
 

@@ -10,13 +10,17 @@
 
 #include "core/fusion.hpp"
 #include "jit/jit.hpp"
+#include "jit/launch_tuner.hpp"
 
 namespace ek {
 namespace fusion {
 
-// One module's kernels: the fused kernel, and a reduction's combining pass.
+// One module's kernels: the fused kernel, a reduction's combining pass, and
+// for a contiguous chain the fused kernel without its wait (nowait) and the
+// tuner that picks between them and their block sizes (owned by the cache).
 struct Kernels {
-  ek_kernel main = nullptr, combine = nullptr;
+  ek_kernel main = nullptr, combine = nullptr, nowait = nullptr;
+  jit::LaunchTuner *tuner = nullptr;
 };
 
 // A module to build: its source (written only on a cache miss) and the
@@ -26,6 +30,7 @@ struct Build {
   std::string key, program, name;  // name: the main kernel; combine: name + "_combine"
   std::function<std::string()> source;
   jit::KnownParams main, combine;  // combine.sizes empty: no combining kernel
+  bool tuned = false;  // the main kernel has a _nowait twin and a LaunchTuner
 };
 
 // The compiled kernels for b.key, or new ones (counted, timed, capped); out

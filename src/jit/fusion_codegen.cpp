@@ -45,7 +45,8 @@ class KernelCache {
 int64_t cached_objects(ek_context ctx) {
   if (!ctx->fusion || !ctx->fusion->kernels) return 0;
   int64_t n = 0;
-  for (const auto &e : ctx->fusion->kernels->kernels) n += e.second.combine ? 3 : 2;  // and the module
+  for (const auto &e : ctx->fusion->kernels->kernels)  // the kernels and the module
+    n += 2 + (e.second.combine ? 1 : 0) + (e.second.nowait ? 1 : 0);
   return n;
 }
 
@@ -55,6 +56,8 @@ void destroy_state(ek_context ctx) {
     for (auto &e : ctx->fusion->kernels->kernels) {
       ek_kernel_release(e.second.main);
       ek_kernel_release(e.second.combine);
+      ek_kernel_release(e.second.nowait);
+      delete e.second.tuner;
     }
   delete ctx->fusion->kernels;
   delete ctx->fusion;
@@ -79,10 +82,13 @@ ek_status load_kernels(ek_context ctx, const Build &b, ek_module_origin *origin,
   ek_status status = module_kernel(m, b.name.c_str(), &b.main, &out->main);
   if (status == EK_SUCCESS && !b.combine.sizes.empty())
     status = module_kernel(m, (b.name + "_combine").c_str(), &b.combine, &out->combine);
+  if (status == EK_SUCCESS && b.tuned)
+    status = module_kernel(m, (b.name + ewgen::kNoWaitSuffix).c_str(), &b.main, &out->nowait);
   if (status == EK_SUCCESS) ek_module_get_origin(m, origin);
   ek_module_release(m);  // the kernels keep it loaded
   if (status != EK_SUCCESS) {
     ek_kernel_release(out->main);
+    ek_kernel_release(out->combine);
     *out = Kernels{};
   }
   return status;
@@ -126,6 +132,8 @@ ek_status kernel_for(ek_context ctx, const Group &g, const Build &b, Kernels *ou
   log_message(EK_LOG_INFO, ctx->config.log_level, "fusion: kernel %zu of %zu ops built in %.1f ms (%s)",
               st.kernels->kernels.size() + 1, g.nodes.size(), ns.count() / 1e6,
               origin == EK_MODULE_DISK_CACHE ? "disk cache" : "compiled");
+  if (b.tuned)
+    k.tuner = new jit::LaunchTuner(ctx, "fusion: kernel " + std::to_string(st.kernels->kernels.size() + 1));
   st.kernels->kernels.emplace(b.key, k);
   *out = k;
   return EK_SUCCESS;
@@ -158,6 +166,7 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   w.sig.name = "ek_fused";
   w.sig.prelude = kFusionHeaders;
   w.sig.wait_prior = true;
+  w.sig.max_threads = 512;  // the largest of jit::LaunchTuner::kShapes
   std::vector<ewgen::Operand> ops;
   for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));
   const TensorDesc &shape = g.nodes.front().out();
@@ -175,15 +184,20 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   b.program = w.sig.name + "_" + plan.spec.key() + ".cu";
   b.source = [&] { return ewgen::generate_source(w.sig, plan.spec, chunks, b.program); };
   b.main = one_param(words.size() * sizeof(uint64_t));  // the argument struct, as generated
+  b.tuned = plan.spec.vectorized;
   Kernels k;
   EK_FORWARD(kernel_for(ctx, g, b, &k));
-  ek_kernel kernel = k.main;
-  if (!kernel) return EK_SUCCESS;  // counted: the caller replays the nodes
+  if (!k.main) return EK_SUCCESS;  // counted: the caller replays the nodes
   const ek_kernel_arg arg{words.data(), words.size() * sizeof(uint64_t)};
-  const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks), 1, 1};
-  const unsigned block[3] = {ewgen::kThreads, 1, 1};
   OpProfile profile("fusion", "launch", ctx, g.s, {}, {});  // and per fused launch
-  EK_FORWARD(launch_generated(g.s, kernel, grid, block, 0, &arg, 1, dependent_launch(g.s)));
+  auto launch = [&](const jit::LaunchShape &shape) {
+    const unsigned grid[3] = {ewgen::grid_blocks(plan, chunks, static_cast<int>(shape.threads)), 1, 1};
+    const unsigned block[3] = {shape.threads, 1, 1};
+    return launch_generated(g.s, shape.waits ? k.main : k.nowait, grid, block, 0, &arg, 1,
+                            shape.waits && dependent_launch(g.s));
+  };
+  static_assert(jit::LaunchTuner::kShapes[0].threads == kThreads, "the strided kernel's blocks");
+  EK_FORWARD(k.tuner ? k.tuner->run(g.s, plan.n, launch) : launch(jit::LaunchTuner::kShapes[0]));
   st.stats.fused_launches++;
   *done = true;
   return EK_SUCCESS;
