@@ -69,7 +69,7 @@ uint16_t ref_encode(float x, uint16_t max_finite, uint16_t nan_code, Decode dec)
   uint32_t c = dl < dh ? lo : dh < dl ? hi : ((lo & 1) ? hi : lo);
   return sign | uint16_t(c);
 }
-uint16_t ref_to_f16(float x) { return ref_encode(x, 0x7bff, 0x7e00, ref_f16_value); }
+uint16_t ref_to_f16(float x) { return ref_encode(x, 0x7bff, 0x7fff, ref_f16_value); }
 uint16_t ref_to_bf16(float x) { return ref_encode(x, 0x7f7f, 0x7fc0, ref_bf16_value); }
 
 // ---- typed naive cast reference ----

@@ -160,8 +160,10 @@ int count_lines(const std::string &s) {
   return n;
 }
 
-// f16 through PTX cvt (round to nearest even; exact widening); bf16 widens
-// by a shift and narrows with round to nearest even on the bits (NaN stays NaN).
+// f16 through PTX cvt (round to nearest even; exact widening), a NaN's sign
+// OR-ed back in (the hardware drops it), as ek's own converters
+// (util/half.hpp); bf16 widens by a shift and narrows with round to nearest
+// even on the bits (NaN stays NaN).
 void emit_conversions(const std::vector<Param> &all, std::string &s) {
   bool f16 = false, bf16 = false;
   for (const Param &p : all) {
@@ -170,10 +172,11 @@ void emit_conversions(const std::vector<Param> &all, std::string &s) {
   }
   if (f16)
     s += "static __device__ __forceinline__ float ekw_h2f(unsigned short h) {\n"
-         "  float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;\n}\n"
+         "  float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
+         "  return __uint_as_float(__float_as_uint(f) | ((unsigned)(h & 0x8000u) << 16));\n}\n"
          "static __device__ __forceinline__ unsigned short ekw_f2h(float f) {\n"
          "  unsigned short h;\n  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n"
-         "  return h;\n}\n";
+         "  return h | (unsigned short)((__float_as_uint(f) >> 16) & 0x8000u);\n}\n";
   if (bf16)
     s += "static __device__ __forceinline__ float ekw_b2f(unsigned short b) {\n"
          "  return __uint_as_float((unsigned)b << 16);\n}\n"

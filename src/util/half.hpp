@@ -48,18 +48,22 @@ EK_HD uint16_t f16_subnormal(uint32_t ax) {
   return static_cast<uint16_t>(h);
 }
 
+// Round to nearest even, overflow to Inf. A NaN gives 0x7fff with its sign
+// (ek.h "Casts": payloads are dropped), the hardware's NaN with the sign
+// OR-ed in: on the device that OR (a no-op for every other value) is the
+// whole fix-up, where selecting another canonical NaN in both directions
+// made eager float16 mul over 256M take 783 us instead of 554 on the H100
+// (bench/RESULTS.md, session 16).
 EK_HD uint16_t f32_to_f16(float f) {
-  uint32_t x = f32_bits(f), ax = x & 0x7fffffffu;
+  uint32_t x = f32_bits(f);
   uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  if (ax > 0x7f800000u) return sign | 0x7e00u;              // NaN -> canonical quiet NaN
 #if defined(__CUDA_ARCH__)
-  // The hardware conversion rounds to nearest even as below, subnormals and
-  // overflow included; the integer code's branches and variable shifts made
-  // fused float16 chains run at 0.61-0.69x torch.compile (bench/RESULTS.md).
   uint16_t h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
+  return h | sign;
 #else
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return sign | 0x7fffu;
   if (ax < 0x38800000u) return sign | f16_subnormal(ax);    // below 2^-14
   uint32_t r = ax - 0x38000000u;                            // rebias exponent 127 -> 15
   uint32_t h = (r + 0xfffu + ((r >> 13) & 1u)) >> 13;       // round half to even
@@ -67,16 +71,17 @@ EK_HD uint16_t f32_to_f16(float f) {
 #endif
 }
 
-// Exact. A NaN keeps its sign and payload and comes out quiet, as an IEEE
-// conversion gives; a subnormal (or zero) is m * 2^-24.
+// Exact; a subnormal (or zero) is m * 2^-24. A NaN gives 0x7fffffff with its
+// sign, as f32_to_f16 (payloads dropped).
 EK_HD float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t(h) & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1f && m != 0) return bits_f32(sign | 0x7fc00000u | (m << 13));
+  uint32_t sign = (uint32_t(h) & 0x8000u) << 16;
 #if defined(__CUDA_ARCH__)
-  float f;  // one instruction for the rest: the integer code's branches are slow
+  float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-  return f;
+  return bits_f32(f32_bits(f) | sign);
 #else
+  uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f && m != 0) return bits_f32(sign | 0x7fffffffu);
   if (e == 0) return bits_f32(sign | f32_bits(float(m) * 0x1p-24f));
   return bits_f32(sign | ((e == 0x1f ? 0xffu : e + 112u) << 23) | (m << 13));
 #endif
