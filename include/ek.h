@@ -2052,7 +2052,8 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * Launch shape: a contiguous chain's kernel times its first nine launches of
  * 2^24 elements or more (outside any capture) in three block shapes, three
  * each, between events on its stream, and keeps the fastest for its later
- * launches of that size (EK_LOG_LEVEL=info logs the choice and the times);
+ * launches of 2^24 elements or more (EK_LOG_LEVEL=info logs the choice and
+ * the times);
  * every shape computes the same elements, so results do not depend on it.
  *
  * Reductions: ek_reduce with EK_REDUCE_SUM, _MEAN, _PROD, _MAX, _MIN,

@@ -166,7 +166,7 @@ ek_status run_fused(ek_context ctx, const Group &g, size_t count, bool *done) {
   w.sig.name = "ek_fused";
   w.sig.prelude = kFusionHeaders;
   w.sig.wait_prior = true;
-  w.sig.max_threads = 512;  // the largest of jit::LaunchTuner::kShapes
+  w.sig.max_threads = static_cast<int>(jit::LaunchTuner::max_threads());
   std::vector<ewgen::Operand> ops;
   for (const TensorDesc &d : w.operands) ops.push_back(operand_of(d));
   const TensorDesc &shape = g.nodes.front().out();

@@ -19,6 +19,8 @@ struct LaunchShape {
   bool waits;  // the kernel that begins with ewgen::kWaitPrior (else its _nowait twin)
 };
 
+// One per fused kernel (fusion_codegen.cpp's cache); not thread-safe: the
+// context's fusion mutex serializes every call.
 class LaunchTuner {
  public:
   // The candidates, the default first. On the H100 (bench/RESULTS.md,
@@ -28,6 +30,12 @@ class LaunchTuner {
   // Launches under 2^24 elements take tens of microseconds or less: too
   // short to tell shapes apart by events, and they run the default.
   static constexpr int64_t kMinElements = int64_t(1) << 24;
+  // The kernels' __launch_bounds__: the largest candidate.
+  static constexpr unsigned max_threads() {
+    unsigned m = 0;
+    for (const LaunchShape &c : kShapes) m = c.threads > m ? c.threads : m;
+    return m;
+  }
 
   // what: the kernel, as the log line that reports the choice names it.
   LaunchTuner(ek_context ctx, std::string what);
