@@ -228,8 +228,9 @@ TEST_P(ElementwiseMore, NextafterOfHalfTypesStepsTheirUlp) {
 // oracle built from the float16 grid (not from the library's converters):
 // each float16 value and the float32 midpoint to the next one (a tie: to the
 // even significand) and the float32 values one ulp either side of it; 65520
-// and up overflow to infinity; every float16 bit pattern widens exactly (a
-// NaN to the canonical one of its sign).
+// and up overflow to infinity; float32 NaNs give 0x7fff with their sign;
+// every float16 bit pattern widens exactly (a NaN to the canonical one of
+// its sign).
 // The CUDA kernels convert in hardware, the CPU backend with integer code.
 float f16_grid(uint16_t h) {  // the value of float16 bits h (NaN for NaNs)
   const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
@@ -252,6 +253,12 @@ TEST_P(ElementwiseMore, Float16CastsRoundAtEveryBoundary) {
     }
   x.insert(x.end(), {65520.0f, 1e30f, -1e30f, std::numeric_limits<float>::infinity(), 1e-30f, -1e-30f});
   want.insert(want.end(), {0x7c00, 0x7c00, 0xfc00, 0x7c00, 0x0000, 0x8000});
+  for (uint32_t nan : {0x7f800001u, 0x7fc00000u, 0xffffffffu, 0xff812345u}) {  // 0x7fff with the sign
+    float f;
+    std::memcpy(&f, &nan, 4);
+    x.push_back(f);
+    want.push_back(static_cast<uint16_t>(((nan >> 16) & 0x8000u) | 0x7fffu));
+  }
   const int64_t n = static_cast<int64_t>(x.size());
   Tensor src(ektest::upload(ctx, {n}, EK_FLOAT32, x.data())), narrow, wide;
   EK_OK(ek_cast(nullptr, src, EK_FLOAT16, narrow.out()));
@@ -278,6 +285,34 @@ TEST_P(ElementwiseMore, Float16CastsRoundAtEveryBoundary) {
       break;
     }
   }
+}
+
+// float32 -> bfloat16 casts at every bfloat16 rounding boundary: for each
+// finite bfloat16 b, the float32 b itself, one ulp below the midpoint to
+// the next bfloat16, the midpoint (a tie: to the even one) and one ulp above
+// (past the largest finite: infinity); float32 NaNs give 0x7fc0 with their
+// sign. The oracle works on the bits.
+TEST_P(ElementwiseMore, BFloat16CastsRoundAtEveryBoundary) {
+  std::vector<uint32_t> x;
+  std::vector<uint16_t> want;
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    if ((b & 0x7f80u) == 0x7f80u) continue;  // Inf and NaN: below
+    const uint32_t f = b << 16;
+    const uint16_t lo = static_cast<uint16_t>(b), hi = static_cast<uint16_t>(b + 1);
+    x.insert(x.end(), {f, f | 0x7fffu, f | 0x8000u, f | 0x8001u});
+    want.insert(want.end(), {lo, lo, (lo & 1) ? hi : lo, hi});
+  }
+  x.insert(x.end(), {0x7f800000u, 0xff800000u, 0x7f800001u, 0x7fc00000u, 0xffffffffu, 0xff812345u});
+  want.insert(want.end(), {0x7f80, 0xff80, 0x7fc0, 0x7fc0, 0xffc0, 0xffc0});
+  const int64_t n = static_cast<int64_t>(x.size());
+  Tensor src(ektest::upload(ctx, {n}, EK_FLOAT32, x.data())), narrow;
+  EK_OK(ek_cast(nullptr, src, EK_BFLOAT16, narrow.out()));
+  const std::vector<uint16_t> got = to_host<uint16_t>(narrow);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (got[i] != want[i] && bad++ < 5)
+      ADD_FAILURE() << std::hex << "float32 0x" << x[i] << " -> 0x" << got[i] << " want 0x" << want[i];
+  EXPECT_EQ(bad, 0);
 }
 
 // A float16 NaN through relu (which passes it on unchanged): to float16
