@@ -635,7 +635,8 @@ typedef enum {
  *  - anything -> bool: x != 0 (NaN is true). bool -> number: 0 or 1.
  *  - -> float16/bfloat16: through float32, round to nearest even, overflow to
  *    inf; -> float32/float64: one round to nearest even. NaN keeps its sign
- *    only (payloads are dropped).
+ *    only (payloads are dropped; a float16 NaN is 0x7fff with the sign, as
+ *    the GPU's conversion gives, a bfloat16 NaN 0x7fc0).
  *  - uint64 -> float: from the exact unsigned value (2^64 - 1 -> 1.8e19);
  *    float -> uint64 saturates to [0, 2^64 - 1] like the other integers.
  * Values passed as ek_scalar to ek_fill and ek_masked_fill are stricter:
