@@ -1,6 +1,7 @@
 #include "jit/launch_tuner.hpp"
 
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
 #include "core/captures.hpp"
@@ -10,7 +11,7 @@ namespace ek {
 namespace jit {
 
 namespace {
-constexpr int kCandidates = static_cast<int>(sizeof(LaunchTuner::kShapes) / sizeof(LaunchTuner::kShapes[0]));
+constexpr int kCandidates = static_cast<int>(std::size(LaunchTuner::kShapes));
 }  // namespace
 
 LaunchTuner::LaunchTuner(ek_context ctx, std::string what)

@@ -3,8 +3,8 @@
 // a single IEEE operation, so host and device produce identical bytes (the
 // CUDA check program compares them bytewise); on the device the float16
 // conversions of numbers are the hardware's cvt, which rounds the same way
-// (test_elementwise_more checks every float16 rounding boundary), and NaNs
-// still take the rule's path below (the hardware's drop their sign).
+// (test_elementwise_more checks every float16 rounding boundary), with a
+// NaN's sign OR-ed back in (the hardware drops it; see f32_to_f16).
 //
 // Cast rules (PyTorch-like, but fully defined so backends agree):
 //  * f16/bf16 <- anything: via f32, round-to-nearest-even, overflow -> Inf.
