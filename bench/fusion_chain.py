@@ -44,10 +44,10 @@ try:
 except ImportError:  # the table shows "—"
     cp = None
 
-# The warm-up covers libek's launch tuner, which times the first 9 large
+# The warm-up covers libek's launch tuner, which times the first 15 large
 # launches of each fused kernel (torch.compile times its candidates inside
 # its first call, also untimed here).
-WARMUP, REPS = 15, 40
+WARMUP, REPS = 20, 40
 # About 0.5 ms at the H100's clocks: longer than the host takes to build a
 # 12-op chain from Python (each op about 7 us, then the group's launch), so a
 # fused chain, which launches only at the second event, is timed on the device

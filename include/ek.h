@@ -2050,8 +2050,8 @@ EK_API ek_status ek_profiler_write_chrome_trace(ek_context ctx, const char *path
  * compiled yet runs eagerly (counted in fallbacks_capture). The profiler
  * records fusion.compile and fusion.launch; EK_LOG_LEVEL=info logs each
  * build with its time, and a warning when fusion_max_kernels is reached.
- * Launch shape: a contiguous chain's kernel times its first nine launches of
- * 2^24 elements or more (outside any capture) in three block shapes, three
+ * Launch shape: a contiguous chain's kernel times its first fifteen launches
+ * of 2^24 elements or more (outside any capture) in five block shapes, three
  * each, between events on its stream, and keeps the fastest for its later
  * launches of 2^24 elements or more (EK_LOG_LEVEL=info logs the choice and
  * the times);

@@ -594,14 +594,15 @@ TEST_P(Fusion, LargeChainsTuneTheirLaunchShapeAndStayEqual) {
     ASSERT_EQ(ek_log_set_callback(TunerLog::record, &log), EK_SUCCESS);
     EK_OK(ek_stream_set_fusion(s, EK_FUSION_ON));
     const ek_fusion_stats before = stats_of(c);
-    for (int step = 0; step < 12 && !HasFailure(); ++step) {  // 9 timed launches, then the choice
+    for (int step = 0; step < 18 && !HasFailure(); ++step) {  // 15 timed launches, then the choice
       Tensor z;
       chain(z.out());
       EXPECT_EQ(host_of(z), expect) << "step " << step;
     }
-    EXPECT_EQ(stats_of(c).fused_launches - before.fused_launches, 12u);
+    EXPECT_EQ(stats_of(c).fused_launches - before.fused_launches, 18u);
     ASSERT_EQ(log.lines.size(), 1u) << "one choice, logged once";
     EXPECT_NE(log.lines[0].find("ps an element: 256 "), std::string::npos) << log.lines[0];
+    EXPECT_NE(log.lines[0].find(", 256 (no wait) "), std::string::npos) << log.lines[0];
     ek_graph g = nullptr;
     Tensor z;
     EK_OK(ek_graph_capture_begin(s, nullptr, EK_CAPTURE_GLOBAL));

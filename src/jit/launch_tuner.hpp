@@ -24,8 +24,10 @@ struct LaunchShape {
 class LaunchTuner {
  public:
   // The candidates, the default first. On the H100 (bench/RESULTS.md,
-  // session 16) each was the fastest for one of the float32 chains.
-  static constexpr LaunchShape kShapes[] = {{256, true}, {512, true}, {128, false}};
+  // sessions 16 and 17) each was the fastest for one of the float32 chains
+  // in some process: 512 for 3 ops, 128 without the wait for 12, and for 6
+  // 256 without the wait in one process, 384 in another.
+  static constexpr LaunchShape kShapes[] = {{256, true}, {512, true}, {128, false}, {256, false}, {384, true}};
   static constexpr int kSamples = 3;  // timed launches of each shape
   // Launches under 2^24 elements take tens of microseconds or less: too
   // short to tell shapes apart by events, and they run the default.

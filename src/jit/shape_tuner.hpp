@@ -2,10 +2,11 @@
 // ShapeTuner chooses among compute the same results (only their speed
 // differs), and which one is fastest depends on the kernel, the GPU and even
 // the process: on the H100 the fused float32 chains of bench/fusion_chain.py
-// were fastest with 512, 256 and 128 threads a block for 3, 6 and 12 ops,
-// and the same kernel's time moved by about 1 % from one process to the
-// next (bench/RESULTS.md, session 16). torch.compile times its candidates
-// the same way when a kernel is first called.
+// were fastest with 512 and 128 threads a block for 3 and 12 ops, and the
+// 6-op chain with 256 (without the programmatic-launch wait) in one process
+// and 384 in another; a shape's time moved by about 1 % from one process to
+// the next (bench/RESULTS.md, sessions 16 and 17). torch.compile times its
+// candidates the same way when a kernel is first called.
 //
 // Pure bookkeeping, no libek state (tests/test_shape_tuner.cpp compiles it
 // from source): the caller times the launches it is told to (launch_tuner).
