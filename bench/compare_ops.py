@@ -156,6 +156,7 @@ def cases(e: Ek):
                     lambda op=op: check(lib.ek_binary(e.s, op, ex, ey, ez.ref)),
                     lambda tfn=tfn: tfn(x, y, out=z),
                     cfn and (lambda cfn=cfn: cfn(cx, cy, out=cz))))
+    out += half_cases(e, n)
     es = Out()
     out.append(("sum 256M f32", "B", 4 * n,
                 lambda: check(lib.ek_reduce(e.s, _ffi.EK_REDUCE_SUM, ex, 0, None, 0, es.ref)),
@@ -172,6 +173,28 @@ def cases(e: Ek):
     out += matmul_cases(e)
     out += index_cases(e)
     out += tiny_cases(e)
+    return out
+
+
+def half_cases(e: Ek, n: int):
+    """16-bit floats: mul over n elements (fast path), a bias add (rows path)."""
+    out = []
+    for dt, label in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+        x, y = rand(n, dtype=dt), rand(n, dtype=dt)
+        ex, ey, ez, z = e.wrap(x), e.wrap(y), Out(), torch.empty_like(x)
+        cfn = None
+        if cp and dt != torch.bfloat16:  # CuPy has no bfloat16
+            cx, cy = cp.from_dlpack(x), cp.from_dlpack(y)
+            cz = cp.empty_like(cx)
+            cfn = lambda cx=cx, cy=cy, cz=cz: cp.multiply(cx, cy, out=cz)  # noqa: E731
+        out.append((f"mul 256M {label}", "B", 6 * n,
+                    lambda ex=ex, ey=ey, ez=ez: check(lib.ek_binary(e.s, _ffi.EK_BINARY_MUL, ex, ey, ez.ref)),
+                    lambda x=x, y=y, z=z: torch.mul(x, y, out=z), cfn))
+    m, bias = rand(32768, 4096, dtype=torch.bfloat16), rand(4096, dtype=torch.bfloat16)
+    em, eb, eo, z = e.wrap(m), e.wrap(bias), Out(), torch.empty_like(m)
+    out.append(("bias add 32768x4096 bf16", "B", 2 * 2 * m.numel(),
+                lambda: check(lib.ek_binary(e.s, _ffi.EK_BINARY_ADD, em, eb, eo.ref)),
+                lambda: torch.add(m, bias, out=z), None))
     return out
 
 

@@ -4,8 +4,9 @@
 // contiguous in every operand merged), then picks a path:
 //   * fast: out and every tensor operand contiguous, one dtype among f32, f16,
 //     bf16, 16-byte aligned -> 16-byte vector loads, kVecUnroll vectors in
-//     flight per thread, math in f32; the common ops (EK_FAST_*_OPS) are
-//     compiled per op, the rest call one out-of-line run-time switch;
+//     flight per thread (one where two 16-bit tensors are read), math in
+//     f32; the common ops (EK_FAST_*_OPS) are compiled per op, the rest call
+//     one out-of-line run-time switch;
 //     tensors too small to fill the GPU spread over more blocks (loop_grid);
 //   * rows: binary ops over a contiguous [rows, cols] out whose operands are
 //     matrices, row vectors or column vectors of that float dtype (bias
@@ -132,7 +133,16 @@ __device__ __forceinline__ float fast_element(const FastArgs &f, int64_t i) {
   return apply<OP, UNARY>(f.op, x, y);
 }
 
-template <int DT, int OP, bool UNARY>
+// Vectors a thread keeps in flight on the contiguous paths: kVecUnroll,
+// except where two 16-bit tensors are read. With kVecUnroll (64 elements of
+// two operands a thread) bfloat16 and float16 mul ran at 0.82x and 0.95x
+// PyTorch's on the H100 and a bfloat16 bias add at 1.15x, with one vector
+// at 1.00x and 1.72x; a unary op wants the four (bfloat16 tanh 0.99x, 0.91x
+// with one; bench/RESULTS.md, session 17).
+constexpr int kTwoHalfUnroll = 1;
+
+// U: vectors a thread keeps in flight (kVecUnroll or kTwoHalfUnroll).
+template <int DT, int OP, bool UNARY, int U>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   pdl_trigger();
   pdl_wait();  // launched with launch_pdl: nothing before this touches memory
@@ -140,7 +150,7 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   constexpr int N = V::kN;
   const V *va = reinterpret_cast<const V *>(f.a), *vb = reinterpret_cast<const V *>(f.b);
   V *vo = reinterpret_cast<V *>(f.out);
-  V xa[kVecUnroll], xb[kVecUnroll];
+  V xa[U], xb[U];
   auto load = [&](int k, int64_t j) {
     if (va) xa[k] = va[j];
     if (!UNARY && vb) xb[k] = vb[j];
@@ -155,21 +165,28 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
     }
     vo[j] = r;
   };
-  vec_loop<kVecUnroll>(f.nvec, load, store, f.spread);
+  vec_loop<U>(f.nvec, load, store, f.spread);
   // Tail elements past the last whole vector.
   using R = RawF<DT>;
   const int64_t i = f.nvec * N + int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i < f.n) reinterpret_cast<R *>(f.out)[i] = from_f32<DT>(fast_element<DT, OP, UNARY>(f, i));
 }
 
-template <int DT, bool UNARY>
-int launch_fast(FastArgs f, cudaStream_t st) {
-  const LoopGrid vg = loop_grid<kVecUnroll>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
+template <int DT, bool UNARY, int U>
+int launch_fast_unrolled(FastArgs f, cudaStream_t st) {
+  const LoopGrid vg = loop_grid<U>(f.nvec, f.n - f.nvec * Vec<RawF<DT>>::kN);
   f.spread = vg.spread;
   return with_op<UNARY>(f.op, [&](auto op) {
-    launch_pdl(Pdl::kCaptureOnly, fast_kernel<DT, decltype(op)::value, UNARY>, vg.blocks, kThreads, st, f);
+    launch_pdl(Pdl::kCaptureOnly, fast_kernel<DT, decltype(op)::value, UNARY, U>, vg.blocks, kThreads, st, f);
     return int(cudaGetLastError());
   });
+}
+
+template <int DT, bool UNARY>
+int launch_fast(FastArgs f, cudaStream_t st) {
+  if constexpr (DT != kF32 && !UNARY)
+    if (f.a && f.b) return launch_fast_unrolled<DT, UNARY, kTwoHalfUnroll>(f, st);
+  return launch_fast_unrolled<DT, UNARY, kVecUnroll>(f, st);
 }
 
 // The fast path applies when the collapsed layout is one unit-stride run in
@@ -212,15 +229,22 @@ struct RowsArgs {
   bool spread;
 };
 
+// Every rows launch reads two tensors (a matrix and a row or column vector,
+// or two matrices).
+template <int DT>
+constexpr int rows_unroll() {
+  return DT == kF32 ? kVecUnroll : kTwoHalfUnroll;
+}
+
 template <int DT, int OP>
 __global__ void __launch_bounds__(kThreads) rows_kernel(RowsArgs r) {
   pdl_trigger();
   pdl_wait();  // launched with launch_pdl: nothing before this touches memory
   using R = RawF<DT>;
   using V = Vec<R>;
-  constexpr int N = V::kN;
-  V xv[2][kVecUnroll];
-  R xs[2][kVecUnroll];
+  constexpr int N = V::kN, U = rows_unroll<DT>();
+  V xv[2][U];
+  R xs[2][U];
   auto load = [&](int k, int64_t j) {
     const uint32_t row = r.vpr.div(uint32_t(j)), cv = uint32_t(j) - row * r.vpr.d;
 #pragma unroll
@@ -240,7 +264,7 @@ __global__ void __launch_bounds__(kThreads) rows_kernel(RowsArgs r) {
     for (int e = 0; e < N; ++e) o.v[e] = from_f32<DT>(apply<OP, false>(r.op, operand(0, k, e), operand(1, k, e)));
     reinterpret_cast<V *>(r.out)[j] = o;
   };
-  vec_loop<kVecUnroll>(r.nvec, load, store, r.spread);
+  vec_loop<U>(r.nvec, load, store, r.spread);
 }
 
 // Operand t's row step and kind; false for a layout the rows path cannot take.
@@ -266,11 +290,12 @@ bool try_rows(const ew::Args &g, const Layout &L, int64_t n, cudaStream_t st, in
   }
   if (vec_width(addresses) < kVecBytes) return false;
   r.vpr.init(uint32_t(cols / vec_n));
-  const LoopGrid vg = loop_grid<kVecUnroll>(r.nvec, 0);
-  r.spread = vg.spread;
   return with_fast_dtype(dt, [&](auto d) {
+    constexpr int DT = decltype(d)::value;
+    const LoopGrid vg = loop_grid<rows_unroll<DT>()>(r.nvec, 0);
+    r.spread = vg.spread;
     *rc = with_op<false>(g.op, [&](auto op) {
-      launch_pdl(Pdl::kCaptureOnly, rows_kernel<decltype(d)::value, decltype(op)::value>, vg.blocks, kThreads,
+      launch_pdl(Pdl::kCaptureOnly, rows_kernel<DT, decltype(op)::value>, vg.blocks, kThreads,
                  st, r);
       return int(cudaGetLastError());
     });

@@ -4,8 +4,8 @@
 // then picks a path:
 //   * fast: out and every operand one unit-stride run, x/y of out's dtype
 //     (f32, f16 or bf16), cond of one byte (bool, uint8, int8), all aligned to
-//     their vector -> 16-byte loads of x/y, kVecUnroll vectors in flight per
-//     thread, math in f32, the op a compile-time parameter;
+//     their vector -> 16-byte loads of x/y, one vector in flight per thread
+//     (clamp: kVecUnroll), math in f32, the op a compile-time parameter;
 //   * strided: any layout/dtypes, operands converted to the compute type
 //     (float, double or int64) through run-time dtype switches, offsets from
 //     OffsetCalc (strided.cuh; 32-bit index math when everything fits).
@@ -68,6 +68,16 @@ __device__ __forceinline__ void fast_scalar(const FastArgs &f, int64_t i) {
   reinterpret_cast<R *>(f.out)[i] = from_f32<DT>(tern::apply<float>(OP, c, x, y, f.c0, f.c1));
 }
 
+// Vectors a thread keeps in flight: one for the ops that read two or three
+// tensors. On the H100 where with kVecUnroll ran at 0.82x (bfloat16), 0.84x
+// (float16) and 0.99x (float32) PyTorch's, with one at 1.00-1.01x; lerp
+// was level either way, and clamp (one tensor) at 0.94x with one in
+// bfloat16 (bench/RESULTS.md, session 17).
+template <int OP>
+constexpr int fast_unroll() {
+  return OP == tern::kClamp ? kVecUnroll : 1;
+}
+
 template <int DT, int OP>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   // N elements of x/y (16 bytes) and the N one-byte conditions that go with them.
@@ -77,12 +87,13 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   const V *vx = reinterpret_cast<const V *>(f.x), *vy = reinterpret_cast<const V *>(f.y);
   const C *vc = reinterpret_cast<const C *>(f.cond);
   V *vo = reinterpret_cast<V *>(f.out);
-  const int64_t chunk = int64_t(kThreads) * kVecUnroll;
+  constexpr int U = fast_unroll<OP>();
+  const int64_t chunk = int64_t(kThreads) * U;
   for (int64_t base = blockIdx.x * chunk + threadIdx.x; base < f.nvec; base += int64_t(gridDim.x) * chunk) {
-    V xa[kVecUnroll], ya[kVecUnroll];
-    C ca[kVecUnroll];
+    V xa[U], ya[U];
+    C ca[U];
 #pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {  // all loads first: several in flight
+    for (int k = 0; k < U; ++k) {  // all loads first: several in flight
       const int64_t j = base + k * kThreads;
       if (j < f.nvec) {
         xa[k] = vx[j];
@@ -91,7 +102,7 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
       }
     }
 #pragma unroll
-    for (int k = 0; k < kVecUnroll; ++k) {
+    for (int k = 0; k < U; ++k) {
       const int64_t j = base + k * kThreads;
       if (j >= f.nvec) continue;
       V r;
@@ -110,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
 
 template <int DT, int OP>
 int launch_fast(const FastArgs &f, cudaStream_t st) {
-  const unsigned blocks = grid_for_vec(f.nvec, int64_t(kThreads) * kVecUnroll, f.n - f.nvec * Vec<RawF<DT>>::kN);
+  const unsigned blocks = grid_for_vec(f.nvec, int64_t(kThreads) * fast_unroll<OP>(), f.n - f.nvec * Vec<RawF<DT>>::kN);
   fast_kernel<DT, OP><<<blocks, kThreads, 0, st>>>(f);
   return cudaGetLastError();
 }
