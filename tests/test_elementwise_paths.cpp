@@ -106,22 +106,24 @@ TEST_P(ElementwisePaths, EveryUnaryOpContiguousMatchesStepped) {
 }
 
 // Sizes below, at and past the spread grid's limits (256 blocks of 256
-// threads, 4 vectors or elements each), with tails: every element written
-// once, contiguous and strided.
+// threads, 4 vectors or elements each; one vector where two 16-bit tensors
+// are read), with tails: every element written once, contiguous and strided.
 TEST_P(ElementwisePaths, SmallAndSpreadGridsCoverEveryElement) {
   const int64_t sizes[] = {1, 5, 64, 1027, 32771, 65536 * 4 + 1, 900001, (1 << 20), (1 << 20) + 6};
-  for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT16})
+  for (ek_dtype dt : kFastDtypes)
     for (int64_t n : sizes) {
       const Values v = ektest::random_values(size_t(n), uint32_t(n), -8, 8);
-      Tensor x(make({n}, dt, v)), xs(stepped(v, dt)), neg, sum, negs;
+      Tensor x(make({n}, dt, v)), xs(stepped(v, dt)), neg, sum, twice, negs;
       EK_OK(ek_unary(nullptr, EK_UNARY_NEG, x, neg.out()));
       EK_OK(ek_binary_scalar(nullptr, EK_BINARY_MUL, x, ektest::scalar(2.0), 0, sum.out()));
+      EK_OK(ek_binary(nullptr, EK_BINARY_ADD, x, x, twice.out()));  // two tensors: one vector a thread in 16 bits
       EK_OK(ek_unary(nullptr, EK_UNARY_NEG, xs, negs.out()));  // the strided kernel's spread
       const Values xv = ektest::values_of(x), nv = ektest::values_of(neg), sv = ektest::values_of(sum),
-                   ns = ektest::values_of(negs);
+                   tv = ektest::values_of(twice), ns = ektest::values_of(negs);
       for (int64_t i = 0; i < n; ++i) {
         ASSERT_EQ(nv[size_t(i)], -xv[size_t(i)]) << ek_dtype_name(dt) << " n " << n << " at " << i;
         ASSERT_EQ(sv[size_t(i)], 2 * xv[size_t(i)]) << ek_dtype_name(dt) << " n " << n << " at " << i;
+        ASSERT_EQ(tv[size_t(i)], 2 * xv[size_t(i)]) << ek_dtype_name(dt) << " n " << n << " x + x at " << i;
         ASSERT_EQ(ns[size_t(i)], -xv[size_t(i)]) << ek_dtype_name(dt) << " n " << n << " strided at " << i;
       }
     }

@@ -296,6 +296,41 @@ TEST_P(Ternary, LerpFollowsPyTorch) {
   EXPECT_EQ(vn[1], INFINITY);
 }
 
+// Sizes around the fast path's vectors, blocks and tails (one vector a
+// thread for where, lerp and axpby; four for clamp): every element as the
+// references say.
+TEST_P(Ternary, EveryElementAtSizesAroundTheFastPathsLoop) {
+  const int64_t sizes[] = {1, 9, 1029, 32771, 262145, (int64_t(1) << 20) + 6};
+  for (ek_dtype dt : {EK_FLOAT32, EK_FLOAT16, EK_BFLOAT16})
+    for (int64_t n : sizes) {
+      SCOPED_TRACE(std::string(ek_dtype_name(dt)) + " n " + std::to_string(n));
+      const size_t m = static_cast<size_t>(n);
+      Tensor x(make(ektest::random_values(m, uint32_t(n), -4, 4), {n}, dt));
+      Tensor y(make(ektest::random_values(m, uint32_t(n) + 1, -4, 4), {n}, dt));
+      const std::vector<double> xv = values_of(x), yv = values_of(y);
+      std::vector<double> cv(m);
+      for (size_t i = 0; i < m; ++i) cv[i] = (i * 7919) % 3 == 0;
+      Tensor c(make(cv, {n}, EK_BOOL)), w, l, a, k;
+      const ek_scalar lo = ek_scalar_float(-0.5), hi = ek_scalar_float(0.5);
+      EK_OK(ek_where(nullptr, c, x, y, w.out()));
+      EK_OK(ek_lerp(nullptr, x, y, ek_scalar_float(0.3), l.out()));
+      EK_OK(ek_axpby(nullptr, ek_scalar_float(2), x, ek_scalar_float(-0.5), y, a.out()));
+      EK_OK(ek_clamp(nullptr, x, &lo, &hi, k.out()));
+      std::vector<double> want_w(m), want_l(m), want_a(m), want_k(m);
+      for (size_t i = 0; i < m; ++i) {
+        want_w[i] = cv[i] != 0 ? xv[i] : yv[i];
+        want_l[i] = ref_lerp(xv[i], yv[i], 0.3);
+        want_a[i] = 2 * xv[i] - 0.5 * yv[i];
+        want_k[i] = ref_clamp(xv[i], -0.5, 0.5);
+      }
+      const double rel = dt == EK_FLOAT32 ? 1e-6 : (dt == EK_FLOAT16 ? 1e-3 : 8e-3);
+      EXPECT_TRUE(values_of(w) == want_w) << "where";
+      EXPECT_TRUE(values_of(k) == want_k) << "clamp";
+      expect_near_all(values_of(l), want_l, rel, "lerp");
+      expect_near_all(values_of(a), want_a, rel, "axpby");
+    }
+}
+
 // ------------------------------------------------------------------- axpby --
 
 TEST_P(Ternary, AxpbyFloatsAndPromotion) {
