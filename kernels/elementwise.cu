@@ -139,9 +139,12 @@ __device__ __forceinline__ float fast_element(const FastArgs &f, int64_t i) {
 // PyTorch's on the H100 and a bfloat16 bias add at 1.15x, with one vector
 // at 1.00x and 1.72x; a unary op wants the four (bfloat16 tanh 0.99x, 0.91x
 // with one; bench/RESULTS.md, session 17).
-constexpr int kTwoHalfUnroll = 1;
+template <int DT>
+constexpr int two_tensor_unroll() {
+  return DT == kF32 ? kVecUnroll : 1;
+}
 
-// U: vectors a thread keeps in flight (kVecUnroll or kTwoHalfUnroll).
+// U: vectors a thread keeps in flight (kVecUnroll or two_tensor_unroll).
 template <int DT, int OP, bool UNARY, int U>
 __global__ void __launch_bounds__(kThreads) fast_kernel(FastArgs f) {
   pdl_trigger();
@@ -184,8 +187,8 @@ int launch_fast_unrolled(FastArgs f, cudaStream_t st) {
 
 template <int DT, bool UNARY>
 int launch_fast(FastArgs f, cudaStream_t st) {
-  if constexpr (DT != kF32 && !UNARY)
-    if (f.a && f.b) return launch_fast_unrolled<DT, UNARY, kTwoHalfUnroll>(f, st);
+  if constexpr (!UNARY)
+    if (f.a && f.b) return launch_fast_unrolled<DT, UNARY, two_tensor_unroll<DT>()>(f, st);
   return launch_fast_unrolled<DT, UNARY, kVecUnroll>(f, st);
 }
 
@@ -229,20 +232,15 @@ struct RowsArgs {
   bool spread;
 };
 
-// Every rows launch reads two tensors (a matrix and a row or column vector,
-// or two matrices).
-template <int DT>
-constexpr int rows_unroll() {
-  return DT == kF32 ? kVecUnroll : kTwoHalfUnroll;
-}
-
 template <int DT, int OP>
 __global__ void __launch_bounds__(kThreads) rows_kernel(RowsArgs r) {
   pdl_trigger();
   pdl_wait();  // launched with launch_pdl: nothing before this touches memory
   using R = RawF<DT>;
   using V = Vec<R>;
-  constexpr int N = V::kN, U = rows_unroll<DT>();
+  // Every rows launch reads two tensors (a matrix and a row or column
+  // vector, or two matrices).
+  constexpr int N = V::kN, U = two_tensor_unroll<DT>();
   V xv[2][U];
   R xs[2][U];
   auto load = [&](int k, int64_t j) {
@@ -292,7 +290,7 @@ bool try_rows(const ew::Args &g, const Layout &L, int64_t n, cudaStream_t st, in
   r.vpr.init(uint32_t(cols / vec_n));
   return with_fast_dtype(dt, [&](auto d) {
     constexpr int DT = decltype(d)::value;
-    const LoopGrid vg = loop_grid<rows_unroll<DT>()>(r.nvec, 0);
+    const LoopGrid vg = loop_grid<two_tensor_unroll<DT>()>(r.nvec, 0);
     r.spread = vg.spread;
     *rc = with_op<false>(g.op, [&](auto op) {
       launch_pdl(Pdl::kCaptureOnly, rows_kernel<DT, decltype(op)::value>, vg.blocks, kThreads,
